@@ -1,0 +1,1 @@
+"""brson: Resonite data-tree archives in Python."""
