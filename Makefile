@@ -1,0 +1,38 @@
+# The two commands: `make demo` and `make test` (each sets everything up on a fresh machine).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+SAMPLE := fixtures/real/orange3134_loading_standin.brson
+OUT    := out
+
+.PHONY: demo test check lint typecheck bench fuzz fixtures schemas godot3 godot4 clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	mkdir -p $(OUT)
+	$(BIN)/brson info $(SAMPLE)
+	$(BIN)/brson convert $(SAMPLE) $(OUT)/standin.lz4bson
+	$(BIN)/brson convert $(OUT)/standin.lz4bson $(OUT)/standin.7zbson
+	$(BIN)/brson convert $(OUT)/standin.7zbson $(OUT)/standin.brson
+	cmp $(SAMPLE) $(OUT)/standin.brson && echo "round trip brotli -> lz4 -> lzma -> brotli: byte-identical"
+	$(BIN)/brson info $(OUT)/standin.lz4bson $(OUT)/standin.7zbson
+
+godot3:
+	sh scripts/ensure-godot3.sh
+
+test: $(STAMP) godot3
+	$(BIN)/python -m pytest -q
+	$(BIN)/ruff check brson tests fixtures
+	$(BIN)/mypy brson
+
+fixtures: $(STAMP)
+	$(BIN)/python fixtures/make_fixtures.py
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Interfaces layer: the ``brson`` command line."""

@@ -1,0 +1,112 @@
+"""LZMA as the engine writes it (``.7zbson``): the C# LZMA SDK layout.
+
+Layout: 5 property bytes, int64 uncompressed size, int64 compressed size (21 bytes), then raw
+LZMA1 data.  The engine writes no end marker, so decoding stops at the declared size (an
+unbounded raw decoder emits a garbage byte past the end).  liblzma always appends an end marker
+when encoding; the engine's decoder stops at the declared size, so that is harmless, and the
+compressed-size field counts it.
+"""
+
+from __future__ import annotations
+
+import lzma as _lzma
+import struct
+
+from brson.codecs import limits
+from brson.errors import CodecError
+
+HEADER = struct.Struct("<5sqq")
+HEADER_SIZE = HEADER.size  # 21
+
+#: The engine's properties: lc=3 lp=0 pb=2, 2 MiB dictionary (``5D 00 00 20 00``).
+LC, LP, PB = 3, 0, 2
+DICT_SIZE = 2 * 1024 * 1024
+NICE_LEN = 32
+
+
+def props_bytes(lc: int = LC, lp: int = LP, pb: int = PB, dict_size: int = DICT_SIZE) -> bytes:
+    return struct.pack("<BI", (pb * 5 + lp) * 9 + lc, dict_size)
+
+
+def parse_props(props: bytes) -> dict[str, int]:
+    """Turn the 5 property bytes into a liblzma LZMA1 filter; CodecError when impossible."""
+    first, dict_size = struct.unpack("<BI", props)
+    if first >= 9 * 5 * 5:
+        raise CodecError(f"invalid LZMA properties byte 0x{first:02x}", offset=0)
+    lc = first % 9
+    lp = (first // 9) % 5
+    pb = first // 45
+    return {
+        "id": _lzma.FILTER_LZMA1,
+        "lc": lc,
+        "lp": lp,
+        "pb": pb,
+        "dict_size": max(dict_size, 4096),
+    }
+
+
+def plausible(data: bytes | memoryview) -> bool:
+    """Sniff: props byte valid, sizes non-negative and consistent with the data length."""
+    if len(data) < HEADER_SIZE:
+        return False
+    props, size, csize = HEADER.unpack_from(data)
+    return props[0] < 225 and size >= -1 and csize == len(data) - HEADER_SIZE
+
+
+def compress(data: bytes) -> bytes:
+    """Encode with the engine's properties and the 21-byte header."""
+    filt = {
+        "id": _lzma.FILTER_LZMA1,
+        "lc": LC,
+        "lp": LP,
+        "pb": PB,
+        "dict_size": DICT_SIZE,
+        "nice_len": NICE_LEN,
+        "mf": _lzma.MF_BT4,
+    }
+    body = _lzma.compress(data, format=_lzma.FORMAT_RAW, filters=[filt])
+    return HEADER.pack(props_bytes(), len(data), len(body)) + body
+
+
+def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE) -> bytes:
+    """Decode the 21-byte-header form, stopping at the declared uncompressed size."""
+    if len(data) < HEADER_SIZE:
+        raise CodecError(
+            f"LZMA header needs {HEADER_SIZE} bytes, the data has {len(data)}", offset=0
+        )
+    props, size, csize = HEADER.unpack_from(data)
+    if size < -1:
+        raise CodecError(f"LZMA header declares a negative size ({size})", offset=5)
+    if size >= 0:
+        limits.check(size, max_size, f"declared LZMA size ({size} bytes)")
+    body = memoryview(data)[HEADER_SIZE:]
+    if csize != len(body):
+        if csize < 0 or csize > len(body):
+            raise CodecError(
+                f"truncated LZMA data: header declares {csize} compressed bytes, "
+                f"{len(body)} present",
+                offset=13,
+            )
+        raise CodecError(
+            f"{len(body) - csize} trailing bytes after the LZMA data", offset=HEADER_SIZE + csize
+        )
+    decoder = _lzma.LZMADecompressor(_lzma.FORMAT_RAW, filters=[parse_props(props)])
+    want = size if size >= 0 else max_size + 1
+    out = bytearray()
+    try:
+        chunk = decoder.decompress(bytes(body), max_length=min(limits.STEP, want))
+        while True:
+            out += chunk
+            limits.check(len(out), max_size)
+            if len(out) >= want or decoder.eof:
+                break
+            if decoder.needs_input:
+                break
+            chunk = decoder.decompress(b"", max_length=min(limits.STEP, want - len(out)))
+    except _lzma.LZMAError as exc:
+        raise CodecError(f"corrupt LZMA data ({exc})") from None
+    if size >= 0 and len(out) < size:
+        raise CodecError(
+            f"truncated LZMA data: decoded {len(out)} of the declared {size} bytes"
+        )
+    return bytes(out)

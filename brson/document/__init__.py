@@ -1,0 +1,1 @@
+"""Document layer: BSON bytes <-> documents, and the lossless JSON form."""

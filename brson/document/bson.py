@@ -1,0 +1,60 @@
+"""BSON bytes <-> Python documents through pymongo, keeping every bit.
+
+pymongo already preserves what the format needs: key order (dicts), int64 as ``Int64`` (plain
+``int`` encodes as int32 when it fits), doubles as floats with their exact bits.  This module
+adds the checks the engine implies (one document, no trailing bytes) and turns pymongo's
+exceptions into :class:`DocumentError` with an offset.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import bson as _bson
+from bson.codec_options import CodecOptions
+from bson.errors import BSONError
+
+from brson.errors import DocumentError
+
+_INT32 = struct.Struct("<i")
+OPTIONS: CodecOptions[dict[str, Any]] = CodecOptions(document_class=dict)
+
+
+def check_framing(data: bytes | memoryview) -> None:
+    """The payload must be exactly one BSON document: length prefix = size, NUL at the end."""
+    if len(data) < 5:
+        raise DocumentError(f"a BSON document needs at least 5 bytes, got {len(data)}", offset=0)
+    (length,) = _INT32.unpack_from(data, 0)
+    if length < 5:
+        raise DocumentError(f"invalid BSON document length {length}", offset=0)
+    if length > len(data):
+        raise DocumentError(
+            f"truncated BSON: document declares {length} bytes, {len(data)} present", offset=0
+        )
+    if length < len(data):
+        raise DocumentError(f"{len(data) - length} trailing bytes after the BSON document",
+                            offset=length)
+    if data[length - 1] != 0:
+        raise DocumentError("BSON document does not end with a NUL byte", offset=length - 1)
+
+
+def decode(data: bytes | memoryview) -> dict[str, Any]:
+    """Decode one whole BSON document (after :func:`check_framing`)."""
+    check_framing(data)
+    try:
+        return _bson.decode(bytes(data), OPTIONS)
+    except (BSONError, ValueError, OverflowError) as exc:
+        raise DocumentError(f"malformed BSON ({exc})") from None
+    except RecursionError:
+        raise DocumentError("BSON nesting too deep to decode") from None
+
+
+def encode(doc: Any) -> bytes:
+    """Encode a document; refuses values BSON cannot hold."""
+    try:
+        return _bson.encode(doc)
+    except (BSONError, TypeError, ValueError, OverflowError) as exc:
+        raise DocumentError(f"cannot encode as BSON ({exc})") from None
+    except RecursionError:
+        raise DocumentError("document nesting too deep to encode") from None

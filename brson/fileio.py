@@ -1,0 +1,56 @@
+"""Files in and out: inputs opened read-only, outputs written atomically.
+
+An output is written to a temporary file in the destination's folder, flushed to disk, then
+renamed over the destination: a crash or a kill at any moment leaves either the old file or the
+new one, never a partial file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from brson.errors import BrsonError
+
+
+class FileError(BrsonError):
+    """A file cannot be read or written (missing, permissions, a directory...)."""
+
+    layer = "file"
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise FileError("no such file", file=str(path)) from None
+    except IsADirectoryError:
+        raise FileError("is a directory, not an archive", file=str(path)) from None
+    except OSError as exc:
+        raise FileError(f"cannot read ({exc.strerror})", file=str(path)) from None
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace ``path`` with ``data`` all at once (temp file in the same folder + rename)."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise FileError(f"cannot write ({exc.strerror})", file=str(path)) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise FileError(f"cannot write ({exc.strerror})", file=str(path)) from None
+        raise

@@ -1,0 +1,210 @@
+"""A BSON document backed by the original bytes, decoded on access, edited by overlay.
+
+Every element of the data tree (root, slot, component, member) is a :class:`Node`.  A node
+knows the slice of the buffer it came from and indexes its own keys only when first asked;
+values it hands out are decoded then.  Child nodes it creates are kept (so identity is stable
+and edits stick), and an edit marks the node and its ancestors dirty.  Serializing a clean node
+returns its original bytes; a dirty one re-assembles itself from original element bytes plus
+encoded new values, so untouched content stays byte-identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, TypeVar
+
+from brson.document import raw
+
+N = TypeVar("N", bound="Node")
+
+_MISSING: Any = object()
+
+
+class Node:
+    __slots__ = ("_buf", "_dirty", "_end", "_idx", "_keys", "_owner", "_start", "_vals")
+
+    def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
+        self._buf = buf
+        self._start = start
+        self._end = end
+        self._idx: dict[str, raw.Element] | None = None
+        #: Overlay: child nodes handed out, lists of them, and edited values.
+        self._vals: dict[str, Any] = {}
+        #: Key order once the key set changed; None means the original order.
+        self._keys: list[str] | None = None
+        self._owner = owner
+        self._dirty = False
+
+    # -- construction ---------------------------------------------------------------------
+    @classmethod
+    def new(cls: type[N], values: dict[str, Any], owner: Node | None = None) -> N:
+        """A node that has no original bytes (built by an edit)."""
+        node = cls(b"", 0, 0, owner)
+        node._idx = {}
+        node._keys = list(values)
+        node._vals = dict(values)
+        for value in node._vals.values():
+            _adopt(value, node)
+        node._dirty = True
+        return node
+
+    # -- reading --------------------------------------------------------------------------
+    def _index(self) -> dict[str, raw.Element]:
+        idx = self._idx
+        if idx is None:
+            idx = self._idx = raw.index(self._buf, self._start, self._end)
+        return idx
+
+    def keys(self) -> list[str]:
+        return list(self._keys) if self._keys is not None else list(self._index())
+
+    def __contains__(self, key: object) -> bool:
+        if self._keys is not None:
+            return key in self._keys
+        return key in self._index()
+
+    def etype(self, key: str) -> int | None:
+        """BSON element type of an original, unedited key (None when edited or absent)."""
+        if key in self._vals:
+            return None
+        elem = self._index().get(key)
+        return elem[0] if elem else None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The plain Python value of a key (decoded; a child node's value as a dict)."""
+        if key in self._vals:
+            value = self._vals[key]
+            return _plain(value)
+        if self._keys is not None and key not in self._keys:
+            return default
+        elem = self._index().get(key)
+        if elem is None:
+            return default
+        return raw.scalar(self._buf, elem)
+
+    def child(self, key: str, cls: type[N]) -> N | None:
+        """The sub-document at ``key`` as a node of class ``cls`` (kept for identity)."""
+        value = self._vals.get(key, _MISSING)
+        if value is not _MISSING:
+            return value if isinstance(value, cls) else None
+        if self._keys is not None and key not in self._keys:
+            return None
+        elem = self._index().get(key)
+        if elem is None or elem[0] != raw.DOCUMENT:
+            return None
+        node = cls(self._buf, elem[2], elem[3], self)
+        self._vals[key] = node
+        return node
+
+    def children(self, key: str, cls: type[N]) -> list[N] | None:
+        """The array at ``key`` as a list of nodes (non-document items are kept as values)."""
+        value = self._vals.get(key, _MISSING)
+        if value is not _MISSING:
+            return value if isinstance(value, list) else None
+        if self._keys is not None and key not in self._keys:
+            return None
+        elem = self._index().get(key)
+        if elem is None or elem[0] != raw.ARRAY:
+            return None
+        buf = self._buf
+        items: list[Any] = []
+        for item in raw.array_items(buf, elem[2], elem[3]):
+            if item[0] == raw.DOCUMENT:
+                items.append(cls(buf, item[2], item[3], self))
+            else:
+                items.append(raw.scalar(buf, item))
+        self._vals[key] = items
+        return items
+
+    def decoded(self) -> dict[str, Any]:
+        """The whole document as plain Python values (int64 as Int64)."""
+        if not self._dirty:
+            return raw.decode_doc(self._buf, self._start, self._end)
+        return {key: self.get(key) for key in self.keys()}
+
+    def raw_bytes(self) -> bytes:
+        return self.to_bson()
+
+    # -- writing --------------------------------------------------------------------------
+    def touch(self) -> None:
+        """Mark this node and its ancestors as needing re-assembly."""
+        node: Node = self
+        while True:
+            node._dirty = True
+            owner = node._owner
+            if owner is None:
+                break
+            node = owner
+        node._touched()
+
+    def _touched(self) -> None:
+        """Hook for the top node of a tree (the data tree drops caches derived from content)."""
+
+    def set(self, key: str, value: Any) -> None:
+        if key not in self:
+            self._keys = [*self.keys(), key]
+        self._vals[key] = value
+        _adopt(value, self)
+        self.touch()
+
+    def delete(self, key: str) -> None:
+        if key in self:
+            self._keys = [k for k in self.keys() if k != key]
+            self._vals.pop(key, None)
+            self.touch()
+
+    @property
+    def modified(self) -> bool:
+        return self._dirty
+
+    def to_bson(self) -> bytes:
+        if not self._dirty:
+            return self._buf[self._start : self._end]
+        parts: list[bytes] = []
+        idx = self._index() if self._buf else {}
+        for key in self.keys():
+            value = self._vals.get(key, _MISSING)
+            if value is _MISSING:
+                _, pos, _, vend = idx[key]
+                parts.append(self._buf[pos:vend])
+            else:
+                parts.append(_element(key, value))
+        return raw.assemble(parts)
+
+    def walk_nodes(self) -> Iterator[Node]:
+        """This node and every node it has handed out (not every sub-document)."""
+        stack: list[Node] = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            for value in node._vals.values():
+                if isinstance(value, Node):
+                    stack.append(value)
+                elif isinstance(value, list):
+                    stack.extend(v for v in value if isinstance(v, Node))
+
+
+def _adopt(value: Any, owner: Node) -> None:
+    if isinstance(value, Node):
+        value._owner = owner
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, Node):
+                item._owner = owner
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Node):
+        return value.decoded()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _element(key: str, value: Any) -> bytes:
+    if isinstance(value, Node):
+        return raw.element_header(raw.DOCUMENT, key) + value.to_bson()
+    if isinstance(value, list) and any(isinstance(v, Node) for v in value):
+        items = [_element(str(i), v) for i, v in enumerate(value)]
+        return raw.element_header(raw.ARRAY, key) + raw.assemble(items)
+    return raw.encode_element(key, value)

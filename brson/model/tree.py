@@ -1,0 +1,538 @@
+"""The data tree: root document, Slots, Components and Members over lazily indexed BSON.
+
+Why not one pydantic object per element: a 100k-slot world has millions of members, and
+building (or validating) a model for each costs 2-4x a plain decode and ~10x the BSON size in
+memory.  These classes index the bytes instead and decode on access; the pydantic models in
+:mod:`brson.model.documents` describe the same shapes for validation and JSON Schema, and
+:meth:`Component.model` / :meth:`Slot.model` materialize them on demand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Union
+
+from bson.int64 import Int64
+
+from brson.container import Container
+from brson.errors import ModelError, SelectorError
+from brson.model import transform
+from brson.model.node import Node
+from brson.model.typename import TypeName
+
+if TYPE_CHECKING:
+    from brson.model.documents import ComponentDoc, MemberDoc, SlotDoc
+    from brson.model.ids import IdIndex
+
+GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
+
+#: Slot keys that hold a Member (``{ID, Data}``), with the Python attribute that exposes them.
+SLOT_MEMBERS = {
+    "Name": "name",
+    "Tag": "tag",
+    "Active": "active",
+    "Position": "position",
+    "Rotation": "rotation",
+    "Scale": "scale",
+    "OrderOffset": "order_offset",
+}
+
+
+def is_guid(value: object) -> bool:
+    """ID-shaped: how references are recognised (there is no type tag in the format)."""
+    return isinstance(value, str) and len(value) == 36 and GUID.match(value) is not None
+
+
+class Member(Node):
+    """A field: ``{"ID": ..., "Data": ...}``.  ``value`` is Data; lists hold Members."""
+
+    __slots__ = ("_tree",)
+
+    def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
+        super().__init__(buf, start, end, owner)
+        self._tree: DataTree | None = None
+
+    @property
+    def id(self) -> str | None:
+        value = self.get("ID")
+        return value if isinstance(value, str) else None
+
+    @property
+    def value(self) -> Any:
+        """The Data value; for a list of members (SyncList) the list of their values."""
+        items = self.elements
+        if items is not None:
+            return [item.value if isinstance(item, Member) else item for item in items]
+        return self.get("Data")
+
+    @value.setter
+    def value(self, new: Any) -> None:
+        if isinstance(new, Slot | Component | Member):
+            new = new.id
+        old_type = self.etype("Data")
+        if isinstance(new, int) and not isinstance(new, bool) and old_type == 0x12:
+            new = Int64(new)  # keep the field's width (NeosVR and OrderOffset are int64)
+        self.set("Data", new)
+
+    @property
+    def elements(self) -> list[Member] | None:
+        """For a SyncList (Data is an array of members): the element members."""
+        if "Data" not in self or self.etype("Data") not in (None, 0x04):
+            return None
+        items = self.children("Data", Member)
+        if not items or not all(isinstance(i, Member) and "ID" in i for i in items):
+            return None
+        for item in items:
+            item._tree = self._tree
+        return items
+
+    @property
+    def target(self) -> Slot | Component | Member | IdRef | None:
+        """The element this member references, when its value is the ID of one in the file."""
+        value = self.get("Data")
+        if self._tree is None or not is_guid(value):
+            return None
+        return self._tree.resolve(value)
+
+    def model(self) -> MemberDoc:
+        from brson.model.documents import MemberDoc
+
+        return MemberDoc.model_validate(self.decoded())
+
+    def __repr__(self) -> str:
+        return f"Member(id={self.id!r}, value={self.get('Data')!r})"
+
+
+class Component(Node):
+    """``{"Type": index-or-name, "Data": {"ID", "persistent-ID", "UpdateOrder", "Enabled", ...}}``."""
+
+    __slots__ = ("_slot", "_tree")
+
+    def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
+        super().__init__(buf, start, end, owner)
+        self._tree: DataTree | None = None
+        self._slot: Slot | None = None
+
+    @property
+    def data(self) -> Node:
+        node = self.child("Data", Node)
+        if node is None:
+            raise ModelError("component has no Data document", path=self._where())
+        return node
+
+    @property
+    def id(self) -> str | None:
+        value = self.data.get("ID")
+        return value if isinstance(value, str) else None
+
+    @property
+    def type_index(self) -> int | str | None:
+        """The raw ``Type`` value: an index into ``Types`` (Resonite) or a name (NeosVR)."""
+        value = self.get("Type")
+        return int(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @property
+    def type(self) -> TypeName:
+        raw_type = self.type_index
+        if isinstance(raw_type, str):
+            return TypeName.parse(raw_type)
+        if isinstance(raw_type, int) and self._tree is not None:
+            types = self._tree.types
+            if 0 <= raw_type < len(types):
+                return types[raw_type]
+            raise ModelError(
+                f"component type index {raw_type} is out of range (Types has {len(types)})",
+                path=self._where(),
+            )
+        raise ModelError(f"component Type is {raw_type!r}, not an index or a name",
+                         path=self._where())
+
+    @property
+    def slot(self) -> Slot | None:
+        return self._slot
+
+    @property
+    def fields(self) -> dict[str, Member]:
+        """Every member-shaped entry of Data by field name (``ID`` etc. are not members)."""
+        data = self.data
+        out: dict[str, Member] = {}
+        for key in data.keys():
+            member = self._member(key)
+            if member is not None:
+                out[key] = member
+        return out
+
+    def _member(self, key: str) -> Member | None:
+        data = self.data
+        if data.etype(key) not in (None, 0x03):
+            return None
+        member = data.child(key, Member)
+        if member is None or "ID" not in member:
+            return None
+        member._tree = self._tree
+        return member
+
+    def __getitem__(self, key: str) -> Member:
+        member = self._member(key)
+        if member is None:
+            raise KeyError(key)
+        return member
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._member(key) is not None
+
+    def _where(self) -> str | None:
+        return self._slot.path if self._slot is not None else None
+
+    def model(self) -> ComponentDoc:
+        from brson.model.documents import ComponentDoc
+
+        return ComponentDoc.model_validate(self.decoded())
+
+    def __repr__(self) -> str:
+        try:
+            name = str(self.type)
+        except ModelError:
+            name = repr(self.type_index)
+        return f"Component(id={self.id!r}, type={name!r})"
+
+
+def _member_property(key: str, doc: str) -> property:
+    def fget(self: Slot) -> Any:
+        member = self.member(key)
+        return member.value if member is not None else None
+
+    def fset(self: Slot, value: Any) -> None:
+        member = self.member(key)
+        if member is None:
+            raise ModelError(f"slot has no {key} member", path=self.path)
+        if isinstance(value, tuple):
+            value = [float(v) for v in value]
+        member.value = value
+
+    return property(fget, fset, doc=doc)
+
+
+class Slot(Node):
+    """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
+
+    __slots__ = ("_parent", "_tree")
+
+    def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
+        super().__init__(buf, start, end, owner)
+        self._tree: DataTree | None = None
+        self._parent: Slot | None = None
+
+    name = _member_property("Name", "The slot's name (Name member).")
+    tag = _member_property("Tag", "The slot's tag, or None.")
+    active = _member_property("Active", "Whether the slot is active.")
+    position = _member_property("Position", "Local position [x, y, z].")
+    rotation = _member_property("Rotation", "Local rotation quaternion [x, y, z, w].")
+    scale = _member_property("Scale", "Local scale [x, y, z].")
+    order_offset = _member_property("OrderOffset", "Sort key among siblings (int64).")
+
+    @property
+    def id(self) -> str | None:
+        value = self.get("ID")
+        return value if isinstance(value, str) else None
+
+    @property
+    def persistent_id(self) -> str | None:
+        value = self.get("Persistent-ID")
+        return value if isinstance(value, str) else None
+
+    @property
+    def parent_reference(self) -> str | None:
+        value = self.get("ParentReference")
+        return value if isinstance(value, str) else None
+
+    def member(self, key: str) -> Member | None:
+        if self.etype(key) not in (None, 0x03):
+            return None
+        member = self.child(key, Member)
+        if member is not None:
+            member._tree = self._tree
+        return member
+
+    @property
+    def parent(self) -> Slot | None:
+        return self._parent
+
+    @property
+    def children(self) -> list[Slot]:
+        items = self.children_list()
+        return [item for item in items if isinstance(item, Slot)]
+
+    def children_list(self) -> list[Any]:
+        """The raw Children list (kept by identity; edits go through ops)."""
+        items = Node.children(self, "Children", Slot)
+        if items is None:
+            return []
+        tree = self._tree
+        for item in items:
+            if isinstance(item, Slot):
+                item._tree = tree
+                item._parent = self
+        return items
+
+    @property
+    def components_member(self) -> Member | None:
+        return self.member("Components")
+
+    @property
+    def components(self) -> list[Component]:
+        member = self.components_member
+        if member is None:
+            return []
+        items = member.children("Data", Component)
+        if items is None:
+            return []
+        tree = self._tree
+        out = []
+        for item in items:
+            if isinstance(item, Component):
+                item._tree = tree
+                item._slot = self
+                out.append(item)
+        return out
+
+    @property
+    def path(self) -> str:
+        names = []
+        node: Slot | None = self
+        while node is not None:
+            name = node.name
+            names.append(name if isinstance(name, str) else "")
+            node = node._parent
+        return "/".join(reversed(names))
+
+    @property
+    def depth(self) -> int:
+        depth, node = 0, self._parent
+        while node is not None:
+            depth, node = depth + 1, node._parent
+        return depth
+
+    def local_matrix(self) -> transform.Matrix:
+        return transform.compose(
+            self.position or (0.0, 0.0, 0.0),
+            self.rotation or (0.0, 0.0, 0.0, 1.0),
+            self.scale or (1.0, 1.0, 1.0),
+        )
+
+    def global_matrix(self) -> transform.Matrix:
+        chain: list[Slot] = []
+        node: Slot | None = self
+        while node is not None:
+            chain.append(node)
+            node = node._parent
+        matrix = transform.identity()
+        for slot in reversed(chain):
+            matrix = transform.multiply(matrix, slot.local_matrix())
+        return matrix
+
+    def walk(self) -> Iterator[Slot]:
+        """This slot and its descendants, depth-first, parents before children."""
+        stack: list[Slot] = [self]
+        while stack:
+            slot = stack.pop()
+            yield slot
+            kids = slot.children
+            stack.extend(reversed(kids))
+
+    def find_component(self, type_name: str) -> Component | None:
+        for component in self.components:
+            if _type_matches(component, type_name):
+                return component
+        return None
+
+    def model(self) -> SlotDoc:
+        from brson.model.documents import SlotDoc
+
+        return SlotDoc.model_validate(self.decoded())
+
+    def __repr__(self) -> str:
+        return f"Slot(id={self.id!r}, name={self.name!r})"
+
+
+def _type_matches(component: Component, type_name: str) -> bool:
+    try:
+        parsed = component.type
+    except ModelError:
+        return False
+    return type_name in (str(parsed), parsed.full_name, parsed.name)
+
+
+class IdRef:
+    """An ID defined by a plain string key (``ParentReference``, ``Persistent-ID``, ``_shader-ID``)."""
+
+    __slots__ = ("key", "owner")
+
+    def __init__(self, owner: Slot | Component | Member | Node, key: str) -> None:
+        self.owner = owner
+        self.key = key
+
+    @property
+    def id(self) -> str | None:
+        value = self.owner.get(self.key)
+        return value if isinstance(value, str) else None
+
+    def __repr__(self) -> str:
+        return f"IdRef(key={self.key!r}, id={self.id!r})"
+
+
+Element = Union[Slot, Component, Member, IdRef]
+
+
+class DataTree(Node):
+    """The root document; what :func:`brson.load` returns."""
+
+    __slots__ = ("_ids", "_original", "_types", "container", "source")
+
+    def __init__(
+        self,
+        buf: bytes,
+        container: Container | None = None,
+        source: str | None = None,
+    ) -> None:
+        super().__init__(buf, 0, len(buf), None)
+        self.container = container
+        self.source = source
+        self._types: list[TypeName] | None = None
+        self._ids: IdIndex | None = None
+        #: The stored payload and framing it was read from (reused by an unmodified dump).
+        self._original: tuple[memoryview, Container] | None = None
+
+    # -- root keys ------------------------------------------------------------------------
+    @property
+    def legacy(self) -> bool:
+        """NeosVR generation: no ``Types`` table, type names inline."""
+        return "Types" not in self
+
+    @property
+    def version_number(self) -> str | None:
+        value = self.get("VersionNumber")
+        return value if isinstance(value, str) else None
+
+    @property
+    def feature_flags(self) -> dict[str, int]:
+        value = self.get("FeatureFlags")
+        return dict(value) if isinstance(value, dict) else {}
+
+    @property
+    def type_versions(self) -> dict[str, int]:
+        value = self.get("TypeVersions")
+        return dict(value) if isinstance(value, dict) else {}
+
+    @property
+    def types(self) -> list[TypeName]:
+        """The type table (Resonite); empty for NeosVR files, whose components name types."""
+        if self._types is None:
+            names = self.get("Types")
+            if names is None:
+                self._types = []
+            elif not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise ModelError("Types is not an array of type-name strings")
+            else:
+                self._types = [TypeName.parse(n) for n in names]
+        return self._types
+
+    def type_index(self, name: str | TypeName, add: bool = True) -> int:
+        """Index of a type in ``Types``, appended when missing (``add``)."""
+        text = str(name)
+        names = [str(t) for t in self.types]
+        if text in names:
+            return names.index(text)
+        if not add:
+            raise KeyError(text)
+        names.append(text)
+        self.set("Types", names)
+        self._types = None
+        return len(names) - 1
+
+    @property
+    def root(self) -> Slot:
+        slot = self.child("Object", Slot)
+        if slot is None:
+            raise ModelError("the document has no Object slot")
+        slot._tree = self
+        return slot
+
+    @property
+    def assets(self) -> list[Component]:
+        """Components in the root ``Assets`` array (NeosVR asset providers)."""
+        items = self.children("Assets", Component)
+        out = []
+        for item in items or []:
+            if isinstance(item, Component):
+                item._tree = self
+                out.append(item)
+        return out
+
+    # -- navigation -----------------------------------------------------------------------
+    def walk(self) -> Iterator[Slot]:
+        """Every slot, depth-first, root first."""
+        return self.root.walk()
+
+    def components(self) -> Iterator[Component]:
+        """Every component on every slot, then the root Assets."""
+        for slot in self.walk():
+            yield from slot.components
+        yield from self.assets
+
+    def find_all(self, selector: str) -> list[Slot]:
+        """Slots matching an ID, a path (``Root/Body/Head``) or a name."""
+        if is_guid(selector):
+            element = self.resolve(selector)
+            return [element] if isinstance(element, Slot) else []
+        slots = list(self.walk())
+        by_path = [s for s in slots if s.path == selector]
+        if by_path:
+            return by_path
+        return [s for s in slots if s.name == selector]
+
+    def find(self, selector: str) -> Slot | None:
+        """The one slot a selector names; None when none does; SelectorError if ambiguous."""
+        found = self.find_all(selector)
+        if len(found) > 1:
+            listing = "; ".join(f"{s.path} ({s.id})" for s in found[:10])
+            more = f" and {len(found) - 10} more" if len(found) > 10 else ""
+            raise SelectorError(
+                f"{selector!r} matches {len(found)} slots: {listing}{more}; "
+                "use a path or an ID"
+            )
+        return found[0] if found else None
+
+    # -- IDs ------------------------------------------------------------------------------
+    @property
+    def ids(self) -> IdIndex:
+        """Every element that has an ID (built on first use, dropped on edits)."""
+        if self._ids is None:
+            from brson.model.ids import IdIndex
+
+            self._ids = IdIndex.build(self)
+        return self._ids
+
+    def resolve(self, element_id: str) -> Element | None:
+        """The element with this ID, or None."""
+        return self.ids.resolve(element_id)
+
+    # -- writing --------------------------------------------------------------------------
+    def _touched(self) -> None:
+        self._ids = None
+        self._types = None
+
+    def to_bson(self) -> bytes:
+        return super().to_bson()
+
+    def extract(self, slot: Slot | str, **options: Any) -> DataTree:
+        """A new tree holding just this slot's subtree (see :mod:`brson.ops.extract`)."""
+        from brson.ops.extract import extract  # operations layer, imported on use
+
+        result: DataTree = extract(self, slot, **options).tree
+        return result
+
+    def __repr__(self) -> str:
+        kind = "legacy NeosVR" if self.legacy else f"Resonite {self.version_number}"
+        return f"DataTree({kind}, source={self.source!r})"

@@ -1,0 +1,175 @@
+"""Component type names, parsed into structure and printed back to the identical string.
+
+Resonite writes ``[Assembly]Namespace.Type<generic args>`` with each argument in the same form
+(``[FrooxEngine]FrooxEngine.ValueField<[FrooxEngine]FrooxEngine.Slot>``), ``+`` for nested types
+(``…FieldDriveBase<Uri>+Proxy``) and ``?`` for nullable value types (``float3?``).  NeosVR
+files use names without an assembly (``FrooxEngine.StaticTexture2D``) and sometimes .NET's
+assembly-qualified form (``Ns.Type`1[[Arg, Assembly, Version=…]]``).  Anything the grammar does
+not cover is kept verbatim (``opaque``), so a name is never rejected or altered.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import BaseModel, ConfigDict
+
+
+class TypePart(BaseModel):
+    """One ``+``-separated segment: a (possibly dotted) name and its generic arguments."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    args: tuple[TypeName, ...] = ()
+    #: ``"angle"`` for ``<a, b>``, ``"dotnet"`` for ``` `2[[a],[b]] ```; how args print.
+    arg_style: str = "angle"
+    #: For the .NET form: the text of each argument after its type (", Assembly, Version=…").
+    arg_qualifiers: tuple[str, ...] = ()
+
+
+class TypeName(BaseModel):
+    """A parsed component type name; ``str()`` gives back the exact original text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    assembly: str | None = None
+    parts: tuple[TypePart, ...] = ()
+    #: Trailing markers such as ``?`` (nullable) or ``[]`` (array).
+    suffix: str = ""
+    #: Set when the grammar does not cover the text; then only this is printed.
+    opaque: str | None = None
+
+    @property
+    def namespace(self) -> str:
+        if not self.parts:
+            return ""
+        head = self.parts[0].name
+        return head.rpartition(".")[0]
+
+    @property
+    def name(self) -> str:
+        """Short name: the last nested part without namespace (``Proxy``, ``MeshRenderer``)."""
+        if self.opaque is not None:
+            return self.opaque.rpartition(".")[2]
+        return self.parts[-1].name.rpartition(".")[2] if self.parts else ""
+
+    @property
+    def full_name(self) -> str:
+        """Namespace-qualified name without assembly and generic arguments."""
+        if self.opaque is not None:
+            return self.opaque
+        return "+".join(part.name for part in self.parts)
+
+    @property
+    def generic_args(self) -> tuple[TypeName, ...]:
+        return tuple(arg for part in self.parts for arg in part.args)
+
+    @property
+    def nullable(self) -> bool:
+        return self.suffix.endswith("?")
+
+    def __str__(self) -> str:
+        if self.opaque is not None:
+            return self.opaque
+        out = [f"[{self.assembly}]" if self.assembly is not None else ""]
+        for i, part in enumerate(self.parts):
+            if i:
+                out.append("+")
+            out.append(part.name)
+            if part.arg_style == "dotnet":
+                inner = ",".join(
+                    f"[{arg}{qual}]"
+                    for arg, qual in zip(part.args, part.arg_qualifiers, strict=True)
+                )
+                out.append(f"[{inner}]")
+            elif part.args:
+                out.append("<" + ", ".join(str(arg) for arg in part.args) + ">")
+        out.append(self.suffix)
+        return "".join(out)
+
+    @classmethod
+    def parse(cls, text: str) -> TypeName:
+        return _parse_cached(text)
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def expect(self, char: str) -> None:
+        if self.peek() != char:
+            raise ValueError(f"expected {char!r} at {self.pos}")
+        self.pos += 1
+
+    def ident(self, stops: str) -> str:
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos] not in stops:
+            self.pos += 1
+        return self.text[start : self.pos]
+
+    def type_name(self, stops: str) -> TypeName:
+        assembly = None
+        if self.peek() == "[":
+            self.pos += 1
+            assembly = self.ident("]")
+            self.expect("]")
+        parts = [self.part(stops)]
+        while self.peek() == "+":
+            self.pos += 1
+            parts.append(self.part(stops))
+        suffix_start = self.pos
+        while self.text.startswith("[]", self.pos) or self.peek() in ("?", "*", "&"):
+            self.pos += 2 if self.text.startswith("[]", self.pos) else 1
+        if not parts[-1].name:
+            raise ValueError("empty type name")
+        return TypeName(
+            assembly=assembly, parts=tuple(parts), suffix=self.text[suffix_start : self.pos]
+        )
+
+    def part(self, stops: str) -> TypePart:
+        name = self.ident("<[+?*&" + stops)
+        if self.peek() == "<":
+            self.pos += 1
+            args = [self.type_name(",>")]
+            while self.peek() == ",":
+                self.pos += 1
+                if self.peek() == " ":
+                    self.pos += 1
+                else:
+                    raise ValueError("argument separator without space")
+                args.append(self.type_name(",>"))
+            self.expect(">")
+            return TypePart(name=name, args=tuple(args))
+        if "`" in name and self.text.startswith("[[", self.pos):
+            self.pos += 1
+            args, quals = [], []
+            while True:
+                self.expect("[")
+                args.append(self.type_name(",]"))
+                quals.append(self.ident("]"))
+                self.expect("]")
+                if self.peek() != ",":
+                    break
+                self.pos += 1
+            self.expect("]")
+            return TypePart(
+                name=name, args=tuple(args), arg_style="dotnet", arg_qualifiers=tuple(quals)
+            )
+        return TypePart(name=name)
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> TypeName:
+    try:
+        parser = _Parser(text)
+        parsed = parser.type_name("")
+        if parser.pos == len(text) and str(parsed) == text:
+            return parsed
+    except (ValueError, IndexError):
+        pass
+    return TypeName(opaque=text)
