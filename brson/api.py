@@ -28,7 +28,9 @@ def loads(
         if "Object" not in tree:
             raise ModelError("the document has no Object (the root slot)")
     except BrsonError as exc:
-        raise exc.in_file(name) if name else exc
+        if name:
+            exc.in_file(name)
+        raise
     return tree
 
 
@@ -37,9 +39,10 @@ def load(path: str | os.PathLike[str], *, max_size: int = limits.DEFAULT_MAX_SIZ
     tree of a ``.resonitepackage``)."""
     name = os.fspath(path)
     if name.lower().endswith(PACKAGE_SUFFIX):
-        from brson.package import load_package  # beside the tree; imported when needed
+        from brson import package  # beside the tree; imported when needed
 
-        return load_package(name, max_size=max_size).tree
+        tree: DataTree = package.load_package(name, max_size=max_size).tree
+        return tree
     return loads(read_bytes(name), name=name, max_size=max_size)
 
 

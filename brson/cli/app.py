@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,7 +20,7 @@ COMMAND_MODULES = [
 ]
 
 #: click's exception base, reached through typer's public BadParameter (typer vendors click).
-_CLICK_ERROR: type[Exception] = typer.BadParameter.__mro__[2]
+_CLICK_ERROR: Any = typer.BadParameter.__mro__[2]
 
 app = typer.Typer(
     name="brson",

@@ -59,7 +59,9 @@ def compress(codec: Codec, data: bytes) -> bytes:
     return COMPRESS[codec](data)
 
 
-def decompress(codec: Codec, data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE) -> bytes:
+def decompress(
+    codec: Codec, data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
+) -> bytes:
     return DECOMPRESS[codec](data, max_size)
 
 

@@ -50,7 +50,7 @@ def plausible(data: bytes | memoryview) -> bool:
     if len(data) < HEADER_SIZE:
         return False
     props, size, csize = HEADER.unpack_from(data)
-    return props[0] < 225 and size >= -1 and csize == len(data) - HEADER_SIZE
+    return bool(props[0] < 225 and size >= -1 and csize == len(data) - HEADER_SIZE)
 
 
 def compress(data: bytes) -> bytes:

@@ -7,6 +7,7 @@ comes from the file extension, confirmed by sniffing the content.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -103,11 +104,15 @@ def sniff_legacy(data: bytes | memoryview) -> Codec | None:
     return None
 
 
-_PLAUSIBLE = {
+def _never(data: bytes | memoryview) -> bool:
+    return False
+
+
+_PLAUSIBLE: dict[Codec, Callable[[bytes | memoryview], bool]] = {
     Codec.NONE: _bson_plausible,
     Codec.LZMA: lzma.plausible,
     Codec.LZ4: lz4net.plausible,
-    Codec.BROTLI: lambda data: False,  # never written headerless; cannot be sniffed
+    Codec.BROTLI: _never,  # never written headerless; cannot be sniffed
 }
 
 

@@ -44,7 +44,7 @@ def doc_end(buf: bytes, start: int, limit: int) -> int:
     """End offset of the document at ``start``; DocumentError if it does not fit in ``limit``."""
     if start + 5 > limit:
         raise DocumentError("truncated document", offset=start)
-    (length,) = _I32.unpack_from(buf, start)
+    length: int = _I32.unpack_from(buf, start)[0]
     end = start + length
     if length < 5 or end > limit:
         raise DocumentError(f"document length {length} does not fit", offset=start)
@@ -72,7 +72,7 @@ def index(buf: bytes, start: int, end: int) -> dict[str, Element]:
         size = _FIXED.get(etype)
         if size is not None:
             vend = vstart + size
-        elif etype == DOCUMENT or etype == ARRAY:
+        elif etype in (DOCUMENT, ARRAY):
             vend = doc_end(buf, vstart, last)
         elif etype in _LENGTH_PREFIXED:
             if vstart + 4 > last:

@@ -91,7 +91,7 @@ class IdIndex:
         dup.locations.append(location)
 
     def _scan_slot(self, slot: Slot) -> None:
-        for key in slot.keys():
+        for key in slot:
             if key == "Children":
                 continue
             if key == "Components":
@@ -161,7 +161,7 @@ def element_at(location: Location) -> Element | None:
     for i, part in enumerate(path):
         last = i == len(path) - 1
         if isinstance(part, int):
-            items = node.children("Data", Member) if isinstance(node, Member) else None
+            items = node.child_nodes("Data", Member) if isinstance(node, Member) else None
             if items is None or part >= len(items) or not isinstance(items[part], Node):
                 return None
             node = items[part]
@@ -172,7 +172,7 @@ def element_at(location: Location) -> Element | None:
         elif node.etype(part) == 0x02 or isinstance(node.get(part), str):
             return IdRef(node, part) if last else None
         else:
-            child = node.child(part, Member)
+            child = node.child_node(part, Member)
             if child is None:
                 return None
             node = child

@@ -58,6 +58,9 @@ class Node:
     def keys(self) -> list[str]:
         return list(self._keys) if self._keys is not None else list(self._index())
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
     def __contains__(self, key: object) -> bool:
         if self._keys is not None:
             return key in self._keys
@@ -82,7 +85,7 @@ class Node:
             return default
         return raw.scalar(self._buf, elem)
 
-    def child(self, key: str, cls: type[N]) -> N | None:
+    def child_node(self, key: str, cls: type[N]) -> N | None:
         """The sub-document at ``key`` as a node of class ``cls`` (kept for identity)."""
         value = self._vals.get(key, _MISSING)
         if value is not _MISSING:
@@ -96,7 +99,7 @@ class Node:
         self._vals[key] = node
         return node
 
-    def children(self, key: str, cls: type[N]) -> list[N] | None:
+    def child_nodes(self, key: str, cls: type[N]) -> list[N] | None:
         """The array at ``key`` as a list of nodes (non-document items are kept as values)."""
         value = self._vals.get(key, _MISSING)
         if value is not _MISSING:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from bson.int64 import Int64
 
@@ -80,7 +80,7 @@ class Member(Node):
         """For a SyncList (Data is an array of members): the element members."""
         if "Data" not in self or self.etype("Data") not in (None, 0x04):
             return None
-        items = self.children("Data", Member)
+        items = self.child_nodes("Data", Member)
         if not items or not all(isinstance(i, Member) and "ID" in i for i in items):
             return None
         for item in items:
@@ -105,7 +105,7 @@ class Member(Node):
 
 
 class Component(Node):
-    """``{"Type": index-or-name, "Data": {"ID", "persistent-ID", "UpdateOrder", "Enabled", ...}}``."""
+    """``{"Type": index or name, "Data": {"ID", "persistent-ID", "UpdateOrder", "Enabled", …}}``."""
 
     __slots__ = ("_slot", "_tree")
 
@@ -116,7 +116,7 @@ class Component(Node):
 
     @property
     def data(self) -> Node:
-        node = self.child("Data", Node)
+        node = self.child_node("Data", Node)
         if node is None:
             raise ModelError("component has no Data document", path=self._where())
         return node
@@ -157,7 +157,7 @@ class Component(Node):
         """Every member-shaped entry of Data by field name (``ID`` etc. are not members)."""
         data = self.data
         out: dict[str, Member] = {}
-        for key in data.keys():
+        for key in data:
             member = self._member(key)
             if member is not None:
                 out[key] = member
@@ -167,7 +167,7 @@ class Component(Node):
         data = self.data
         if data.etype(key) not in (None, 0x03):
             return None
-        member = data.child(key, Member)
+        member = data.child_node(key, Member)
         if member is None or "ID" not in member:
             return None
         member._tree = self._tree
@@ -250,7 +250,7 @@ class Slot(Node):
     def member(self, key: str) -> Member | None:
         if self.etype(key) not in (None, 0x03):
             return None
-        member = self.child(key, Member)
+        member = self.child_node(key, Member)
         if member is not None:
             member._tree = self._tree
         return member
@@ -266,7 +266,7 @@ class Slot(Node):
 
     def children_list(self) -> list[Any]:
         """The raw Children list (kept by identity; edits go through ops)."""
-        items = Node.children(self, "Children", Slot)
+        items = self.child_nodes("Children", Slot)
         if items is None:
             return []
         tree = self._tree
@@ -285,7 +285,7 @@ class Slot(Node):
         member = self.components_member
         if member is None:
             return []
-        items = member.children("Data", Component)
+        items = member.child_nodes("Data", Component)
         if items is None:
             return []
         tree = self._tree
@@ -365,7 +365,7 @@ def _type_matches(component: Component, type_name: str) -> bool:
 
 
 class IdRef:
-    """An ID defined by a plain string key (``ParentReference``, ``Persistent-ID``, ``_shader-ID``)."""
+    """An ID defined by a plain string key (``ParentReference``, ``Persistent-ID``, ``_x-ID``)."""
 
     __slots__ = ("key", "owner")
 
@@ -382,7 +382,7 @@ class IdRef:
         return f"IdRef(key={self.key!r}, id={self.id!r})"
 
 
-Element = Union[Slot, Component, Member, IdRef]
+Element = Slot | Component | Member | IdRef
 
 
 class DataTree(Node):
@@ -453,7 +453,7 @@ class DataTree(Node):
 
     @property
     def root(self) -> Slot:
-        slot = self.child("Object", Slot)
+        slot = self.child_node("Object", Slot)
         if slot is None:
             raise ModelError("the document has no Object slot")
         slot._tree = self
@@ -462,7 +462,7 @@ class DataTree(Node):
     @property
     def assets(self) -> list[Component]:
         """Components in the root ``Assets`` array (NeosVR asset providers)."""
-        items = self.children("Assets", Component)
+        items = self.child_nodes("Assets", Component)
         out = []
         for item in items or []:
             if isinstance(item, Component):
@@ -528,9 +528,9 @@ class DataTree(Node):
 
     def extract(self, slot: Slot | str, **options: Any) -> DataTree:
         """A new tree holding just this slot's subtree (see :mod:`brson.ops.extract`)."""
-        from brson.ops.extract import extract  # operations layer, imported on use
+        from brson.ops import extract  # operations layer, imported on use
 
-        result: DataTree = extract(self, slot, **options).tree
+        result: DataTree = extract.extract(self, slot, **options).tree
         return result
 
     def __repr__(self) -> str:
