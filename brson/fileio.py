@@ -7,6 +7,7 @@ new one, never a partial file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -47,10 +48,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         if isinstance(exc, OSError):
             raise FileError(f"cannot write ({exc.strerror})", file=str(path)) from None
         raise
