@@ -22,12 +22,14 @@ def compress(data: bytes, quality: int = QUALITY, window: int = WINDOW) -> bytes
 def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE) -> bytes:
     """Stream-decompress, refusing output beyond ``max_size`` before allocating it."""
     decoder = _brotli.Decompressor()
-    out = bytearray()
+    out: list[bytes] = []
+    total = 0
     try:
-        chunk = decoder.process(bytes(data), output_buffer_limit=limits.STEP)
+        chunk = decoder.process(data, output_buffer_limit=limits.STEP)
         while True:
-            out += chunk
-            limits.check(len(out), max_size)
+            out.append(chunk)
+            total += len(chunk)
+            limits.check(total, max_size)
             if decoder.is_finished() or decoder.can_accept_more_data():
                 break
             chunk = decoder.process(b"", output_buffer_limit=limits.STEP)
@@ -35,4 +37,4 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
         raise CodecError(f"corrupt Brotli stream ({exc})") from None
     if not decoder.is_finished():
         raise CodecError("truncated Brotli stream (ended before its last block)")
-    return bytes(out)
+    return b"".join(out)

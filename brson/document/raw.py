@@ -40,25 +40,17 @@ _LENGTH_PREFIXED = {0x02: 4, 0x0D: 4, 0x0E: 4, 0x05: 5}
 Element = tuple[int, int, int, int]
 
 
-def doc_end(buf: bytes, start: int, limit: int) -> int:
-    """End offset of the document at ``start``; DocumentError if it does not fit in ``limit``."""
-    if start + 5 > limit:
-        raise DocumentError("truncated document", offset=start)
-    length: int = _I32.unpack_from(buf, start)[0]
-    end = start + length
-    if length < 5 or end > limit:
-        raise DocumentError(f"document length {length} does not fit", offset=start)
-    if buf[end - 1] != 0:
-        raise DocumentError("document does not end with NUL", offset=end - 1)
-    return end
-
-
 def index(buf: bytes, start: int, end: int) -> dict[str, Element]:
-    """Index the elements of the document spanning ``buf[start:end]``, keys in file order."""
+    """Index the elements of the document spanning ``buf[start:end]``, keys in file order.
+
+    The hot path of loading: common element types are tested first and sub-documents are
+    skipped by their length prefix; the checks keep hostile lengths inside the document.
+    """
     out: dict[str, Element] = {}
     pos = start + 4
     last = end - 1
     find = buf.find
+    unpack = _I32.unpack_from
     while pos < last:
         etype = buf[pos]
         key_end = find(b"\x00", pos + 1, last)
@@ -69,30 +61,40 @@ def index(buf: bytes, start: int, end: int) -> dict[str, Element]:
         except UnicodeDecodeError:
             raise DocumentError("element key is not UTF-8", offset=pos) from None
         vstart = key_end + 1
-        size = _FIXED.get(etype)
-        if size is not None:
-            vend = vstart + size
-        elif etype in (DOCUMENT, ARRAY):
-            vend = doc_end(buf, vstart, last)
-        elif etype in _LENGTH_PREFIXED:
+        if etype == 0x03 or etype == 0x04 or etype == 0x02:  # noqa: PLR1714 (hot path)
             if vstart + 4 > last:
-                raise DocumentError("truncated string length", offset=vstart)
-            (n,) = _I32.unpack_from(buf, vstart)
+                raise DocumentError(f"element {key!r} is truncated", offset=pos)
+            n = unpack(buf, vstart)[0]
+            if etype == 0x02:
+                vend = vstart + 4 + n
+                if n < 1:
+                    raise DocumentError(f"string {key!r} has invalid length {n}", offset=pos)
+            else:
+                vend = vstart + n
+                if n < 5 or vend > last or buf[vend - 1] != 0:
+                    raise DocumentError(
+                        f"sub-document {key!r} has invalid length {n}", offset=pos
+                    )
+        elif etype in _FIXED:
+            vend = vstart + _FIXED[etype]
+        elif etype in _LENGTH_PREFIXED or etype == 0x0F or etype == 0x0C:
+            if vstart + 4 > last:
+                raise DocumentError(f"element {key!r} is truncated", offset=pos)
+            n = unpack(buf, vstart)[0]
             if n < 0:
                 raise DocumentError(f"negative length {n}", offset=vstart)
-            vend = vstart + _LENGTH_PREFIXED[etype] + n
-        elif etype == 0x0F:  # code with scope: total length prefix
-            (n,) = _I32.unpack_from(buf, vstart)
-            vend = vstart + n
+            if etype == 0x0F:  # code with scope: total length prefix
+                vend = vstart + n
+            elif etype == 0x0C:  # DBPointer: string + 12 bytes
+                vend = vstart + 4 + n + 12
+            else:
+                vend = vstart + _LENGTH_PREFIXED[etype] + n
         elif etype == 0x0B:  # regex: two C strings
             p = find(b"\x00", vstart, last)
             p = find(b"\x00", p + 1, last) if p >= 0 else -1
             if p < 0:
                 raise DocumentError("truncated regex", offset=vstart)
             vend = p + 1
-        elif etype == 0x0C:  # DBPointer: string + 12 bytes
-            (n,) = _I32.unpack_from(buf, vstart)
-            vend = vstart + 4 + n + 12
         else:
             raise DocumentError(f"unknown BSON element type 0x{etype:02x}", offset=pos)
         if vend > last or vend <= pos:
@@ -106,9 +108,145 @@ def index(buf: bytes, start: int, end: int) -> dict[str, Element]:
     return out
 
 
+#: A document's key layout: (element header bytes, key, type) per element, in order.
+Layout = tuple[tuple[bytes, str, int], ...]
+
+
+def layout_of(idx: dict[str, Element]) -> Layout:
+    """The layout of an indexed document, to index look-alike documents faster."""
+    return tuple(
+        (bytes((etype,)) + key.encode() + b"\x00", key, etype)
+        for key, (etype, _, _, _) in idx.items()
+    )
+
+
+def index_as(buf: bytes, start: int, end: int, layout: Layout) -> dict[str, Element] | None:
+    """Index a document expected to have ``layout`` (same keys, types, order), or None.
+
+    Slots written by the engine all share one layout, so checking each element header with
+    one ``startswith`` instead of finding and decoding its key halves the cost of a walk.
+    Any difference returns None and the caller falls back to :func:`index`.
+    """
+    out: dict[str, Element] = {}
+    pos = start + 4
+    last = end - 1
+    startswith = buf.startswith
+    unpack = _I32.unpack_from
+    for header, key, etype in layout:
+        if not startswith(header, pos):
+            return None
+        vstart = pos + len(header)
+        if etype == 0x03 or etype == 0x04:  # noqa: PLR1714 (hot path)
+            if vstart + 4 > last:
+                return None
+            n = unpack(buf, vstart)[0]
+            vend = vstart + n
+            if n < 5 or vend > last or buf[vend - 1] != 0:
+                return None
+        elif etype == 0x02:
+            if vstart + 4 > last:
+                return None
+            n = unpack(buf, vstart)[0]
+            vend = vstart + 4 + n
+            if n < 1 or vend > last:
+                return None
+        elif etype in _FIXED:
+            vend = vstart + _FIXED[etype]
+            if vend > last:
+                return None
+        else:
+            return None
+        out[key] = (etype, pos, vstart, vend)
+        pos = vend
+    return out if pos == last else None
+
+
+def member_index(buf: bytes, start: int, end: int) -> dict[str, Element]:
+    """Index a member document; O(1) for the engine's ``{"ID": str, "Data": x}`` layout.
+
+    Most documents in a data tree are members, so skipping the general loop for them is the
+    single biggest saving when walking; anything else falls back to :func:`index`.
+    """
+    if (
+        end - start > 21
+        and buf[start + 4] == 0x02
+        and buf[start + 5 : start + 8] == b"ID\x00"
+    ):
+        n = _I32.unpack_from(buf, start + 8)[0]
+        data_at = start + 12 + n
+        if 0 < n and data_at + 6 <= end and buf[data_at - 1] == 0 and (
+            buf[data_at + 1 : data_at + 6] == b"Data\x00"
+        ):
+            etype = buf[data_at]
+            vstart = data_at + 6
+            vend = -1
+            if etype == 0x03 or etype == 0x04:
+                if vstart + 4 <= end:
+                    vend = vstart + _I32.unpack_from(buf, vstart)[0]
+            elif etype == 0x02:
+                if vstart + 4 <= end:
+                    vend = vstart + 4 + _I32.unpack_from(buf, vstart)[0]
+            elif etype in _FIXED:
+                vend = vstart + _FIXED[etype]
+            if vend == end - 1 and vend > vstart - (etype == 0x0A):
+                return {
+                    "ID": (0x02, start + 4, start + 8, data_at),
+                    "Data": (etype, data_at, vstart, vend),
+                }
+    return index(buf, start, end)
+
+
 def array_items(buf: bytes, start: int, end: int) -> list[Element]:
-    """The elements of an array document, in order (keys are "0", "1", ... and not kept)."""
-    return list(index(buf, start, end).values())
+    """The elements of an array document, in order (keys "0", "1", ... are not kept).
+
+    Arrays of documents (children, components, list members) take a short loop that only
+    reads each length prefix; other arrays go through :func:`index`.
+    """
+    out: list[Element] = []
+    pos = start + 4
+    last = end - 1
+    find = buf.find
+    unpack = _I32.unpack_from
+    while pos < last:
+        if buf[pos] != 0x03:
+            return list(index(buf, start, end).values())
+        key_end = find(b"\x00", pos + 1, last)
+        vstart = key_end + 1
+        if key_end < 0 or vstart + 4 > last:
+            raise DocumentError("array element is truncated", offset=pos)
+        n = unpack(buf, vstart)[0]
+        vend = vstart + n
+        if n < 5 or vend > last or buf[vend - 1] != 0:
+            raise DocumentError(f"array element has invalid length {n}", offset=pos)
+        out.append((0x03, pos, vstart, vend))
+        pos = vend
+    if pos != last:
+        raise DocumentError("elements overrun the array end", offset=pos)
+    return out
+
+
+def component_index(buf: bytes, start: int, end: int) -> dict[str, Element]:
+    """Index a component; O(1) for the engine's ``{"Type": int32, "Data": {...}}`` layout."""
+    if (
+        end - start > 25
+        and buf[start + 4] == 0x10
+        and buf[start + 5 : start + 10] == b"Type\x00"
+        and buf[start + 14] == 0x03
+        and buf[start + 15 : start + 20] == b"Data\x00"
+    ):
+        vstart = start + 20
+        n = _I32.unpack_from(buf, vstart)[0]
+        if vstart + n == end - 1 and n >= 5 and buf[end - 2] == 0:
+            return {
+                "Type": (0x10, start + 4, start + 10, start + 14),
+                "Data": (0x03, start + 14, vstart, vstart + n),
+            }
+    return index(buf, start, end)
+
+
+def int32_at(buf: bytes, pos: int) -> int:
+    value: int = _I32.unpack_from(buf, pos)[0]
+    return value
 
 
 def scalar(buf: bytes, elem: Element) -> Any:

@@ -1,47 +1,115 @@
 """Every element that has an ID, and every ID-shaped value that may point at one.
 
-One pass over the tree: slot-level keys through the lazy index (so ``Children`` is never
-decoded twice), each component's ``Data`` through pymongo's C decoder, then a flat, iterative
-scan of the decoded values.  Elements are recorded by location (anchor + key path) and turned
-into :class:`Member` nodes only when resolved, so indexing a large world allocates little.
+What counts as a definition: a GUID-shaped string under the key ``ID`` (it names the document
+holding it: a slot, component, member or list element), under a key ending in ``-ID``
+(``Persistent-ID``, ``persistent-ID``, ``_shader-ID``…) or under ``ParentReference`` (in
+engine-written files an ID of its own, the slot's parent link, not the parent's ID).  Every
+other GUID-shaped string is a value that may reference an element (the format has no type tag
+for references).
 
-What counts as a definition: a document's ``ID`` string (slots, components, members, list
-elements), and string values under keys ending in ``-ID`` (``Persistent-ID``,
-``persistent-ID``, ``_shader-ID``…) plus ``ParentReference``, which in engine-written files is
-an ID of its own (the slot's parent link), not the parent's ID.
+Two ways to build the same index:
+
+* an unmodified tree is indexed straight from its BSON bytes: one regular-expression pass finds
+  every GUID-shaped string element (C speed), and where each one lives (slot, component, key
+  path) is worked out only when asked, by descending the document from the root;
+* an edited tree is scanned structurally (slot keys through the lazy index, component ``Data``
+  through pymongo's decoder), since its bytes are not assembled yet.
+
+Caveat of the byte scan: a string *value* that itself contains the bytes of a BSON string
+element holding a GUID would be counted; its location then does not resolve and it is dropped
+(``resolve`` returns None).  Engine-written files never contain such strings.
 """
 
 from __future__ import annotations
 
+import gc
+import re
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from brson.document import raw
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot, is_guid
 
 #: A path inside an anchor: keys (str) and list positions (int).
 Path = tuple[str | int, ...]
 
+_GUID = "([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+#: String elements defining an ID (key ``ID``, ``ParentReference`` or ``…-ID``), matched in
+#: the BSON bytes read as latin-1 text (one char per byte, so offsets stay byte offsets).
+_DEFINITION = re.compile(
+    "\x02(ID|ParentReference|[\x20-\x7e]{0,62}-ID)\x00\x25\x00\x00\x00" + _GUID + "\x00"
+)
+#: Every other string element holding a GUID: candidate references.
+_REFERENCE = re.compile(
+    "\x02(?!ID\x00|ParentReference\x00)([\x20-\x7e]{1,64})(?<!-ID)\x00\x25\x00\x00\x00"
+    + _GUID
+    + "\x00"
+)
+
 
 def defines_id(key: str) -> bool:
     return key == "ID" or key.endswith("-ID") or key == "ParentReference"
 
 
-@dataclass(frozen=True)
 class Location:
-    """Where an element or a value lives: a slot or component and a key path inside it."""
+    """Where an element or value lives: a slot or component (the anchor) and a key path.
 
-    anchor: Slot | Component
-    path: Path
+    Built either with both known (structural scan) or from a byte offset in an unmodified
+    tree, in which case anchor and path are found on first use.
+    """
+
+    __slots__ = ("_anchor", "_offset", "_path", "_tree")
+
+    def __init__(
+        self,
+        anchor: Slot | Component | None = None,
+        path: Path | None = None,
+        *,
+        tree: DataTree | None = None,
+        offset: int | None = None,
+    ) -> None:
+        self._anchor = anchor
+        self._path = path
+        self._tree = tree
+        self._offset = offset
+
+    def _locate(self) -> None:
+        if self._path is None:
+            assert self._tree is not None and self._offset is not None
+            found = locate(self._tree, self._offset) if self._offset >= 0 else None
+            self._anchor, self._path = found if found else (None, ())
+
+    @property
+    def anchor(self) -> Slot | Component | None:
+        self._locate()
+        return self._anchor
+
+    @property
+    def path(self) -> Path:
+        self._locate()
+        assert self._path is not None
+        return self._path
+
+    @property
+    def slot(self) -> Slot | None:
+        """The slot this location belongs to (a component's slot for component anchors)."""
+        anchor = self.anchor
+        return anchor if isinstance(anchor, Slot) else anchor.slot if anchor else None
 
     def describe(self) -> str:
         """Human path: ``Root/Body:MeshRenderer.Materials[0]``."""
-        if isinstance(self.anchor, Slot):
-            head = self.anchor.path
+        anchor = self.anchor
+        if anchor is None:
+            return "<unknown>"
+        if isinstance(anchor, Slot):
+            head = anchor.path
         else:
-            slot = self.anchor.slot
+            slot = anchor.slot
             try:
-                type_name = self.anchor.type.name
+                type_name = anchor.type.name
             except Exception:  # an invalid Type index is reported elsewhere
                 type_name = "?"
             head = f"{slot.path if slot else '<Assets>'}:{type_name}"
@@ -52,6 +120,57 @@ class Location:
             elif part not in ("Data", "ID"):
                 tail += f".{part}"
         return head + tail
+
+    def __repr__(self) -> str:
+        return f"Location({self.describe()!r})"
+
+
+class _LazyDefinitions(dict[str, Location]):
+    """ID -> Location for a byte-scanned tree, making each Location only when looked up.
+
+    A big world defines millions of IDs; most uses only test membership or resolve a few.
+    """
+
+    def __init__(self, tree: DataTree, keys: dict[str, str]) -> None:
+        super().__init__()
+        self._tree = tree
+        self._keys = keys
+
+    def __contains__(self, element_id: object) -> bool:
+        return element_id in self._keys
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def keys(self) -> Any:
+        return self._keys.keys()
+
+    def get(self, element_id: str, default: Any = None) -> Any:
+        key = self._keys.get(element_id)
+        if key is None:
+            return default
+        location = super().get(element_id)
+        if location is None:
+            pattern = f"\x02{key}\x00\x25\x00\x00\x00{element_id}\x00".encode("latin-1")
+            offset = self._tree._buf.find(pattern)
+            location = Location(tree=self._tree, offset=offset)
+            super().__setitem__(element_id, location)
+        return location
+
+    def __getitem__(self, element_id: str) -> Location:
+        location = self.get(element_id)
+        if location is None:
+            raise KeyError(element_id)
+        return location  # type: ignore[no-any-return]
+
+    def items(self) -> Any:
+        return ((element_id, self[element_id]) for element_id in self._keys)
+
+    def values(self) -> Any:
+        return (self[element_id] for element_id in self._keys)
 
 
 @dataclass
@@ -72,14 +191,48 @@ class IdIndex:
 
     @classmethod
     def build(cls, tree: DataTree) -> IdIndex:
+        """Index a tree: from its bytes when unmodified, else from its nodes."""
         index = cls(tree)
-        for slot in tree.walk():
-            index._scan_slot(slot)
-        for component in tree.assets:
-            index._scan(component, ("Data",), component.data.decoded())
+        if tree.modified:
+            for slot in tree.walk():
+                index._scan_slot(slot)
+            for component in tree.assets:
+                index._scan(component, ("Data",), component.data.decoded())
+        else:
+            index._scan_bytes()
         return index
 
-    # -- building -------------------------------------------------------------------------
+    # -- building from bytes ---------------------------------------------------------------
+    def _scan_bytes(self) -> None:
+        tree = self.tree
+        text = tree._buf.decode("latin-1")
+        root = tree._index()
+        spans = [(e[1], e[3]) for key, e in root.items() if key in ("Object", "Assets")]
+        found: list[tuple[str, str]] = []
+        values = self.values
+        paused = gc.isenabled()
+        gc.disable()  # millions of small tuples: the collector would only slow this down
+        try:
+            for lo, hi in spans:
+                found += _DEFINITION.findall(text, lo, hi)
+                for match in _REFERENCE.finditer(text, lo, hi):
+                    values.append((Location(tree=tree, offset=match.start()), match.group(2)))
+            keys = {element_id: key for key, element_id in found}
+        finally:
+            if paused:
+                gc.enable()
+        self.defined = _LazyDefinitions(tree, keys)
+        if len(keys) != len(found):
+            for element_id, count in Counter(eid for _, eid in found).items():
+                if count > 1:
+                    key = keys[element_id]
+                    pattern = f"\x02{key}\x00\x25\x00\x00\x00{element_id}\x00"
+                    offsets = [m.start() for m in re.finditer(re.escape(pattern), text)]
+                    self.duplicates[element_id] = Duplicate(
+                        element_id, [Location(tree=tree, offset=o) for o in offsets]
+                    )
+
+    # -- building from nodes ---------------------------------------------------------------
     def _define(self, element_id: str, location: Location) -> None:
         previous = self.defined.get(element_id)
         if previous is None:
@@ -91,22 +244,23 @@ class IdIndex:
         dup.locations.append(location)
 
     def _scan_slot(self, slot: Slot) -> None:
-        for key in slot:
+        for key in slot.keys():
             if key == "Children":
                 continue
             if key == "Components":
                 member = slot.components_member
-                if member is not None and member.id is not None:
-                    self._define(member.id, Location(slot, ("Components",)))
+                if member is not None and is_guid(member.id):
+                    self._define(str(member.id), Location(slot, ("Components",)))
                 for component in slot.components:
                     self._scan(component, ("Data",), component.data.decoded())
                 continue
             value = slot.get(key)
             if isinstance(value, str):
-                if defines_id(key):
-                    self._define(value, Location(slot, (key,)))
-                elif is_guid(value):
-                    self.values.append((Location(slot, (key,)), value))
+                if is_guid(value):
+                    if defines_id(key):
+                        self._define(value, Location(slot, () if key == "ID" else (key,)))
+                    else:
+                        self.values.append((Location(slot, (key,)), value))
             elif isinstance(value, dict | list):
                 self._scan(slot, (key,), value)
 
@@ -116,24 +270,17 @@ class IdIndex:
         values = self.values
         while stack:
             path, obj = stack.pop()
-            if isinstance(obj, dict):
-                for key, item in obj.items():
-                    if isinstance(item, str):
-                        if len(item) != 36:
-                            continue
-                        if defines_id(key):
-                            define(item, Location(anchor, path if key == "ID" else (*path, key)))
-                        elif is_guid(item):
+            items = obj.items() if isinstance(obj, dict) else enumerate(obj)
+            for key, item in items:
+                if isinstance(item, str):
+                    if len(item) == 36 and is_guid(item):
+                        if isinstance(key, str) and defines_id(key):
+                            where = path if key == "ID" else (*path, key)
+                            define(item, Location(anchor, where))
+                        else:
                             values.append((Location(anchor, (*path, key)), item))
-                    elif isinstance(item, dict | list):
-                        stack.append(((*path, key), item))
-            elif isinstance(obj, list):
-                for pos, item in enumerate(obj):
-                    if isinstance(item, str):
-                        if len(item) == 36 and is_guid(item):
-                            values.append((Location(anchor, (*path, pos)), item))
-                    elif isinstance(item, dict | list):
-                        stack.append(((*path, pos), item))
+                elif isinstance(item, dict | list):
+                    stack.append(((*path, key), item))
 
     # -- lookups --------------------------------------------------------------------------
     def __contains__(self, element_id: object) -> bool:
@@ -141,6 +288,9 @@ class IdIndex:
 
     def __len__(self) -> int:
         return len(self.defined)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.defined)
 
     def resolve(self, element_id: str) -> Element | None:
         location = self.defined.get(element_id)
@@ -150,9 +300,72 @@ class IdIndex:
         return self.defined.get(element_id)
 
 
+def _containing(idx: dict[str, raw.Element], offset: int) -> tuple[str, raw.Element] | None:
+    for key, elem in idx.items():
+        if elem[1] <= offset < elem[3]:
+            return key, elem
+    return None
+
+
+def locate(tree: DataTree, offset: int) -> tuple[Slot | Component, Path] | None:
+    """Anchor and path of the string element starting at ``offset`` in an unmodified tree."""
+    found = _containing(tree._index(), offset)
+    if found is None:
+        return None
+    if found[0] == "Object":
+        slot: Slot = tree.root
+        while True:
+            found = _containing(slot._index(), offset)
+            if found is None:
+                return None
+            key = found[0]
+            if key == "Children":
+                kids = [k for k in slot.children if k._start <= offset < k._end]
+                if not kids:
+                    return None
+                slot = kids[0]
+                continue
+            if key == "Components":
+                for component in slot.components:
+                    if component._start <= offset < component._end:
+                        return _descend(component, offset, component._start, component._end)
+            return _descend(slot, offset, slot._start, slot._end)
+    if found[0] == "Assets":
+        for component in tree.assets:
+            if component._start <= offset < component._end:
+                return _descend(component, offset, component._start, component._end)
+    return None
+
+
+def _descend(
+    anchor: Slot | Component, offset: int, start: int, end: int
+) -> tuple[Slot | Component, Path] | None:
+    """Follow the documents containing ``offset`` down to the element that starts there."""
+    buf = anchor._buf
+    path: list[str | int] = []
+    is_array = False
+    while True:
+        found = _containing(raw.index(buf, start, end), offset)
+        if found is None:
+            return None
+        key, elem = found
+        part: str | int = int(key) if is_array else key
+        if elem[1] == offset:
+            if key == "ID":
+                return anchor, tuple(path)
+            return anchor, (*path, part)
+        if elem[0] not in (raw.DOCUMENT, raw.ARRAY):
+            return None
+        path.append(part)
+        is_array = elem[0] == raw.ARRAY
+        start, end = elem[2], elem[3]
+
+
 def element_at(location: Location) -> Element | None:
     """Materialize the element a location names (slot, component, member or ID key)."""
     anchor, path = location.anchor, location.path
+    if anchor is None:
+        return None
     if not path:
         return anchor
     if isinstance(anchor, Component) and path == ("Data",):
@@ -169,7 +382,7 @@ def element_at(location: Location) -> Element | None:
             node = node.data
         elif part == "Data" and isinstance(node, Member):
             continue
-        elif node.etype(part) == 0x02 or isinstance(node.get(part), str):
+        elif node.etype(part) == raw.STRING or isinstance(node.get(part), str):
             return IdRef(node, part) if last else None
         else:
             child = node.child_node(part, Member)

@@ -11,6 +11,7 @@ encoded new values, so untouched content stays byte-identical.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from brson.document import raw
@@ -18,6 +19,9 @@ from brson.document import raw
 N = TypeVar("N", bound="Node")
 
 _MISSING: Any = object()
+#: Shared, read-only stand-in for a node's empty overlay: most nodes are only read, and not
+#: allocating a dict per node keeps walks cheap (fewer objects for the garbage collector).
+_NO_VALS: Any = MappingProxyType({})
 
 
 class Node:
@@ -29,7 +33,7 @@ class Node:
         self._end = end
         self._idx: dict[str, raw.Element] | None = None
         #: Overlay: child nodes handed out, lists of them, and edited values.
-        self._vals: dict[str, Any] = {}
+        self._vals: dict[str, Any] = _NO_VALS
         #: Key order once the key set changed; None means the original order.
         self._keys: list[str] | None = None
         self._owner = owner
@@ -96,7 +100,7 @@ class Node:
         if elem is None or elem[0] != raw.DOCUMENT:
             return None
         node = cls(self._buf, elem[2], elem[3], self)
-        self._vals[key] = node
+        self._own_vals()[key] = node
         return node
 
     def child_nodes(self, key: str, cls: type[N]) -> list[N] | None:
@@ -116,7 +120,7 @@ class Node:
                 items.append(cls(buf, item[2], item[3], self))
             else:
                 items.append(raw.scalar(buf, item))
-        self._vals[key] = items
+        self._own_vals()[key] = items
         return items
 
     def decoded(self) -> dict[str, Any]:
@@ -129,6 +133,12 @@ class Node:
         return self.to_bson()
 
     # -- writing --------------------------------------------------------------------------
+    def _own_vals(self) -> dict[str, Any]:
+        vals = self._vals
+        if vals is _NO_VALS:
+            vals = self._vals = {}
+        return vals
+
     def touch(self) -> None:
         """Mark this node and its ancestors as needing re-assembly."""
         node: Node = self
@@ -146,14 +156,14 @@ class Node:
     def set(self, key: str, value: Any) -> None:
         if key not in self:
             self._keys = [*self.keys(), key]
-        self._vals[key] = value
+        self._own_vals()[key] = value
         _adopt(value, self)
         self.touch()
 
     def delete(self, key: str) -> None:
         if key in self:
             self._keys = [k for k in self.keys() if k != key]
-            self._vals.pop(key, None)
+            self._own_vals().pop(key, None)
             self.touch()
 
     @property

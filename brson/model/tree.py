@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from bson.int64 import Int64
 
 from brson.container import Container
+from brson.document import raw
 from brson.errors import ModelError, SelectorError
 from brson.model import transform
 from brson.model.node import Node
@@ -53,6 +54,12 @@ class Member(Node):
         super().__init__(buf, start, end, owner)
         self._tree: DataTree | None = None
 
+    def _index(self) -> dict[str, raw.Element]:
+        idx = self._idx
+        if idx is None:
+            idx = self._idx = raw.member_index(self._buf, self._start, self._end)
+        return idx
+
     @property
     def id(self) -> str | None:
         value = self.get("ID")
@@ -61,6 +68,10 @@ class Member(Node):
     @property
     def value(self) -> Any:
         """The Data value; for a list of members (SyncList) the list of their values."""
+        if self._keys is None and "Data" not in self._vals:
+            elem = self._index().get("Data")
+            if elem is not None and elem[0] != raw.ARRAY:
+                return raw.scalar(self._buf, elem)  # the common, unedited case
         items = self.elements
         if items is not None:
             return [item.value if isinstance(item, Member) else item for item in items]
@@ -114,6 +125,12 @@ class Component(Node):
         self._tree: DataTree | None = None
         self._slot: Slot | None = None
 
+    def _index(self) -> dict[str, raw.Element]:
+        idx = self._idx
+        if idx is None:
+            idx = self._idx = raw.component_index(self._buf, self._start, self._end)
+        return idx
+
     @property
     def data(self) -> Node:
         node = self.child_node("Data", Node)
@@ -129,6 +146,9 @@ class Component(Node):
     @property
     def type_index(self) -> int | str | None:
         """The raw ``Type`` value: an index into ``Types`` (Resonite) or a name (NeosVR)."""
+        elem = self._index().get("Type")
+        if elem is not None and elem[0] == raw.INT32 and "Type" not in self._vals:
+            return raw.int32_at(self._buf, elem[2])
         value = self.get("Type")
         return int(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
@@ -219,10 +239,23 @@ class Slot(Node):
 
     __slots__ = ("_parent", "_tree")
 
+    #: The key layout of the last slot indexed; engine-written slots all share one.
+    _layout: raw.Layout = ()
+
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         super().__init__(buf, start, end, owner)
         self._tree: DataTree | None = None
         self._parent: Slot | None = None
+
+    def _index(self) -> dict[str, raw.Element]:
+        idx = self._idx
+        if idx is None:
+            idx = raw.index_as(self._buf, self._start, self._end, Slot._layout)
+            if idx is None:
+                idx = raw.index(self._buf, self._start, self._end)
+                Slot._layout = raw.layout_of(idx)
+            self._idx = idx
+        return idx
 
     name = _member_property("Name", "The slot's name (Name member).")
     tag = _member_property("Tag", "The slot's tag, or None.")
