@@ -61,7 +61,7 @@ def index(buf: bytes, start: int, end: int) -> dict[str, Element]:
         except UnicodeDecodeError:
             raise DocumentError("element key is not UTF-8", offset=pos) from None
         vstart = key_end + 1
-        if etype == 0x03 or etype == 0x04 or etype == 0x02:  # noqa: PLR1714 (hot path)
+        if etype == 0x03 or etype == 0x04 or etype == 0x02:
             if vstart + 4 > last:
                 raise DocumentError(f"element {key!r} is truncated", offset=pos)
             n = unpack(buf, vstart)[0]
@@ -136,7 +136,7 @@ def index_as(buf: bytes, start: int, end: int, layout: Layout) -> dict[str, Elem
         if not startswith(header, pos):
             return None
         vstart = pos + len(header)
-        if etype == 0x03 or etype == 0x04:  # noqa: PLR1714 (hot path)
+        if etype == 0x03 or etype == 0x04:
             if vstart + 4 > last:
                 return None
             n = unpack(buf, vstart)[0]
@@ -174,7 +174,7 @@ def member_index(buf: bytes, start: int, end: int) -> dict[str, Element]:
     ):
         n = _I32.unpack_from(buf, start + 8)[0]
         data_at = start + 12 + n
-        if 0 < n and data_at + 6 <= end and buf[data_at - 1] == 0 and (
+        if n > 0 and data_at + 6 <= end and buf[data_at - 1] == 0 and (
             buf[data_at + 1 : data_at + 6] == b"Data\x00"
         ):
             etype = buf[data_at]

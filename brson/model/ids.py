@@ -244,7 +244,7 @@ class IdIndex:
         dup.locations.append(location)
 
     def _scan_slot(self, slot: Slot) -> None:
-        for key in slot.keys():
+        for key in slot:
             if key == "Children":
                 continue
             if key == "Components":
