@@ -24,6 +24,7 @@ Everything the codec refuses is a :class:`~brson.errors.VariantError` carrying t
 from __future__ import annotations
 
 import math
+import reprlib
 import struct
 from collections.abc import Callable as _Fn
 from collections.abc import Mapping
@@ -285,6 +286,17 @@ _KIND_OF_CLASS: Final[dict[type, T]] = {
 }
 
 
+def _narrow(value: Any) -> Any:
+    """A float that would overflow float32 becomes +-inf, as ``(float)double`` gives in C++."""
+    try:
+        _F32.pack(value)
+    except OverflowError:
+        return math.copysign(math.inf, value)
+    except (struct.error, TypeError):
+        pass  # not a float; the caller's pack reports it
+    return value
+
+
 def _check_version(godot: int) -> bool:
     """True for Godot 4; the API takes the major version so callers can pass it straight on."""
     if godot not in (3, 4) or isinstance(godot, bool):
@@ -294,15 +306,43 @@ def _check_version(godot: int) -> bool:
 
 # --- encoding ---------------------------------------------------------------------------------
 
-_Path = tuple[Any, str] | None  # linked list (parent, segment), rendered only for errors
+# Linked list (parent, segment), rendered only when an error needs it: building "[key]" strings
+# eagerly would repr every key of every dictionary.  A segment is a str, an index, or ("key", k).
+_Path = tuple[Any, Any] | None
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 40
+
+
+def _short_repr(value: Any) -> str:
+    """repr for messages, bounded in size and depth (keys may nest 1024 levels deep)."""
+    try:
+        return _SHORT.repr(value)
+    except RecursionError:
+        return f"<{type(value).__name__}>"
 
 
 def _render(path: _Path) -> str:
     parts: list[str] = []
     while path is not None:
         path, segment = path
-        parts.append(segment)
+        if isinstance(segment, int):
+            parts.append(f"[{segment}]")
+        elif isinstance(segment, tuple):
+            parts.append(f"<key {_short_repr(segment[1])}>")
+        elif isinstance(segment, str):
+            parts.append(segment)
+        else:
+            parts.append(f"[{_short_repr(segment.key)}]")
     return "".join(reversed(parts)) or "<root>"
+
+
+class _Item:
+    """Path segment for a dictionary value: keeps the key object, formats it only on error."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
 
 
 def _kind_of(value: Any) -> T | None:
@@ -373,7 +413,12 @@ class _Encoder:
     def pack(self, code: str, items: tuple[Any, ...] | list[Any], path: _Path) -> bytes:
         try:
             return struct.pack(f"<{len(items)}{code}", *items)
-        except (struct.error, OverflowError, TypeError) as exc:
+        except OverflowError:
+            if code != "f":
+                raise self.fail(f"value out of range for {code}", path) from None
+            # float32 fields: narrow as the engine's C++ cast does (beyond FLT_MAX -> +-inf).
+            return self.pack(code, [_narrow(v) for v in items], path)
+        except (struct.error, TypeError) as exc:
             what = {"f": "float32", "d": "float64", "i": "int32", "q": "int64"}.get(code, code)
             raise self.fail(f"value does not fit {what}: {exc}", path) from None
 
@@ -451,7 +496,7 @@ class _Encoder:
             self.header(kind, 0, path)
             out += _U32.pack(len(value.values))
             for i, text in enumerate(value.values):
-                raw = self.utf8(text, (path, f"[{i}]")) + b"\x00"
+                raw = self.utf8(text, (path, i)) + b"\x00"
                 out += _U32.pack(len(raw)) + raw + b"\x00" * (-len(raw) % 4)
         elif kind in _PACKED_TYPES:
             self.packed(kind, value, path)
@@ -549,7 +594,7 @@ class _Encoder:
         self.header(T.ARRAY, kind << TYPED_ARRAY_SHIFT, path)
         self.out += info + _U32.pack(len(elements))
         for i in range(len(elements) - 1, -1, -1):
-            self.stack.append((elements[i], depth + 1, (path, f"[{i}]"), None))
+            self.stack.append((elements[i], depth + 1, (path, i), None))
 
     def dictionary(self, value: Any, depth: int, path: _Path) -> None:
         if isinstance(value, gv.TypedDictionary):
@@ -564,8 +609,8 @@ class _Encoder:
         self.header(T.DICTIONARY, flags, path)
         self.out += kinfo + vinfo + _U32.pack(len(entries))
         for key, item in reversed(list(entries.items())):
-            self.stack.append((item, depth + 1, (path, f"[{key!r}]"), None))
-            self.stack.append((key, depth + 1, (path, f"<key {key!r}>"), None))
+            self.stack.append((item, depth + 1, (path, _Item(key)), None))
+            self.stack.append((key, depth + 1, (path, ("key", key)), None))
 
     def packed(self, kind: T, value: Any, path: _Path) -> None:
         _, width, code, real_sized, flatten, _ = _PACKED_TYPES[kind]
@@ -811,7 +856,8 @@ class _Decoder:
                 frame.keymap = {k: k for k in items}
             if not _same_godot_key(frame.keymap[key], key):
                 raise self.fail(
-                    f"dictionary keys {frame.keymap[key]!r} and {key!r} are distinct in Godot "
+                    f"dictionary keys {_short_repr(frame.keymap[key])} and {_short_repr(key)} "
+                    "are distinct in Godot "
                     "but equal in Python"
                 )
         elif frame.keymap is not None:
