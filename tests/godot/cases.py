@@ -339,6 +339,18 @@ _ONLY4: list[tuple[str, str, Any]] = [
 CASES3: list[tuple[str, str, Any]] = _COMMON + _POOL3
 CASES4: list[tuple[str, str, Any]] = _COMMON + _ONLY4
 
+# Values computed by the engine in float32, compared approximately: they check conventions
+# (which way round Basis/Transform helpers build their axes), not bytes.
+TRS = (Vector3(5, 6, 7), Quaternion(0.1, 0.2, 0.3, 0.9), Vector3(2, 3, 4))
+APPROX3 = {
+    "trs": "Transform(Basis(Quat(0.1, 0.2, 0.3, 0.9).normalized())"
+    " * Basis().scaled(Vector3(2, 3, 4)), Vector3(5, 6, 7))",
+}
+APPROX4 = {
+    "trs": "Transform3D(Basis(Quaternion(0.1, 0.2, 0.3, 0.9).normalized())"
+    " * Basis.from_scale(Vector3(2, 3, 4)), Vector3(5, 6, 7))",
+}
+
 
 # --- crafted inputs ---------------------------------------------------------------------------
 
@@ -439,6 +451,11 @@ def crafted(godot: int) -> list[Crafted]:
     if godot == 4:
         cases += [
             Crafted("vector3_double", _u32(9 | 1 << 16) + struct.pack("<3d", 0.5, 0.1, -2.0), True),
+            Crafted(
+                "vector2_double_overflow",
+                _u32(5 | 1 << 16) + struct.pack("<2d", 1e300, -1e300),
+                True,
+            ),
             Crafted(
                 "vector2_double_truncated", _u32(5 | 1 << 16) + struct.pack("<2f", 1, 2), False
             ),

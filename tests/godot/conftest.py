@@ -16,7 +16,7 @@ import pytest
 
 from brson.godot import dumps
 
-from .cases import CASES3, CASES4, crafted, full_object, random_values
+from .cases import APPROX3, APPROX4, CASES3, CASES4, crafted, full_object, random_values
 from .engine import EngineRun, ci_requires_engine, find_godot3, find_godot4, run_script
 
 RANDOM_COUNT = 300
@@ -43,7 +43,9 @@ class EngineSession:
 
 def _script(major: int, cases: list[tuple[str, str, Any]]) -> str:
     enc = "var2bytes" if major == 3 else "var_to_bytes"
+    approx = APPROX3 if major == 3 else APPROX4
     lines = [f'_save("e_{name}.bin", {enc}({expr}))' for name, expr, _ in cases]
+    lines += [f'_save("e_{name}.bin", {enc}({expr}))' for name, expr in approx.items()]
     if major == 3:
         lines += [
             "var node = Node.new()",

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from brson.errors import VariantError
-from brson.godot import Object, ObjectID, Signal, dumps, loads, loads_prefix
+from brson.godot import Object, ObjectID, Signal, Transform3D, dumps, loads, loads_prefix
 
-from .cases import CASES3, CASES4, PAD_GARBAGE3, crafted, full_object
+from .cases import CASES3, CASES4, PAD_GARBAGE3, TRS, crafted, full_object
 from .conftest import EngineSession
 
 NIL_BYTES = bytes(4)
@@ -143,3 +143,14 @@ def test_engine_decoder_tolerance(request: pytest.FixtureRequest, major: int, na
         assert ours == case.data
     else:
         assert ours.hex() == engine.hex()
+
+
+@pytest.mark.parametrize("major", [3, 4])
+def test_engine_agrees_on_transform_from_trs(request: pytest.FixtureRequest, major: int) -> None:
+    """T * R * S built by the engine equals Transform3D.from_trs / from_matrix (float32 noise)."""
+    engine = loads(_session(request, major).engine("trs"), major)
+    ours = Transform3D.from_trs(*TRS)
+    assert isinstance(engine, Transform3D)
+    for a, b in zip(engine.to_matrix(), ours.to_matrix(), strict=True):
+        assert a == pytest.approx(b, abs=1e-5)
+    assert Transform3D.from_matrix(ours.to_matrix()) == ours
