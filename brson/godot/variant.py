@@ -6,7 +6,8 @@ engines in ``tests/godot``.  The choices that are not obvious from the format, a
 
 * Width: INT is int32 unless the value needs 64 bits, FLOAT is float32 whenever the float32
   round trip is exact (so NaN is always 64-bit and ±inf 32-bit).  That is the engine's rule and
-  the only way to be byte-identical with it.
+  the only way to be byte-identical with it.  Math types are float32 (``real_t``) and overflow
+  to ±inf exactly as the engine's cast does, so values read from 64-bit fields re-encode.
 * Both directions are iterative with an explicit stack, so the engine's nesting limit (1024,
   ``Variant::MAX_RECURSION_DEPTH``) is reachable without touching Python's recursion limit.
 * Every count read from the data is checked against the bytes that remain *before* anything is
@@ -103,6 +104,8 @@ GODOT3_IDS: Final[dict[T, T3]] = {
 }
 _FROM_GODOT3: Final[dict[int, T]] = {int(t3): t for t, t3 in GODOT3_IDS.items()}
 _FROM_GODOT4: Final[dict[int, T]] = {int(t): t for t in T}
+_TO_GODOT3: Final[dict[T, int]] = {t: int(t3) for t, t3 in GODOT3_IDS.items()}
+_TO_GODOT4: Final[dict[T, int]] = {t: int(t) for t in T}
 
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
@@ -374,6 +377,7 @@ class _Encoder:
         self.godot4 = godot4
         self.full_objects = full_objects
         self.double = double_precision
+        self.ids = _TO_GODOT4 if godot4 else _TO_GODOT3
         self.out = bytearray()
         # Stack entries: (value, depth, path, raw) -- raw bytes are emitted verbatim (property
         # names of objects sit between values).
@@ -385,13 +389,10 @@ class _Encoder:
     # Small writers ----------------------------------------------------------------------------
 
     def header(self, kind: T, flags: int, path: _Path) -> None:
-        if self.godot4:
-            self.out += _U32.pack(int(kind) | flags)
-            return
-        tid = GODOT3_IDS.get(kind)
+        tid = self.ids.get(kind)
         if tid is None:
             raise self.fail(f"{kind.name} does not exist in Godot 3", path)
-        self.out += _U32.pack(int(tid) | flags)
+        self.out += _U32.pack(tid | flags)
 
     def utf8(self, text: Any, path: _Path) -> bytes:
         if not isinstance(text, str):
@@ -442,11 +443,10 @@ class _Encoder:
         if kind is None:
             raise self.fail(f"cannot encode {type(value).__name__} as a Godot Variant", path)
         out = self.out
-        if kind is T.NIL:
+        # Most frequent kinds first: this chain is the encoder's hot path.
+        if kind is T.STRING:
             self.header(kind, 0, path)
-        elif kind is T.BOOL:
-            self.header(kind, 0, path)
-            out += _U32.pack(1 if value else 0)
+            out += self.string_payload(value, path)
         elif kind is T.INT:
             number = int(value)
             if INT32_MIN <= number <= INT32_MAX:
@@ -459,9 +459,18 @@ class _Encoder:
                 raise self.fail(f"integer {number} does not fit int64", path)
         elif kind is T.FLOAT:
             self.float_(float(value), path)
-        elif kind is T.STRING or kind is T.STRING_NAME:
+        elif kind is T.ARRAY:
+            self.array(value, depth, path)
+        elif kind is T.DICTIONARY:
+            self.dictionary(value, depth, path)
+        elif kind is T.NIL:
             self.header(kind, 0, path)
-            out += self.string_payload(value if kind is T.STRING else value.name, path)
+        elif kind is T.BOOL:
+            self.header(kind, 0, path)
+            out += _U32.pack(1 if value else 0)
+        elif kind is T.STRING_NAME:
+            self.header(kind, 0, path)
+            out += self.string_payload(value.name, path)
         elif kind in _REAL_TYPES:
             self.real(kind, value, path)
         elif kind in _INT_TYPES:
@@ -484,10 +493,6 @@ class _Encoder:
             self.header(kind, 0, path)
             out += self.string_payload(value.name, path)
             out += self.pack("Q", (value.object_id,), path)
-        elif kind is T.ARRAY:
-            self.array(value, depth, path)
-        elif kind is T.DICTIONARY:
-            self.dictionary(value, depth, path)
         elif kind is T.PACKED_BYTE_ARRAY:
             data = bytes(value)
             self.header(kind, 0, path)
@@ -645,6 +650,7 @@ def dumps(
 
 # --- decoding ---------------------------------------------------------------------------------
 
+_UNTYPED: Final = gv.ContainerType()
 _F_ARRAY: Final = 0
 _F_DICT: Final = 1
 _F_OBJECT: Final = 2
@@ -663,15 +669,13 @@ class _Frame:
         "keymap",
         "kind",
         "remaining",
-        "start",
         "vtype",
     )
 
-    def __init__(self, kind: int, remaining: int, frozen: bool, start: int) -> None:
+    def __init__(self, kind: int, remaining: int, frozen: bool) -> None:
         self.kind = kind
         self.remaining = remaining
         self.frozen = frozen
-        self.start = start
         self.items: Any = None
         self.key: Any = None
         self.has_key = False
@@ -792,7 +796,7 @@ class _Decoder:
     def container_type(self, kind: int, what: str) -> gv.ContainerType:
         start = self.pos
         if kind == KIND_NONE:
-            return gv.ContainerType()
+            return _UNTYPED
         if kind == KIND_BUILTIN:
             builtin = self.i32(f"{what} type")
             if not 0 <= builtin < len(T):
@@ -877,19 +881,22 @@ class _Decoder:
         return gv.Object(frame.class_name, frame.items)
 
     def one(self, frozen: bool) -> tuple[Any, _Frame | None]:
-        """Decode one value, or open a container and return its frame."""
+        """Decode one value, or open a container and return its frame.
+
+        The common kinds come first; this is the decoder's hot path.
+        """
         start = self.pos
-        header = self.u32("header")
+        if self.end - start < 4:
+            raise self.fail(f"truncated header: needs 4 bytes, {self.end - start} left")
+        header: int = _U32.unpack_from(self.data, start)[0]
+        self.pos = start + 4
         tid = header & TYPE_MASK
         kind = self.ids.get(tid)
         if kind is None:
             version = 4 if self.godot4 else 3
             raise self.fail(f"unknown Variant type id {tid} for Godot {version}", start)
-        wide = self.godot4 and bool(header & FLAG_64)
         if kind is T.NIL:
             return None, None
-        if kind is T.BOOL:
-            return self.u32("bool") != 0, None
         if kind is T.INT:
             if header & FLAG_64:
                 return self.unpack("q", 1, 8, "int64")[0], None
@@ -900,14 +907,22 @@ class _Decoder:
             return self.unpack("f", 1, 4, "float32")[0], None
         if kind is T.STRING:
             return self.string(), None
-        if kind in _REAL_TYPES:
-            _, n, _, build = _REAL_TYPES[kind]
-            if wide:
+        if kind is T.ARRAY:
+            return self.array(header, frozen, start)
+        if kind is T.DICTIONARY:
+            return self.dictionary(header, frozen, start)
+        if kind is T.BOOL:
+            return self.u32("bool") != 0, None
+        real = _REAL_TYPES.get(kind)
+        if real is not None:
+            _, n, _, build = real
+            if self.godot4 and header & FLAG_64:
                 return build(self.unpack("d", n, 8, kind.name)), None
             return build(self.unpack("f", n, 4, kind.name)), None
-        if kind in _INT_TYPES:
-            _, n, _, build = _INT_TYPES[kind]
-            return build(self.unpack("i", n, 4, kind.name)), None
+        ints = _INT_TYPES.get(kind)
+        if ints is not None:
+            _, n, _, build_i = ints
+            return build_i(self.unpack("i", n, 4, kind.name)), None
         if kind is T.COLOR:
             return gv.Color(*self.unpack("f", 4, 4, "Color")), None
         if kind is T.STRING_NAME:
@@ -923,10 +938,6 @@ class _Decoder:
         if kind is T.SIGNAL:
             name = self.string("signal name")
             return gv.Signal(name, self.u64("signal object id")), None
-        if kind is T.ARRAY:
-            return self.array(header, frozen, start)
-        if kind is T.DICTIONARY:
-            return self.dictionary(header, frozen, start)
         if kind is T.PACKED_BYTE_ARRAY:
             size = self.i32("byte array size")
             if size < 0 or size > self.end - self.pos:
@@ -945,7 +956,7 @@ class _Decoder:
                 [self.string("string array element") for _ in range(n)]
             ), None
         if kind in _PACKED_TYPES:
-            return self.packed(kind, wide, start), None
+            return self.packed(kind, bool(self.godot4 and header & FLAG_64), start), None
         raise self.fail(f"no decoder for {kind.name}", start)  # pragma: no cover
 
     def node_path(self, start: int) -> gv.NodePath:
@@ -976,7 +987,7 @@ class _Decoder:
         n = self.count(max(raw, 0), 8, "object property", start)
         if n == 0:
             return gv.Object(class_name), None
-        frame = _Frame(_F_OBJECT, n, frozen, start)
+        frame = _Frame(_F_OBJECT, n, frozen)
         frame.items = []
         frame.class_name = class_name
         return None, frame
@@ -988,7 +999,7 @@ class _Decoder:
             if not ctype.is_typed:
                 ctype = None
         n = self.count(self.u32("array size") & COUNT_MASK, 4, "array element", start)
-        frame = _Frame(_F_ARRAY, n, frozen, start)
+        frame = _Frame(_F_ARRAY, n, frozen)
         frame.items = []
         frame.ctype = ctype
         if n == 0:
@@ -1003,7 +1014,7 @@ class _Decoder:
             if not ktype.is_typed and not vtype.is_typed:
                 ktype = vtype = None
         n = self.count(self.u32("dictionary size") & COUNT_MASK, 8, "dictionary entry", start)
-        frame = _Frame(_F_DICT, n, frozen, start)
+        frame = _Frame(_F_DICT, n, frozen)
         frame.items = {}
         frame.ctype, frame.vtype = ktype, vtype
         if n == 0:
