@@ -1,0 +1,40 @@
+"""Shared pytest setup for every test package: where the data lives, one hypothesis profile.
+
+Kept small and general on purpose; layer-specific helpers live next to their tests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+#: The repository root (the directory holding ``brson/`` and ``fixtures/``).
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+#: Real archives written by Resonite / NeosVR (see its MANIFEST.md); may be absent outside
+#: the development checkout, so tests that need it skip through :func:`samples_dir`.
+SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
+#: Generated archives (``fixtures/make_fixtures.py``) and copies of small real files.
+FIXTURES = PROJECT_ROOT / "fixtures"
+
+# Deterministic property tests: the same examples on every run and machine, no deadline
+# flakiness on slow CI, no example database written into the checkout.  Select another
+# profile with ``--hypothesis-profile`` when hunting for new failures.
+settings.register_profile("brson", derandomize=True, deadline=None, database=None)
+settings.register_profile("explore", deadline=None, max_examples=2000)
+settings.load_profile("brson")
+
+
+@pytest.fixture(scope="session")
+def samples_dir() -> Path:
+    """The real-sample directory; skips the test when it is not there."""
+    if not SAMPLES.is_dir():
+        pytest.skip(f"real samples not found at {SAMPLES}")
+    return SAMPLES
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    """The generated-fixture directory."""
+    return FIXTURES
