@@ -23,6 +23,10 @@ FLAG_RESERVED = 0x1C
 FRAME_MAGIC = b"\x04\x22\x4d\x18"
 #: lz4net's HC writer; any level decodes the same, this one matches LZ4's HC default.
 HC_LEVEL = 9
+#: LZ4 emits at most 255 bytes per byte of input (long runs), so larger claims are corrupt.
+MAX_RATIO = 255
+#: The block API takes int32 sizes; the engine writes 1 MiB chunks.
+MAX_CHUNK = 2**31 - 1
 
 
 def compress(data: bytes, chunk_size: int = CHUNK_SIZE) -> bytes:
@@ -68,6 +72,12 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
                 raise CodecError(
                     f"LZ4 chunk's compressed length {stored} exceeds its original length "
                     f"{original}",
+                    offset=chunk_at,
+                )
+            if original > MAX_RATIO * stored + 16 or original > MAX_CHUNK:
+                # Refused before allocating: LZ4 cannot expand more than ~255:1.
+                raise CodecError(
+                    f"LZ4 chunk claims {original} bytes from {stored} (impossible for LZ4)",
                     offset=chunk_at,
                 )
         else:

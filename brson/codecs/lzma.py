@@ -28,14 +28,24 @@ def props_bytes(lc: int = LC, lp: int = LP, pb: int = PB, dict_size: int = DICT_
     return struct.pack("<BI", (pb * 5 + lp) * 9 + lc, dict_size)
 
 
-def parse_props(props: bytes) -> dict[str, int]:
-    """Turn the 5 property bytes into a liblzma LZMA1 filter; CodecError when impossible."""
+def parse_props(props: bytes, size: int = -1) -> dict[str, int]:
+    """Turn the 5 property bytes into a liblzma LZMA1 filter; CodecError when impossible.
+
+    The dictionary is clamped to the declared size: a decoder never needs more, and liblzma
+    allocates the whole dictionary up front (a tiny file could otherwise claim 4 GiB).
+    """
     first, dict_size = struct.unpack("<BI", props)
     if first >= 9 * 5 * 5:
         raise CodecError(f"invalid LZMA properties byte 0x{first:02x}", offset=0)
     lc = first % 9
     lp = (first // 9) % 5
     pb = first // 45
+    if lc + lp > 4:
+        raise CodecError(
+            f"unsupported LZMA properties lc={lc} lp={lp} (liblzma needs lc+lp <= 4)", offset=0
+        )
+    if size >= 0:
+        dict_size = min(dict_size, size)
     return {
         "id": _lzma.FILTER_LZMA1,
         "lc": lc,
@@ -90,23 +100,23 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
         raise CodecError(
             f"{len(body) - csize} trailing bytes after the LZMA data", offset=HEADER_SIZE + csize
         )
-    decoder = _lzma.LZMADecompressor(_lzma.FORMAT_RAW, filters=[parse_props(props)])
     want = size if size >= 0 else max_size + 1
-    out = bytearray()
+    out: list[bytes] = []
+    total = 0
     try:
+        decoder = _lzma.LZMADecompressor(_lzma.FORMAT_RAW, filters=[parse_props(props, size)])
         chunk = decoder.decompress(bytes(body), max_length=min(limits.STEP, want))
         while True:
-            out += chunk
-            limits.check(len(out), max_size)
-            if len(out) >= want or decoder.eof:
+            out.append(chunk)
+            total += len(chunk)
+            limits.check(total, max_size)
+            if total >= want or decoder.eof or decoder.needs_input:
                 break
-            if decoder.needs_input:
-                break
-            chunk = decoder.decompress(b"", max_length=min(limits.STEP, want - len(out)))
+            chunk = decoder.decompress(b"", max_length=min(limits.STEP, want - total))
     except _lzma.LZMAError as exc:
         raise CodecError(f"corrupt LZMA data ({exc})") from None
-    if size >= 0 and len(out) < size:
-        raise CodecError(
-            f"truncated LZMA data: decoded {len(out)} of the declared {size} bytes"
-        )
-    return bytes(out)
+    if size >= 0 and total < size:
+        raise CodecError(f"truncated LZMA data: decoded {total} of the declared {size} bytes")
+    if size < 0 and not decoder.eof:
+        raise CodecError("truncated LZMA data: no end marker and no declared size")
+    return b"".join(out)

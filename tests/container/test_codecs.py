@@ -287,16 +287,9 @@ def test_brotli_corrupt(mutate: object, why: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Known bugs (xfail strict: they turn into failures the moment the bug is fixed, so the
-# marker gets removed).
+# Regressions: bugs found by these tests and fixed in the codec layer.
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=pylzma.LZMAError,
-    reason="BUG brson/codecs/lzma.py: props byte with lc+lp > 4 (valid for the LZMA SDK, "
-    "rejected by liblzma) makes LZMADecompressor() raise LZMAError outside the try",
-)
 def test_lzma_props_lc_plus_lp_over_4_is_codec_error() -> None:
     archive = bytearray(blzma.compress(b"props " * 50))
     archive[0] = (2 * 5 + 1) * 9 + 4  # pb=2 lp=1 lc=4 -> 0x6a
@@ -304,11 +297,6 @@ def test_lzma_props_lc_plus_lp_over_4_is_codec_error() -> None:
         blzma.decompress(bytes(archive))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG brson/codecs/lzma.py: declared size -1 (unknown) and a stream cut before its "
-    "end marker returns the partial output instead of raising CodecError",
-)
 def test_lzma_unknown_size_truncated_is_codec_error() -> None:
     data = bytes(range(256)) * 8
     body = blzma.compress(data)[21:]
@@ -323,12 +311,6 @@ def _lz4_claim(original: int) -> bytes:
     return write_varint(3) + write_varint(original) + write_varint(len(block)) + block
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="BUG brson/codecs/lz4net.py: a chunk declaring an original length in "
-    "[2**31, 4 GiB] (under the default limit) makes lz4.block.decompress raise OverflowError",
-)
 def test_lz4_chunk_claiming_3_gib_is_codec_error() -> None:
     with pytest.raises(CodecError):
         lz4net.decompress(_lz4_claim(3 << 30))
@@ -347,26 +329,12 @@ def _peak_of(call: object) -> tuple[BaseException | None, int]:
         tracemalloc.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG brson/codecs/lz4net.py: a 20-byte chunk declaring 256 MiB makes "
-    "lz4.block.decompress allocate 256 MiB before failing (MemoryError, not BrsonError, "
-    "under a memory ulimit); LZ4 cannot expand more than ~255:1, so original > 255*stored+"
-    "(small constant) is corrupt and can be refused before allocating",
-)
 def test_lz4_chunk_claim_does_not_allocate_the_claim() -> None:
     error, peak = _peak_of(lambda: lz4net.decompress(_lz4_claim(256 * MiB)))
     assert isinstance(error, CodecError)
     assert peak < 16 * MiB
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG brson/codecs/lzma.py: the dictionary size in the 5 props bytes is passed to "
-    "liblzma as is, which allocates it up front: a 60-byte file with dict_size 1 GiB peaks "
-    "at 1 GiB (MemoryError under a memory ulimit). The dictionary never needs to exceed the "
-    "declared size; clamp to max(4096, min(dict_size, size)) when size >= 0",
-)
 def test_lzma_huge_dictionary_is_not_allocated() -> None:
     data = b"tiny"
     full = blzma.compress(data)
