@@ -1,0 +1,216 @@
+"""The lossless JSON form: BSON -> JSON text -> BSON must give back the identical bytes.
+
+Checked on every real file and fixture, on hand-picked edge values, and on hypothesis-made
+documents (nested documents and arrays, int32/int64 at their edges, every kind of double,
+unicode, keys that look like the form's own ``$`` tags).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from pathlib import Path
+from typing import Any
+
+import bson
+import pytest
+from bson.int64 import Int64
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brson.container import unpack
+from brson.document import bson as bsondoc
+from brson.document import jsonform
+from brson.errors import DocumentError
+
+from .support import FIXTURES, real_files, real_ids
+
+ROUND_TRIP_FILES = real_files() + sorted(
+    p for p in FIXTURES.glob("*.*son") if p.name.startswith(("tiny", "neos", "multi", "stored"))
+)
+
+
+def assert_json_round_trip(raw: bytes) -> str:
+    """BSON bytes -> decode -> JSON text -> loads -> encode: identical bytes, strict JSON."""
+    doc = bsondoc.decode(raw)
+    for indent in (1, None):
+        text = jsonform.dumps(doc, indent=indent)
+        json.loads(text, parse_constant=_no_constants)  # no NaN/Infinity literals
+        assert bsondoc.encode(jsonform.loads(text)) == raw
+        assert bsondoc.encode(jsonform.loads(text.encode())) == raw
+    return text
+
+
+def _no_constants(name: str) -> Any:
+    raise AssertionError(f"non-standard JSON constant {name}")
+
+
+@pytest.mark.parametrize("path", ROUND_TRIP_FILES, ids=real_ids(ROUND_TRIP_FILES))
+def test_json_form_round_trip_on_files(path: Path) -> None:
+    _, raw = unpack(path.read_bytes(), path.name)
+    assert_json_round_trip(raw)
+
+
+def _double(hex_bits: str) -> float:
+    value: float = struct.unpack(">d", bytes.fromhex(hex_bits))[0]
+    return value
+
+
+EDGE_DOCS: dict[str, dict[str, Any]] = {
+    "int32 edges": {"min": -(2**31), "max": 2**31 - 1, "zero": 0, "minus one": -1},
+    "int64 edges": {
+        "min": Int64(-(2**63)), "max": Int64(2**63 - 1), "zero": Int64(0),
+        "just above int32": Int64(2**31), "just below int32": Int64(-(2**31) - 1),
+        "small": Int64(7),
+    },
+    "doubles": {
+        "-0": -0.0, "0": 0.0, "1": 1.0, "third": 1 / 3, "min subnormal": 5e-324,
+        "-min subnormal": -5e-324, "max subnormal": _double("000fffffffffffff"),
+        "min normal": 2.2250738585072014e-308, "max": 1.7976931348623157e308,
+        "inf": math.inf, "-inf": -math.inf, "nan": math.nan,
+        "-nan": _double("fff8000000000000"), "signalling nan": _double("7ff0000000000001"),
+        "payload nan": _double("7ff8dead0000beef"), "big int as double": 2.0**63,
+    },
+    "unicode": {"": "", "日本語": "ﾃｽﾄ", "emoji 🦊": "🦊\u200d", "nul in value": "a\x00b",
+                "é": "e\u0301", "@uri": "@packdb:///abc", "@@literal": "@@x"},
+    "dollar keys": {"$numberLong": 1, "plain": {"$numberLong": "5"}, "x": {"$document": {}},
+                    "y": {"$numberDouble": "NaN"}, "z": {"$bits": "00"}, "w": {"$": None},
+                    "v": {"a": 1, "$numberLong": "2"}},
+    "only $numberLong": {"$numberLong": "123"},
+    "only $numberLong int": {"$numberLong": 123},
+    "only $document": {"$document": {"$document": {"$numberLong": "1"}}},
+    "nested": {"a": [[], {}, [[1, [Int64(2)]]], {"b": [None, True, False, 1.5]}]},
+    "engine member": {"ID": "00000004-0000-0000-0000-000000000000", "Data": Int64(0)},
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_DOCS))
+def test_json_form_round_trip_edges(name: str) -> None:
+    assert_json_round_trip(bsondoc.encode(EDGE_DOCS[name]))
+
+
+def test_json_form_spelling() -> None:
+    """What users see: int64 tagged, doubles never look like integers, non-finite tagged."""
+    text = jsonform.dumps({"i": 1, "l": Int64(1), "d": 1.0, "n": math.nan, "e": 1e300},
+                          indent=None)
+    assert json.loads(text) == {
+        "i": 1, "l": {"$numberLong": "1"}, "d": 1.0, "n": {"$numberDouble": "NaN"}, "e": 1e300
+    }
+    assert '"d": 1.0' in text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not json",
+        "[1, 2]",
+        '{"a": {"$numberLong": "x"}}',
+        '{"a": {"$document": {"b": 1}, "c": 2}}',
+        '{"a": {"$document": 5}}',
+        '{"a": {"$numberDouble": "NaN", "$bits": "zz"}}',
+        '{"a": {"$numberDouble": "nope"}}',
+        "[" * 100_000 + "]" * 100_000,
+        b"\xff\xfe{}",
+    ],
+)
+def test_json_form_rejects_with_document_error(text: str | bytes) -> None:
+    with pytest.raises(DocumentError):
+        bsondoc.encode(jsonform.loads(text))
+
+
+# --------------------------------------------------------------------------------------------
+# Hypothesis documents.
+
+KEY_SAMPLES = ["ID", "Data", "$numberLong", "$numberDouble", "$document", "$bits", "$x", "$",
+               "", "é", "日本", "@", "persistent-ID", "0"]
+keys = st.one_of(
+    st.sampled_from(KEY_SAMPLES),
+    st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)),
+            max_size=8),
+).filter(lambda k: k != "$ref")  # "$ref" + "$id" turns into a DBRef: see the xfail below
+
+int32s = st.one_of(st.sampled_from([-(2**31), 2**31 - 1, 0, -1, 1]),
+                   st.integers(-(2**31), 2**31 - 1))
+int64s = st.one_of(
+    st.sampled_from([-(2**63), 2**63 - 1, 0, 2**31, -(2**31) - 1, 2**31 - 1, -(2**31)]),
+    st.integers(-(2**63), 2**63 - 1),
+).map(Int64)
+nan_bits = st.tuples(st.integers(0, 1), st.integers(1, 2**52 - 1)).map(
+    lambda sm: struct.unpack("<d", struct.pack("<Q", sm[0] << 63 | 0x7FF << 52 | sm[1]))[0]
+)
+doubles = st.one_of(
+    st.floats(),
+    st.sampled_from([-0.0, 5e-324, -5e-324, math.inf, -math.inf, math.nan, 1e308]),
+    nan_bits,
+)
+scalars = st.one_of(int32s, int64s, doubles, st.text(max_size=12), st.booleans(), st.none())
+
+
+def _documents(values: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Dicts in drawn key order. A document of several keys never *starts* with a ``$`` key
+    (that shape has a known bug, tested on its own below); a lone ``$`` key is fine."""
+
+    def shape(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        if len(items) > 1 and items[0][0].startswith("$"):
+            plain = [kv for kv in items if not kv[0].startswith("$")]
+            items = plain[:1] + [kv for kv in items if kv not in plain[:1]] if plain else items[:1]
+        return dict(items)
+
+    return st.lists(st.tuples(keys, values), max_size=6, unique_by=lambda kv: kv[0]).map(shape)
+
+
+values = st.recursive(
+    scalars, lambda inner: st.one_of(st.lists(inner, max_size=5), _documents(inner)),
+    max_leaves=20,
+)
+
+
+@given(_documents(values))
+@settings(max_examples=150)
+def test_json_form_round_trip_generated(doc: dict[str, Any]) -> None:
+    raw = bsondoc.encode(doc)
+    assert bsondoc.encode(bsondoc.decode(raw)) == raw
+    assert_json_round_trip(raw)
+
+
+# --------------------------------------------------------------------------------------------
+# Known bugs.
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG brson/document/jsonform.py: a document with two or more keys whose first key "
+    "starts with '$' is read back as a tag ($numberDouble+$bits -> float, $regex+$options -> "
+    "Regex) or refused ($numberLong+$x, $date+$x, $document+$x); only single-key documents "
+    "are wrapped in {'$document': ...}. Wrapping every document whose first key starts with "
+    "'$' would fix it",
+)
+@pytest.mark.parametrize(
+    "inner",
+    [
+        {"$numberDouble": "NaN", "$bits": "7ff8000000000001"},
+        {"$regex": "a", "$options": ""},
+        {"$numberLong": "1", "$x": 2},
+        {"$document": {"b": 1}, "$y": 1},
+    ],
+    ids=["numberDouble+bits", "regex+options", "numberLong+x", "document+y"],
+)
+def test_json_form_dollar_first_multi_key_documents(inner: dict[str, Any]) -> None:
+    assert_json_round_trip(bsondoc.encode({"a": inner}))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG brson/document/bson.py: pymongo turns a sub-document holding '$ref' (string) "
+    "and '$id' into a DBRef, which re-encodes as $ref, $id, $db, then the rest: key order "
+    "changes, so decode -> encode is not byte-identical (root documents are not affected)",
+)
+@pytest.mark.parametrize(
+    "inner",
+    [{"$id": 1, "$ref": "x"}, {"x": 1, "$ref": "y", "$id": 2}, {"$id": 2, "$ref": "y", "$db": "z"}],
+    ids=["id-ref", "x-ref-id", "id-ref-db"],
+)
+def test_bson_dbref_shaped_documents_keep_key_order(inner: dict[str, Any]) -> None:
+    raw = bson.encode({"a": inner})
+    assert bsondoc.encode(bsondoc.decode(raw)) == raw
