@@ -307,7 +307,7 @@ def test_lzma_unknown_size_truncated_is_codec_error() -> None:
 
 
 def _lz4_claim(original: int) -> bytes:
-    block = lz4.block.compress(b"abc" * 10, store_size=False)
+    block = bytes(lz4.block.compress(b"abc" * 10, store_size=False))
     return write_varint(3) + write_varint(original) + write_varint(len(block)) + block
 
 

@@ -126,8 +126,7 @@ KEY_SAMPLES = ["ID", "Data", "$numberLong", "$numberDouble", "$document", "$bits
                "", "é", "日本", "@", "persistent-ID", "0"]
 keys = st.one_of(
     st.sampled_from(KEY_SAMPLES),
-    st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)),
-            max_size=8),
+    st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=8),
 ).filter(lambda k: k != "$ref")  # "$ref" + "$id" turns into a DBRef: see the xfail below
 
 int32s = st.one_of(st.sampled_from([-(2**31), 2**31 - 1, 0, -1, 1]),
