@@ -30,11 +30,13 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
             out.append(chunk)
             total += len(chunk)
             limits.check(total, max_size)
-            if decoder.is_finished() or decoder.can_accept_more_data():
+            if decoder.is_finished():
                 break
+            # Output may still be buffered after the input is used up, so keep draining;
+            # only an empty step from a decoder that wants more input means truncation.
+            if not chunk and decoder.can_accept_more_data():
+                raise CodecError("truncated Brotli stream (ended before its last block)")
             chunk = decoder.process(b"", output_buffer_limit=limits.STEP)
     except _brotli.error as exc:
         raise CodecError(f"corrupt Brotli stream ({exc})") from None
-    if not decoder.is_finished():
-        raise CodecError("truncated Brotli stream (ended before its last block)")
     return b"".join(out)

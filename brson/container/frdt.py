@@ -145,6 +145,8 @@ def unpack(
             codec = expected
         else:
             sniffed = sniff_legacy(view)
+            if sniffed is None and expected is not None and expected is not Codec.BROTLI:
+                sniffed = expected  # as the engine does: decode as the extension says
             if sniffed is None:
                 what = f"a legacy {expected.label} file" if expected is not None else "an archive"
                 raise ContainerError(

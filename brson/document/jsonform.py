@@ -7,7 +7,7 @@ Plain JSON where the value is unambiguous, tags where it is not:
   Python's shortest round-trip repr so the bits come back; NaN, +-Infinity ->
   ``{"$numberDouble": "NaN"}`` (JSON has no literal for them); a NaN whose bits are not the
   default quiet NaN -> ``{"$numberDouble": "NaN", "$bits": "7ff8..."}``;
-* a document whose only key starts with ``$`` -> ``{"$document": {...}}`` so it is never
+* a document whose first key starts with ``$`` -> ``{"$document": {...}}`` so it is never
   mistaken for a tag;
 * other BSON types (never written by the engine, kept anyway) -> MongoDB canonical Extended
   JSON for that value.
@@ -54,8 +54,8 @@ def to_jsonable(value: Any) -> Any:
         return _float_to_json(value)
     if isinstance(value, dict):
         out = {key: to_jsonable(item) for key, item in value.items()}
-        if len(out) == 1 and next(iter(out)).startswith("$"):
-            return {"$document": out}
+        if out and next(iter(out)).startswith("$"):
+            return {"$document": out}  # never read back as a tag
         return out
     if isinstance(value, list):
         return [to_jsonable(item) for item in value]
@@ -100,8 +100,6 @@ def _from_tag(value: dict[str, Any]) -> Any:
             return float(value[first])
         except (TypeError, ValueError):
             raise DocumentError(f"bad $numberDouble {value[first]!r}") from None
-    if len(value) > 1 and not all(key.startswith("$") for key in value):
-        return {key: from_jsonable(item) for key, item in value.items()}
     try:
         return json_util.loads(json.dumps(value), json_options=json_util.CANONICAL_JSON_OPTIONS)
     except Exception as exc:  # json_util raises many types for unknown tags

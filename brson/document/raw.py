@@ -14,7 +14,7 @@ from typing import Any
 import bson as _bson
 from bson.errors import BSONError
 
-from brson.document.bson import OPTIONS
+from brson.document.bson import decode_bytes
 from brson.errors import DocumentError
 
 _I32 = struct.Struct("<i")
@@ -269,7 +269,7 @@ def scalar(buf: bytes, elem: Element) -> Any:
     key_len = vstart - pos - 2
     wrapped = _I32.pack(4 + 1 + key_len + 1 + (vend - vstart) + 1) + buf[pos:vend] + b"\x00"
     try:
-        return next(iter(_bson.decode(wrapped, OPTIONS).values()))
+        return next(iter(decode_bytes(wrapped).values()))
     except (BSONError, ValueError, OverflowError) as exc:
         raise DocumentError(f"malformed value ({exc})", offset=pos) from None
     except RecursionError:
@@ -279,7 +279,7 @@ def scalar(buf: bytes, elem: Element) -> Any:
 def decode_doc(buf: bytes, start: int, end: int) -> dict[str, Any]:
     """Decode a whole sub-document with pymongo (C speed)."""
     try:
-        return _bson.decode(buf[start:end], OPTIONS)
+        return decode_bytes(buf[start:end])
     except (BSONError, ValueError, OverflowError) as exc:
         raise DocumentError(f"malformed document ({exc})", offset=start) from None
     except RecursionError:

@@ -353,14 +353,6 @@ def test_only_brson_errors_from_declared_sizes() -> None:
         lz4net.decompress(_lz4_claim(8 * MiB))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=CodecError,
-    reason="BUG brson/codecs/brotli.py decompress: the loop stops as soon as "
-    "can_accept_more_data() is True, but the decoder can still hold output (the next "
-    "process(b'') yields it), so some valid streams of > 2 MiB output are called "
-    "'truncated'; e.g. 2, 4, 6 MiB of zeros or of b'ab' at q9/w16",
-)
 @pytest.mark.parametrize("data", [bytes(2 * MiB), b"ab" * (2 * MiB)], ids=["zeros", "ab"])
 def test_brotli_long_output_is_not_truncated(data: bytes) -> None:
     import brotli

@@ -138,14 +138,6 @@ def test_kind_0_respects_the_limit() -> None:
 # --------------------------------------------------------------------------------------------
 # Broken fixtures: the layer that knew what was wrong names the error.
 
-LEGACY_SNIFF_BUG = pytest.mark.xfail(
-    strict=True,
-    raises=ContainerError,
-    reason="BUG brson/container/frdt.py unpack: a headerless file with a known extension "
-    "whose content fails the sniffer is refused as ContainerError 'matches no known codec' "
-    "instead of being decoded with the extension's codec (as the engine does), so "
-    "truncation/length errors are misreported",
-)
 
 BROKEN: dict[str, type[BrsonError]] = {
     "empty.brson": ContainerError,
@@ -172,9 +164,6 @@ BROKEN: dict[str, type[BrsonError]] = {
     "length_lie.bson": DocumentError,
     "not_bson.brson": DocumentError,
 }
-SNIFF_BUG_CASES = {
-    "truncated_legacy.7zbson", "truncated_legacy.lz4bson", "truncated.bson", "length_lie.bson"
-}
 
 #: Bombs: (error with max_size=1 MiB, error with the default limit or None, default size).
 BOMBS: dict[str, tuple[type[BrsonError], type[BrsonError] | None, int]] = {
@@ -193,10 +182,7 @@ def test_every_fixture_is_classified(generated: dict[str, bytes]) -> None:
     assert archives == set(VALID) | set(BROKEN) | set(BOMBS)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=LEGACY_SNIFF_BUG) if n in SNIFF_BUG_CASES else n for n in BROKEN],
-)
+@pytest.mark.parametrize("name", list(BROKEN))
 def test_broken_fixture_raises_its_error(name: str) -> None:
     with pytest.raises(BROKEN[name]) as info:
         load(name)
@@ -237,15 +223,7 @@ def test_bomb_small_limit(name: str) -> None:
 
 
 DEFAULT_REFUSED = sorted(n for n, (_, err, _) in BOMBS.items() if err is not None)
-DEFAULT_EXPANDED = [
-    pytest.param(n, marks=pytest.mark.xfail(
-        strict=True,
-        raises=CodecError,
-        reason="BUG brson/codecs/brotli.py: valid long Brotli output reported as truncated "
-        "(see test_codecs.py::test_brotli_long_output_is_not_truncated)",
-    )) if n == "bomb.brson" else n
-    for n in sorted(n for n, (_, err, _) in BOMBS.items() if err is None)
-]
+DEFAULT_EXPANDED = sorted(n for n, (_, err, _) in BOMBS.items() if err is None)
 
 
 @pytest.mark.parametrize("name", DEFAULT_REFUSED)

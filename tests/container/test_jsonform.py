@@ -127,7 +127,7 @@ KEY_SAMPLES = ["ID", "Data", "$numberLong", "$numberDouble", "$document", "$bits
 keys = st.one_of(
     st.sampled_from(KEY_SAMPLES),
     st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=8),
-).filter(lambda k: k != "$ref")  # "$ref" + "$id" turns into a DBRef: see the xfail below
+)
 
 int32s = st.one_of(st.sampled_from([-(2**31), 2**31 - 1, 0, -1, 1]),
                    st.integers(-(2**31), 2**31 - 1))
@@ -177,14 +177,6 @@ def test_json_form_round_trip_generated(doc: dict[str, Any]) -> None:
 # Known bugs.
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG brson/document/jsonform.py: a document with two or more keys whose first key "
-    "starts with '$' is read back as a tag ($numberDouble+$bits -> float, $regex+$options -> "
-    "Regex) or refused ($numberLong+$x, $date+$x, $document+$x); only single-key documents "
-    "are wrapped in {'$document': ...}. Wrapping every document whose first key starts with "
-    "'$' would fix it",
-)
 @pytest.mark.parametrize(
     "inner",
     [
@@ -199,12 +191,6 @@ def test_json_form_dollar_first_multi_key_documents(inner: dict[str, Any]) -> No
     assert_json_round_trip(bsondoc.encode({"a": inner}))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG brson/document/bson.py: pymongo turns a sub-document holding '$ref' (string) "
-    "and '$id' into a DBRef, which re-encodes as $ref, $id, $db, then the rest: key order "
-    "changes, so decode -> encode is not byte-identical (root documents are not affected)",
-)
 @pytest.mark.parametrize(
     "inner",
     [{"$id": 1, "$ref": "x"}, {"x": 1, "$ref": "y", "$id": 2}, {"$id": 2, "$ref": "y", "$db": "z"}],
