@@ -1,0 +1,1 @@
+"""Operations on data trees: extract, edit, validate, diff (each in its own module)."""
