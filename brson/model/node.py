@@ -154,14 +154,15 @@ class Node:
         """Hook for the top node of a tree (the data tree drops caches derived from content)."""
 
     def set(self, key: str, value: Any) -> None:
-        if key not in self:
+        # Node's own key test: subclasses redefine ``in`` (a Component's means "has member").
+        if not Node.__contains__(self, key):
             self._keys = [*self.keys(), key]
         self._own_vals()[key] = value
         _adopt(value, self)
         self.touch()
 
     def delete(self, key: str) -> None:
-        if key in self:
+        if Node.__contains__(self, key):
             self._keys = [k for k in self.keys() if k != key]
             self._own_vals().pop(key, None)
             self.touch()
