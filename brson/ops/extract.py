@@ -1,0 +1,513 @@
+"""Extract one slot's subtree into a new, self-contained data tree (an avatar out of a world).
+
+What the result holds and why (docs/extract.md has the long form):
+
+* ``Object`` is the chosen slot with its bytes copied as they are, so every member stays
+  byte-identical and every slot keeps its own IDs, ``ParentReference`` included (as in an
+  engine export).
+* Components outside the subtree that it references (a material on a shared "Materials" slot,
+  a texture beside it) are copied along, with whatever they reference in turn, under a holder
+  slot ``Extracted Dependencies`` (one child per slot they came from, named like it), so the
+  extracted avatar still renders.  NeosVR files keep the root ``Assets`` entries it needs.
+  Copied components keep their IDs; only the new holder slots get fresh ones, in the file's
+  style (Resonite: sequential, above every ID-shaped value; NeosVR: random-looking GUIDs,
+  derived from the content so the same input always gives the same bytes).
+* What cannot move (slots outside the subtree and their fields, IDs not in the file at all:
+  the world, users) follows ``external``: ``keep`` the value, ``null`` it (what the engine does
+  on export), or ``fail``.  Each one is reported with the path of the value and its target.
+* ``Types`` keeps only the types in use, in their original relative order, and component
+  indices are rewritten; ``TypeVersions`` drops the entries of types no longer present (an
+  entry naming no type of the source file is not understood, so it is kept); every other root
+  key is kept as it is.
+
+Extracting the result's root again gives identical BSON; extracting a file's root gives the
+file itself when nothing needs trimming.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from bson.int64 import Int64
+
+from brson.document import raw
+from brson.errors import GraphError, ModelError, SelectorError
+from brson.model.ids import Location
+from brson.model.node import Node
+from brson.model.tree import Component, DataTree, Member, Slot
+
+External = Literal["keep", "null", "fail"]
+EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")
+#: Name of the slot (a child of the new root) holding copied dependencies.
+HOLDER_NAME = "Extracted Dependencies"
+
+#: Resonite's renumbered IDs: a counter in the first group, zeros elsewhere.
+_SEQUENTIAL = re.compile(r"([0-9a-f]{8})-0000-0000-0000-000000000000\Z")
+#: Component ``Type`` strings in a NeosVR file (components are the only documents with one).
+_TYPE_STRING = re.compile(rb"\x02Type\x00.{4}([^\x00]*)\x00", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class CopiedComponent:
+    """A component from outside the subtree copied into the result."""
+
+    id: str | None
+    type: str
+    #: Where it lived in the source (``Root/Materials:PBS_Metallic``; ``<Assets>:…`` for NeosVR
+    #: root assets) and where it is in the result.
+    source: str
+    target: str
+    #: The values in the result that point into it.
+    referenced_by: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ExternalReference:
+    """A value in the result naming an element that did not come along."""
+
+    #: The value's path in the result (``Avatar/Body:MeshRenderer.Materials[0]``).
+    where: str
+    target: str
+    #: The target's path in the source; None when the source does not define it.
+    target_path: str | None
+    #: ``slot`` (a slot outside the subtree or one of its fields), ``component`` (not copied:
+    #: ``copy_dependencies=False``) or ``missing`` (not in the file: world, users…).
+    kind: str
+    #: ``kept`` or ``nulled``.
+    action: str
+
+
+@dataclass
+class ExtractReport:
+    slot: str
+    slot_id: str | None
+    slots: int = 0
+    components: int = 0
+    types: int = 0
+    types_dropped: list[str] = field(default_factory=list)
+    type_versions_dropped: list[str] = field(default_factory=list)
+    copied: list[CopiedComponent] = field(default_factory=list)
+    external: list[ExternalReference] = field(default_factory=list)
+    #: IDs created for the holder slots.
+    new_ids: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ExtractResult:
+    tree: DataTree
+    report: ExtractReport
+
+
+def extract(
+    tree: DataTree,
+    slot_or_selector: Slot | str,
+    external: External | str = "keep",
+    copy_dependencies: bool = True,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> ExtractResult:
+    """A new tree whose ``Object`` is the chosen slot (by Slot, name, ID or path).
+
+    ``progress`` is called with a count of slots as the result is walked (for a progress bar).
+    Raises :class:`SelectorError` when the selector matches no slot or several, and
+    :class:`GraphError` when ``external="fail"`` and references leave the subtree.
+    """
+    if external not in EXTERNAL_POLICIES:
+        raise ValueError(f"external must be one of {', '.join(EXTERNAL_POLICIES)}")
+    slot = select(tree, slot_or_selector)
+    report = ExtractReport(slot=slot.path, slot_id=slot.id)
+    sub_bytes = slot.to_bson()
+    types = tree.get("Types")
+    type_names = list(types) if isinstance(types, list) else None
+
+    deps = _Closure(tree, type_names, copy_dependencies)
+    deps.add_content(_scratch({"Object": _Raw(sub_bytes)}, type_names))
+    deps.run()
+
+    # Assemble the result once with the original type table, index it (fast, from bytes),
+    # then apply the edits: nulled references, trimmed tables, rewritten type indices.
+    root = Slot(sub_bytes, 0, len(sub_bytes))
+    holder_ids: list[str] = []
+    if deps.on_slots:
+        ids = _fresh_ids(deps.all_ids, deps.sequential, sub_bytes)
+        holder = _holder(root, deps.on_slots, ids)
+        holder_ids = ids.issued
+        kids = root.child_nodes("Children", Slot)
+        if kids is None:
+            root.set("Children", [holder])
+        else:
+            kids.append(holder)
+            root.touch()
+    values: dict[str, Any] = {}
+    for key in tree:
+        if key == "Object":
+            values[key] = root
+        elif key == "Assets":
+            values[key] = [_copy(c) for c in deps.on_assets]
+        else:
+            values[key] = tree.get(key)
+    staged = DataTree(Node.new(values).to_bson())
+    report.new_ids = holder_ids
+
+    index = staged.ids
+    outside = [(loc, value) for loc, value in index.values if value not in index.defined]
+    for loc, value in outside:
+        target = tree.ids.where(value)
+        kind, target_path = "missing", None
+        if target is not None and target.anchor is not None:
+            target_path = target.describe()
+            kind = "component" if isinstance(target.anchor, Component) else "slot"
+        report.external.append(ExternalReference(
+            loc.describe(), value, target_path, kind, "nulled" if external == "null" else "kept"
+        ))
+    if external == "fail" and report.external:
+        listing = "; ".join(f"{e.where} -> {e.target_path or e.target}"
+                            for e in report.external[:20])
+        more = f" and {len(report.external) - 20} more" if len(report.external) > 20 else ""
+        raise GraphError(
+            f"{len(report.external)} reference(s) leave the extracted subtree: {listing}{more} "
+            "(use external='keep' or 'null')",
+            path=report.slot,
+        )
+    report.copied = _describe_copies(staged, deps, index.values)
+
+    components: list[Component] = []
+    for count, node in enumerate(staged.walk(), 1):
+        report.slots += 1
+        components.extend(node.components)
+        if progress is not None and count % 256 == 0:
+            progress(256)
+    if progress is not None:
+        progress(report.slots % 256)
+    components.extend(staged.assets)
+    report.components = len(components)
+
+    if external == "null":
+        for loc, _ in outside:
+            _null_at(loc)
+    _trim_types(tree, staged, type_names, components, report)
+    out = DataTree(staged.to_bson(), source=tree.source)
+    return ExtractResult(out, report)
+
+
+def select(tree: DataTree, slot_or_selector: Slot | str) -> Slot:
+    """The slot a selector (name, ID, path) names; a clear error when none or several do."""
+    if isinstance(slot_or_selector, Slot):
+        if slot_or_selector._tree is not tree:
+            raise ModelError("that slot belongs to another tree")
+        return slot_or_selector
+    slot = tree.find(slot_or_selector)  # SelectorError listing the candidates when ambiguous
+    if slot is None:
+        import difflib
+
+        names = {s.name for s in tree.walk() if isinstance(s.name, str)}
+        close = difflib.get_close_matches(slot_or_selector, sorted(names), n=5)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise SelectorError(f"no slot matches {slot_or_selector!r}{hint}")
+    return slot
+
+
+# -- dependencies ---------------------------------------------------------------------------
+class _Raw:
+    """A sub-document given as BSON bytes (to build scratch trees without decoding)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+def _scratch(values: dict[str, Any], type_names: list[str] | None) -> DataTree:
+    """A throwaway tree over some content, to index its IDs from the bytes."""
+    parts = []
+    if type_names is not None:
+        parts.append(raw.encode_element("Types", type_names))
+    for key, value in values.items():
+        if isinstance(value, _Raw):
+            parts.append(raw.element_header(raw.DOCUMENT, key) + value.data)
+        else:
+            items = [raw.element_header(raw.DOCUMENT, str(i)) + v.data for i, v in enumerate(value)]
+            parts.append(raw.element_header(raw.ARRAY, key) + raw.assemble(items))
+    return DataTree(raw.assemble(parts))
+
+
+class _Closure:
+    """Which components outside the subtree come along: referenced ones, transitively."""
+
+    def __init__(self, tree: DataTree, type_names: list[str] | None, enabled: bool) -> None:
+        self.tree = tree
+        self.type_names = type_names
+        self.enabled = enabled
+        self.defined: set[str] = set()
+        self.all_ids: set[str] = set()
+        self.pending: list[str] = []
+        self.sequential = True
+        #: Copied components in discovery order, by where they go.
+        self.on_slots: list[Component] = []
+        self.on_assets: list[Component] = []
+        #: IDs each copied component defines (to find who references it).
+        self.defines: list[tuple[Component, set[str]]] = []
+        self._taken: set[int] = set()
+
+    def add_content(self, scratch: DataTree) -> set[str]:
+        index = scratch.ids
+        defined = set(index.defined)
+        self.defined |= defined
+        self.all_ids |= defined
+        for _, value in index.values:
+            self.pending.append(value)
+            self.all_ids.add(value)
+        if self.sequential and not all(_SEQUENTIAL.match(i) for i in defined):
+            self.sequential = False
+        return defined
+
+    def run(self) -> None:
+        source = self.tree.ids
+        while self.pending:
+            found: list[Component] = []
+            for value in self.pending:
+                if value in self.defined or not self.enabled:
+                    continue
+                location = source.where(value)
+                anchor = location.anchor if location is not None else None
+                if isinstance(anchor, Component) and id(anchor) not in self._taken:
+                    self._taken.add(id(anchor))
+                    found.append(anchor)
+            self.pending = []
+            if not found:
+                break
+            for component in found:
+                scratch = _scratch({"Assets": [_Raw(component.to_bson())]}, self.type_names)
+                self.defines.append((component, self.add_content(scratch)))
+                (self.on_slots if component.slot is not None else self.on_assets).append(
+                    component
+                )
+        # Keep the source's order (stable output whatever the discovery order was).
+        self.on_assets.sort(key=_position(self.tree.assets))
+        if self.on_slots:
+            order: dict[int, int] = {}
+            for n, slot in enumerate(self.tree.walk()):
+                order[id(slot)] = n
+            self.on_slots.sort(key=lambda c: (order.get(id(c.slot), -1),
+                                              _position(c.slot.components if c.slot else [])(c)))
+
+
+def _copy(component: Component) -> Component:
+    """A detached copy over the same bytes (adopting the original would re-parent it)."""
+    data = component.to_bson()
+    return Component(data, 0, len(data))
+
+
+def _position(items: list[Component]) -> Callable[[Component], int]:
+    where = {id(c): n for n, c in enumerate(items)}
+    return lambda c: where.get(id(c), -1)
+
+
+def _describe_copies(
+    staged: DataTree, deps: _Closure, values: Iterable[tuple[Location, str]]
+) -> list[CopiedComponent]:
+    owner: dict[str, int] = {}
+    for n, (_, ids) in enumerate(deps.defines):
+        for element_id in ids:
+            owner[element_id] = n
+    referrers: dict[int, list[str]] = {}
+    for loc, value in values:
+        which = owner.get(value)
+        if which is not None:
+            anchor = loc.anchor
+            if isinstance(anchor, Component) and anchor.id == deps.defines[which][0].id:
+                continue  # the copy pointing into itself
+            referrers.setdefault(which, []).append(loc.describe())
+    root_name = staged.root.name or ""
+    out = []
+    for n, (component, _) in enumerate(deps.defines):
+        source_slot = component.slot
+        type_text = _type_text(component)
+        if source_slot is None:
+            source = f"<Assets>:{type_text}"
+            target = source
+        else:
+            source = f"{source_slot.path}:{type_text}"
+            target = f"{root_name}/{HOLDER_NAME}/{source_slot.name or ''}:{type_text}"
+        out.append(CopiedComponent(component.id, type_text, source, target,
+                                   referrers.get(n, [])))
+    return out
+
+
+def _type_text(component: Component) -> str:
+    try:
+        return component.type.name
+    except ModelError:
+        return repr(component.type_index)
+
+
+# -- new slots ------------------------------------------------------------------------------
+class _FreshIds:
+    """IDs in the file's style that collide with no ID-shaped value already there."""
+
+    def __init__(self, taken: set[str], sequential: bool, seed: bytes) -> None:
+        self.taken = taken
+        self.sequential = sequential
+        self.issued: list[str] = []
+        numbers = [int(m.group(1), 16) for m in map(_SEQUENTIAL.match, taken) if m]
+        self.next = max(numbers, default=-1) + 1
+        self.random = random.Random(hashlib.sha256(seed).digest())
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        while True:
+            if self.sequential:
+                value = f"{self.next:08x}-0000-0000-0000-000000000000"
+                self.next += 1
+            else:
+                value = str(uuid.UUID(int=self.random.getrandbits(128), version=4))
+            if value not in self.taken:
+                self.taken.add(value)
+                self.issued.append(value)
+                return value
+
+
+def _fresh_ids(taken: set[str], sequential: bool, seed: bytes) -> _FreshIds:
+    return _FreshIds(set(taken), sequential, seed)
+
+
+def _holder(template: Slot, components: list[Component], ids: _FreshIds) -> Slot:
+    """``Extracted Dependencies`` with one child per source slot, in the source's order."""
+    groups: dict[int, tuple[Slot, list[Component]]] = {}
+    for component in components:
+        source = component.slot
+        assert source is not None
+        groups.setdefault(id(source), (source, []))[1].append(component)
+    holder = _new_slot(template, HOLDER_NAME, ids, [])
+    kids = [
+        _new_slot(template, source.name if isinstance(source.name, str) else "", ids, comps)
+        for source, comps in groups.values()
+    ]
+    holder.set("Children", kids)
+    return holder
+
+
+_SLOT_DEFAULTS: dict[str, Any] = {
+    "Tag": None,
+    "Active": True,
+    "Position": [0.0, 0.0, 0.0],
+    "Rotation": [0.0, 0.0, 0.0, 1.0],
+    "Scale": [1.0, 1.0, 1.0],
+}
+
+
+def _new_slot(template: Slot, name: str, ids: _FreshIds, components: list[Component]) -> Slot:
+    """A slot laid out like ``template`` (same keys, same order), every ID fresh."""
+    values: dict[str, Any] = {}
+    for key in template:
+        if key == "Children":
+            values[key] = []
+        elif key == "Components":
+            values[key] = Member.new({"ID": next(ids), "Data": [_copy(c) for c in components]})
+        elif key == "ID" or key == "ParentReference" or key.endswith("-ID"):
+            values[key] = next(ids)
+        elif key == "Name":
+            values[key] = {"ID": next(ids), "Data": name}
+        elif key == "OrderOffset":
+            old = template.get(key)
+            wide = isinstance(old, dict) and isinstance(old.get("Data"), Int64)
+            values[key] = {"ID": next(ids), "Data": Int64(0) if wide else 0}
+        elif key in _SLOT_DEFAULTS:
+            values[key] = {"ID": next(ids), "Data": _SLOT_DEFAULTS[key]}
+        else:  # not understood: keep its value, give a member its own ID
+            value = template.get(key)
+            if isinstance(value, dict) and "ID" in value:
+                value = {**value, "ID": next(ids)}
+            values[key] = value
+    return Slot.new(values)
+
+
+# -- edits on the staged tree ---------------------------------------------------------------
+def _null_at(location: Location) -> None:
+    """Set the value at a location to null, leaving everything around it untouched."""
+    anchor, path = location.anchor, location.path
+    if anchor is None or not path:
+        return
+    node: Node = anchor
+    i = 0
+    while i < len(path) - 1:
+        part, nxt = path[i], path[i + 1]
+        if isinstance(nxt, int):
+            items: list[Any] | None = node.child_nodes(str(part), Node)
+            if items is None or nxt >= len(items):
+                return
+            if i + 1 == len(path) - 1:  # a bare ID string inside an array
+                items[nxt] = None
+                node.touch()
+                return
+            item = items[nxt]
+            if not isinstance(item, Node):
+                return
+            node = item
+            i += 2
+        else:
+            child = node.child_node(str(part), Node)
+            if child is None:
+                return
+            node = child
+            i += 1
+    node.set(str(path[-1]), None)
+
+
+def _trim_types(
+    source: DataTree,
+    staged: DataTree,
+    type_names: list[str] | None,
+    components: list[Component],
+    report: ExtractReport,
+) -> None:
+    used_names: set[str] = set()
+    if type_names is not None:
+        used = sorted({i for c in components if isinstance(i := c.type_index, int)})
+        bad = [i for i in used if not 0 <= i < len(type_names)]
+        if bad:
+            raise ModelError(f"component type index {bad[0]} is out of range "
+                             f"(Types has {len(type_names)})", path=report.slot)
+        remap = {old: new for new, old in enumerate(used)}
+        new_names = [type_names[i] for i in used]
+        used_names = set(new_names)
+        report.types = len(new_names)
+        report.types_dropped = [n for i, n in enumerate(type_names) if i not in remap]
+        if new_names != type_names:
+            staged.set("Types", new_names)
+            for component in components:
+                old = component.type_index
+                if isinstance(old, int) and remap[old] != old:
+                    component.set("Type", remap[old])
+        known = set(type_names)
+    else:
+        used_names = {t for c in components if isinstance(t := c.type_index, str)}
+        report.types = len(used_names)
+        known = {m.decode("utf-8", "replace") for m in _TYPE_STRING.findall(source.to_bson())}
+    versions = staged.get("TypeVersions")
+    if isinstance(versions, dict):
+        dropped = [k for k in versions if k in known and k not in used_names]
+        if dropped:
+            report.type_versions_dropped = dropped
+            staged.set("TypeVersions", {k: v for k, v in versions.items() if k not in dropped})
+
+
+__all__ = [
+    "EXTERNAL_POLICIES",
+    "HOLDER_NAME",
+    "CopiedComponent",
+    "ExternalReference",
+    "ExtractReport",
+    "ExtractResult",
+    "extract",
+    "select",
+]
