@@ -29,7 +29,7 @@ import re
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from brson.codecs import Codec, limits
@@ -210,6 +210,24 @@ class Package:
         write_package(path, self.tree, self.record, self.assets,
                       metadata=self.metadata, extra=self.extra)
 
+    def for_tree(self, tree: DataTree, name: str | None = None) -> Package:
+        """A package for another tree made from this one's content (an extracted slot): the
+        assets the tree's ``packdb:///`` URLs name with their metadata, and this record
+        (renamed when ``name`` is given).  Other entries describe the whole item; not kept."""
+        wanted = packdb_names(tree.to_bson())
+        missing = [n for n in wanted if n not in self.assets]
+        if missing:
+            raise PackageError(
+                "the tree names assets this package does not hold: " + ", ".join(missing),
+                file=self.path,
+            )
+        record = dict(self.record)
+        if name is not None:
+            record["name"] = name
+        assets = {n: self.assets[n] for n in wanted}
+        metadata = {n: self.metadata[n] for n in wanted if n in self.metadata}
+        return Package(record, tree, assets, metadata, {}, "", None, [])
+
 
 def load_package(
     path: str | os.PathLike[str], *, max_size: int = limits.DEFAULT_MAX_SIZE
@@ -267,6 +285,41 @@ def loads_package(
     return Package(record, tree, assets, metadata, extra, main, name, warnings)
 
 
+def new_record(name: str, when: datetime | None = None) -> dict[str, Any]:
+    """A record for a new package, keys in the engine's order (``assetUri`` and
+    ``assetManifest`` are filled in when it is written)."""
+    moment = (when or datetime.now(UTC)).astimezone(UTC)
+    stamp = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond:06d}0Z"
+    return {
+        "id": "R-Main",
+        "ownerId": None,
+        "assetUri": None,
+        "version": {"globalVersion": 0, "localVersion": 0, "lastModifyingUserId": None,
+                    "lastModifyingMachineId": None},
+        "name": name,
+        "description": None,
+        "recordType": "object",
+        "ownerName": None,
+        "tags": None,
+        "path": None,
+        "thumbnailUri": None,
+        "lastModificationTime": stamp,
+        "creationTime": stamp,
+        "firstPublishTime": None,
+        "isDeleted": False,
+        "isPublic": False,
+        "isForPatrons": False,
+        "isListed": False,
+        "isReadOnly": False,
+        "visits": 0,
+        "rating": 0,
+        "randomOrder": 0,
+        "submissions": None,
+        "assetManifest": [],
+        "migrationMetadata": None,
+    }
+
+
 def _parse_record(data: bytes, where: str) -> dict[str, Any]:
     try:
         record = json.loads(data.decode("utf-8-sig"))
@@ -302,6 +355,29 @@ def _manifest_warnings(
         if name not in assets and name != main:
             out.append(f"Metadata for {name} names no asset in the package")
     return out
+
+
+#: Leading bytes of the file kinds packages carry, for naming exports and listings.
+_MAGIC = (
+    (b"FrDT", "data tree", ".brson"),
+    (b"\x89PNG\r\n\x1a\n", "png", ".png"),
+    (b"\xff\xd8\xff", "jpeg", ".jpg"),
+    (b"GIF8", "gif", ".gif"),
+    (b"OggS", "ogg", ".ogg"),
+    (b"fLaC", "flac", ".flac"),
+    (b"glTF", "glb", ".glb"),
+    (b"PK\x03\x04", "zip", ".zip"),
+)
+
+
+def sniff_kind(data: bytes) -> tuple[str, str]:
+    """(kind, file extension) of an asset from its first bytes; ("data", "") when unknown."""
+    for magic, kind, ext in _MAGIC:
+        if data.startswith(magic):
+            return kind, ext
+    if data[:4] == b"RIFF" and data[8:12] in (b"WEBP", b"WAVE"):
+        return ("webp", ".webp") if data[8:12] == b"WEBP" else ("wav", ".wav")
+    return "data", ""
 
 
 # -- references from the tree ---------------------------------------------------------------
@@ -442,8 +518,10 @@ __all__ = [
     "dumps_package",
     "load_package",
     "loads_package",
+    "new_record",
     "packdb_names",
     "packdb_references",
     "packdb_url",
+    "sniff_kind",
     "write_package",
 ]

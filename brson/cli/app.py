@@ -17,6 +17,8 @@ from brson.errors import BrsonError
 #: Command modules; each defines ``app`` (a typer.Typer) whose commands join the main app.
 COMMAND_MODULES = [
     "brson.cli.archive",
+    "brson.cli.extract",
+    "brson.cli.package",
 ]
 
 #: click's exception base, reached through typer's public BadParameter (typer vendors click).

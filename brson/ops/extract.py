@@ -175,7 +175,7 @@ def extract(
         more = f" and {len(report.external) - 20} more" if len(report.external) > 20 else ""
         raise GraphError(
             f"{len(report.external)} reference(s) leave the extracted subtree: {listing}{more} "
-            "(use external='keep' or 'null')",
+            "(external keep or null writes it anyway)",
             path=report.slot,
         )
     report.copied = _describe_copies(staged, deps, index.values)
@@ -207,13 +207,30 @@ def select(tree: DataTree, slot_or_selector: Slot | str) -> Slot:
         return slot_or_selector
     slot = tree.find(slot_or_selector)  # SelectorError listing the candidates when ambiguous
     if slot is None:
-        import difflib
-
-        names = {s.name for s in tree.walk() if isinstance(s.name, str)}
-        close = difflib.get_close_matches(slot_or_selector, sorted(names), n=5)
-        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise SelectorError(f"no slot matches {slot_or_selector!r}{hint}")
+        raise SelectorError(f"no slot matches {slot_or_selector!r}{_hint(tree, slot_or_selector)}")
     return slot
+
+
+_RICH_TEXT = re.compile(r"<[^<>]*>")
+
+
+def _hint(tree: DataTree, selector: str) -> str:
+    """Paths of slots whose visible name (rich-text tags removed) contains or resembles it."""
+    import difflib
+
+    wanted = selector.lower()
+    paths: dict[str, str] = {}
+    for slot in tree.walk():
+        name = slot.name
+        if isinstance(name, str):
+            paths.setdefault(_RICH_TEXT.sub("", name).strip().lower(), slot.path)
+    found = [path for plain, path in paths.items() if wanted in plain]
+    found += [paths[p] for p in difflib.get_close_matches(wanted, list(paths), n=5)
+              if paths[p] not in found]
+    if not found:
+        return ""
+    listing = "; ".join(repr(p) for p in found[:5])
+    return f"; did you mean {listing}? (a path or an ID selects exactly)"
 
 
 # -- dependencies ---------------------------------------------------------------------------
