@@ -52,6 +52,13 @@ _PACKDB_ELEMENT = re.compile(rb"\x02[^\x00]*\x00.{4}@packdb:///([^\x00?#/]+)", r
 _CHUNK = 1 << 20
 
 
+class PackageLimitError(PackageError, LimitError):
+    """A package entry would expand past the limit (a zip bomb): both a package error and a
+    limit error, so either ``except`` catches it."""
+
+    layer = "package"
+
+
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -98,14 +105,19 @@ class _Zip:
             if name in self.entries:
                 raise PackageError(f"the zip holds {name!r} twice", file=path)
             if info.file_size > max_size:
-                raise LimitError(
+                raise PackageLimitError(
                     f"entry {name!r} declares {info.file_size} bytes, over the limit of "
                     f"{max_size} (raise it with max_size=... or --max-size if trusted)",
                     file=path,
                 )
             declared += info.file_size
             self.entries[name] = info
-        limits.check(declared, max_size, "the package's declared uncompressed size")
+        if declared > max_size:
+            raise PackageLimitError(
+                f"the entries declare {declared} bytes in all, over the limit of {max_size} "
+                "(raise it with max_size=... or --max-size if trusted)",
+                file=path,
+            )
 
     def read(self, name: str) -> bytes:
         info = self.entries[name]
@@ -119,7 +131,7 @@ class _Zip:
                         break
                     out += chunk
                     if len(out) > cap:
-                        raise LimitError(
+                        raise PackageLimitError(
                             f"entry {name!r} expands past its declared size ({cap} bytes)",
                             file=self.path,
                         )
@@ -515,6 +527,7 @@ __all__ = [
     "AssetMetadata",
     "Assets",
     "Package",
+    "PackageLimitError",
     "dumps_package",
     "load_package",
     "loads_package",
