@@ -66,9 +66,9 @@ def extract(
         tree = source_package.tree
     else:
         tree = api.load(src, max_size=State.max_size)
-    with progress("extracting") as bar:
+    with progress("extracting", total=len(ops_extract.PHASES)) as bar:
         result = ops_extract.extract(tree, slot, external.value, dependencies,
-                                     progress=bar.advance)
+                                     progress=lambda _: bar.advance())
     name = result.tree.root.name
     name = name if isinstance(name, str) else slot
     assets: list[str] = []

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import struct
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -38,7 +39,7 @@ from bson.int64 import Int64
 
 from brson.document import raw
 from brson.errors import GraphError, ModelError, SelectorError
-from brson.model.ids import Location
+from brson.model.ids import IdIndex, Location
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
 
@@ -49,8 +50,11 @@ HOLDER_NAME = "Extracted Dependencies"
 
 #: Resonite's renumbered IDs: a counter in the first group, zeros elsewhere.
 _SEQUENTIAL = re.compile(r"([0-9a-f]{8})-0000-0000-0000-000000000000\Z")
-#: Component ``Type`` strings in a NeosVR file (components are the only documents with one).
-_TYPE_STRING = re.compile(rb"\x02Type\x00.{4}([^\x00]*)\x00", re.DOTALL)
+#: A component's head: ``Type`` (an int32 index, or a type-name string in NeosVR files)
+#: directly followed by its ``Data`` document (the layout every engine-written file uses).
+_COMPONENT_INDEX = re.compile(rb"\x10Type\x00(.{4})\x03Data\x00", re.DOTALL)
+_COMPONENT_TYPE_NAME = re.compile(rb"\x02Type\x00.{4}([^\x00]*)\x00\x03Data\x00", re.DOTALL)
+_INT32 = struct.Struct("<i")
 
 
 @dataclass(frozen=True)
@@ -107,57 +111,51 @@ class ExtractResult:
     report: ExtractReport
 
 
+#: The stages of an extraction, as reported to ``progress``.
+PHASES = ("indexing the subtree", "copying dependencies", "checking references",
+          "writing the new tree")
+
+
 def extract(
     tree: DataTree,
     slot_or_selector: Slot | str,
     external: External | str = "keep",
     copy_dependencies: bool = True,
     *,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> ExtractResult:
     """A new tree whose ``Object`` is the chosen slot (by Slot, name, ID or path).
 
-    ``progress`` is called with a count of slots as the result is walked (for a progress bar).
+    ``progress`` is called with the name of each stage as it starts (see :data:`PHASES`).
     Raises :class:`SelectorError` when the selector matches no slot or several, and
     :class:`GraphError` when ``external="fail"`` and references leave the subtree.
     """
     if external not in EXTERNAL_POLICIES:
         raise ValueError(f"external must be one of {', '.join(EXTERNAL_POLICIES)}")
+    phase = progress or (lambda _: None)
     slot = select(tree, slot_or_selector)
     report = ExtractReport(slot=slot.path, slot_id=slot.id)
     sub_bytes = slot.to_bson()
     types = tree.get("Types")
     type_names = list(types) if isinstance(types, list) else None
 
+    # The result is assembled with the source's type table and indexed from its bytes; what
+    # it references but does not define decides what else comes along.
+    phase(PHASES[0])
+    staged = _stage(tree, sub_bytes, None, [])
     deps = _Closure(tree, type_names, copy_dependencies)
-    deps.add_content(_scratch({"Object": _Raw(sub_bytes)}, type_names))
+    deps.add(staged.ids)
+    phase(PHASES[1])
     deps.run()
+    if deps.on_slots or deps.on_assets:
+        holder = None
+        if deps.on_slots:
+            ids = _FreshIds(deps.all_ids, deps.sequential(), sub_bytes)
+            holder = _holder(Slot(sub_bytes, 0, len(sub_bytes)), deps.on_slots, ids)
+            report.new_ids = ids.issued
+        staged = _stage(tree, sub_bytes, holder, deps.on_assets)
 
-    # Assemble the result once with the original type table, index it (fast, from bytes),
-    # then apply the edits: nulled references, trimmed tables, rewritten type indices.
-    root = Slot(sub_bytes, 0, len(sub_bytes))
-    holder_ids: list[str] = []
-    if deps.on_slots:
-        ids = _fresh_ids(deps.all_ids, deps.sequential, sub_bytes)
-        holder = _holder(root, deps.on_slots, ids)
-        holder_ids = ids.issued
-        kids = root.child_nodes("Children", Slot)
-        if kids is None:
-            root.set("Children", [holder])
-        else:
-            kids.append(holder)
-            root.touch()
-    values: dict[str, Any] = {}
-    for key in tree:
-        if key == "Object":
-            values[key] = root
-        elif key == "Assets":
-            values[key] = [_copy(c) for c in deps.on_assets]
-        else:
-            values[key] = tree.get(key)
-    staged = DataTree(Node.new(values).to_bson())
-    report.new_ids = holder_ids
-
+    phase(PHASES[2])
     index = staged.ids
     outside = [(loc, value) for loc, value in index.values if value not in index.defined]
     for loc, value in outside:
@@ -180,23 +178,36 @@ def extract(
         )
     report.copied = _describe_copies(staged, deps, index.values)
 
-    components: list[Component] = []
-    for count, node in enumerate(staged.walk(), 1):
-        report.slots += 1
-        components.extend(node.components)
-        if progress is not None and count % 256 == 0:
-            progress(256)
-    if progress is not None:
-        progress(report.slots % 256)
-    components.extend(staged.assets)
-    report.components = len(components)
-
+    phase(PHASES[3])
     if external == "null":
         for loc, _ in outside:
             _null_at(loc)
-    _trim_types(tree, staged, type_names, components, report)
-    out = DataTree(staged.to_bson(), source=tree.source)
-    return ExtractResult(out, report)
+    data = _rewrite_types(tree, staged.to_bson(), type_names, report)
+    return ExtractResult(DataTree(data, source=tree.source), report)
+
+
+def _stage(
+    tree: DataTree, sub_bytes: bytes, holder: Slot | None, assets: list[Component]
+) -> DataTree:
+    """The result's root document: the source's root keys, ``Object`` the subtree (plus the
+    holder as its last child), ``Assets`` the given ones; tables are trimmed later."""
+    root = Slot(sub_bytes, 0, len(sub_bytes))
+    if holder is not None:
+        kids = root.child_nodes("Children", Slot)
+        if kids is None:
+            root.set("Children", [holder])
+        else:
+            kids.append(holder)
+            root.touch()
+    values: dict[str, Any] = {}
+    for key in tree:
+        if key == "Object":
+            values[key] = root
+        elif key == "Assets":
+            values[key] = [_copy(c) for c in assets]
+        else:
+            values[key] = tree.get(key)
+    return DataTree(Node.new(values).to_bson())
 
 
 def select(tree: DataTree, slot_or_selector: Slot | str) -> Slot:
@@ -265,7 +276,6 @@ class _Closure:
         self.defined: set[str] = set()
         self.all_ids: set[str] = set()
         self.pending: list[str] = []
-        self.sequential = True
         #: Copied components in discovery order, by where they go.
         self.on_slots: list[Component] = []
         self.on_assets: list[Component] = []
@@ -273,36 +283,37 @@ class _Closure:
         self.defines: list[tuple[Component, set[str]]] = []
         self._taken: set[int] = set()
 
-    def add_content(self, scratch: DataTree) -> set[str]:
-        index = scratch.ids
+    def add(self, index: IdIndex) -> set[str]:
         defined = set(index.defined)
         self.defined |= defined
         self.all_ids |= defined
         for _, value in index.values:
             self.pending.append(value)
             self.all_ids.add(value)
-        if self.sequential and not all(_SEQUENTIAL.match(i) for i in defined):
-            self.sequential = False
         return defined
 
+    def sequential(self) -> bool:
+        """Resonite's numbering: every ID that comes along is sequential."""
+        return all(_SEQUENTIAL.match(i) for i in self.defined)
+
     def run(self) -> None:
-        source = self.tree.ids
+        source: IdIndex | None = None  # built only when something is not defined inside
         while self.pending:
             found: list[Component] = []
             for value in self.pending:
                 if value in self.defined or not self.enabled:
                     continue
+                if source is None:
+                    source = self.tree.ids
                 location = source.where(value)
                 anchor = location.anchor if location is not None else None
                 if isinstance(anchor, Component) and id(anchor) not in self._taken:
                     self._taken.add(id(anchor))
                     found.append(anchor)
             self.pending = []
-            if not found:
-                break
             for component in found:
                 scratch = _scratch({"Assets": [_Raw(component.to_bson())]}, self.type_names)
-                self.defines.append((component, self.add_content(scratch)))
+                self.defines.append((component, self.add(scratch.ids)))
                 (self.on_slots if component.slot is not None else self.on_assets).append(
                     component
                 )
@@ -370,7 +381,7 @@ class _FreshIds:
     """IDs in the file's style that collide with no ID-shaped value already there."""
 
     def __init__(self, taken: set[str], sequential: bool, seed: bytes) -> None:
-        self.taken = taken
+        self.taken = set(taken)
         self.sequential = sequential
         self.issued: list[str] = []
         numbers = [int(m.group(1), 16) for m in map(_SEQUENTIAL.match, taken) if m]
@@ -391,10 +402,6 @@ class _FreshIds:
                 self.taken.add(value)
                 self.issued.append(value)
                 return value
-
-
-def _fresh_ids(taken: set[str], sequential: bool, seed: bytes) -> _FreshIds:
-    return _FreshIds(set(taken), sequential, seed)
 
 
 def _holder(template: Slot, components: list[Component], ids: _FreshIds) -> Slot:
@@ -480,47 +487,58 @@ def _null_at(location: Location) -> None:
     node.set(str(path[-1]), None)
 
 
-def _trim_types(
-    source: DataTree,
-    staged: DataTree,
-    type_names: list[str] | None,
-    components: list[Component],
-    report: ExtractReport,
-) -> None:
-    used_names: set[str] = set()
+def _rewrite_types(
+    source: DataTree, data: bytes, type_names: list[str] | None, report: ExtractReport
+) -> bytes:
+    """Trim ``Types`` to the used entries and rewrite the indices; trim ``TypeVersions``.
+
+    Indices are rewritten in the bytes: a component is ``{Type: int32, Data: {…}}``, so its
+    index is four bytes at a fixed place and changing them moves nothing else (and costs
+    nothing on a big tree, unlike re-assembling every component).
+    """
+    found = list(_COMPONENT_INDEX.finditer(data))
+    named = {m.group(1).decode("utf-8", "replace") for m in _COMPONENT_TYPE_NAME.finditer(data)}
+    report.components = len(found) + sum(1 for _ in _COMPONENT_TYPE_NAME.finditer(data))
+    report.slots = data.count(b"\x04Children\x00")
+    out = bytearray(data)
     if type_names is not None:
-        used = sorted({i for c in components if isinstance(i := c.type_index, int)})
+        indices = [_INT32.unpack_from(data, m.start(1))[0] for m in found]
+        used = sorted(set(indices))
         bad = [i for i in used if not 0 <= i < len(type_names)]
         if bad:
             raise ModelError(f"component type index {bad[0]} is out of range "
                              f"(Types has {len(type_names)})", path=report.slot)
         remap = {old: new for new, old in enumerate(used)}
+        for match, old in zip(found, indices, strict=True):
+            if remap[old] != old:
+                _INT32.pack_into(out, match.start(1), remap[old])
         new_names = [type_names[i] for i in used]
-        used_names = set(new_names)
         report.types = len(new_names)
         report.types_dropped = [n for i, n in enumerate(type_names) if i not in remap]
-        if new_names != type_names:
-            staged.set("Types", new_names)
-            for component in components:
-                old = component.type_index
-                if isinstance(old, int) and remap[old] != old:
-                    component.set("Type", remap[old])
-        known = set(type_names)
+        used_names, known = set(new_names) | named, set(type_names)
     else:
-        used_names = {t for c in components if isinstance(t := c.type_index, str)}
+        used_names = named
         report.types = len(used_names)
-        known = {m.decode("utf-8", "replace") for m in _TYPE_STRING.findall(source.to_bson())}
-    versions = staged.get("TypeVersions")
+        known = set()
+    result = DataTree(bytes(out))
+    if type_names is not None and new_names != type_names:
+        result.set("Types", new_names)
+    versions = result.get("TypeVersions")
     if isinstance(versions, dict):
+        if type_names is None and versions:
+            known = {m.group(1).decode("utf-8", "replace")
+                     for m in _COMPONENT_TYPE_NAME.finditer(source.to_bson())}
         dropped = [k for k in versions if k in known and k not in used_names]
         if dropped:
             report.type_versions_dropped = dropped
-            staged.set("TypeVersions", {k: v for k, v in versions.items() if k not in dropped})
+            result.set("TypeVersions", {k: v for k, v in versions.items() if k not in dropped})
+    return result.to_bson()
 
 
 __all__ = [
     "EXTERNAL_POLICIES",
     "HOLDER_NAME",
+    "PHASES",
     "CopiedComponent",
     "ExternalReference",
     "ExtractReport",

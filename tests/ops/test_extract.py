@@ -14,7 +14,7 @@ import brson
 from brson import api
 from brson.errors import GraphError, ModelError, SelectorError
 from brson.model.tree import Component, DataTree, Slot
-from brson.ops.extract import HOLDER_NAME, ExtractResult, extract
+from brson.ops.extract import HOLDER_NAME, PHASES, ExtractResult, extract
 
 #: The real samples (as in tests/conftest.py; needed at collection time to list the slots).
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples"
@@ -335,9 +335,10 @@ def test_selectors(samples_dir: Path) -> None:
 
 def test_tree_extract_method_and_progress(samples_dir: Path) -> None:
     src = brson.load(samples_dir / "orange3134_loading_standin.brson")
-    counted: list[int] = []
-    result = extract(src, src.root, progress=counted.append)
-    assert sum(counted) == result.report.slots == 36
+    phases: list[str] = []
+    result = extract(src, src.root, progress=phases.append)
+    assert phases == list(PHASES)
+    assert result.report.slots == 36 and result.report.components == 58
     visual = src.find("Visual")
     assert visual is not None
     assert src.extract(visual).to_bson() == extract(src, "Visual").tree.to_bson()
