@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "brson.cli.archive",
     "brson.cli.extract",
     "brson.cli.package",
+    "brson.cli.godot",
 ]
 
 #: click's exception base, reached through typer's public BadParameter (typer vendors click).

@@ -1,0 +1,397 @@
+"""Resonite Slot trees as Godot scenes (TSCN) and as one Godot Variant.
+
+Every slot becomes a ``Spatial`` (Godot 3) / ``Node3D`` (Godot 4) with its local transform and
+``visible`` from ``Active``.  A slot whose MeshRenderer draws a procedural mesh Godot also has
+(quad, box, sphere, cylinder, cone; capsule and torus in 4.x) becomes a ``MeshInstance`` /
+``MeshInstance3D`` with that primitive and, when the renderer's first material is an unlit or
+PBS material, a ``SpatialMaterial`` / ``StandardMaterial3D`` carrying its color.
+
+Nothing is dropped: each node's metadata holds the slot's ID, name and tag, every component
+(type name, ID, all its data) and the slot's own fields; the scene root also holds the document's
+header fields and NeosVR ``Assets``.  What could not be expressed is reported in
+:attr:`SceneExport.notes` instead of being skipped silently.
+
+Coordinates are Resonite's, unchanged (the brief: a node's transform is the slot's
+``local_matrix()``; globals match ``global_matrix()``).  Resonite is left-handed and Godot
+right-handed, so a scene looks mirrored along Z; docs/godot-export.md explains.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from brson.errors import ModelError
+from brson.godot import values as gv
+from brson.godot.tscn import SceneNode, SubResource, write
+from brson.godot.variant import dumps
+from brson.model.tree import Component, DataTree, Member, Slot
+
+NODE = {3: "Spatial", 4: "Node3D"}
+MESH_NODE = {3: "MeshInstance", 4: "MeshInstance3D"}
+MATERIAL = {3: "SpatialMaterial", 4: "StandardMaterial3D"}
+#: Node name for a slot whose name is empty (or made only of characters Godot refuses).
+FALLBACK_NAME = "Slot"
+#: Metadata keys (Godot 4 needs identifiers).
+META_ID, META_NAME, META_TAG = "resonite_id", "resonite_name", "resonite_tag"
+META_COMPONENTS, META_SLOT = "resonite_components", "resonite_slot"
+META_DOCUMENT, META_ASSETS = "resonite_document", "resonite_assets"
+
+_RENDERER = "FrooxEngine.MeshRenderer"
+_UNLIT = {"FrooxEngine.UnlitMaterial", "FrooxEngine.OverlayUnlitMaterial"}
+_PBS_PREFIX = "FrooxEngine.PBS_"
+_TRANSPARENT_BLEND = {"Alpha", "Transparent", "Additive", "Multiply"}
+
+
+@dataclass
+class SceneExport:
+    """A built scene: the node tree, which slot each node came from, and the notes."""
+
+    godot: int
+    root: SceneNode
+    #: (node, slot) in pre-order, the order the TSCN lists nodes in.
+    nodes: list[tuple[SceneNode, Slot]] = field(default_factory=list)
+    #: Things that could not be expressed in Godot (their data is still in metadata).
+    notes: list[str] = field(default_factory=list)
+    meshes: int = 0
+    materials: int = 0
+
+    def tscn(self) -> str:
+        return write(self.root, self.godot, fallback=FALLBACK_NAME)
+
+
+# --- metadata and the Variant form --------------------------------------------------------------
+
+
+def component_summary(component: Component) -> dict[str, Any]:
+    """Type name, ID and all data of a component, as plain values."""
+    out: dict[str, Any] = {"type": str(component.type), "id": component.id}
+    for key in component:
+        if key not in ("Type", "Data"):  # unknown top-level keys come along too
+            out[key] = component.get(key)
+    out["data"] = component.data.decoded()
+    return out
+
+
+def slot_fields(slot: Slot) -> dict[str, Any]:
+    """The slot's own keys except ``Children``; ``Components`` without its list (kept apart)."""
+    out: dict[str, Any] = {}
+    for key in slot:
+        if key == "Children":
+            continue
+        if key == "Components":
+            member = slot.components_member
+            if member is not None:
+                out[key] = {k: member.get(k) for k in member if k != "Data"}
+                continue
+        out[key] = slot.get(key)
+    return out
+
+
+def slot_metadata(slot: Slot) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
+    if slot.id is not None:
+        meta[META_ID] = slot.id
+    if isinstance(slot.name, str):
+        meta[META_NAME] = slot.name
+    if isinstance(slot.tag, str):
+        meta[META_TAG] = slot.tag
+    meta[META_COMPONENTS] = [component_summary(c) for c in slot.components]
+    meta[META_SLOT] = slot_fields(slot)
+    return meta
+
+
+def document_fields(tree: DataTree) -> dict[str, Any]:
+    """Root keys other than the slot tree and the assets (version, flags, type tables)."""
+    return {key: tree.get(key) for key in tree if key not in ("Object", "Assets")}
+
+
+def _transform(slot: Slot, is_root: bool) -> gv.Transform3D:
+    try:
+        matrix = slot.global_matrix() if is_root else slot.local_matrix()
+    except (TypeError, ValueError, IndexError):
+        raise ModelError("position, rotation or scale is not a list of numbers",
+                         path=slot.path) from None
+    return gv.Transform3D.from_matrix(matrix)
+
+
+def slot_tree_value(tree: DataTree, slot: Slot | None = None) -> dict[str, Any]:
+    """The tree as one Variant value: nested Dictionaries and Arrays with Transform values.
+
+    ``{"document": {...}, "assets": [...], "root": <slot>}`` where each slot is ``{"name",
+    "id", "tag", "active", "transform" (local; the root's is global), "components",
+    "slot" (its other fields), "children"}``.
+    """
+    top = slot if slot is not None else tree.root
+    root_value: dict[str, Any] = {}
+    stack: list[tuple[Slot, dict[str, Any], bool]] = [(top, root_value, True)]
+    while stack:
+        current, out, is_root = stack.pop()
+        out.update(
+            name=current.name, id=current.id, tag=current.tag, active=current.active,
+            transform=_transform(current, is_root),
+            components=[component_summary(c) for c in current.components],
+            slot=slot_fields(current),
+        )
+        children: list[dict[str, Any]] = []
+        out["children"] = children
+        for child in current.children:
+            child_out: dict[str, Any] = {}
+            children.append(child_out)
+            stack.append((child, child_out, False))
+    return {
+        "document": document_fields(tree),
+        "assets": [component_summary(c) for c in tree.assets],
+        "root": root_value,
+    }
+
+
+def export_variant(tree: DataTree, godot: int, slot: Slot | None = None) -> bytes:
+    """``var2bytes``/``var_to_bytes`` bytes of :func:`slot_tree_value`."""
+    return dumps(slot_tree_value(tree, slot), godot)
+
+
+# --- meshes and materials ---------------------------------------------------------------------
+
+
+def _member(component: Component, key: str) -> Member | None:
+    try:
+        return component[key]
+    except KeyError:
+        return None
+
+
+def _value(component: Component, key: str) -> Any:
+    member = _member(component, key)
+    return member.value if member is not None else None
+
+
+def _number(component: Component, key: str) -> float | None:
+    value = _value(component, key)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _numbers(component: Component, key: str, count: int) -> list[float] | None:
+    value = _value(component, key)
+    if (isinstance(value, list) and len(value) >= count
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value[:count])):
+        return [float(v) for v in value[:count]]
+    return None
+
+
+def _srgb(channel: float) -> float:
+    if channel <= 0.0031308:
+        return 12.92 * channel
+    return 1.055 * math.pow(channel, 1 / 2.4) - 0.055
+
+
+def _color(component: Component, key: str) -> gv.Color | None:
+    """A ``color``/``colorX`` field as Godot's sRGB Color (``Linear`` profiles are converted)."""
+    rgba = _numbers(component, key, 4)
+    if rgba is None:
+        return None
+    value = _value(component, key)
+    profile = value[4] if len(value) > 4 else None
+    r, g, b, a = rgba
+    if profile == "Linear":
+        r, g, b = _srgb(r), _srgb(g), _srgb(b)
+    return gv.Color(r, g, b, a)
+
+
+class _Converter:
+    """Builds mesh and material sub-resources once per Resonite component."""
+
+    def __init__(self, godot: int) -> None:
+        self.godot = godot
+        self.meshes: dict[str, SubResource | None] = {}
+        self.materials: dict[str, SubResource | None] = {}
+        self.unmapped_meshes: Counter[str] = Counter()
+        self.unmapped_materials: Counter[str] = Counter()
+        self.notes: list[str] = []
+
+    def renderer(self, slot: Slot) -> tuple[SubResource, SubResource | None] | None:
+        """Mesh and material of the slot's first MeshRenderer that draws a known primitive."""
+        found: tuple[SubResource, SubResource | None] | None = None
+        for component in slot.components:
+            if component.type.full_name != _RENDERER or _value(component, "Enabled") is False:
+                continue
+            mesh_member = _member(component, "Mesh")
+            target = mesh_member.target if mesh_member is not None else None
+            if not isinstance(target, Component):
+                continue
+            mesh = self.mesh(target, slot)
+            if mesh is None:
+                continue
+            if found is not None:
+                self.notes.append(f"slot {slot.path!r}: more than one MeshRenderer; only the "
+                                  "first becomes the MeshInstance's mesh")
+                continue
+            found = (mesh, self.material(component))
+        return found
+
+    def mesh(self, component: Component, slot: Slot) -> SubResource | None:
+        key = component.id or str(id(component))
+        if key not in self.meshes:
+            self.meshes[key] = self._mesh(component, slot)
+        return self.meshes[key]
+
+    def _mesh(self, component: Component, slot: Slot) -> SubResource | None:
+        kind = component.type.full_name.removeprefix("FrooxEngine.")
+        godot4 = self.godot == 4
+        props: dict[str, Any] | None = None
+        cls = kind
+        if kind == "QuadMesh":
+            size = _numbers(component, "Size", 2)
+            props = {"size": gv.Vector2(*size)} if size else None
+            rotation = _numbers(component, "Rotation", 4)
+            if props and rotation and any(abs(a - b) > 1e-6
+                                          for a, b in zip(rotation, (0, 0, 0, 1), strict=True)):
+                self.notes.append(f"slot {slot.path!r}: QuadMesh Rotation {rotation} is not "
+                                  "applied (a Godot QuadMesh cannot be rotated)")
+        elif kind == "BoxMesh":
+            size3 = _numbers(component, "Size", 3)
+            props = {"size": gv.Vector3(*size3)} if size3 else None
+            cls = "BoxMesh" if godot4 else "CubeMesh"
+        elif kind in ("SphereMesh", "IcoSphereMesh"):
+            radius = _number(component, "Radius")
+            props = {"radius": radius, "height": 2 * radius} if radius is not None else None
+            cls = "SphereMesh"
+        elif kind in ("CylinderMesh", "ConeMesh"):
+            height = _number(component, "Height")
+            if kind == "CylinderMesh":
+                top = bottom = _number(component, "Radius")
+            else:
+                top, bottom = _number(component, "RadiusTop"), _number(component, "RadiusBase")
+            if height is not None and top is not None and bottom is not None:
+                props = {"top_radius": top, "bottom_radius": bottom, "height": height}
+                caps = _value(component, "Caps")
+                if isinstance(caps, bool) and godot4:
+                    props.update(cap_top=caps, cap_bottom=caps)
+                elif caps is False:
+                    self.notes.append(f"slot {slot.path!r}: {kind} without caps is drawn "
+                                      "with caps (Godot 3's CylinderMesh always has them)")
+            cls = "CylinderMesh"
+        elif kind == "CapsuleMesh" and godot4:  # 3.x capsules lie along Z, not Y
+            radius, height = _number(component, "Radius"), _number(component, "Height")
+            if radius is not None and height is not None:
+                props = {"radius": radius, "height": height}
+        elif kind == "TorusMesh" and godot4:  # no TorusMesh in 3.x
+            major, minor = _number(component, "MajorRadius"), _number(component, "MinorRadius")
+            if major is not None and minor is not None:
+                props = {"inner_radius": major - minor, "outer_radius": major + minor}
+        if props is None:
+            self.unmapped_meshes[kind] += 1
+            return None
+        return SubResource(cls, props)
+
+    def material(self, renderer: Component) -> SubResource | None:
+        member = _member(renderer, "Materials")
+        items = member.elements if member is not None else None
+        target = items[0].target if items else None
+        if not isinstance(target, Component):
+            return None
+        key = target.id or str(id(target))
+        if key not in self.materials:
+            self.materials[key] = self._material(target)
+        return self.materials[key]
+
+    def _material(self, component: Component) -> SubResource | None:
+        kind = component.type.full_name
+        unlit = kind in _UNLIT
+        if not unlit and not kind.startswith(_PBS_PREFIX):
+            self.unmapped_materials[kind.removeprefix("FrooxEngine.")] += 1
+            return None
+        color = _color(component, "TintColor" if unlit else "AlbedoColor")
+        if color is None:
+            self.unmapped_materials[kind.removeprefix("FrooxEngine.")] += 1
+            return None
+        godot4 = self.godot == 4
+        props: dict[str, Any] = {"albedo_color": color}
+        if unlit:
+            props["shading_mode" if godot4 else "flags_unshaded"] = 0 if godot4 else True
+        transparent = (color.a < 1.0 or _value(component, "BlendMode") in _TRANSPARENT_BLEND
+                       or _value(component, "Transparent") is True)
+        if transparent:
+            props["transparency" if godot4 else "flags_transparent"] = 1 if godot4 else True
+        if _value(component, "Sidedness") in ("Double", "DualSided"):
+            props["cull_mode" if godot4 else "params_cull_mode"] = 2  # CULL_DISABLED
+        metallic, smoothness = _number(component, "Metallic"), _number(component, "Smoothness")
+        if metallic is not None:
+            props["metallic"] = metallic
+        if smoothness is not None:
+            props["roughness"] = 1.0 - smoothness
+        return SubResource(MATERIAL[self.godot], props)
+
+    def summary(self) -> list[str]:
+        notes = list(self.notes)
+        if self.unmapped_meshes:
+            listing = ", ".join(f"{k} x{n}" for k, n in sorted(self.unmapped_meshes.items()))
+            notes.append(f"meshes without a Godot {self.godot} primitive ({listing}): their "
+                         "slots stay plain nodes; the components are kept in metadata")
+        if self.unmapped_materials:
+            listing = ", ".join(f"{k} x{n}" for k, n in sorted(self.unmapped_materials.items()))
+            notes.append(f"materials without a Godot equivalent ({listing}): kept in metadata")
+        return notes
+
+
+# --- scene ------------------------------------------------------------------------------------
+
+
+def export_scene(
+    tree: DataTree,
+    godot: int,
+    slot: Slot | None = None,
+    on_slot: Callable[[], None] | None = None,
+) -> SceneExport:
+    """The scene for ``slot``'s subtree (default: the whole tree) for Godot ``godot``.
+
+    The scene root carries the slot's global transform, so every node's global transform is
+    its slot's ``global_matrix()`` even when a subtree is exported.
+    """
+    if godot not in NODE:
+        raise ModelError(f"unsupported Godot version {godot!r} (use 3 or 4)")
+    top = slot if slot is not None else tree.root
+    converter = _Converter(godot)
+    result = SceneExport(godot, SceneNode("", NODE[godot]))
+    stack: list[tuple[Slot, SceneNode | None]] = [(top, None)]
+    while stack:
+        current, parent = stack.pop()
+        node = _node(current, godot, converter, parent is None)
+        if parent is None:
+            node.metadata[META_DOCUMENT] = document_fields(tree)
+            if "Assets" in tree:
+                node.metadata[META_ASSETS] = [component_summary(c) for c in tree.assets]
+            result.root = node
+        else:
+            parent.children.append(node)
+        result.nodes.append((node, current))
+        if node.type == MESH_NODE[godot]:
+            result.meshes += 1
+        if on_slot is not None:
+            on_slot()
+        stack.extend((child, node) for child in reversed(current.children))
+    result.materials = sum(1 for m in converter.materials.values() if m is not None)
+    result.notes = converter.summary()
+    return result
+
+
+def _node(slot: Slot, godot: int, converter: _Converter, is_root: bool) -> SceneNode:
+    name = slot.name if isinstance(slot.name, str) else ""
+    node = SceneNode(name, NODE[godot])
+    node.properties["transform"] = _transform(slot, is_root)
+    if slot.active is False:
+        node.properties["visible"] = False
+    drawn = converter.renderer(slot)
+    if drawn is not None:
+        mesh, material = drawn
+        node.type = MESH_NODE[godot]
+        node.properties["mesh"] = mesh
+        if material is not None:
+            node.properties["material_override"] = material
+    node.metadata = slot_metadata(slot)
+    return node

@@ -1,0 +1,352 @@
+"""TSCN text scenes for Godot 3 (``format=2``) and Godot 4 (``format=3``).
+
+A scene is described by :class:`SceneNode` / :class:`SubResource` objects holding Godot class
+and property names plus values (Python values and :mod:`brson.godot.values` types);
+:func:`write` turns them into the text the given engine version loads.  The two versions differ
+in the header, resource ids, class names of literals (``Transform`` vs ``Transform3D``), spacing,
+special floats and how metadata is stored; ``../shared/notes/godot.md`` §6-7 has the facts.
+
+Why the writer, not the caller, fixes node names: both engines load a TSCN without sanitising
+names, and a name holding ``/`` or ``:`` later breaks the ``parent=`` paths of its children
+(the child is dropped or re-parented).  So names are made valid by the version's own rule and
+unique among siblings here, where the paths are written.
+
+Floats are written with Python's shortest round-trip ``repr``.  Godot's decimal parser
+(``built_in_strtod``, the same in 3.x and 4.x) is not correctly rounded: it reads about a third
+of 17-digit doubles one unit in the last place off, and no decimal text reaches ~1% of doubles.
+Values therefore arrive within one ulp of a double, which is far below the engines' float32
+transforms; the binary Variant export (``--variant``) is the bit-exact path.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from brson.errors import VariantError
+from brson.godot import values as gv
+
+#: ``format=`` written for each engine major version.
+FORMAT = {3: 2, 4: 3}
+
+#: Characters each version refuses in node names: Godot 3.2 ``Node::set_name`` deletes them,
+#: Godot 4 ``String::validate_node_name`` replaces each with ``_`` (``%`` marks unique names).
+INVALID_NAME_CHARS = {3: '.:@/"', 4: '.:@/"%'}
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_INT64 = (-(2**63), 2**63 - 1)
+#: Mantissa digits Godot's ``built_in_strtod`` reads; it ignores the rest.
+_PARSER_DIGITS = 18
+
+#: Escapes both engines' tokenizers read back (``\\uXXXX`` for the other control characters).
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b",
+            "\f": "\\f"}
+_NEEDS_ESCAPE = re.compile(r'[\\"\x00-\x1f\x7f]')
+
+
+@dataclass(eq=False)
+class SubResource:
+    """A resource embedded in the scene (``[sub_resource]``), referenced from properties.
+
+    Identity matters: the same object used twice is written once and referenced twice.
+    """
+
+    type: str
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class SceneNode:
+    """One node: wanted name, Godot class, properties in write order, metadata, children."""
+
+    name: str
+    type: str
+    properties: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    children: list[SceneNode] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PlacedNode:
+    """A node with the name and paths it gets in the file (pre-order, root first)."""
+
+    node: SceneNode
+    #: The name written: sanitised for the version and unique among its siblings.
+    name: str
+    #: ``parent=`` as written: None for the root, ``"."`` for its children, else a path.
+    parent: str | None
+    #: Path from the scene root: ``"."`` for the root itself, else ``"A/B"``.
+    path: str
+
+
+# --- names ------------------------------------------------------------------------------------
+
+
+def sanitize_name(name: str | None, godot: int, fallback: str = "Node") -> str:
+    """``name`` as the engine's own ``set_name`` would leave it; ``fallback`` if nothing is left.
+
+    NUL is removed as well: engine strings end there.
+    """
+    bad = INVALID_NAME_CHARS[_check_version(godot)]
+    text = (name or "").replace("\x00", "")
+    if godot == 3:
+        text = text.translate({ord(c): None for c in bad})
+    else:
+        text = text.translate({ord(c): "_" for c in bad})
+    return text or fallback
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+    """Siblings' names made distinct: the first keeps its name, repeats become ``Name2``, ….
+
+    A generated name never takes a name another sibling already has (``A, A, A2`` gives
+    ``A, A3, A2``), so the result does not depend on which sibling is renamed.
+    """
+    taken = set(names)
+    used: set[str] = set()
+    out: list[str] = []
+    for name in names:
+        if name in used:
+            number = 2
+            while f"{name}{number}" in taken or f"{name}{number}" in used:
+                number += 1
+            name = f"{name}{number}"
+        used.add(name)
+        out.append(name)
+    return out
+
+
+def layout(root: SceneNode, godot: int, fallback: str = "Node") -> list[PlacedNode]:
+    """Every node in file order (pre-order) with its final name and paths.
+
+    ``fallback`` names a node whose name is empty once sanitised.
+    """
+    _check_version(godot)
+    out: list[PlacedNode] = []
+    root_name = sanitize_name(root.name, godot, fallback)
+    stack: list[tuple[SceneNode, str, str | None, str]] = [(root, root_name, None, ".")]
+    while stack:
+        node, name, parent, path = stack.pop()
+        out.append(PlacedNode(node, name, parent, path))
+        names = unique_names([sanitize_name(c.name, godot, fallback) for c in node.children])
+        prefix = "" if path == "." else path + "/"
+        for child, child_name in reversed(list(zip(node.children, names, strict=True))):
+            stack.append((child, child_name, path, prefix + child_name))
+    return out
+
+
+# --- literals ---------------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """C-style escaping both engines' tokenizers read back, for headers and values alike."""
+    if not _NEEDS_ESCAPE.search(text):
+        return text
+    return _NEEDS_ESCAPE.sub(lambda m: _ESCAPES.get(m[0], f"\\u{ord(m[0]):04x}"), text)
+
+
+def quote(text: str) -> str:
+    return '"' + escape(text) + '"'
+
+
+def real(number: float, godot: int) -> str:
+    """A float field of a math type (``Vector3( 1, 0.5, 0 )``): integral values without ``.0``."""
+    text = _float_text(float(number), godot)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _float_text(number: float, godot: int) -> str:
+    if math.isnan(number):
+        return "nan"
+    if math.isinf(number):
+        if number > 0:
+            return "inf"
+        # 4.x has a keyword; 3.x writes -inf as "-inf.0", which its own parser refuses, but a
+        # literal beyond the double range overflows to -inf (exponents > 511 also warn).
+        return "inf_neg" if godot == 4 else "-1e400"
+    text = repr(number)
+    mantissa = text.partition("e")[0]
+    if sum(c.isdigit() for c in mantissa) <= _PARSER_DIGITS:
+        return text
+    # Godot's parser keeps only the first 18 mantissa digits, leading zeros included, so
+    # 0.0008727497770451009 would lose five significant digits; scientific form keeps them.
+    sign, digits, exponent = Decimal(text).as_tuple()
+    assert isinstance(exponent, int)
+    head, tail = str(digits[0]), "".join(map(str, digits[1:]))
+    return f"{'-' if sign else ''}{head}.{tail or '0'}e{exponent + len(digits) - 1}"
+
+
+class _Writer:
+    """Literal formatting for one engine version, with sub-resource ids assigned on first use."""
+
+    def __init__(self, godot: int) -> None:
+        self.godot = _check_version(godot)
+        self.resources: list[SubResource] = []
+        self.ids: dict[int, str] = {}
+
+    # Resources --------------------------------------------------------------------------------
+
+    def collect(self, value: Any) -> None:
+        """Number the sub-resources ``value`` uses, dependencies first (the loader needs that)."""
+        if isinstance(value, SubResource):
+            if id(value) in self.ids:
+                return
+            for item in value.properties.values():
+                self.collect(item)
+            number = len(self.resources) + 1
+            self.ids[id(value)] = str(number) if self.godot == 3 else f"{value.type}_{number}"
+            self.resources.append(value)
+        elif isinstance(value, Mapping):
+            for item in value.values():
+                self.collect(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                self.collect(item)
+
+    def reference(self, resource: SubResource) -> str:
+        rid = self.ids.get(id(resource))
+        if rid is None:  # pragma: no cover - collect() runs over everything first
+            raise VariantError(f"sub-resource {resource.type} was not collected")
+        return f"SubResource( {rid} )" if self.godot == 3 else f'SubResource("{rid}")'
+
+    # Literals ---------------------------------------------------------------------------------
+
+    def call(self, name: str, args: Sequence[str]) -> str:
+        if self.godot == 3:
+            return f"{name}( {', '.join(args)} )" if args else f"{name}(  )"
+        return f"{name}({', '.join(args)})"
+
+    def reals(self, name: str, numbers: Sequence[float]) -> str:
+        return self.call(name, [real(n, self.godot) for n in numbers])
+
+    def literal(self, value: Any) -> str:
+        godot3 = self.godot == 3
+        if value is None:
+            return "null"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int):
+            if not _INT64[0] <= value <= _INT64[1]:
+                raise VariantError(f"integer {value} does not fit a Godot int (int64)")
+            return str(int(value))
+        if isinstance(value, float):
+            return _float_text(value, self.godot)
+        if isinstance(value, str):
+            return quote(value)
+        if isinstance(value, SubResource):
+            return self.reference(value)
+        if isinstance(value, Mapping):
+            if not value:
+                return "{\n}" if godot3 else "{}"
+            items = [f"{self.literal(k)}: {self.literal(v)}" for k, v in value.items()]
+            return "{\n" + ",\n".join(items) + "\n}"
+        if isinstance(value, list | tuple):
+            if not value:
+                return "[  ]" if godot3 else "[]"
+            inner = ", ".join(self.literal(v) for v in value)
+            return f"[ {inner} ]" if godot3 else f"[{inner}]"
+        return self.math_literal(value)
+
+    def math_literal(self, value: Any) -> str:
+        godot3 = self.godot == 3
+        if isinstance(value, gv.Vector2):
+            return self.reals("Vector2", (value.x, value.y))
+        if isinstance(value, gv.Vector3):
+            return self.reals("Vector3", (value.x, value.y, value.z))
+        if isinstance(value, gv.Quaternion):
+            name = "Quat" if godot3 else "Quaternion"
+            return self.reals(name, (value.x, value.y, value.z, value.w))
+        if isinstance(value, gv.Color):
+            return self.reals("Color", (value.r, value.g, value.b, value.a))
+        if isinstance(value, gv.Basis):
+            return self.reals("Basis", [n for row in value.rows() for n in row])
+        if isinstance(value, gv.Transform3D):
+            rows = [n for row in value.basis.rows() for n in row]
+            origin = value.origin
+            return self.reals("Transform" if godot3 else "Transform3D",
+                              [*rows, origin.x, origin.y, origin.z])
+        if isinstance(value, gv.AABB):
+            p, s = value.position, value.size
+            return self.reals("AABB", (p.x, p.y, p.z, s.x, s.y, s.z))
+        if isinstance(value, gv.NodePath):
+            return f"NodePath({quote(str(value))})"
+        if isinstance(value, gv.StringName):
+            return quote(value.name) if godot3 else "&" + quote(value.name)
+        if isinstance(value, bytes | bytearray):
+            name = "PoolByteArray" if godot3 else "PackedByteArray"
+            return self.call(name, [str(b) for b in value])
+        raise VariantError(f"cannot write a {type(value).__name__} in a TSCN file")
+
+
+# --- scene ------------------------------------------------------------------------------------
+
+
+def write(root: SceneNode, godot: int, fallback: str = "Node") -> str:
+    """The TSCN text of the scene under ``root`` for Godot ``godot`` (3 or 4)."""
+    writer = _Writer(godot)
+    placed = layout(root, godot, fallback)
+    for item in placed:
+        writer.collect(list(item.node.properties.values()))
+        writer.collect(item.node.metadata)
+    lines: list[str] = []
+    steps = len(writer.resources) + 1
+    if godot == 3:
+        lines.append(f"[gd_scene load_steps={steps} format=2]" if steps > 1
+                     else "[gd_scene format=2]")
+    else:
+        lines.append(f"[gd_scene format={FORMAT[4]}]")
+    lines.append("")
+    for resource in writer.resources:
+        rid = writer.ids[id(resource)]
+        rid_text = rid if godot == 3 else quote(rid)
+        lines.append(f"[sub_resource type={quote(resource.type)} id={rid_text}]")
+        lines.extend(_properties(writer, resource.properties))
+        lines.append("")
+    for item in placed:
+        header = f"[node name={quote(item.name)} type={quote(item.node.type)}"
+        if item.parent is not None:
+            header += f" parent={quote(item.parent)}"
+        lines.append(header + "]")
+        lines.extend(_properties(writer, item.node.properties))
+        lines.extend(_metadata(writer, item.node.metadata))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _properties(writer: _Writer, properties: Mapping[str, Any]) -> Iterator[str]:
+    for name, value in properties.items():
+        if not name or any(c in name for c in ' ="\n[]'):
+            raise VariantError(f"invalid property name {name!r}")
+        yield f"{name} = {writer.literal(value)}"
+
+
+def _metadata(writer: _Writer, metadata: Mapping[str, Any]) -> Iterator[str]:
+    """Godot 3: one ``__meta__`` dictionary; Godot 4: a ``metadata/<key>`` line per key.
+
+    Keys are sorted, as the engines write them.
+    """
+    if not metadata:
+        return
+    keys = sorted(metadata)
+    if writer.godot == 3:
+        yield "__meta__ = " + writer.literal({k: metadata[k] for k in keys})
+        return
+    for key in keys:
+        if not _IDENTIFIER.match(key):
+            raise VariantError(f"metadata key {key!r} is not an identifier (Godot 4 refuses it)")
+        yield f"metadata/{key} = {writer.literal(metadata[key])}"
+
+
+def literal(value: Any, godot: int) -> str:
+    """One value as a TSCN literal (no sub-resources)."""
+    return _Writer(godot).literal(value)
+
+
+def _check_version(godot: int) -> int:
+    if godot not in FORMAT:
+        raise VariantError(f"unsupported Godot version {godot!r} (use 3 or 4)")
+    return godot
