@@ -279,8 +279,8 @@ class _Closure:
         #: Copied components in discovery order, by where they go.
         self.on_slots: list[Component] = []
         self.on_assets: list[Component] = []
-        #: IDs each copied component defines (to find who references it).
-        self.defines: list[tuple[Component, set[str]]] = []
+        #: IDs each copied component defines (to find who references it), by id(component).
+        self.defines: dict[int, set[str]] = {}
         self._taken: set[int] = set()
 
     def add(self, index: IdIndex) -> set[str]:
@@ -313,7 +313,7 @@ class _Closure:
             self.pending = []
             for component in found:
                 scratch = _scratch({"Assets": [_Raw(component.to_bson())]}, self.type_names)
-                self.defines.append((component, self.add(scratch.ids)))
+                self.defines[id(component)] = self.add(scratch.ids)
                 (self.on_slots if component.slot is not None else self.on_assets).append(
                     component
                 )
@@ -342,7 +342,9 @@ def _describe_copies(
     staged: DataTree, deps: _Closure, values: Iterable[tuple[Location, str]]
 ) -> list[CopiedComponent]:
     owner: dict[str, int] = {}
-    for n, (_, ids) in enumerate(deps.defines):
+    copies = deps.on_slots + deps.on_assets  # the order they have in the result
+    for n, component in enumerate(copies):
+        ids = deps.defines[id(component)]
         for element_id in ids:
             owner[element_id] = n
     referrers: dict[int, list[str]] = {}
@@ -350,12 +352,12 @@ def _describe_copies(
         which = owner.get(value)
         if which is not None:
             anchor = loc.anchor
-            if isinstance(anchor, Component) and anchor.id == deps.defines[which][0].id:
+            if isinstance(anchor, Component) and anchor.id == copies[which].id:
                 continue  # the copy pointing into itself
             referrers.setdefault(which, []).append(loc.describe())
     root_name = staged.root.name or ""
     out = []
-    for n, (component, _) in enumerate(deps.defines):
+    for n, component in enumerate(copies):
         source_slot = component.slot
         type_text = _type_text(component)
         if source_slot is None:
