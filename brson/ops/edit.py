@@ -1,0 +1,833 @@
+"""Edit a data tree in place: slots, components and member values; ``brson.dump`` writes it.
+
+Every edit goes through the model's overlay (``Node.set``): the edited node and its ancestors
+are re-assembled when written, everything else is copied as its original bytes, so untouched
+slots, components and members come out byte-identical.
+
+New elements get IDs from a :class:`~brson.ops.ids.FreshIds` in the file's style (sequential in
+Resonite files, random in NeosVR ones).  Building one scans the tree's bytes, so pass the same
+``ids`` to a series of edits on a big tree; left out, each call scans again.
+
+The format has no reference type: a value is a reference when it equals an ID defined in the
+file.  Removing a slot or component removes every ID it defines (its members', its children's),
+and values elsewhere that named one of them would be left dangling.  ``references`` chooses:
+``"report"`` keeps them and reports each one, ``"null"`` sets them to null (what the engine does
+to references that leave an export) and reports them, ``"fail"`` raises :class:`GraphError`
+before changing anything.
+
+New slots copy the key order of their parent (an existing slot of the file), new components
+that of the first component in the file, so new content is laid out as the engine writes it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from bson.int64 import Int64
+
+from brson.errors import GraphError, ModelError, SelectorError
+from brson.model.ids import Location, Path, defines_id
+from brson.model.node import Node
+from brson.model.tree import Component, DataTree, Member, Slot, is_guid
+from brson.model.typename import TypeName
+from brson.ops.ids import FreshIds, defined_ids
+
+References = Literal["report", "null", "fail"]
+REFERENCE_POLICIES: tuple[str, ...] = ("report", "null", "fail")
+
+#: Keys every component's Data starts with, in the engine's order (a file's own order wins).
+COMPONENT_HEAD = ("ID", "persistent-ID", "UpdateOrder", "Enabled")
+
+_INT32 = (-(1 << 31), (1 << 31) - 1)
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+class SyncList:
+    """A list field's new contents: each item becomes a member ``{ID, Data}`` of its own.
+
+    Plain lists are values (``[x, y, z]`` is a float3); wrap a list in this to fill a list
+    field (a SyncList: materials, bones).  A list field that already has elements is
+    recognised without it.
+    """
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        self.items = list(items)
+
+    def __repr__(self) -> str:
+        return f"SyncList({self.items!r})"
+
+
+@dataclass(frozen=True)
+class DanglingReference:
+    """A value that named a removed element."""
+
+    #: Path of the value (``Root/Body:MeshRenderer.Materials[0]``).
+    where: str
+    #: The ID it holds, and what that ID named before the removal.
+    target: str
+    target_path: str
+    #: ``kept`` or ``nulled``.
+    action: str
+
+
+@dataclass
+class Removal:
+    """What a delete or component removal took away and what it left pointing at nothing."""
+
+    path: str
+    #: How many IDs went with it (its own, its members', its descendants').
+    ids: int
+    references: list[DanglingReference] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -- access ----------------------------------------------------------------------------------
+def tree_of(element: Slot | Component | Member) -> DataTree:
+    """The tree an element belongs to (elements made by hand belong to none)."""
+    tree = element._tree
+    if tree is None:
+        raise ModelError(f"{element!r} is not part of a data tree")
+    return tree
+
+
+def _fresh(tree: DataTree, ids: FreshIds | None) -> FreshIds:
+    return ids if ids is not None else FreshIds.for_tree(tree)
+
+
+def _slots_in(items: list[Any]) -> list[Slot]:
+    return [item for item in items if isinstance(item, Slot)]
+
+
+def insert_position(items: list[Any], index: int | None, kind: type[Node]) -> int:
+    """Raw list position for inserting before the ``index``-th item of ``kind`` (None: end).
+
+    Negative indices count from the end, as with ``list.insert``; out of range clamps.
+    """
+    positions = [n for n, item in enumerate(items) if isinstance(item, kind)]
+    if index is None or not positions:
+        return len(items)
+    if index < 0:
+        index += len(positions)
+    if index < 0:
+        return positions[0]
+    if index >= len(positions):
+        return len(items)
+    return positions[index]
+
+
+# -- slots -----------------------------------------------------------------------------------
+def rename(slot: Slot, name: str) -> None:
+    """Set a slot's name (its ``Name`` member keeps its ID)."""
+    if not isinstance(name, str):
+        raise ModelError(f"a slot name is a string, not {type(name).__name__}", path=slot.path)
+    slot.name = name
+
+
+def move(slot: Slot, parent: Slot | None = None, index: int | None = None) -> None:
+    """Re-parent ``slot`` under ``parent`` (default: where it is) before its ``index``-th
+    child slot (default: last).  The slot and its subtree keep their bytes; only the two
+    parents' ``Children`` change.  A ``ParentReference`` holding the old parent's ID (written
+    so by some third-party tools; the engine gives it an ID of its own) follows the move."""
+    old = slot.parent
+    if old is None:
+        raise ModelError("the root slot cannot be moved", path=slot.path)
+    new = parent if parent is not None else old
+    if new._tree is not slot._tree:
+        raise ModelError("that parent belongs to another tree (use import to copy a subtree "
+                         "between files)", path=slot.path)
+    node: Slot | None = new
+    while node is not None:
+        if node is slot:
+            raise ModelError(f"cannot move a slot under itself or its descendant {new.path!r}",
+                             path=slot.path)
+        node = node.parent
+    old_items = [item for item in old.children_list() if item is not slot]
+    items = old_items if new is old else list(new.children_list())
+    items.insert(insert_position(items, index, Slot), slot)
+    if new is not old:
+        old.set("Children", old_items)
+        if slot.parent_reference is not None and slot.parent_reference == old.id:
+            slot.set("ParentReference", new.id)
+    new.set("Children", items)
+    new.children_list()  # re-links parent and tree of the moved slot
+
+
+def add_slot(
+    parent: Slot,
+    name: str,
+    *,
+    index: int | None = None,
+    position: Sequence[float] = (0.0, 0.0, 0.0),
+    rotation: Sequence[float] = (0.0, 0.0, 0.0, 1.0),
+    scale: Sequence[float] = (1.0, 1.0, 1.0),
+    active: bool = True,
+    tag: str | None = None,
+    ids: FreshIds | None = None,
+) -> Slot:
+    """A new empty slot under ``parent``, laid out like ``parent`` (same keys, same order),
+    with a fresh ID for itself, each member, its ``Components`` member, ``Persistent-ID`` and
+    ``ParentReference``."""
+    tree = tree_of(parent)
+    fresh = _fresh(tree, ids)
+    defaults: dict[str, Any] = {
+        "Name": name,
+        "Tag": tag,
+        "Active": bool(active),
+        "Position": [float(v) for v in position],
+        "Rotation": [float(v) for v in rotation],
+        "Scale": [float(v) for v in scale],
+    }
+    parent_link = parent_links(parent)
+    values: dict[str, Any] = {}
+    for key in parent:
+        if key == "Children":
+            values[key] = []
+        elif key == "Components":
+            values[key] = Member.new({"ID": fresh(), "Data": []})
+        elif key == "ParentReference" and parent_link:
+            values[key] = parent.id
+        elif defines_id(key):
+            values[key] = fresh()
+        elif key in defaults:
+            values[key] = Member.new({"ID": fresh(), "Data": defaults[key]})
+        elif key == "OrderOffset":
+            old = parent.get(key)
+            wide = isinstance(old, dict) and isinstance(old.get("Data"), Int64)
+            values[key] = Member.new({"ID": fresh(), "Data": Int64(0) if wide else 0})
+        else:  # not understood: keep the parent's value; a member gets an ID of its own
+            value = parent.get(key)
+            if isinstance(value, dict) and "ID" in value:
+                value = Member.new({**value, "ID": fresh()})
+            values[key] = value
+    slot = Slot.new(values)
+    items = list(parent.children_list())
+    items.insert(insert_position(items, index, Slot), slot)
+    parent.set("Children", items)
+    parent.children_list()
+    return slot
+
+
+def parent_links(parent: Slot) -> bool:
+    """Whether this file writes the parent's ID as ``ParentReference`` (third-party style)."""
+    kids = parent.children
+    if kids:
+        return kids[0].parent_reference is not None and kids[0].parent_reference == parent.id
+    grand = parent.parent
+    return grand is not None and parent.parent_reference == grand.id
+
+
+def delete(slot: Slot, references: References | str = "report") -> Removal:
+    """Remove a slot and its subtree (see the module docstring for ``references``)."""
+    parent = slot.parent
+    if parent is None:
+        raise ModelError("the root slot cannot be deleted", path=slot.path)
+    own_link = parent.id if slot.parent_reference == parent.id else None
+    removal = _remove(slot, references, own_link)
+    parent.set("Children", [item for item in parent.children_list() if item is not slot])
+    parent.children_list()
+    return removal
+
+
+# -- components ------------------------------------------------------------------------------
+def add_component(
+    slot: Slot,
+    type_name: str | TypeName,
+    fields: dict[str, Any] | None = None,
+    *,
+    index: int | None = None,
+    enabled: bool = True,
+    ids: FreshIds | None = None,
+) -> Component:
+    """A new component on ``slot``.  ``type_name``: a Resonite name with its assembly
+    (``[FrooxEngine]FrooxEngine.MeshRenderer``; a name already in ``Types`` may be given
+    without it, or by its short name when that is unique), or a NeosVR name
+    (``FrooxEngine.MeshRenderer``).  ``fields`` become members ``{ID, Data}`` in the given
+    order; a slot, component or member as a value stores its ID, :class:`SyncList` makes a
+    list field.  ``Types`` grows when the type is new."""
+    tree = tree_of(slot)
+    fresh = _fresh(tree, ids)
+    type_value = _type_value(tree, type_name, slot)
+    template = _component_template(tree)
+    legacy = tree.legacy
+    data: dict[str, Any] = {}
+    for key in template:
+        if key in ("ID", "persistent-ID"):
+            data[key] = fresh()
+        elif key == "UpdateOrder":
+            data[key] = Member.new({"ID": fresh(), "Data": Int64(0) if legacy else 0})
+        elif key == "Enabled":
+            data[key] = Member.new({"ID": fresh(), "Data": bool(enabled)})
+    for key, value in (fields or {}).items():
+        if key in data or key in COMPONENT_HEAD:
+            raise ModelError(f"{key!r} is set by add_component itself", path=slot.path)
+        data[key] = Member.new({"ID": fresh(), "Data": _data_of(value, tree, fresh)})
+    component = Component.new({"Type": type_value, "Data": Node.new(data)})
+    member = slot.components_member
+    if member is None:
+        raise ModelError("slot has no Components member", path=slot.path)
+    items = list(member.child_nodes("Data", Component) or [])
+    items.insert(insert_position(items, index, Component), component)
+    member.set("Data", items)
+    slot.components  # noqa: B018 -- links the new component to its slot and tree
+    return component
+
+
+def remove_component(component: Component, references: References | str = "report") -> Removal:
+    """Remove a component (see the module docstring for ``references``)."""
+    slot = component.slot
+    tree = tree_of(component)
+    removal = _remove(component, references, None)
+    if slot is None:  # a NeosVR root asset
+        tree.set("Assets", [item for item in tree.child_nodes("Assets", Component) or []
+                            if item is not component])
+        return removal
+    member = slot.components_member
+    assert member is not None
+    member.set("Data", [item for item in member.child_nodes("Data", Component) or []
+                        if item is not component])
+    return removal
+
+
+def _component_template(tree: DataTree) -> list[str]:
+    """The leading Data keys of the file's first component (the engine's order)."""
+    for component in tree.components():
+        keys = [key for key in component.data if key in COMPONENT_HEAD]
+        if "ID" in keys:
+            return keys
+    return list(COMPONENT_HEAD)
+
+
+def _type_value(tree: DataTree, type_name: str | TypeName, slot: Slot) -> int | str:
+    text = str(type_name)
+    if tree.legacy:
+        parsed = TypeName.parse(text)
+        if parsed.assembly is not None:
+            raise ModelError(f"NeosVR files name types without an assembly: {text!r} should "
+                             f"be {text[text.index(']') + 1:]!r}", path=slot.path)
+        return text
+    names = [str(t) for t in tree.types]
+    if text in names:
+        return names.index(text)
+    parsed = TypeName.parse(text)
+    if parsed.assembly is None:
+        found = [i for i, t in enumerate(tree.types) if text in (t.full_name, t.name)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            listing = ", ".join(names[i] for i in found)
+            raise ModelError(f"{text!r} names several types in Types ({listing}); give the "
+                             "full name", path=slot.path)
+        raise ModelError(f"{text!r} is not in Types; a new Resonite type needs its assembly: "
+                         f"'[FrooxEngine]{text}'", path=slot.path)
+    return tree.type_index(text)
+
+
+# -- member values ---------------------------------------------------------------------------
+def set_value(member: Member, value: Any, ids: FreshIds | None = None) -> None:
+    """Set a member's value, keeping the field's kind: an int stays int32 or Int64 as the
+    field was, an int given for a float field becomes a float, a slot, component or member
+    stores its ID.  A list given to a list field (a SyncList; wrap in :class:`SyncList` when
+    it is empty) keeps the IDs of the elements it still has and gives new ones fresh IDs."""
+    tree = tree_of(member)
+    elements = member.elements
+    if isinstance(value, SyncList) or (elements is not None and isinstance(value, list | tuple)):
+        items = value.items if isinstance(value, SyncList) else list(value)
+        old = elements or []
+        fresh: FreshIds | None = ids
+        new_items: list[Any] = []
+        for n, item in enumerate(items):
+            if n < len(old):
+                element = old[n]
+                new = _coerce(item, element.get("Data"), tree)
+                if not _same(new, element.get("Data")):
+                    element.set("Data", new)
+                new_items.append(element)
+            else:
+                fresh = _fresh(tree, fresh)
+                new_items.append(Member.new({"ID": fresh(), "Data": _coerce(item, None, tree)}))
+        same = len(new_items) == len(old) and isinstance(member.get("Data"), list) and all(
+            a is b for a, b in zip(new_items, old, strict=True))
+        if not same:
+            member.set("Data", new_items)
+        return
+    member.set("Data", _coerce(value, member.get("Data"), tree))
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _data_of(value: Any, tree: DataTree, fresh: FreshIds) -> Any:
+    if isinstance(value, SyncList):
+        return [Member.new({"ID": fresh(), "Data": _coerce(item, None, tree)})
+                for item in value.items]
+    return _coerce(value, None, tree)
+
+
+def _coerce(value: Any, current: Any, tree: DataTree) -> Any:
+    """``value`` in the shape of ``current`` (the field's value now; None when unknown)."""
+    if isinstance(value, Slot | Component | Member):
+        if value._tree is not tree:
+            raise ModelError(f"{value!r} belongs to another tree; its ID means nothing here")
+        return value.id
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        if isinstance(current, float):
+            return float(value)
+        if isinstance(current, Int64) or (current is None and tree.legacy):
+            return Int64(value)
+        return int(value)
+    if isinstance(value, float):
+        if isinstance(current, int) and not isinstance(current, bool):
+            if not value.is_integer():
+                raise ModelError(f"{value!r} is not a whole number; the field holds integers")
+            return Int64(int(value)) if isinstance(current, Int64) else int(value)
+        return value
+    if isinstance(value, list | tuple):
+        if isinstance(current, list) and len(current) == len(value):
+            return [_coerce(v, c, tree) for v, c in zip(value, current, strict=True)]
+        return [_coerce(v, None, tree) for v in value]
+    if isinstance(value, dict):
+        base = current if isinstance(current, dict) else {}
+        return {k: _coerce(v, base.get(k), tree) for k, v in value.items()}
+    return value
+
+
+# -- naming a field in text -------------------------------------------------------------------
+_INDEXED = re.compile(r"(.*)\[(-?\d+)\]\Z", re.DOTALL)
+
+
+def component_on(slot: Slot, spec: str) -> Component:
+    """The component of a type on a slot: ``MeshRenderer``, a full name, ``Type[1]`` for the
+    second of that type."""
+    indexed = _INDEXED.match(spec)
+    name, nth = (indexed.group(1), int(indexed.group(2))) if indexed else (spec, None)
+    found = [c for c in slot.components if _type_is(c, name)]
+    if not found:
+        have = ", ".join(sorted({_type_label(c) for c in slot.components})) or "none"
+        raise SelectorError(f"no {name!r} component on this slot (it has: {have})",
+                            path=slot.path)
+    if nth is None:
+        if len(found) > 1:
+            raise SelectorError(f"{len(found)} {name!r} components on this slot; pick one "
+                                f"with {name}[0] .. {name}[{len(found) - 1}]", path=slot.path)
+        return found[0]
+    if not -len(found) <= nth < len(found):
+        raise SelectorError(f"{spec!r}: the slot has {len(found)} {name!r} component(s)",
+                            path=slot.path)
+    return found[nth]
+
+
+def field_at(tree: DataTree, target: str) -> Member:
+    """The member a textual target names: ``SLOT.FIELD`` (a slot member: ``Name``,
+    ``Position``…), ``SLOT:COMPONENT.FIELD`` or ``SLOT.COMPONENT.FIELD`` (a component field;
+    the short form takes a dot-free type name), with ``FIELD[i]`` for a list element.  SLOT is
+    a selector (name, path or ID); slot names containing dots work, each split is tried."""
+    found: list[tuple[str, Callable[[], Member]]] = []
+    errors: list[str] = []
+    for slot_part, component_part, field_part in _splits(target):
+        try:
+            slot = tree.find(slot_part)
+        except SelectorError as exc:
+            errors.append(str(exc))
+            continue
+        if slot is None:
+            continue
+        found.append((slot_part, _field_getter(slot, component_part, field_part)))
+    resolved: list[Member] = []
+    for _, getter in found:
+        try:
+            resolved.append(getter())
+        except (SelectorError, ModelError) as exc:
+            errors.append(exc.message)
+    if len(resolved) == 1:
+        return resolved[0]
+    if len(resolved) > 1:
+        raise SelectorError(f"{target!r} can be read {len(resolved)} ways; use "
+                            "SLOT:COMPONENT.FIELD with a full slot path")
+    if errors:
+        raise SelectorError(f"{target!r}: {errors[0]}")
+    raise SelectorError(f"no slot matches the start of {target!r} (SLOT.FIELD, "
+                        "SLOT:COMPONENT.FIELD or SLOT.COMPONENT.FIELD)")
+
+
+def _splits(target: str) -> list[tuple[str, str | None, str]]:
+    out: list[tuple[str, str | None, str]] = []
+    for n, char in enumerate(target):
+        if char == ":":
+            head, rest = target[:n], target[n + 1 :]
+            component, dot, field_name = rest.rpartition(".")
+            if dot and component and field_name:
+                out.append((head, component, field_name))
+    dots = [n for n, char in enumerate(target) if char == "."]
+    for n in dots:
+        head, rest = target[:n], target[n + 1 :]
+        if "." not in rest:
+            out.append((head, None, rest))
+        else:
+            component, _, field_name = rest.partition(".")
+            if "." not in field_name:
+                out.append((head, component, field_name))
+    return out
+
+
+def _field_getter(slot: Slot, component: str | None, field_name: str) -> Callable[[], Member]:
+    def get() -> Member:
+        indexed = _INDEXED.match(field_name)
+        name, nth = (indexed.group(1), int(indexed.group(2))) if indexed else (field_name, None)
+        if component is None:
+            member = slot.member(name) if name not in ("Children", "Components") else None
+            if member is None or member.id is None:
+                raise SelectorError(f"the slot has no member {name!r}", path=slot.path)
+        else:
+            owner = component_on(slot, component)
+            if name not in owner:
+                have = ", ".join(owner.fields) or "none"
+                raise SelectorError(f"{component} has no field {name!r} (it has: {have})",
+                                    path=slot.path)
+            member = owner[name]
+        if nth is None:
+            return member
+        elements = member.elements
+        if elements is None or not -len(elements) <= nth < len(elements):
+            count = len(elements) if elements is not None else 0
+            raise SelectorError(f"{field_name!r}: the list has {count} element(s)",
+                                path=slot.path)
+        return elements[nth]
+
+    return get
+
+
+def _type_is(component: Component, name: str) -> bool:
+    try:
+        parsed = component.type
+    except ModelError:
+        return False
+    if name in (str(parsed), parsed.full_name, parsed.name):
+        return True
+    # a Resonite name given without its assembly
+    return parsed.assembly is not None and str(parsed) == f"[{parsed.assembly}]{name}"
+
+
+def _type_label(component: Component) -> str:
+    try:
+        return component.type.name
+    except ModelError:
+        return repr(component.type_index)
+
+
+# -- values from text (the command line) -------------------------------------------------------
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+_INT_TYPES = {"int", "long", "short", "byte", "sbyte", "uint", "ulong", "ushort", "char"}
+_FLOAT_TYPES = {"float", "double", "decimal"}
+_VECTOR = re.compile(r"(float|double|int|long|uint|ulong|bool)([2-4])\Z")
+_HEX_COLOR = re.compile(r"#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})\Z")
+_PROFILES = ("sRGB", "Linear", "sRGBAlpha")
+
+
+def parse_text(
+    text: str,
+    current: Any,
+    type_hint: str | None = None,
+    *,
+    tree: DataTree | None = None,
+    reference: bool = False,
+    where: str | None = None,
+) -> Any:
+    """A value typed on the command line, read as the field's kind: from ``type_hint`` (a
+    generic argument such as ``bool``, ``float3``, ``colorX``) when given, else from the
+    field's current value.  ``reference``: the field holds an element's ID (checked against
+    ``tree``).  ``null`` clears a reference, string or nullable field.  Raises
+    :class:`ModelError` naming what was expected."""
+    hint = (type_hint or "").rstrip("?")
+    nullable = bool(type_hint and type_hint.endswith("?"))
+
+    def fail(expected: str) -> ModelError:
+        return ModelError(f"{text!r} is not {expected}", path=where)
+
+    if reference or (isinstance(current, str) and is_guid(current) and not hint):
+        if text in ("null", ""):
+            return None
+        if not is_guid(text):
+            raise fail("an element ID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx) or null")
+        if tree is not None and text not in tree.ids:
+            raise ModelError(f"no element has the ID {text}", path=where)
+        return text
+    if text == "null" and (nullable or current is None or isinstance(current, str)
+                           or hint in ("string", "Uri")):
+        return None
+    kind = _kind(hint, current)
+    if kind == "bool":
+        low = text.strip().lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise fail("a bool (true/false)")
+    if kind == "int":
+        try:
+            number = int(text.strip(), 0)
+        except ValueError:
+            raise fail("an integer") from None
+        wide = isinstance(current, Int64) or hint in ("long", "ulong") or (
+            current is None and tree is not None and tree.legacy)
+        smallest, largest = _INT64 if wide else _INT32
+        if not smallest <= number <= largest:
+            raise ModelError(f"{number} does not fit the field's {64 if wide else 32}-bit "
+                             "integer", path=where)
+        return Int64(number) if wide else number
+    if kind == "float":
+        try:
+            return float(text.strip())
+        except ValueError:
+            raise fail("a number") from None
+    if kind.startswith("vector"):
+        size = int(kind[6:])
+        item_kind = "int" if hint.startswith(("int", "long", "uint", "ulong")) or (
+            isinstance(current, list) and current and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in current)) else "float"
+        if hint.startswith("bool"):
+            item_kind = "bool"
+        parts = [p.strip() for p in text.split(",")]
+        if len(parts) != size:
+            raise fail(f"{size} comma-separated numbers")
+        olds = current if isinstance(current, list) and len(current) == size else [None] * size
+        return [parse_text(p, o if o is not None else (0.0 if item_kind == "float" else None),
+                           item_kind, where=where) for p, o in zip(parts, olds, strict=True)]
+    if kind in ("colorX", "color"):
+        return _parse_color(text, current, kind == "colorX", fail)
+    if kind == "uri":
+        return text if text.startswith("@") else "@" + text
+    if kind == "string":
+        return text
+    raise ModelError(f"cannot set a value of this kind from text (now {current!r}"
+                     f"{f', type {type_hint}' if type_hint else ''})", path=where)
+
+
+def _kind(hint: str, current: Any) -> str:
+    base = hint.rpartition(".")[2]
+    if base == "bool":
+        return "bool"
+    if base in _INT_TYPES:
+        return "int"
+    if base in _FLOAT_TYPES:
+        return "float"
+    if base in ("colorX", "color"):
+        return base
+    if base == "floatQ" or base == "doubleQ":
+        return "vector4"
+    vector = _VECTOR.match(base)
+    if vector:
+        return f"vector{vector.group(2)}"
+    if base == "Uri":
+        return "uri"
+    if base == "string":
+        return "string"
+    if isinstance(current, bool):
+        return "bool"
+    if isinstance(current, int):
+        return "int"
+    if isinstance(current, float):
+        return "float"
+    if isinstance(current, list) and current:
+        if len(current) == 5 and isinstance(current[4], str):
+            return "colorX"
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in current):
+            return f"vector{len(current)}"
+    if isinstance(current, str):
+        return "uri" if current.startswith("@") and not current.startswith("@@") else "string"
+    return "unknown"
+
+
+def _parse_color(text: str, current: Any, profiled: bool, fail: Any) -> list[Any]:
+    profile = current[4] if isinstance(current, list) and len(current) == 5 else "sRGB"
+    hexed = _HEX_COLOR.match(text.strip())
+    if hexed:
+        digits = hexed.group(1)
+        values = [int(digits[i : i + 2], 16) / 255 for i in range(0, len(digits), 2)]
+        if len(values) == 3:
+            values.append(1.0)
+    else:
+        parts = [p.strip() for p in text.split(",")]
+        if profiled and parts and parts[-1] in _PROFILES:
+            profile = parts.pop()
+        if len(parts) == 3:
+            parts.append("1")
+        if len(parts) != 4:
+            raise fail("a color: r,g,b[,a]" + (f"[,{'|'.join(_PROFILES)}]" if profiled else "")
+                       + " or #rrggbb[aa]")
+        try:
+            values = [float(p) for p in parts]
+        except ValueError:
+            raise fail("a color of numbers") from None
+    if not all(math.isfinite(v) for v in values):
+        raise fail("a finite color")
+    return [*values, profile] if profiled else values
+
+
+# -- removal and the references it leaves -----------------------------------------------------
+def _remove(element: Slot | Component, references: str, parent_link: str | None) -> Removal:
+    if references not in REFERENCE_POLICIES:
+        raise ValueError(f"references must be one of {', '.join(REFERENCE_POLICIES)}")
+    tree = tree_of(element)
+    where = _describe(element)
+    # A snapshot of the tree as it is now, indexed from its bytes (fast even after edits);
+    # positions map its nodes back to the live ones.
+    snapshot = DataTree(tree.to_bson())
+    snap = _follow(snapshot, _position(element))
+    removed = set(defined_ids(snap.to_bson()))
+    removed.discard(parent_link or "")
+    index = snapshot.ids
+    found: list[tuple[Location, str]] = []
+    for location, value in index.values:
+        if value in removed and not _inside(location, snap):
+            found.append((location, value))
+    kept = "nulled" if references == "null" else "kept"
+    report = Removal(where, len(removed))
+    for location, value in found:
+        target = index.where(value)
+        report.references.append(DanglingReference(
+            location.describe(), value, target.describe() if target else "<unknown>", kept))
+    if references == "fail" and found:
+        listing = "; ".join(f"{r.where} -> {r.target_path}" for r in report.references[:20])
+        more = f" and {len(found) - 20} more" if len(found) > 20 else ""
+        raise GraphError(f"{len(found)} reference(s) point into what would be removed: "
+                         f"{listing}{more} (references='null' clears them, 'report' keeps "
+                         "them)", path=where)
+    if references == "null":
+        for location, _ in found:
+            anchor = location.anchor
+            assert anchor is not None
+            live = _follow(tree, _position(anchor))
+            _set_at(live, location.path, None)
+    return report
+
+
+def _describe(element: Slot | Component) -> str:
+    if isinstance(element, Slot):
+        return element.path
+    slot = element.slot
+    try:
+        name = element.type.name
+    except ModelError:
+        name = repr(element.type_index)
+    return f"{slot.path if slot is not None else '<Assets>'}:{name}"
+
+
+#: Where a slot or component sits: slot child indices from the root, then a component index
+#: (-1 for the slot itself); an ``Assets`` entry is ``((), index)`` with ``assets`` set.
+_Position = tuple[tuple[int, ...], int, bool]
+
+
+def _position(element: Slot | Component) -> _Position:
+    if isinstance(element, Component):
+        slot = element.slot
+        if slot is None:
+            tree = tree_of(element)
+            return (), _index_of(tree.assets, element), True
+        return _slot_position(slot), _index_of(slot.components, element), False
+    return _slot_position(element), -1, False
+
+
+def _slot_position(slot: Slot) -> tuple[int, ...]:
+    out: list[int] = []
+    node = slot
+    while node.parent is not None:
+        out.append(_index_of(node.parent.children_list(), node))
+        node = node.parent
+    return tuple(reversed(out))
+
+
+def _index_of(items: Sequence[Any], element: object) -> int:
+    for n, item in enumerate(items):
+        if item is element:
+            return n
+    raise ModelError(f"{element!r} is no longer in the tree")
+
+
+def _follow(tree: DataTree, position: _Position) -> Slot | Component:
+    path, component, assets = position
+    if assets:
+        return tree.assets[component]
+    slot = tree.root
+    for n in path:
+        item = slot.children_list()[n]
+        assert isinstance(item, Slot)
+        slot = item
+    return slot if component < 0 else slot.components[component]
+
+
+def _inside(location: Location, element: Slot | Component) -> bool:
+    anchor = location.anchor
+    if isinstance(element, Component):
+        return anchor is element
+    slot = location.slot
+    while slot is not None:
+        if slot is element:
+            return True
+        slot = slot.parent
+    return False
+
+
+def _set_at(anchor: Slot | Component, path: Path, value: Any) -> None:
+    """Set the value at a key path under an anchor, materializing nodes as the model does
+    (a component's ``Data`` as a Node, member documents as Members)."""
+    node: Node = anchor
+    n = 0
+    while n < len(path) - 1:
+        part, nxt = path[n], path[n + 1]
+        if isinstance(nxt, int):
+            items: list[Any] | None = node.child_nodes(str(part), Member)
+            if items is None or nxt >= len(items):
+                raise ModelError(f"no value at {path!r}")
+            if n + 1 == len(path) - 1:  # a bare value inside an array
+                items[nxt] = value
+                node.touch()
+                return
+            item = items[nxt]
+            if not isinstance(item, Node):
+                raise ModelError(f"no value at {path!r}")
+            node = item
+            n += 2
+            continue
+        if isinstance(node, Component) and part == "Data":
+            node = node.data
+        else:
+            child = node.child_node(str(part), Member)
+            if child is None:
+                raise ModelError(f"no value at {path!r}")
+            node = child
+        n += 1
+    node.set(str(path[-1]), value)
+
+
+__all__ = [
+    "COMPONENT_HEAD",
+    "REFERENCE_POLICIES",
+    "DanglingReference",
+    "Removal",
+    "SyncList",
+    "add_component",
+    "add_slot",
+    "component_on",
+    "delete",
+    "field_at",
+    "insert_position",
+    "move",
+    "parent_links",
+    "parse_text",
+    "remove_component",
+    "rename",
+    "set_value",
+    "tree_of",
+]

@@ -1,0 +1,183 @@
+"""Import a subtree from another archive: the way tools build worlds and avatars from parts.
+
+The subtree is taken with :func:`brson.ops.extract.extract`, so it comes self-contained: the
+components it references from elsewhere in its file come along (under ``Extracted
+Dependencies`` below the imported slot), NeosVR root ``Assets`` entries it uses come along,
+and references that cannot follow (slots outside it, the world) are nulled, never kept:
+an ID from another file names nothing here, or worse, something else.  Then:
+
+* every ID it defines gets a fresh one in the target's style (sequential above the target's
+  highest, or random), and every reference inside it is rewritten to match, in one pass over
+  its bytes (IDs are fixed-length, so nothing else moves);
+* component type indices are rewritten into the target's ``Types`` (which grows as needed),
+  and ``TypeVersions`` entries of newly used types are added;
+* NeosVR ``Assets`` entries are appended to the target's ``Assets``.
+
+Refused with a :class:`ModelError`, before anything changes: mixing generations (a NeosVR
+subtree into a Resonite file or back; their component data and type names differ, and a
+wrong guess would load as broken components), and a type both files use at different
+``TypeVersions`` (the engine upgrades stored data by that number, so one of the two would be
+read in the wrong format).  Feature flags the target has and the source lacks are reported:
+the engine may have migrated data under them.
+
+Assets named by ``packdb:///`` URLs live in the package beside the tree, not in it; copying
+those files is the package tooling's job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from brson.errors import ModelError
+from brson.model.tree import Component, DataTree, Slot
+from brson.ops import extract as ops_extract
+from brson.ops.edit import insert_position, parent_links, tree_of
+from brson.ops.ids import FreshIds, defined_ids, rewrite
+
+IMPORT_EXTERNAL: tuple[str, ...] = ("null", "fail")
+
+
+@dataclass
+class ImportReport:
+    source: str
+    #: Path of the imported slot in the target.
+    target: str
+    slots: int = 0
+    components: int = 0
+    #: IDs given fresh values.
+    ids: int = 0
+    types_added: list[str] = field(default_factory=list)
+    type_versions_added: list[str] = field(default_factory=list)
+    assets: int = 0
+    copied: list[ops_extract.CopiedComponent] = field(default_factory=list)
+    #: References that could not come along, nulled (paths in the source).
+    external: list[ops_extract.ExternalReference] = field(default_factory=list)
+    #: Feature flags of the target that the source file lacks.
+    feature_flags_missing: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ImportResult:
+    slot: Slot
+    report: ImportReport
+
+
+def import_slot(
+    tree: DataTree,
+    source: DataTree,
+    slot: Slot | str,
+    parent: Slot | None = None,
+    *,
+    index: int | None = None,
+    external: str = "null",
+    ids: FreshIds | None = None,
+) -> ImportResult:
+    """Copy ``slot`` (a Slot of ``source`` or a selector) under ``parent`` (default: the
+    root) of ``tree``, before its ``index``-th child (default: last).  ``external``: ``null``
+    references that leave the subtree, or ``fail`` (GraphError) when there are any.
+    ``source`` may be ``tree`` itself: a duplicate with new IDs whose references to the
+    rest of the file are kept (nothing is copied along)."""
+    if external not in IMPORT_EXTERNAL:
+        raise ValueError(f"external must be one of {', '.join(IMPORT_EXTERNAL)}")
+    parent = parent if parent is not None else tree.root
+    if tree_of(parent) is not tree:
+        raise ModelError("the parent slot belongs to another tree")
+    if source.legacy != tree.legacy:
+        kinds = ("NeosVR (legacy)", "Resonite")
+        raise ModelError(
+            f"cannot import from a {kinds[not source.legacy]} file into a "
+            f"{kinds[not tree.legacy]} one: component data and type names differ between "
+            "the generations (convert the file in the engine first)", path=parent.path)
+
+    if source is tree:  # a duplicate: references to the rest of the file stay valid
+        extracted = ops_extract.extract(source, slot, "keep", copy_dependencies=False)
+    else:
+        extracted = ops_extract.extract(source, slot, external)
+    staged = extracted.tree
+    report = ImportReport(extracted.report.slot, "", copied=extracted.report.copied,
+                          external=extracted.report.external)
+    new_versions = _check_versions(tree, staged, extracted.report.slot)
+
+    # Fresh IDs for every definition, in document order; references follow.
+    fresh = ids if ids is not None else FreshIds.for_tree(tree)
+    data = staged.to_bson()
+    mapping = {old: fresh() for old in dict.fromkeys(defined_ids(data))}
+    staged = DataTree(rewrite(data, mapping))
+    report.ids = len(mapping)
+
+    components = [c for s in staged.walk() for c in s.components] + staged.assets
+    report.slots = sum(1 for _ in staged.walk())
+    report.components = len(components)
+    if not tree.legacy:
+        names = [str(t) for t in staged.types]
+        before = len(tree.types)
+        for component in components:
+            old = component.type_index
+            assert isinstance(old, int)  # extract checked the indices
+            new = tree.type_index(names[old])
+            if new != old:
+                component.set("Type", new)
+        report.types_added = [str(t) for t in tree.types[before:]]
+    if new_versions:
+        versions = tree.get("TypeVersions")
+        merged = dict(versions) if isinstance(versions, dict) else {}
+        merged.update(new_versions)
+        tree.set("TypeVersions", merged)
+        report.type_versions_added = list(new_versions)
+    flags = source.feature_flags
+    report.feature_flags_missing = [f for f in tree.feature_flags if f not in flags]
+
+    assets = staged.assets
+    if assets:
+        kept = list(tree.child_nodes("Assets", Component) or [])
+        tree.set("Assets", kept + [_detached(c) for c in assets])
+        report.assets = len(assets)
+
+    root_bytes = staged.root.to_bson()
+    grafted = Slot(root_bytes, 0, len(root_bytes))
+    if parent_links(parent):
+        grafted.set("ParentReference", parent.id)
+    items = list(parent.children_list())
+    items.insert(insert_position(items, index, Slot), grafted)
+    parent.set("Children", items)
+    parent.children_list()
+    report.target = grafted.path
+    return ImportResult(grafted, report)
+
+
+def _detached(component: Component) -> Component:
+    data = component.to_bson()
+    return Component(data, 0, len(data))
+
+
+def _check_versions(tree: DataTree, staged: DataTree, where: str) -> dict[str, Any]:
+    """TypeVersions entries to add for the subtree's types; a conflict is refused."""
+    used = _type_names(staged)
+    present = _type_names(tree)
+    theirs, ours = staged.type_versions, tree.type_versions
+    added: dict[str, Any] = {}
+    conflicts = []
+    for name in used:
+        version = theirs.get(name, 0)
+        if name in present or name in ours:
+            if int(ours.get(name, 0)) != int(version):
+                conflicts.append(f"{name} (here {ours.get(name, 0)}, imported {version})")
+        elif name in theirs:
+            added[name] = theirs[name]
+    if conflicts:
+        raise ModelError("the two files store these types at different versions: "
+                         + "; ".join(conflicts), path=where)
+    return added
+
+
+def _type_names(tree: DataTree) -> set[str]:
+    if not tree.legacy:
+        return {str(t) for t in tree.types}
+    return {c.type_index for c in tree.components() if isinstance(c.type_index, str)}
+
+
+__all__ = ["IMPORT_EXTERNAL", "ImportReport", "ImportResult", "import_slot"]
