@@ -194,6 +194,24 @@ def test_every_slot_of_every_sample(name: str, slot_id: str) -> None:
     assert extract(src, slot_id).tree.to_bson() == result.tree.to_bson()
 
 
+@pytest.mark.parametrize(("name", "slot_id"), every_slot())
+def test_every_extraction_validates_clean(name: str, slot_id: str) -> None:
+    """No error or warning, except (with ``keep``) one dangling-reference warning for each
+    reference the report lists; infos only where the source has them too."""
+    validate = pytest.importorskip("brson.ops.validate").validate
+    src = source(name)
+    slot = src.resolve(slot_id)
+    assert isinstance(slot, Slot)
+    source_infos = {f.code for f in validate(src) if f.severity == "info"}
+    for external in ("keep", "null"):
+        result = extract(src, slot, external=external)
+        findings = validate(api.dumps(result.tree), name="extracted.brson")
+        loud = sorted((f.code, f.path or "") for f in findings if f.severity != "info")
+        kept = sorted(("BR402", r.where) for r in result.report.external if r.action == "kept")
+        assert loud == kept, external
+        assert {f.code for f in findings if f.severity == "info"} <= source_infos
+
+
 @pytest.mark.parametrize("name", ARCHIVES)
 def test_extracting_the_root_reproduces_the_tree(samples_dir: Path, name: str) -> None:
     src = brson.load(samples_dir / name)
