@@ -24,9 +24,11 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import lzma
 import os
 import re
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -48,6 +50,10 @@ _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 #: A packdb URL stored as a BSON string element: ``\x02 key \x00 int32 "@packdb:///name"``.
 #: (``@@`` marks a literal string that merely starts with ``@``, so it does not match.)
 _PACKDB_ELEMENT = re.compile(rb"\x02[^\x00]*\x00.{4}@packdb:///([^\x00?#/]+)", re.DOTALL)
+#: What Python's zipfile and its decompressors raise on a corrupt or unsupported zip
+#: (encrypted entries raise RuntimeError, unknown versions/methods NotImplementedError).
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, lzma.LZMAError, OSError,
+               EOFError, ValueError, NotImplementedError, RuntimeError)
 #: Reads are streamed in steps of this size so a lying entry cannot allocate past the limit.
 _CHUNK = 1 << 20
 
@@ -93,7 +99,7 @@ class _Zip:
         try:
             self.zip = zipfile.ZipFile(io.BytesIO(data))
             infos = self.zip.infolist()
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
+        except _ZIP_ERRORS as exc:
             raise PackageError(f"not a readable zip ({exc})", file=path) from None
         self.entries: dict[str, zipfile.ZipInfo] = {}
         declared = 0
@@ -137,7 +143,7 @@ class _Zip:
                         )
         except BrsonError:
             raise
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        except _ZIP_ERRORS as exc:
             raise PackageError(f"cannot read {name!r} ({exc})", file=self.path) from None
         return bytes(out)
 
@@ -495,6 +501,9 @@ def dumps_package(
             if meta is not None:
                 put(f"{METADATA_DIR}{asset}.{meta.kind}", meta.raw)
         put(ASSETS_DIR + main, main_bytes, _worth_deflating(main_bytes))
+        main_meta = (metadata or {}).get(main)  # only while the tree is unchanged
+        if main_meta is not None:
+            put(f"{METADATA_DIR}{main}.{main_meta.kind}", main_meta.raw)
         for entry, data in (extra or {}).items():
             put(entry, data)
         text = json.dumps(out_record, ensure_ascii=False, separators=(",", ":"))
@@ -504,8 +513,6 @@ def dumps_package(
 
 def _worth_deflating(data: bytes) -> bool:
     """Store what is already compressed (PNG, Brotli trees): deflate would only grow it."""
-    import zlib
-
     sample = data[: 1 << 16]
     return len(zlib.compress(sample, 6)) < 0.95 * len(sample) if sample else False
 

@@ -301,3 +301,26 @@ def test_assets_lists_and_exports(samples_dir: Path, tmp_path: Path,
     assert sha((out / f"{package.main}.brson").read_bytes()) == package.main
     assert main(["assets", str(src)]) == 0
     assert "used by LoadingStandin" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_corrupted_packages_fail_cleanly(samples_dir: Path, name: str) -> None:
+    """Random byte damage: either it still reads, or one PackageError-family error; never a
+    crash from zipfile or its decompressors (zlib errors, unsupported versions…)."""
+    import random
+
+    data = (samples_dir / name).read_bytes()
+    rng = random.Random(name)
+    outcomes: set[str] = set()
+    for _ in range(400):
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        try:
+            package = loads_package(bytes(damaged))
+            for asset in package.assets:
+                package.assets[asset]
+            outcomes.add("read")
+        except brson.BrsonError as exc:
+            outcomes.add(type(exc).__name__)
+    assert "PackageError" in outcomes  # the damage was noticed
