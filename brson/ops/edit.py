@@ -74,6 +74,8 @@ class DanglingReference:
     target_path: str
     #: ``kept`` or ``nulled``.
     action: str
+    #: ID of the slot or component holding the value.
+    holder: str | None = None
 
 
 @dataclass
@@ -107,20 +109,16 @@ def _slots_in(items: list[Any]) -> list[Slot]:
 
 
 def insert_position(items: list[Any], index: int | None, kind: type[Node]) -> int:
-    """Raw list position for inserting before the ``index``-th item of ``kind`` (None: end).
-
-    Negative indices count from the end, as with ``list.insert``; out of range clamps.
-    """
+    """Raw list position at which a new item of ``kind`` ends up ``index``-th among the
+    items of that kind (None or past the end: last; negative counts from the end, -1 last)."""
     positions = [n for n, item in enumerate(items) if isinstance(item, kind)]
-    if index is None or not positions:
+    count = len(positions)
+    if index is None:
         return len(items)
     if index < 0:
-        index += len(positions)
-    if index < 0:
-        return positions[0]
-    if index >= len(positions):
-        return len(items)
-    return positions[index]
+        index += count + 1
+    index = max(0, index)
+    return positions[index] if index < count else len(items)
 
 
 # -- slots -----------------------------------------------------------------------------------
@@ -318,7 +316,7 @@ def _type_value(tree: DataTree, type_name: str | TypeName, slot: Slot) -> int | 
         return names.index(text)
     parsed = TypeName.parse(text)
     if parsed.assembly is None:
-        found = [i for i, t in enumerate(tree.types) if text in (t.full_name, t.name)]
+        found = [i for i, t in enumerate(tree.types) if text in _type_forms(t)]
         if len(found) == 1:
             return found[0]
         if found:
@@ -383,7 +381,8 @@ def _coerce(value: Any, current: Any, tree: DataTree) -> Any:
     if isinstance(value, int):
         if isinstance(current, float):
             return float(value)
-        if isinstance(current, Int64) or (current is None and tree.legacy):
+        if isinstance(value, Int64) or isinstance(current, Int64) or (
+                current is None and tree.legacy):
             return Int64(value)
         return int(value)
     if isinstance(value, float):
@@ -438,7 +437,7 @@ def field_at(tree: DataTree, target: str) -> Member:
         try:
             slot = tree.find(slot_part)
         except SelectorError as exc:
-            errors.append(str(exc))
+            errors.append(exc.message)
             continue
         if slot is None:
             continue
@@ -512,10 +511,20 @@ def _type_is(component: Component, name: str) -> bool:
         parsed = component.type
     except ModelError:
         return False
-    if name in (str(parsed), parsed.full_name, parsed.name):
-        return True
-    # a Resonite name given without its assembly
-    return parsed.assembly is not None and str(parsed) == f"[{parsed.assembly}]{name}"
+    return name in _type_forms(parsed)
+
+
+def _type_forms(parsed: TypeName) -> set[str]:
+    """The ways a type may be named in a selector: as written, without the assembly, without
+    the namespace too (``ValueField<bool>``), and the bare ``full_name`` / ``name``."""
+    text = str(parsed)
+    forms = {text, parsed.full_name, parsed.name}
+    if parsed.assembly is not None and text.startswith(f"[{parsed.assembly}]"):
+        text = text[len(parsed.assembly) + 2 :]
+        forms.add(text)
+    if parsed.namespace and text.startswith(parsed.namespace + "."):
+        forms.add(text[len(parsed.namespace) + 1 :])
+    return forms
 
 
 def _type_label(component: Component) -> str:
@@ -696,8 +705,10 @@ def _remove(element: Slot | Component, references: str, parent_link: str | None)
     report = Removal(where, len(removed))
     for location, value in found:
         target = index.where(value)
+        anchor = location.anchor
         report.references.append(DanglingReference(
-            location.describe(), value, target.describe() if target else "<unknown>", kept))
+            location.describe(), value, target.describe() if target else "<unknown>", kept,
+            anchor.id if anchor is not None else None))
     if references == "fail" and found:
         listing = "; ".join(f"{r.where} -> {r.target_path}" for r in report.references[:20])
         more = f" and {len(found) - 20} more" if len(found) > 20 else ""
