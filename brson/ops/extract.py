@@ -147,13 +147,17 @@ def extract(
     deps.add(staged.ids)
     phase(PHASES[1])
     deps.run()
-    if deps.on_slots or deps.on_assets:
+    # Some generators write the parent's ID as ParentReference; kept, it would name a slot
+    # left behind (and make references to that slot look resolved), so it gets its own.
+    relink = slot.parent is not None and slot.parent_reference == slot.parent.id
+    if deps.on_slots or deps.on_assets or relink:
+        ids = _FreshIds(deps.all_ids, deps.sequential(), sub_bytes)
         holder = None
         if deps.on_slots:
-            ids = _FreshIds(deps.all_ids, deps.sequential(), sub_bytes)
             holder = _holder(Slot(sub_bytes, 0, len(sub_bytes)), deps.on_slots, ids)
-            report.new_ids = ids.issued
-        staged = _stage(tree, sub_bytes, holder, deps.on_assets)
+        parent_reference = next(ids) if relink else None
+        report.new_ids = ids.issued
+        staged = _stage(tree, sub_bytes, holder, deps.on_assets, parent_reference)
 
     phase(PHASES[2])
     index = staged.ids
@@ -187,11 +191,17 @@ def extract(
 
 
 def _stage(
-    tree: DataTree, sub_bytes: bytes, holder: Slot | None, assets: list[Component]
+    tree: DataTree,
+    sub_bytes: bytes,
+    holder: Slot | None,
+    assets: list[Component],
+    parent_reference: str | None = None,
 ) -> DataTree:
     """The result's root document: the source's root keys, ``Object`` the subtree (plus the
     holder as its last child), ``Assets`` the given ones; tables are trimmed later."""
     root = Slot(sub_bytes, 0, len(sub_bytes))
+    if parent_reference is not None:
+        root.set("ParentReference", parent_reference)
     if holder is not None:
         kids = root.child_nodes("Children", Slot)
         if kids is None:

@@ -15,7 +15,7 @@ from bson.int64 import Int64
 
 from brson import api
 from brson.document import bson as bson_doc
-from brson.errors import GraphError
+from brson.errors import GraphError, ModelError
 from brson.model.tree import Component, DataTree
 from brson.ops.extract import HOLDER_NAME, extract
 
@@ -180,3 +180,65 @@ def test_idempotent_and_root_identity() -> None:
     whole = extract(tree, tree.root)
     assert whole.report.types_dropped == [TYPES[1]]
     assert whole.report.external[0].target == MISSING
+
+
+def variant(change: Any) -> DataTree:
+    """The hand-built world with one change applied to its decoded document."""
+    tree, _ = build()
+    doc = tree.decoded()
+    change(doc)
+    return api.loads(bson_doc.encode(doc))
+
+
+def avatar_of(doc: dict[str, Any]) -> dict[str, Any]:
+    avatar: dict[str, Any] = doc["Object"]["Children"][2]
+    return avatar
+
+
+def test_type_index_out_of_range_is_a_clear_error() -> None:
+    def change(doc: dict[str, Any]) -> None:
+        avatar_of(doc)["Components"]["Data"][0]["Type"] = 99
+
+    with pytest.raises(ModelError, match="type index 99 is out of range") as info:
+        extract(variant(change), "Avatar")
+    assert info.value.path == "World/Avatar"
+
+
+def test_root_without_children_gets_the_holder() -> None:
+    tree = variant(lambda doc: avatar_of(doc).pop("Children"))
+    out = extract(tree, "Avatar").tree
+    assert [k.name for k in out.root.children] == [HOLDER_NAME]
+    assert list(out.root)[-1] == "Children"
+    assert extract(out, out.root).tree.to_bson() == out.to_bson()
+
+
+def test_type_names_inline_in_a_resonite_file_are_kept() -> None:
+    def change(doc: dict[str, Any]) -> None:
+        avatar_of(doc)["Components"]["Data"][1]["Type"] = "Some.Custom<int>"
+
+    result = extract(variant(change), "Avatar")
+    assert result.tree.get("Types") == [TYPES[0], TYPES[2], TYPES[3]]
+    assert [c.type_index for c in result.tree.components()] == [2, "Some.Custom<int>", 0, 1]
+    assert result.report.components == 4
+
+
+def test_parent_id_as_parent_reference_is_not_kept() -> None:
+    """Third-party files write the parent's ID as ParentReference: the extracted root gets
+    its own, so a reference to the parent is reported instead of looking resolved."""
+
+    def change(doc: dict[str, Any]) -> None:
+        def link(slot: dict[str, Any]) -> None:
+            for child in slot["Children"]:
+                child["ParentReference"] = slot["ID"]
+                link(child)
+
+        link(doc["Object"])
+
+    tree = variant(change)
+    result = extract(tree, "Avatar")
+    root = result.tree.root
+    world = tree.root.id
+    assert root.parent_reference in result.report.new_ids and root.parent_reference != world
+    assert root.children[0].parent_reference == root.id  # inside the subtree: as written
+    assert ("Avatar:ReferenceMultiplexer.Targets[0]", world, "slot") in [
+        (r.where, r.target, r.kind) for r in result.report.external]
