@@ -223,6 +223,8 @@ class Package:
     main: str = ""
     path: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: The main tree's archive bytes as stored (empty for a package built in memory).
+    main_bytes: bytes = b""
 
     def save(self, path: str | os.PathLike[str]) -> None:
         write_package(path, self.tree, self.record, self.assets,
@@ -300,7 +302,7 @@ def loads_package(
         tree.container = replace(
             tree.container, warnings=(*tree.container.warnings, *warnings)
         )
-    return Package(record, tree, assets, metadata, extra, main, name, warnings)
+    return Package(record, tree, assets, metadata, extra, main, name, warnings, main_bytes)
 
 
 def new_record(name: str, when: datetime | None = None) -> dict[str, Any]:

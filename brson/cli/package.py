@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 
-from brson import api
 from brson.cli.common import State, human_size, print_json, stderr, stdout, track
 from brson.errors import PackageError
 from brson.fileio import write_atomic
@@ -30,7 +29,7 @@ def assets(
     for warning in package.warnings:
         stderr.print(f"brson: warning: {src}: {warning}", markup=False)
     used_by = packdb_references(package.tree)
-    main_bytes = api.dumps(package.tree)  # an unmodified tree: its stored bytes exactly
+    main_bytes = package.main_bytes
     rows: list[dict[str, Any]] = []
     names = [package.main, *package.assets]
     blobs: dict[str, bytes] = {}

@@ -100,7 +100,7 @@ def test_real_package_round_trip(samples_dir: Path, tmp_path: Path, name: str) -
 
 def test_real_package_contents(samples_dir: Path) -> None:
     package = load_package(samples_dir / "orange3134_loading_standin.resonitepackage")
-    assert package.main == sha(api.dumps(package.tree))
+    assert package.main == sha(api.dumps(package.tree)) == sha(package.main_bytes)
     assert list(package.assets) == [PNG]
     png = package.assets[PNG]
     assert sha(png) == PNG and sniff_kind(png) == ("png", ".png")
