@@ -174,10 +174,11 @@ def _check_versions(tree: DataTree, staged: DataTree, where: str) -> dict[str, A
     return added
 
 
-def _type_names(tree: DataTree) -> set[str]:
+def _type_names(tree: DataTree) -> dict[str, None]:
+    """The types a tree uses, in table (or first use) order: reports stay deterministic."""
     if not tree.legacy:
-        return {str(t) for t in tree.types}
-    return {c.type_index for c in tree.components() if isinstance(c.type_index, str)}
+        return dict.fromkeys(str(t) for t in tree.types)
+    return dict.fromkeys(t for c in tree.components() if isinstance(t := c.type_index, str))
 
 
 __all__ = ["IMPORT_EXTERNAL", "ImportReport", "ImportResult", "import_slot"]
