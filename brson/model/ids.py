@@ -50,6 +50,9 @@ _REFERENCE = re.compile(
 )
 
 
+_PARENT_REFERENCE = re.compile("\x02ParentReference\x00\x25\x00\x00\x00" + _GUID + "\x00")
+
+
 def defines_id(key: str) -> bool:
     return key == "ID" or key.endswith("-ID") or key == "ParentReference"
 
@@ -194,10 +197,18 @@ class IdIndex:
         """Index a tree: from its bytes when unmodified, else from its nodes."""
         index = cls(tree)
         if tree.modified:
+            links: list[tuple[Location, str]] = []
             for slot in tree.walk():
-                index._scan_slot(slot)
+                index._scan_slot(slot, links)
             for component in tree.assets:
                 index._scan(component, ("Data",), component.data.decoded())
+            own = set()
+            for location, value in links:  # the parent's ID written as ParentReference
+                if value in index.defined and value not in own:
+                    index.values.append((location, value))
+                else:
+                    own.add(value)
+                    index._define(value, location)
         else:
             index._scan_bytes()
         return index
@@ -221,6 +232,9 @@ class IdIndex:
         finally:
             if paused:
                 gc.enable()
+        if len(keys) != len(found):
+            found = self._parent_links_from_bytes(text, spans, found)
+            keys = {element_id: key for key, element_id in found}
         self.defined = _LazyDefinitions(tree, keys)
         if len(keys) != len(found):
             for element_id, count in Counter(eid for _, eid in found).items():
@@ -231,6 +245,24 @@ class IdIndex:
                     self.duplicates[element_id] = Duplicate(
                         element_id, [Location(tree=tree, offset=o) for o in offsets]
                     )
+
+    def _parent_links_from_bytes(
+        self, text: str, spans: list[tuple[int, int]], found: list[tuple[str, str]]
+    ) -> list[tuple[str, str]]:
+        """Third-party generators write the parent's ID as ``ParentReference``: that is a
+        reference to the parent, not a second definition of its ID (engine files never
+        repeat an ID, so this only runs when some ID is defined twice)."""
+        others = {element_id for key, element_id in found if key != "ParentReference"}
+        links = {eid for key, eid in found if key == "ParentReference" and eid in others}
+        if not links:
+            return found
+        for lo, hi in spans:
+            for match in _PARENT_REFERENCE.finditer(text, lo, hi):
+                if match.group(1) in links:
+                    location = Location(tree=self.tree, offset=match.start())
+                    self.values.append((location, match.group(1)))
+        self.values.sort(key=lambda item: item[0]._offset or 0)
+        return [(k, eid) for k, eid in found if k != "ParentReference" or eid not in links]
 
     # -- building from nodes ---------------------------------------------------------------
     def _define(self, element_id: str, location: Location) -> None:
@@ -243,7 +275,7 @@ class IdIndex:
             dup = self.duplicates[element_id] = Duplicate(element_id, [previous])
         dup.locations.append(location)
 
-    def _scan_slot(self, slot: Slot) -> None:
+    def _scan_slot(self, slot: Slot, links: list[tuple[Location, str]]) -> None:
         for key in slot:
             if key == "Children":
                 continue
@@ -257,7 +289,9 @@ class IdIndex:
             value = slot.get(key)
             if isinstance(value, str):
                 if is_guid(value):
-                    if defines_id(key):
+                    if key == "ParentReference":
+                        links.append((Location(slot, (key,)), value))
+                    elif defines_id(key):
                         self._define(value, Location(slot, () if key == "ID" else (key,)))
                     else:
                         self.values.append((Location(slot, (key,)), value))
@@ -382,7 +416,9 @@ def element_at(location: Location) -> Element | None:
             node = node.data
         elif part == "Data" and isinstance(node, Member):
             continue
-        elif node.etype(part) == raw.STRING or isinstance(node.get(part), str):
+        elif (etype := node.etype(part)) == raw.STRING or (
+            etype is None and isinstance(node.get(part), str)  # decode only edited values
+        ):
             return IdRef(node, part) if last else None
         else:
             child = node.child_node(part, Member)

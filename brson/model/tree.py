@@ -81,9 +81,10 @@ class Member(Node):
     def value(self, new: Any) -> None:
         if isinstance(new, Slot | Component | Member):
             new = new.id
-        old_type = self.etype("Data")
-        if isinstance(new, int) and not isinstance(new, bool) and old_type == 0x12:
-            new = Int64(new)  # keep the field's width (NeosVR and OrderOffset are int64)
+        # Keep the field's width (NeosVR and OrderOffset are int64), also when set before.
+        wide = self.etype("Data") == 0x12 or isinstance(self._vals.get("Data"), Int64)
+        if isinstance(new, int) and not isinstance(new, bool) and wide:
+            new = Int64(new)
         self.set("Data", new)
 
     @property
@@ -349,10 +350,25 @@ class Slot(Node):
 
     def local_matrix(self) -> transform.Matrix:
         return transform.compose(
-            self.position or (0.0, 0.0, 0.0),
-            self.rotation or (0.0, 0.0, 0.0, 1.0),
-            self.scale or (1.0, 1.0, 1.0),
+            self._vector("Position", self.position, (0.0, 0.0, 0.0)),
+            self._vector("Rotation", self.rotation, (0.0, 0.0, 0.0, 1.0)),
+            self._vector("Scale", self.scale, (1.0, 1.0, 1.0)),
         )
+
+    def _vector(self, key: str, value: Any, default: tuple[float, ...]) -> Any:
+        """A transform member's numbers, or a ModelError naming the slot (found by fuzzing:
+        a hostile file can hold any value there)."""
+        if value is None:
+            return default
+        if not (
+            isinstance(value, list)
+            and len(value) == len(default)
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+        ):
+            raise ModelError(
+                f"{key} is {value!r}, not {len(default)} numbers", path=self.path
+            )
+        return value
 
     def global_matrix(self) -> transform.Matrix:
         chain: list[Slot] = []
