@@ -112,7 +112,7 @@ class ExtractResult:
 
 
 #: The stages of an extraction, as reported to ``progress``.
-PHASES = ("indexing the subtree", "copying dependencies", "checking references",
+PHASES = ("finding the slot", "indexing the subtree", "copying dependencies", "checking references",
           "writing the new tree")
 
 
@@ -133,6 +133,7 @@ def extract(
     if external not in EXTERNAL_POLICIES:
         raise ValueError(f"external must be one of {', '.join(EXTERNAL_POLICIES)}")
     phase = progress or (lambda _: None)
+    phase(PHASES[0])
     slot = select(tree, slot_or_selector)
     report = ExtractReport(slot=slot.path, slot_id=slot.id)
     sub_bytes = slot.to_bson()
@@ -141,11 +142,11 @@ def extract(
 
     # The result is assembled with the source's type table and indexed from its bytes; what
     # it references but does not define decides what else comes along.
-    phase(PHASES[0])
+    phase(PHASES[1])
     staged = _stage(tree, sub_bytes, None, [])
     deps = _Closure(tree, type_names, copy_dependencies)
     deps.add(staged.ids)
-    phase(PHASES[1])
+    phase(PHASES[2])
     deps.run()
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
     # left behind (and make references to that slot look resolved), so it gets its own.
@@ -159,7 +160,7 @@ def extract(
         report.new_ids = ids.issued
         staged = _stage(tree, sub_bytes, holder, deps.on_assets, parent_reference)
 
-    phase(PHASES[2])
+    phase(PHASES[3])
     index = staged.ids
     outside = [(loc, value) for loc, value in index.values if value not in index.defined]
     for loc, value in outside:
@@ -182,7 +183,7 @@ def extract(
         )
     report.copied = _describe_copies(staged, deps, index.values)
 
-    phase(PHASES[3])
+    phase(PHASES[4])
     if external == "null":
         for loc, _ in outside:
             _null_at(loc)
