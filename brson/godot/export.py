@@ -29,6 +29,7 @@ from brson.godot import values as gv
 from brson.godot.tscn import SceneNode, SubResource, write
 from brson.godot.variant import dumps
 from brson.model.tree import Component, DataTree, Member, Slot
+from brson.model.typename import TypeName
 
 NODE = {3: "Spatial", 4: "Node3D"}
 MESH_NODE = {3: "MeshInstance", 4: "MeshInstance3D"}
@@ -66,9 +67,26 @@ class SceneExport:
 # --- metadata and the Variant form --------------------------------------------------------------
 
 
+#: Printed type names by TypeName object: printing one walks its parsed structure, and a tree
+#: holds few distinct types but many components (this was the export's largest cost).
+_TYPE_TEXT: dict[int, tuple[TypeName, str]] = {}
+
+
+def _type_text(component: Component) -> str:
+    parsed = component.type
+    hit = _TYPE_TEXT.get(id(parsed))
+    if hit is not None and hit[0] is parsed:
+        return hit[1]
+    if len(_TYPE_TEXT) > 4096:
+        _TYPE_TEXT.clear()
+    text = str(parsed)
+    _TYPE_TEXT[id(parsed)] = (parsed, text)
+    return text
+
+
 def component_summary(component: Component) -> dict[str, Any]:
     """Type name, ID and all data of a component, as plain values."""
-    out: dict[str, Any] = {"type": str(component.type), "id": component.id}
+    out: dict[str, Any] = {"type": _type_text(component), "id": component.id}
     for key in component:
         if key not in ("Type", "Data"):  # unknown top-level keys come along too
             out[key] = component.get(key)
@@ -115,7 +133,9 @@ def _transform(slot: Slot, is_root: bool) -> gv.Transform3D:
     except (TypeError, ValueError, IndexError):
         raise ModelError("position, rotation or scale is not a list of numbers",
                          path=slot.path) from None
-    return gv.Transform3D.from_matrix(matrix)
+    (xx, yx, zx, ox), (xy, yy, zy, oy), (xz, yz, zz, oz) = matrix[:3]
+    return gv.Transform3D(gv.Basis(gv.Vector3(xx, xy, xz), gv.Vector3(yx, yy, yz),
+                                   gv.Vector3(zx, zy, zz)), gv.Vector3(ox, oy, oz))
 
 
 def slot_tree_value(tree: DataTree, slot: Slot | None = None) -> dict[str, Any]:

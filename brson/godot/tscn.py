@@ -169,6 +169,8 @@ def _float_text(number: float, godot: int) -> str:
         # literal beyond the double range overflows to -inf (exponents > 511 also warn).
         return "inf_neg" if godot == 4 else "-1e400"
     text = repr(number)
+    if len(text) <= _PARSER_DIGITS + 1:  # sign or point included: at most 18 digits
+        return text
     mantissa = text.partition("e")[0]
     if sum(c.isdigit() for c in mantissa) <= _PARSER_DIGITS:
         return text
@@ -181,36 +183,35 @@ def _float_text(number: float, godot: int) -> str:
 
 
 class _Writer:
-    """Literal formatting for one engine version, with sub-resource ids assigned on first use."""
+    """Literal formatting for one engine version.
+
+    A sub-resource is rendered when first referenced, after the resources it refers to, so
+    ``resource_lines`` lists dependencies first, as the loader needs, in one pass.
+    """
 
     def __init__(self, godot: int) -> None:
         self.godot = _check_version(godot)
-        self.resources: list[SubResource] = []
         self.ids: dict[int, str] = {}
+        self.pending: set[int] = set()
+        self.resource_lines: list[str] = []
 
     # Resources --------------------------------------------------------------------------------
 
-    def collect(self, value: Any) -> None:
-        """Number the sub-resources ``value`` uses, dependencies first (the loader needs that)."""
-        if isinstance(value, SubResource):
-            if id(value) in self.ids:
-                return
-            for item in value.properties.values():
-                self.collect(item)
-            number = len(self.resources) + 1
-            self.ids[id(value)] = str(number) if self.godot == 3 else f"{value.type}_{number}"
-            self.resources.append(value)
-        elif isinstance(value, Mapping):
-            for item in value.values():
-                self.collect(item)
-        elif isinstance(value, list | tuple):
-            for item in value:
-                self.collect(item)
-
     def reference(self, resource: SubResource) -> str:
-        rid = self.ids.get(id(resource))
-        if rid is None:  # pragma: no cover - collect() runs over everything first
-            raise VariantError(f"sub-resource {resource.type} was not collected")
+        key = id(resource)
+        rid = self.ids.get(key)
+        if rid is None:
+            if key in self.pending:
+                raise VariantError(f"sub-resource {resource.type} refers to itself")
+            self.pending.add(key)
+            body = list(_properties(self, resource.properties))  # dependencies get ids first
+            self.pending.discard(key)
+            number = len(self.ids) + 1
+            rid = str(number) if self.godot == 3 else f"{resource.type}_{number}"
+            self.ids[key] = rid
+            rid_text = rid if self.godot == 3 else quote(rid)
+            self.resource_lines += [f"[sub_resource type={quote(resource.type)} id={rid_text}]",
+                                    *body, ""]
         return f"SubResource( {rid} )" if self.godot == 3 else f'SubResource("{rid}")'
 
     # Literals ---------------------------------------------------------------------------------
@@ -224,6 +225,11 @@ class _Writer:
         return self.call(name, [real(n, self.godot) for n in numbers])
 
     def literal(self, value: Any) -> str:
+        kind = type(value)  # exact-type fast paths: most metadata is strings and floats
+        if kind is str:
+            return quote(value)
+        if kind is float:
+            return _float_text(value, self.godot)
         godot3 = self.godot == 3
         if value is None:
             return "null"
@@ -288,25 +294,8 @@ class _Writer:
 def write(root: SceneNode, godot: int, fallback: str = "Node") -> str:
     """The TSCN text of the scene under ``root`` for Godot ``godot`` (3 or 4)."""
     writer = _Writer(godot)
-    placed = layout(root, godot, fallback)
-    for item in placed:
-        writer.collect(list(item.node.properties.values()))
-        writer.collect(item.node.metadata)
     lines: list[str] = []
-    steps = len(writer.resources) + 1
-    if godot == 3:
-        lines.append(f"[gd_scene load_steps={steps} format=2]" if steps > 1
-                     else "[gd_scene format=2]")
-    else:
-        lines.append(f"[gd_scene format={FORMAT[4]}]")
-    lines.append("")
-    for resource in writer.resources:
-        rid = writer.ids[id(resource)]
-        rid_text = rid if godot == 3 else quote(rid)
-        lines.append(f"[sub_resource type={quote(resource.type)} id={rid_text}]")
-        lines.extend(_properties(writer, resource.properties))
-        lines.append("")
-    for item in placed:
+    for item in layout(root, godot, fallback):
         header = f"[node name={quote(item.name)} type={quote(item.node.type)}"
         if item.parent is not None:
             header += f" parent={quote(item.parent)}"
@@ -314,7 +303,12 @@ def write(root: SceneNode, godot: int, fallback: str = "Node") -> str:
         lines.extend(_properties(writer, item.node.properties))
         lines.extend(_metadata(writer, item.node.metadata))
         lines.append("")
-    return "\n".join(lines)
+    steps = len(writer.ids) + 1
+    if godot == 3:
+        head = f"[gd_scene load_steps={steps} format=2]" if steps > 1 else "[gd_scene format=2]"
+    else:
+        head = f"[gd_scene format={FORMAT[4]}]"
+    return "\n".join([head, "", *writer.resource_lines, *lines])
 
 
 def _properties(writer: _Writer, properties: Mapping[str, Any]) -> Iterator[str]:
