@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 SAMPLE := fixtures/real/orange3134_loading_standin.brson
 OUT    := out
 
-.PHONY: demo test check lint typecheck bench fuzz fixtures schemas godot3 godot4 clean
+.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,30 @@ test: $(STAMP) godot3
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q
 	$(BIN)/ruff check brson tests fixtures
 	$(BIN)/mypy brson
+
+# Benchmarks (docs/performance.md): worlds cached in benchmarks/worlds/, results to docs/.
+# BENCH_ARGS="--sizes 1000,10000" for a quick run; Node (for the JS peer) is optional.
+bench: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix benchmarks/js
+	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+
+# Long fuzz run (atheris/libFuzzer; FUZZ_RUNS executions per target, findings in fuzz/findings/).
+FUZZ_RUNS    ?= 100000
+FUZZ_TARGETS ?= loads validate godot3 godot4 package
+fuzz: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[fuzz]' || echo "atheris unavailable: plain mutation driver"
+	mkdir -p fuzz/findings
+	for t in $(FUZZ_TARGETS); do \
+	  echo "== fuzz $$t (log: fuzz/findings/$$t.log)"; \
+	  $(BIN)/python fuzz/fuzz_$$t.py -runs=$(FUZZ_RUNS) > fuzz/findings/$$t.log 2>&1; rc=$$?; \
+	  grep -E "^(Done|stat::(number_of|average|slowest|peak)|fuzz target|atheris|FINDING)|Uncaught|Traceback" \
+	    fuzz/findings/$$t.log; [ $$rc = 0 ] || { tail -n 40 fuzz/findings/$$t.log; exit $$rc; }; \
+	done
+
+# A short slice of the same (what CI runs besides the in-suite hypothesis mutation tests).
+fuzz-short: $(STAMP)
+	$(MAKE) fuzz FUZZ_RUNS=2000
 
 fixtures: $(STAMP)
 	$(BIN)/python fixtures/make_fixtures.py

@@ -1,0 +1,198 @@
+"""Run one fuzz target under atheris (libFuzzer), or under a plain mutation driver without it.
+
+``python fuzz/fuzz_loads.py -runs=100000`` fuzzes with coverage guidance; any libFuzzer flag
+can be given.  Defaults added unless overridden: ``-timeout=10`` (seconds per input: a hang is
+a finding), ``-rss_limit_mb=1536`` (a memory blow-up is a finding), crash files written to
+``fuzz/findings/``, and the corpus in ``fuzz/corpus-<target>/`` (seeded from ``fixtures/``,
+``fixtures/regressions/`` and the real samples on first use).
+
+``--replay FILE...`` runs the target once on each file without atheris (how a finding is
+reproduced, and how the test suite replays ``fixtures/regressions/``).  When atheris cannot be
+imported, the same command falls back to :func:`mutation_driver`: seeded random mutations with
+the same per-input time bound, reporting the same figures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import random
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+from types import FrameType
+
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+
+#: Modules to instrument for coverage (imported inside atheris' import hook).
+MODULES = (
+    "brson", "brson.api", "brson.codecs", "brson.container", "brson.document.raw",
+    "brson.document.bson", "brson.model.tree", "brson.model.node", "brson.model.ids",
+    "brson.model.typename", "brson.model.transform", "brson.cli.archive",
+    "brson.godot.variant", "brson.godot.values", "brson.package", "brson.ops.validate",
+)
+TIMEOUT_S = 10
+
+
+def _import_instrumented(atheris: object) -> None:
+    import importlib
+
+    with atheris.instrument_imports(include=["brson"]):  # type: ignore[attr-defined]
+        for name in MODULES:
+            with contextlib.suppress(ImportError):
+                importlib.import_module(name)
+
+
+def _corpus(target: object, name: str) -> Path:
+    folder = HERE / f"corpus-{name}"
+    if not folder.is_dir() or not any(folder.iterdir()):
+        folder.mkdir(exist_ok=True)
+        for seed in target.seeds():  # type: ignore[attr-defined]
+            (folder / hashlib.sha1(seed).hexdigest()).write_bytes(seed)
+    return folder
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(_signum: int, _frame: FrameType | None) -> None:
+    raise _Timeout
+
+
+def mutate(rng: random.Random, data: bytes, pool: list[bytes]) -> bytes:
+    """A few byte-level edits, half of them near the start where headers and lengths live."""
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 6)):
+        limit = len(out) + 1
+        pos = rng.randrange(min(limit, 64)) if rng.random() < 0.5 else rng.randrange(limit)
+        op = rng.randrange(7)
+        if op == 0 and pos < len(out):
+            out[pos] ^= 1 << rng.randrange(8)
+        elif op == 1:
+            del out[pos:]
+        elif op == 2:
+            out[pos:pos] = rng.randbytes(rng.randint(1, 8))
+        elif op == 3:
+            del out[pos : pos + rng.randint(1, 16)]
+        elif op == 4 and pos + 4 <= len(out):  # an interesting 32-bit value (lengths, counts)
+            value = rng.choice([0, 1, 4, 5, 0x7F, 0xFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,
+                                rng.randrange(1 << 32)])
+            out[pos : pos + 4] = value.to_bytes(4, "little")
+        elif op == 5 and pos < len(out):
+            out[pos] = rng.choice([0, 1, 2, 3, 4, 5, 0x10, 0x12, 0x7F, 0x80, 0xFF])
+        elif op == 6 and pool:  # splice in a piece of another input
+            other = rng.choice(pool)
+            a = rng.randrange(len(other) + 1)
+            out[pos:pos] = other[a : a + rng.randint(1, 256)]
+    return bytes(out)
+
+
+def mutation_driver(name: str, runs: int, seed: int = 0) -> int:
+    """Random mutation of the seeds with a per-input time bound; returns the number of
+    findings (inputs raising anything but BrsonError, or running over the bound)."""
+    from fuzz.targets import TARGETS
+
+    target = TARGETS[name]
+    pool = target.seeds()
+    rng = random.Random(seed)
+    findings_dir = HERE / "findings"
+    findings = 0
+    slowest = 0.0
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    started = time.perf_counter()
+    try:
+        for i in range(runs):
+            data = mutate(rng, rng.choice(pool), pool) if pool else rng.randbytes(64)
+            t0 = time.perf_counter()
+            signal.setitimer(signal.ITIMER_REAL, TIMEOUT_S)
+            try:
+                target.run(data)
+            except _Timeout:
+                findings += 1
+                _save(findings_dir, name, "timeout", data, f"over {TIMEOUT_S} s")
+            except Exception:
+                findings += 1
+                _save(findings_dir, name, "crash", data, traceback.format_exc())
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            slowest = max(slowest, time.perf_counter() - t0)
+            if (i + 1) % 10_000 == 0:
+                rate = (i + 1) / (time.perf_counter() - started)
+                print(f"#{i + 1} {name}: {rate:.0f} exec/s, findings {findings}", flush=True)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    elapsed = time.perf_counter() - started
+    print(f"Done {runs} runs in {elapsed:.0f} second(s): target {name}, findings {findings}, "
+          f"slowest input {slowest:.3f} s", flush=True)
+    return findings
+
+
+def _save(folder: Path, name: str, kind: str, data: bytes, why: str) -> None:
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{name}-{kind}-{hashlib.sha1(data).hexdigest()}"
+    path.write_bytes(data)
+    print(f"FINDING {path}:\n{why}", file=sys.stderr, flush=True)
+
+
+def replay(name: str, files: list[str]) -> int:
+    from fuzz.targets import TARGETS
+
+    target = TARGETS[name]
+    failures = 0
+    for file in files:
+        try:
+            target.run(Path(file).read_bytes())
+            print(f"ok   {file}")
+        except Exception:
+            failures += 1
+            print(f"FAIL {file}\n{traceback.format_exc()}")
+    return failures
+
+
+def main(name: str, argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--replay"]:
+        return 1 if replay(name, args[1:]) else 0
+    try:
+        import atheris
+    except ImportError:
+        atheris = None
+    if atheris is None or "--driver" in args:
+        runs = next((int(a.split("=", 1)[1]) for a in args if a.startswith("-runs=")), 10_000)
+        print("atheris not available: plain mutation driver" if atheris is None else
+              "plain mutation driver", flush=True)
+        return 1 if mutation_driver(name, runs) else 0
+
+    _import_instrumented(atheris)
+    from fuzz.targets import TARGETS
+
+    target = TARGETS[name]
+    if not target.available():
+        print(f"fuzz target {name}: its module does not exist yet; nothing to fuzz")
+        return 0
+    findings = HERE / "findings"
+    findings.mkdir(exist_ok=True)
+    flags = [a for a in args if a.startswith("-")]
+    dirs = [a for a in args if not a.startswith("-")]
+    defaults = {
+        "-timeout": str(TIMEOUT_S),
+        "-rss_limit_mb": "1536",
+        "-artifact_prefix": f"{findings}{os.sep}{name}-",
+        "-print_final_stats": "1",
+    }
+    if name in ("loads", "validate", "package"):
+        defaults["-dict"] = str(HERE / "bson.dict")
+    for flag, value in defaults.items():
+        if not any(a.startswith(flag + "=") for a in flags):
+            flags.append(f"{flag}={value}")
+    if not dirs:
+        dirs = [str(_corpus(target, name))]
+    atheris.Setup([sys.argv[0], *flags, *dirs], target.run)
+    atheris.Fuzz()
+    return 0
