@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "brson.cli.archive",
     "brson.cli.extract",
     "brson.cli.package",
+    "brson.cli.edit",
     "brson.cli.godot",
 ]
 

@@ -11,8 +11,9 @@ Resonite files, random in NeosVR ones).  Building one scans the tree's bytes, so
 The format has no reference type: a value is a reference when it equals an ID defined in the
 file.  Removing a slot or component removes every ID it defines (its members', its children's),
 and values elsewhere that named one of them would be left dangling.  ``references`` chooses:
-``"report"`` keeps them and reports each one, ``"null"`` sets them to null (what the engine does
-to references that leave an export) and reports them, ``"fail"`` raises :class:`GraphError`
+``"null"`` (the default) sets them to null, as the engine does when an element is destroyed,
+and reports each one; ``"report"`` keeps them as they are and reports them (the result then
+has dangling references, which ``validate`` flags); ``"fail"`` raises :class:`GraphError`
 before changing anything.
 
 New slots copy the key order of their parent (an existing slot of the file), new components
@@ -222,7 +223,7 @@ def parent_links(parent: Slot) -> bool:
     return grand is not None and parent.parent_reference == grand.id
 
 
-def delete(slot: Slot, references: References | str = "report") -> Removal:
+def delete(slot: Slot, references: References | str = "null") -> Removal:
     """Remove a slot and its subtree (see the module docstring for ``references``)."""
     parent = slot.parent
     if parent is None:
@@ -278,7 +279,7 @@ def add_component(
     return component
 
 
-def remove_component(component: Component, references: References | str = "report") -> Removal:
+def remove_component(component: Component, references: References | str = "null") -> Removal:
     """Remove a component (see the module docstring for ``references``)."""
     slot = component.slot
     tree = tree_of(component)
@@ -564,7 +565,7 @@ def parse_text(
     def fail(expected: str) -> ModelError:
         return ModelError(f"{text!r} is not {expected}", path=where)
 
-    if reference or (isinstance(current, str) and is_guid(current) and not hint):
+    if reference or (not hint and (is_guid(current) or (current is None and is_guid(text)))):
         if text in ("null", ""):
             return None
         if not is_guid(text):

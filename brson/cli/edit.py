@@ -1,0 +1,339 @@
+"""Edit commands: ``set``, ``rename``, ``move``, ``delete``, ``vars``, ``set-var``,
+``renumber`` and ``import``.  Each reads FILE, writes OUTPUT (never FILE itself), and keeps
+whatever it did not touch byte-identical; the Python API (:mod:`brson.ops.edit`) does more."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from brson import api
+from brson.cli.common import State, codec_option, print_json, progress, stdout
+from brson.codecs import Codec
+from brson.errors import PackageError
+from brson.model.tree import DataTree, Slot
+from brson.ops import edit as ops_edit
+from brson.ops import ids as ops_ids
+from brson.ops import importing, variables
+from brson.ops.extract import select
+from brson.package import (
+    SUFFIX,
+    AssetMetadata,
+    Package,
+    load_package,
+    new_record,
+    packdb_names,
+    write_package,
+)
+
+app = typer.Typer()
+
+Output = Annotated[Path, typer.Option("-o", "--output", help="Archive to write (never FILE).")]
+CodecOption = Annotated[
+    str | None,
+    typer.Option(help="brotli, lzma, lz4 or none (default: from OUTPUT, else FILE's)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+FileArg = Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")]
+
+
+class ReferencePolicy(StrEnum):
+    null = "null"
+    report = "report"
+    fail = "fail"
+
+
+class ImportExternal(StrEnum):
+    null = "null"
+    fail = "fail"
+
+
+# -- reading and writing ---------------------------------------------------------------------
+class _Input:
+    """An input file: its tree and, for a package, the package (to write one back)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.package: Package | None = None
+        if str(path).lower().endswith(SUFFIX):
+            self.package = load_package(path, max_size=State.max_size)
+            self.tree: DataTree = self.package.tree
+        else:
+            self.tree = api.load(path, max_size=State.max_size)
+
+
+def _check_output(src: Path, output: Path) -> None:
+    if output.exists() and output.resolve() == src.resolve():
+        raise typer.BadParameter("OUTPUT is FILE: brson never overwrites its input; write "
+                                 "elsewhere and rename", param_hint="'-o'")
+
+
+def _save(tree: DataTree, source: _Input, output: Path, codec: str | None,
+          more: list[_Input] | None = None) -> None:
+    """Write the tree: an archive in OUTPUT's (or FILE's) codec and framing, or a package
+    holding the assets the tree names (from FILE's package and any ``more`` packages)."""
+    if str(output).lower().endswith(SUFFIX):
+        packages = [p.package for p in [source, *(more or [])] if p.package is not None]
+        name = tree.root.name if isinstance(tree.root.name, str) else output.stem
+        if not packages:
+            wanted = packdb_names(tree.to_bson())
+            if wanted:
+                raise PackageError(f"the tree names package assets ({', '.join(wanted)}) but "
+                                   "no input is a package to take them from", file=str(output))
+            write_package(output, tree, new_record(name))
+            return
+        wanted = packdb_names(tree.to_bson())
+        assets: dict[str, bytes] = {}
+        metadata: dict[str, AssetMetadata] = {}
+        for package in packages:
+            for asset in wanted:
+                if asset in package.assets and asset not in assets:
+                    assets[asset] = package.assets[asset]
+                    if asset in package.metadata:
+                        metadata[asset] = package.metadata[asset]
+        first = packages[0]
+        combined = Package(record=dict(first.record), tree=tree, assets=assets,
+                           metadata=metadata, path=first.path)
+        combined.for_tree(tree).save(output)
+        return
+    chosen = codec_option(codec) or api.codec_for_name(str(output))
+    container = source.tree.container
+    if chosen is None:
+        chosen = container.codec if container is not None else Codec.BROTLI
+    legacy = bool(container and container.legacy) and chosen is not Codec.BROTLI
+    api.dump(tree, output, chosen, legacy=legacy)
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+
+
+def _say(text: str) -> None:
+    stdout.print(text, markup=False)
+
+
+# -- commands --------------------------------------------------------------------------------
+@app.command("set")
+def set_field(
+    src: FileArg,
+    target: Annotated[str, typer.Argument(
+        help="SLOT.FIELD (a slot member: Name, Active, Position…), SLOT:COMPONENT.FIELD or "
+             "SLOT.COMPONENT.FIELD; FIELD[i] for a list element. SLOT is a name, path or ID.")],
+    value: Annotated[str, typer.Argument(
+        help="The new value, read as the field's current kind: true/false, 42, 1.5, "
+             "'1,2,3', '#ff0000' or '1,0,0,1' for colours, an element ID, null.")],
+    output: Output,
+    type_hint: Annotated[str | None, typer.Option(
+        "--type", help="Read VALUE as this type (bool, int, long, float, float3, colorX, "
+                       "string, Uri…) when the field's current value does not tell.")] = None,
+    codec: CodecOption = None,
+) -> None:
+    """Set one field's value."""
+    _check_output(src, output)
+    source = _Input(src)
+    tree = source.tree
+    member = ops_edit.field_at(tree, target)
+    old = member.value
+    parsed = ops_edit.parse_text(value, member.get("Data"), type_hint, tree=tree, where=target)
+    ops_edit.set_value(member, parsed)
+    _save(tree, source, output, codec)
+    _say(f"{target}: {_show(old)} -> {_show(member.value)}")
+
+
+@app.command()
+def rename(
+    src: FileArg,
+    selector: Annotated[str, typer.Argument(help="The slot: a name, a path or an ID.")],
+    name: Annotated[str, typer.Argument(help="Its new name.")],
+    output: Output,
+    codec: CodecOption = None,
+) -> None:
+    """Rename a slot."""
+    _check_output(src, output)
+    source = _Input(src)
+    slot = select(source.tree, selector)
+    before = slot.path
+    ops_edit.rename(slot, name)
+    _save(source.tree, source, output, codec)
+    _say(f"renamed {before!r} -> {slot.path!r}")
+
+
+@app.command()
+def move(
+    src: FileArg,
+    selector: Annotated[str, typer.Argument(help="The slot to move: a name, path or ID.")],
+    output: Output,
+    to: Annotated[str | None, typer.Option(
+        "--to", help="The new parent slot (default: where it is, to reorder).")] = None,
+    index: Annotated[int | None, typer.Option(
+        help="Its position among the parent's children (0 first, -1 last; default last).")
+    ] = None,
+    codec: CodecOption = None,
+) -> None:
+    """Re-parent a slot or reorder it among its siblings; its subtree keeps its bytes."""
+    if to is None and index is None:
+        raise typer.BadParameter("give --to PARENT, --index N or both")
+    _check_output(src, output)
+    source = _Input(src)
+    slot = select(source.tree, selector)
+    parent = select(source.tree, to) if to is not None else None
+    ops_edit.move(slot, parent, index)
+    _save(source.tree, source, output, codec)
+    _say(f"moved to {slot.path!r}")
+
+
+@app.command()
+def delete(
+    src: FileArg,
+    selector: Annotated[str, typer.Argument(help="The slot: a name, a path or an ID.")],
+    output: Output,
+    component: Annotated[str | None, typer.Option(
+        "--component", "-c",
+        help="Remove this component of the slot instead (type name, Type[n] for the n-th).")
+    ] = None,
+    references: Annotated[ReferencePolicy, typer.Option(
+        help="Values elsewhere naming what is removed: null them (as the engine does), "
+             "report them and keep them, or fail.")] = ReferencePolicy.null,
+    codec: CodecOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Delete a slot with its subtree, or one component; report the references it leaves."""
+    _check_output(src, output)
+    source = _Input(src)
+    slot = select(source.tree, selector)
+    with progress("deleting"):
+        if component is not None:
+            removal = ops_edit.remove_component(ops_edit.component_on(slot, component),
+                                                references.value)
+        else:
+            removal = ops_edit.delete(slot, references.value)
+    _save(source.tree, source, output, codec)
+    if json_out:
+        print_json({"output": str(output), **removal.to_dict()})
+        return
+    _say(f"deleted {removal.path!r} ({removal.ids} IDs) -> {output}")
+    if removal.references:
+        action = removal.references[0].action
+        _say(f"  {len(removal.references)} reference(s) to it {action}:")
+        for ref in removal.references:
+            _say(f"    {ref.where} -> {ref.target_path}")
+
+
+@app.command("vars")
+def list_vars(
+    src: FileArg,
+    json_out: JsonOption = False,
+) -> None:
+    """List dynamic variables: name, type, value, slot."""
+    tree = _Input(src).tree
+    found = variables.variables(tree)
+    if json_out:
+        print_json([v.to_dict() for v in found])
+        return
+    if not found:
+        _say("no dynamic variables")
+        return
+    rows = []
+    for var in found:
+        kind = var.type or var.kind
+        if var.kind not in ("value", "type"):
+            kind += f" ({var.kind})"
+        rows.append((var.name, kind, _show(var.value), var.slot))
+    widths = [max(len(row[n]) for row in rows) for n in range(2)]
+    for name, kind, value, slot in rows:
+        _say(f"{name:<{widths[0]}}  {kind:<{widths[1]}}  {value}  @ {slot}")
+
+
+@app.command("set-var")
+def set_var(
+    src: FileArg,
+    assignments: Annotated[list[str], typer.Argument(
+        help="NAME=VALUE pairs; VALUE is read as the variable's type (true, 42, 1.5, "
+             "'1,2,3', '#ff0000', an element ID, null).")],
+    output: Output,
+    slot: Annotated[str | None, typer.Option(
+        "--slot", "-s", help="Only variables on slots this selector matches.")] = None,
+    every: Annotated[bool, typer.Option(
+        "--all", help="Set every variable of that name (default: a name must be unique).")
+    ] = False,
+    codec: CodecOption = None,
+) -> None:
+    """Set dynamic variables (templates' parameters)."""
+    _check_output(src, output)
+    source = _Input(src)
+    changes = []
+    for assignment in assignments:
+        name, sep, text = assignment.partition("=")
+        if not sep or not name:
+            raise typer.BadParameter(f"{assignment!r} is not NAME=VALUE")
+        old = [v.value for v in variables.find(source.tree, name, slot)]
+        done = variables.set_text(source.tree, name, text, slot=slot, every=every)
+        changes += [(v, before) for v, before in zip(done, old, strict=False)]
+    _save(source.tree, source, output, codec)
+    for var, before in changes:
+        _say(f"{var.name}: {_show(before)} -> {_show(var.value)}  ({var.slot})")
+
+
+@app.command()
+def renumber(
+    src: FileArg,
+    output: Output,
+    codec: CodecOption = None,
+) -> None:
+    """Rewrite every ID in Resonite's sequential style, in document order: the same input
+    always gives the same bytes; references follow."""
+    _check_output(src, output)
+    source = _Input(src)
+    result = ops_ids.renumber(source.tree)
+    _save(result, source, output, codec)
+    _say(f"renumbered {len(result.ids)} IDs -> {output}")
+
+
+@app.command("import")
+def import_subtree(
+    src: FileArg,
+    other: Annotated[Path, typer.Argument(help="Archive or package to import from.")],
+    slot: Annotated[str, typer.Option(
+        "--slot", "-s", help="The slot of OTHER to import: a name, a path or an ID.")],
+    output: Output,
+    parent: Annotated[str | None, typer.Option(
+        "--parent", "-p", help="Where in FILE it goes (default: the root).")] = None,
+    index: Annotated[int | None, typer.Option(
+        help="Its position among the parent's children (default last).")] = None,
+    external: Annotated[ImportExternal, typer.Option(
+        help="References that leave the imported subtree: null them or fail.")
+    ] = ImportExternal.null,
+    codec: CodecOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Copy a subtree of OTHER into FILE: fresh IDs, types merged, assets along."""
+    _check_output(src, output)
+    source = _Input(src)
+    donor = _Input(other)
+    target_parent: Slot | None = select(source.tree, parent) if parent is not None else None
+    with progress("importing"):
+        result = importing.import_slot(source.tree, donor.tree, slot, target_parent,
+                                       index=index, external=external.value)
+    _save(source.tree, source, output, codec, [donor])
+    report = result.report
+    if json_out:
+        print_json({"output": str(output), **report.to_dict()})
+        return
+    _say(f"imported {report.source!r} -> {report.target!r} ({report.slots} slots, "
+         f"{report.components} components, {report.ids} new IDs) -> {output}")
+    if report.types_added:
+        _say(f"  {len(report.types_added)} type(s) added")
+    if report.assets:
+        _say(f"  {report.assets} asset(s) taken along")
+    for ref in report.external:
+        _say(f"  nulled: {ref.where} -> {ref.target_path or ref.target}")
+    if report.feature_flags_missing:
+        _say("  warning: the source lacks feature flags this file has: "
+             + ", ".join(report.feature_flags_missing))
+
+
+__all__ = ["app"]
