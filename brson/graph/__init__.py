@@ -1,0 +1,10 @@
+"""Graph layer: the reference graph of a data tree, in both directions.
+
+:class:`ReferenceGraph` is built from the model's ID index (:attr:`DataTree.ids`); operations
+(extract, validate, diff) and the ``brson refs`` command read references through it.
+"""
+
+from brson.graph.locate import locate_many
+from brson.graph.refs import Reference, ReferenceGraph, source_of
+
+__all__ = ["Reference", "ReferenceGraph", "locate_many", "source_of"]

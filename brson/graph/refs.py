@@ -1,0 +1,372 @@
+"""The reference graph: who points at what, in both directions, inside the file and out.
+
+The format has no reference type: a member references an element because its value is a
+GUID-shaped string, and it is *internal* when that string is an ID defined in the same file
+(slot, component, member, list element, or an ID key such as ``persistent-ID``), *external*
+otherwise (the engine nulls references that would leave an exported object, so external ones
+come from other tools or hand edits; they are kept and listed, never dropped).  The ID index
+(:attr:`DataTree.ids <brson.model.tree.DataTree.ids>`) already knows every definition and
+every ID-shaped value; this module turns those values into :class:`Reference` records and
+indexes them by target.
+
+Cost model, because worlds reach 100k slots and a million references: building the graph is
+one pass over the ID index's values (plain lists and one dict, no per-reference pydantic).
+Where a reference sits (its slot, component and member) and which element its target is are
+found only when first asked, and then for every reference at once (:mod:`brson.graph.locate`),
+never one root-to-leaf descent per reference.  On an edited tree the ID index was built from
+the nodes, so locations are known already and nothing is deferred.
+
+The graph is a snapshot: after editing the tree, build a new one (:attr:`ReferenceGraph.stale`
+says when the tree has changed since).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterator
+from typing import Any
+
+from brson.graph.locate import locate_many, paused_gc
+from brson.model.ids import _DEFINITION, IdIndex, Location, element_at
+from brson.model.node import Node
+from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot
+
+#: What a reference's source or target is, as reported by :meth:`Reference.to_dict`.
+KINDS: dict[type, str] = {Slot: "slot", Component: "component", Member: "member", IdRef: "id"}
+
+
+class Reference:
+    """One ID-shaped value in the tree: where it is and which ID it names."""
+
+    __slots__ = ("_graph", "_location", "internal", "target_id")
+
+    def __init__(
+        self, graph: ReferenceGraph, location: Location, target_id: str, internal: bool
+    ) -> None:
+        self._graph = graph
+        self._location = location
+        #: The GUID the value holds.
+        self.target_id = target_id
+        #: True when an element of this file has that ID.
+        self.internal = internal
+
+    @property
+    def external(self) -> bool:
+        return not self.internal
+
+    @property
+    def location(self) -> Location:
+        """Where the value is: its slot or component (anchor) and the key path inside it."""
+        self._graph._locate_sources()
+        return self._location
+
+    def describe(self) -> str:
+        """Human location of the value, e.g. ``Root/Body:MeshRenderer.Materials[0]``."""
+        return self.location.describe()
+
+    @property
+    def key(self) -> str | int | None:
+        """The key holding the value: ``Data`` for a member, ``ParentReference``, ``Target``…"""
+        path = self.location.path
+        return path[-1] if path else None
+
+    @property
+    def source(self) -> Slot | Component | Member | None:
+        """The innermost element holding the value: the referencing member (a list element
+        for a SyncList entry), or the slot/component itself for a value stored on it directly
+        (a parent's ID written as ``ParentReference``)."""
+        return source_of(self.location)
+
+    @property
+    def member_id(self) -> str | None:
+        """The ID of the referencing member, or None when the value is not inside a member."""
+        source = self.source
+        return source.id if isinstance(source, Member) else None
+
+    @property
+    def slot(self) -> Slot | None:
+        """The slot the value belongs to (None for a root ``Assets`` component)."""
+        return self.location.slot
+
+    @property
+    def target(self) -> Element | None:
+        """The element named by the value; None for an external reference."""
+        return self._graph.element(self.target_id) if self.internal else None
+
+    @property
+    def target_location(self) -> Location | None:
+        return self._graph.where(self.target_id) if self.internal else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for JSON output."""
+        source, target = self.source, self.target
+        target_at = self.target_location
+        return {
+            "from": self.describe(),
+            "source_kind": KINDS.get(type(source)) if source is not None else None,
+            "member_id": self.member_id,
+            "target_id": self.target_id,
+            "kind": "internal" if self.internal else "external",
+            "target": target_at.describe() if target_at is not None else None,
+            "target_kind": KINDS.get(type(target)) if target is not None else None,
+        }
+
+    def __repr__(self) -> str:
+        kind = "internal" if self.internal else "external"
+        return f"Reference({self.describe()!r} -> {self.target_id}, {kind})"
+
+
+class ReferenceGraph:
+    """Every reference of a tree, by position in the file and by target ID."""
+
+    def __init__(self, tree: DataTree, ids: IdIndex, references: list[Reference]) -> None:
+        self.tree = tree
+        self.ids = ids
+        #: In file order (byte order for an unmodified tree, walk order for an edited one).
+        self.references = references
+        self._by_target: dict[str, list[Reference]] | None = None
+        self._sources_located = tree.modified
+        self._elements: dict[str, Element | None] = {}
+        self._locations: dict[str, Location] = {}
+        self._targets_located = False
+        #: Byte offsets of the values (unmodified trees), aligned with ``references``.
+        self._offsets: list[int] | None = None
+
+    @classmethod
+    def build(cls, tree: DataTree) -> ReferenceGraph:
+        """The graph of ``tree`` as it is now (its ID index is built if needed)."""
+        ids = tree.ids
+        defined = ids.defined
+        graph = cls(tree, ids, [])
+        values = ids.values
+        if not tree.modified:
+            values = sorted(values, key=lambda item: _offset(item[0]))
+            graph._offsets = [_offset(location) for location, _ in values]
+        with paused_gc():
+            graph.references = [
+                Reference(graph, location, value, value in defined) for location, value in values
+            ]
+        return graph
+
+    # -- the whole graph ------------------------------------------------------------------
+    def __iter__(self) -> Iterator[Reference]:
+        return iter(self.references)
+
+    def __len__(self) -> int:
+        return len(self.references)
+
+    @property
+    def stale(self) -> bool:
+        """True once the tree has been edited after this graph was built."""
+        return self.tree._ids is not self.ids
+
+    @property
+    def internal(self) -> list[Reference]:
+        return [ref for ref in self.references if ref.internal]
+
+    @property
+    def external(self) -> list[Reference]:
+        """Values shaped like IDs that name nothing in this file (kept, never dropped)."""
+        return [ref for ref in self.references if not ref.internal]
+
+    @property
+    def external_ids(self) -> list[str]:
+        return sorted({ref.target_id for ref in self.references if not ref.internal})
+
+    @property
+    def referenced_ids(self) -> set[str]:
+        """IDs of this file's elements that at least one value names."""
+        return {ref.target_id for ref in self.references if ref.internal}
+
+    def counts(self) -> dict[str, int]:
+        internal = sum(1 for ref in self.references if ref.internal)
+        return {
+            "ids": len(self.ids.defined),
+            "duplicate_ids": len(self.ids.duplicates),
+            "references": len(self.references),
+            "internal": internal,
+            "external": len(self.references) - internal,
+            "referenced_ids": len(self.referenced_ids),
+            "external_ids": len(self.external_ids),
+        }
+
+    # -- by target ------------------------------------------------------------------------
+    def references_to(self, target: str | Element) -> list[Reference]:
+        """Every reference naming this ID (or this element's ID), in file order."""
+        target_id = target if isinstance(target, str) else target.id
+        if target_id is None:
+            return []
+        by_target = self._by_target
+        if by_target is None:
+            by_target = self._by_target = {}
+            for ref in self.references:
+                by_target.setdefault(ref.target_id, []).append(ref)
+        return list(by_target.get(target_id, ()))
+
+    def referenced(self, target: str | Element) -> bool:
+        return bool(self.references_to(target))
+
+    def element(self, element_id: str) -> Element | None:
+        """The element with this ID (as :meth:`DataTree.resolve`, batched for all targets)."""
+        if element_id not in self.ids.defined:
+            return None
+        self._locate_targets()
+        if element_id not in self._elements:
+            location = self.where(element_id)
+            self._elements[element_id] = element_at(location) if location else None
+        return self._elements[element_id]
+
+    def where(self, element_id: str) -> Location | None:
+        """Where the element with this ID is defined."""
+        if element_id not in self.ids.defined:
+            return None
+        self._locate_targets()
+        location = self._locations.get(element_id)
+        if location is None:
+            location = self.ids.where(element_id)
+        return location
+
+    # -- by source ------------------------------------------------------------------------
+    def references_from(self, element: Slot | Component | Member | DataTree,
+                        *, deep: bool = False) -> list[Reference]:
+        """References whose value lies inside ``element``: a member's value (and its list
+        elements), a component's members, a slot's own members and components; with ``deep``
+        a slot's whole subtree as well.  The tree itself gives every reference."""
+        if isinstance(element, DataTree):
+            return list(self.references)
+        offsets = self._offsets
+        if offsets is not None and element._buf is self.tree._buf and not element.modified:
+            lo = bisect_left(offsets, element._start)
+            hi = bisect_left(offsets, element._end)
+            kids = element._index().get("Children") if isinstance(element, Slot) else None
+            if kids is None or deep:
+                return self.references[lo:hi]
+            skip_lo, skip_hi = bisect_left(offsets, kids[1]), bisect_left(offsets, kids[3])
+            return self.references[lo:skip_lo] + self.references[skip_hi:hi]
+        return [ref for ref in self.references if _inside(ref, element, deep)]
+
+    def references_leaving(self, slot: Slot) -> list[Reference]:
+        """Internal references from ``slot``'s subtree to elements outside it: what an
+        extraction of that subtree would cut (a parent link of the subtree's root included)."""
+        out = []
+        for ref in self.references_from(slot, deep=True):
+            if not ref.internal:
+                continue
+            target = ref.target
+            node = target.owner if isinstance(target, IdRef) else target
+            if not (isinstance(node, Node) and _within(node, slot)):
+                out.append(ref)
+        return out
+
+    # -- batched location -----------------------------------------------------------------
+    def _locate_sources(self) -> None:
+        """Give every reference its anchor and path in one walk (unmodified trees)."""
+        if self._sources_located:
+            return
+        offsets = self._offsets or []
+        found = locate_many(self.tree, offsets)
+        missing = Location(None, ())
+        for ref, offset in zip(self.references, offsets, strict=True):
+            ref._location = found.get(offset, missing)
+        self._sources_located = True
+
+    def locate_all(self) -> None:
+        """Locate every reference and every target now, in bulk (before reading ``source``,
+        ``target`` or ``describe()`` of many references; otherwise done on first use)."""
+        self._locate_sources()
+        self._locate_targets()
+        with paused_gc():
+            for ref in self.references:
+                if ref.internal:
+                    self.element(ref.target_id)
+
+    def _locate_targets(self) -> None:
+        """Find where every referenced ID is defined, in one pass over the bytes."""
+        if self._targets_located:
+            return
+        self._targets_located = True
+        if self.tree.modified:
+            return  # the ID index holds node locations already
+        wanted = self.referenced_ids
+        if not wanted:
+            return
+        tree = self.tree
+        text = tree._buf.decode("latin-1")
+        first: dict[str, int] = {}
+        for key, elem in tree._index().items():
+            if key not in ("Object", "Assets"):
+                continue
+            for match in _DEFINITION.finditer(text, elem[1], elem[3]):
+                element_id = match.group(2)
+                if element_id in wanted and element_id not in first:
+                    first[element_id] = match.start()
+        del text
+        found = locate_many(tree, first.values())
+        for element_id, offset in first.items():
+            location = found.get(offset)
+            if location is not None:
+                self._locations[element_id] = location
+
+
+def _offset(location: Location) -> int:
+    """Byte offset of a value the ID index found in the bytes of an unmodified tree."""
+    offset = location._offset
+    return offset if offset is not None else -1
+
+
+def source_of(location: Location) -> Slot | Component | Member | None:
+    """The innermost slot, component or member holding the value at ``location``.
+
+    Follows the key path the way the engine nests elements: a component's ``Data`` document,
+    a member's ``Data`` value, a list element by position.  A value inside a document-valued
+    member (``{"Target": id, "Method": name}``) belongs to that member.
+    """
+    anchor = location.anchor
+    if anchor is None:
+        return None
+    best: Slot | Component | Member = anchor
+    member: Member | None = None  # the member whose Data the path has entered
+    fields = False  # the path has entered a component's Data document
+    for part in location.path[:-1]:
+        if member is not None:
+            items = member.elements
+            if items is None or not isinstance(part, int) or not 0 <= part < len(items):
+                break
+            best = items[part]
+            member = None
+        elif isinstance(best, Member) and part == "Data":
+            member = best
+        elif isinstance(best, Component) and part == "Data" and not fields:
+            fields = True
+        elif isinstance(part, str) and isinstance(best, Slot):
+            found = best.member(part)
+            if found is None or found.id is None:
+                break
+            best = found
+        elif isinstance(part, str) and isinstance(best, Component) and fields:
+            try:
+                best = best[part]
+            except KeyError:
+                break
+        else:
+            break
+    return best
+
+
+def _within(node: Node, ancestor: Node) -> bool:
+    """Whether ``ancestor`` holds ``node`` (the chain of owners that hand out nodes)."""
+    current: Node | None = node
+    while current is not None:
+        if current is ancestor:
+            return True
+        current = current._owner
+    return False
+
+
+def _inside(ref: Reference, element: Slot | Component | Member, deep: bool) -> bool:
+    source = ref.source
+    if source is None:
+        return False
+    if isinstance(element, Slot) and not deep:
+        return ref.slot is element
+    return _within(source, element)

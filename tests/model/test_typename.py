@@ -1,0 +1,139 @@
+"""Type names: every name in the samples parses into structure and prints back identically;
+generated names (both the Resonite and the .NET assembly-qualified forms) round-trip as
+structures; any other text is kept verbatim."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import brson
+from brson.model import TypeName, TypePart
+
+from .support import archive_files, ids_of, raw_components, raw_document, sample
+
+ARCHIVES = archive_files()
+
+
+def _names_in(path: Path) -> set[str]:
+    """Types, TypeVersions keys and inline (legacy) component types, from the raw document."""
+    doc = raw_document(path)
+    names = set(doc.get("Types", [])) | set(doc.get("TypeVersions", {}))
+    names |= {c["Type"] for c in raw_components(doc) if isinstance(c["Type"], str)}
+    return names
+
+
+@pytest.mark.parametrize("path", ARCHIVES, ids=ids_of(ARCHIVES))
+def test_every_sample_name_parses_and_prints_back(path: Path) -> None:
+    names = _names_in(path)
+    assert len(names) > 15
+    for name in names:
+        parsed = TypeName.parse(name)
+        assert str(parsed) == name
+        assert parsed.opaque is None, name  # the grammar covers every real name
+        assert parsed.name and name.count(parsed.name) >= 1
+        for arg in parsed.generic_args:
+            assert str(arg) in name
+
+
+def test_sample_name_structure() -> None:
+    tree = brson.load(sample("orange3134_loading_standin.brson"))
+    by_text = {str(t): t for t in tree.types}
+    proxy = by_text["[FrooxEngine]FrooxEngine.ProtoFlux.CoreNodes.FieldDriveBase<float3?>+Proxy"]
+    assert proxy.assembly == "FrooxEngine"
+    assert proxy.namespace == "FrooxEngine.ProtoFlux.CoreNodes"
+    assert proxy.name == "Proxy"
+    assert proxy.full_name == "FrooxEngine.ProtoFlux.CoreNodes.FieldDriveBase+Proxy"
+    assert [p.name for p in proxy.parts] == ["FrooxEngine.ProtoFlux.CoreNodes.FieldDriveBase",
+                                              "Proxy"]
+    (arg,) = proxy.generic_args
+    assert arg.name == "float3" and arg.nullable and arg.assembly is None
+
+
+def test_legacy_dotnet_form() -> None:
+    names = _names_in(sample("redx_5ce7cdf5.7zbson"))
+    dotnet = next(n for n in names if "`1[[" in n)
+    parsed = TypeName.parse(dotnet)
+    assert parsed.assembly is None
+    assert parsed.name == "ValueMultiDriver`1"
+    (part,) = parsed.parts
+    assert part.arg_style == "dotnet"
+    assert [str(a) for a in part.args] == ["BaseX.color"]
+    assert part.arg_qualifiers[0].startswith(", BaseX, Version=")
+    legacy = next(n for n in names if "<" not in n and "`" not in n and "+" not in n)
+    plain = TypeName.parse(legacy)
+    assert plain.assembly is None and plain.full_name == legacy and not plain.generic_args
+
+
+def test_nested_generics() -> None:
+    text = ("[FrooxEngine]FrooxEngine.ValueField<[FrooxEngine]FrooxEngine.Slot>+Inner<int, "
+            "[Elements.Core]Elements.Core.float3?[]>[]")
+    parsed = TypeName.parse(text)
+    assert str(parsed) == text and parsed.opaque is None
+    assert parsed.suffix == "[]"
+    outer, inner = parsed.parts
+    assert [str(a) for a in outer.args] == ["[FrooxEngine]FrooxEngine.Slot"]
+    assert outer.args[0].assembly == "FrooxEngine"
+    assert [str(a) for a in inner.args] == ["int", "[Elements.Core]Elements.Core.float3?[]"]
+    assert inner.args[1].suffix == "?[]" and inner.args[1].nullable is False
+
+
+@pytest.mark.parametrize("text", ["", "A<", "A<B,C>", "[Asm", "A<B>>", "<>", "x y<z>", "A+",
+                                  "A`1[[B]", "]["])
+def test_text_outside_the_grammar_is_kept(text: str) -> None:
+    parsed = TypeName.parse(text)
+    assert str(parsed) == text
+    if text in ("", "A<", "A<B,C>", "[Asm", "<>", "A+"):
+        assert parsed.opaque == text
+
+
+# -- generated names ----------------------------------------------------------------------
+IDENT = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True)
+DOTTED = st.lists(IDENT, min_size=1, max_size=3).map(".".join)
+ASSEMBLY = st.none() | DOTTED
+SUFFIX = st.lists(st.sampled_from(["?", "[]", "*", "&"]), max_size=2).map("".join)
+
+
+def _part(args: st.SearchStrategy[TypeName]) -> st.SearchStrategy[TypePart]:
+    angle = st.builds(TypePart, name=DOTTED, args=st.lists(args, max_size=3).map(tuple))
+    dotnet = st.lists(
+        st.tuples(
+            st.builds(TypeName, parts=st.lists(st.builds(TypePart, name=DOTTED), min_size=1,
+                                               max_size=2).map(tuple), suffix=SUFFIX),
+            st.sampled_from(["", ", mscorlib", ", BaseX, Version=1.0.0.0, Culture=neutral"]),
+        ),
+        min_size=1, max_size=3,
+    ).flatmap(lambda pairs: st.builds(
+        TypePart,
+        name=st.tuples(DOTTED, st.integers(1, 9)).map(lambda t: f"{t[0]}`{t[1]}"),
+        args=st.just(tuple(a for a, _ in pairs)),
+        arg_style=st.just("dotnet"),
+        arg_qualifiers=st.just(tuple(q for _, q in pairs)),
+    ))
+    return angle | dotnet
+
+
+TYPE_NAMES = st.recursive(
+    st.builds(TypeName, assembly=ASSEMBLY, parts=st.tuples(st.builds(TypePart, name=DOTTED)),
+              suffix=SUFFIX),
+    lambda inner: st.builds(
+        TypeName, assembly=ASSEMBLY,
+        parts=st.lists(_part(inner), min_size=1, max_size=3).map(tuple), suffix=SUFFIX),
+    max_leaves=8,
+)
+
+
+@given(TYPE_NAMES)
+def test_generated_names_round_trip_as_structures(name: TypeName) -> None:
+    text = str(name)
+    parsed = TypeName.parse(text)
+    assert parsed == name, text
+    assert str(parsed) == text
+
+
+@given(st.text(alphabet=st.sampled_from("AB.[]<>,+?` 1"), max_size=20) | st.text(max_size=12))
+def test_any_text_prints_back(text: str) -> None:
+    assert str(TypeName.parse(text)) == text
