@@ -182,6 +182,13 @@ def _float_text(number: float, godot: int) -> str:
     return f"{'-' if sign else ''}{head}.{tail or '0'}e{exponent + len(digits) - 1}"
 
 
+class _Raw(str):
+    """Text already in TSCN form (punctuation between the parts of a container)."""
+
+
+_COLON, _COMMA, _ITEM_SEPARATOR = _Raw(": "), _Raw(", "), _Raw(",\n")
+
+
 class _Writer:
     """Literal formatting for one engine version.
 
@@ -225,12 +232,48 @@ class _Writer:
         return self.call(name, [real(n, self.godot) for n in numbers])
 
     def literal(self, value: Any) -> str:
-        kind = type(value)  # exact-type fast paths: most metadata is strings and floats
-        if kind is str:
-            return quote(value)
-        if kind is float:
-            return _float_text(value, self.godot)
+        """``value`` as TSCN text; containers are expanded with a stack, not recursion, so
+        deeply nested metadata cannot exhaust Python's recursion limit."""
+        out: list[str] = []
+        stack: list[Any] = [value]
+        while stack:
+            item = stack.pop()
+            kind = type(item)  # exact-type fast paths: most metadata is strings and floats
+            if kind is _Raw:
+                out.append(item)
+            elif kind is str:
+                out.append(quote(item))
+            elif kind is float:
+                out.append(_float_text(item, self.godot))
+            elif isinstance(item, Mapping):
+                stack.extend(reversed(self._mapping_parts(item)))
+            elif isinstance(item, list | tuple):
+                stack.extend(reversed(self._sequence_parts(item)))
+            else:
+                out.append(self.scalar(item))
+        return "".join(out)
+
+    def _mapping_parts(self, value: Mapping[Any, Any]) -> list[Any]:
+        if not value:
+            return [_Raw("{\n}" if self.godot == 3 else "{}")]
+        parts: list[Any] = [_Raw("{\n")]
+        for key, item in value.items():
+            parts += [key, _COLON, item, _ITEM_SEPARATOR]
+        parts[-1] = _Raw("\n}")
+        return parts
+
+    def _sequence_parts(self, value: Sequence[Any]) -> list[Any]:
         godot3 = self.godot == 3
+        if not value:
+            return [_Raw("[  ]" if godot3 else "[]")]
+        parts: list[Any] = [_Raw("[ " if godot3 else "[")]
+        for item in value:
+            parts += [item, _COMMA]
+        parts[-1] = _Raw(" ]" if godot3 else "]")
+        return parts
+
+    def scalar(self, value: Any) -> str:
+        """Anything but a container."""
         if value is None:
             return "null"
         if isinstance(value, bool):
@@ -245,16 +288,6 @@ class _Writer:
             return quote(value)
         if isinstance(value, SubResource):
             return self.reference(value)
-        if isinstance(value, Mapping):
-            if not value:
-                return "{\n}" if godot3 else "{}"
-            items = [f"{self.literal(k)}: {self.literal(v)}" for k, v in value.items()]
-            return "{\n" + ",\n".join(items) + "\n}"
-        if isinstance(value, list | tuple):
-            if not value:
-                return "[  ]" if godot3 else "[]"
-            inner = ", ".join(self.literal(v) for v in value)
-            return f"[ {inner} ]" if godot3 else f"[{inner}]"
         return self.math_literal(value)
 
     def math_literal(self, value: Any) -> str:

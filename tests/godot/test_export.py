@@ -6,6 +6,7 @@ pin the exact text and the rules, and run everywhere in milliseconds.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import math
 from pathlib import Path
@@ -135,6 +136,18 @@ def test_floats_keep_every_digit_the_engine_reads(number: float) -> None:
         assert float(text) == number
         assert sum(c.isdigit() for c in text.partition("e")[0]) <= 18
         assert "." in text or "e" in text  # stays a float, not an int, when read back
+
+
+def test_deep_nesting_needs_no_recursion() -> None:
+    deep: list[Any] = []
+    inner = deep
+    for level in range(5000):
+        nxt: list[Any] = []
+        inner.append({"k": nxt} if level % 2 else nxt)
+        inner = nxt
+    text = literal(deep, 3)
+    assert text.count("[") == text.count("]") == 5001  # the outer list and 5000 inside
+    assert text.count("{") == 2500
 
 
 def test_escape_is_c_style() -> None:
@@ -369,6 +382,23 @@ def test_cli_refusals(args: list[str], message: str, tmp_path: Path,
     assert message in err
     assert "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_value_godot_cannot_hold(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                     ) -> None:
+    """A BSON datetime (never in real files) is one error line naming the file, no output."""
+    from brson import api
+
+    tree = synthetic_tree()
+    tree.root.children[0].components[0]["Size"].value = datetime.datetime(2020, 1, 1)
+    src = tmp_path / "odd.brson"
+    api.dump(tree, src)
+    for extra in (["-o", str(tmp_path / "x.tscn")], ["--variant", str(tmp_path / "x.bin")]):
+        code, _, err = _run(capsys, "export-godot", str(src), *extra)
+        assert code == 2
+        assert err.startswith(f"brson: {src}: godot error") and "datetime" in err
+        assert err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["odd.brson"]
 
 
 def test_cli_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
