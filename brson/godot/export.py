@@ -11,9 +11,10 @@ Nothing is dropped: each node's metadata holds the slot's ID, name and tag, ever
 header fields and NeosVR ``Assets``.  What could not be expressed is reported in
 :attr:`SceneExport.notes` instead of being skipped silently.
 
-Coordinates are Resonite's, unchanged (the brief: a node's transform is the slot's
-``local_matrix()``; globals match ``global_matrix()``).  Resonite is left-handed and Godot
-right-handed, so a scene looks mirrored along Z; docs/godot-export.md explains.
+Coordinates are Resonite's, unchanged: a node's transform is its slot's ``local_matrix()``, so
+node globals equal ``global_matrix()`` and stay comparable with everything else brson computes.
+Resonite is left-handed and Godot right-handed, so a scene looks mirrored along Z;
+docs/godot-export.md explains how to view it the right way round.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from brson.errors import ModelError
+from brson.errors import ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.tscn import SceneNode, SubResource, write
 from brson.godot.variant import dumps
@@ -374,7 +375,7 @@ def export_scene(
     its slot's ``global_matrix()`` even when a subtree is exported.
     """
     if godot not in NODE:
-        raise ModelError(f"unsupported Godot version {godot!r} (use 3 or 4)")
+        raise VariantError(f"unsupported Godot version {godot!r} (use 3 or 4)")
     top = slot if slot is not None else tree.root
     converter = _Converter(godot)
     result = SceneExport(godot, SceneNode("", NODE[godot]))
