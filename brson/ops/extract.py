@@ -50,8 +50,8 @@ HOLDER_NAME = "Extracted Dependencies"
 
 #: Resonite's renumbered IDs: a counter in the first group, zeros elsewhere.
 _SEQUENTIAL = re.compile(r"([0-9a-f]{8})-0000-0000-0000-000000000000\Z")
-#: A component's head: ``Type`` (an int32 index, or a type-name string in NeosVR files)
-#: directly followed by its ``Data`` document (the layout every engine-written file uses).
+#: A component's head: ``Type`` (an int32 index into ``Types``; a type-name string in NeosVR
+#: files) directly followed by its ``Data`` document, the layout every engine-written file uses.
 _COMPONENT_INDEX = re.compile(rb"\x10Type\x00(.{4})\x03Data\x00", re.DOTALL)
 _COMPONENT_TYPE_NAME = re.compile(rb"\x02Type\x00.{4}([^\x00]*)\x00\x03Data\x00", re.DOTALL)
 _INT32 = struct.Struct("<i")
@@ -256,24 +256,14 @@ def _hint(tree: DataTree, selector: str) -> str:
 
 
 # -- dependencies ---------------------------------------------------------------------------
-class _Raw:
-    """A sub-document given as BSON bytes (to build scratch trees without decoding)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-
-def _scratch(values: dict[str, Any], type_names: list[str] | None) -> DataTree:
-    """A throwaway tree over some content, to index its IDs from the bytes."""
+def _scratch(component: Component, type_names: list[str] | None) -> DataTree:
+    """A throwaway tree holding one component (as a root asset), to index its IDs from its
+    bytes exactly as the result's will be."""
     parts = []
     if type_names is not None:
         parts.append(raw.encode_element("Types", type_names))
-    for key, value in values.items():
-        if isinstance(value, _Raw):
-            parts.append(raw.element_header(raw.DOCUMENT, key) + value.data)
-        else:
-            items = [raw.element_header(raw.DOCUMENT, str(i)) + v.data for i, v in enumerate(value)]
-            parts.append(raw.element_header(raw.ARRAY, key) + raw.assemble(items))
+    item = raw.element_header(raw.DOCUMENT, "0") + component.to_bson()
+    parts.append(raw.element_header(raw.ARRAY, "Assets") + raw.assemble([item]))
     return DataTree(raw.assemble(parts))
 
 
@@ -323,8 +313,7 @@ class _Closure:
                     found.append(anchor)
             self.pending = []
             for component in found:
-                scratch = _scratch({"Assets": [_Raw(component.to_bson())]}, self.type_names)
-                self.defines[id(component)] = self.add(scratch.ids)
+                self.defines[id(component)] = self.add(_scratch(component, self.type_names).ids)
                 (self.on_slots if component.slot is not None else self.on_assets).append(
                     component
                 )
