@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from brson import api
-from brson.cli.common import State, codec_option, print_json, progress, stdout
+from brson.cli.common import State, codec_option, print_json, progress, stderr, stdout
 from brson.codecs import Codec
 from brson.errors import PackageError
 from brson.model.tree import DataTree
@@ -66,6 +66,8 @@ def extract(
         tree = source_package.tree
     else:
         tree = api.load(src, max_size=State.max_size)
+    for warning in tree.container.warnings if tree.container else ():
+        stderr.print(f"brson: warning: {src}: {warning}", markup=False)
     with progress("extracting", total=len(ops_extract.PHASES)) as bar:
         result = ops_extract.extract(tree, slot, external.value, dependencies,
                                      progress=lambda _: bar.advance())
