@@ -66,5 +66,9 @@ fuzz-short: $(STAMP)
 fixtures: $(STAMP)
 	$(BIN)/python fixtures/make_fixtures.py
 
+# JSON Schema of the document models and the JSON form (committed; a test checks they are current).
+schemas: $(STAMP)
+	$(BIN)/brson schema -o schemas
+
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,220 @@
+"""Commands that show the model: ``tree`` (the Slot tree), ``refs`` (the reference graph) and
+``schema`` (JSON Schema of the document models and of the JSON form)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.text import Text
+from rich.tree import Tree
+
+from brson import api
+from brson.cli.common import State, print_json, stderr, stdout
+from brson.errors import BrsonError, ModelError
+from brson.fileio import FileError, write_atomic
+from brson.graph import ReferenceGraph
+from brson.model.documents import SCHEMA_MODELS
+from brson.model.jsonform_schema import SCHEMA as JSONFORM_SCHEMA
+from brson.model.tree import Component, Slot
+from brson.model.typename import TypeName
+
+app = typer.Typer()
+
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+# -- tree ---------------------------------------------------------------------------------
+@app.command("tree")
+def tree_command(
+    file: Annotated[Path, typer.Argument(help="Archive or .resonitepackage.")],
+    depth: Annotated[
+        int | None, typer.Option("--depth", min=0, help="Show slots down to this depth (root 0).")
+    ] = None,
+    components: Annotated[
+        bool, typer.Option("--components", help="List each slot's components.")
+    ] = False,
+    json_out: Annotated[
+        bool,
+        typer.Option("--json", help="Nested objects: id, name, components [{id, type}], "
+                                    "children (hidden_children counts what --depth cut)."),
+    ] = False,
+) -> None:
+    """The Slot tree: names and IDs, optionally components (short type names)."""
+    with _about(file):
+        tree = api.load(file, max_size=State.max_size)
+        if json_out:
+            try:
+                print_json(slot_json(tree.root, depth))
+            except RecursionError:
+                raise ModelError("the slot tree is too deep for JSON output") from None
+        elif stdout.is_terminal:
+            stdout.print(_rich_tree(tree.root, depth, components))
+        else:
+            out = stdout.file
+            for line in _plain_lines(tree.root, depth, components):
+                out.write(line + "\n")
+
+
+@contextmanager
+def _about(file: Path) -> Iterator[None]:
+    """Errors found lazily, after loading (a bad type index), still name the file."""
+    try:
+        yield
+    except BrsonError as exc:
+        raise exc.in_file(str(file)) from None
+
+
+def slot_json(root: Slot, depth: int | None = None) -> dict[str, Any]:
+    """The ``tree --json`` object of a slot and its subtree (built without recursion)."""
+    top = _slot_entry(root)
+    stack: list[tuple[Slot, dict[str, Any], int]] = [(root, top, 0)]
+    while stack:
+        slot, entry, level = stack.pop()
+        kids = slot.children
+        if depth is not None and level >= depth:
+            if kids:
+                entry["hidden_children"] = len(kids)
+            continue
+        for child in kids:
+            child_entry = _slot_entry(child)
+            entry["children"].append(child_entry)
+            stack.append((child, child_entry, level + 1))
+    return top
+
+
+def _slot_entry(slot: Slot) -> dict[str, Any]:
+    return {
+        "id": slot.id,
+        "name": slot.name,
+        "components": [{"id": c.id, "type": str(c.type)} for c in slot.components],
+        "children": [],
+    }
+
+
+def short_type(name: TypeName) -> str:
+    """``ValueField<Slot>`` for ``[FrooxEngine]FrooxEngine.ValueField<[FrooxEngine]…Slot>``."""
+    if name.opaque is not None:
+        return name.opaque
+    parts = []
+    for part in name.parts:
+        text = part.name.rpartition(".")[2]
+        if part.args:
+            text += "<" + ", ".join(short_type(arg) for arg in part.args) + ">"
+        parts.append(text)
+    return "+".join(parts) + name.suffix
+
+
+def _component_label(component: Component) -> str:
+    return f"{short_type(component.type)}  {component.id}"
+
+
+def _plain_lines(root: Slot, depth: int | None, components: bool) -> list[str]:
+    lines: list[str] = []
+    stack: list[tuple[Slot, int]] = [(root, 0)]
+    while stack:
+        slot, level = stack.pop()
+        indent = "  " * level
+        lines.append(f"{indent}{slot.name}  {slot.id}")
+        if components:
+            lines.extend(f"{indent}  : {_component_label(c)}" for c in slot.components)
+        kids = slot.children
+        if depth is not None and level >= depth:
+            if kids:
+                lines.append(f"{indent}  … {len(kids)} more")
+            continue
+        stack.extend((child, level + 1) for child in reversed(kids))
+    return lines
+
+
+def _rich_tree(root: Slot, depth: int | None, components: bool) -> Tree:
+    def label(slot: Slot) -> Text:
+        text = Text(str(slot.name), style="bold" if slot.active is not False else "dim")
+        text.append(f"  {slot.id}", style="dim")
+        return text
+
+    top = Tree(label(root))
+    stack: list[tuple[Slot, Tree, int]] = [(root, top, 0)]
+    while stack:
+        slot, node, level = stack.pop()
+        if components:
+            for component in slot.components:
+                node.add(Text(_component_label(component), style="cyan"))
+        kids = slot.children
+        if depth is not None and level >= depth:
+            if kids:
+                node.add(Text(f"… {len(kids)} more", style="dim"))
+            continue
+        branches = [(child, node.add(label(child))) for child in kids]
+        stack.extend((child, branch, level + 1) for child, branch in reversed(branches))
+    return top
+
+
+# -- refs ---------------------------------------------------------------------------------
+@app.command()
+def refs(
+    file: Annotated[Path, typer.Argument(help="Archive or .resonitepackage.")],
+    json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """References: every ID-shaped value, internal (names an element of the file) or
+    external (names nothing here; kept as is)."""
+    with _about(file):
+        tree = api.load(file, max_size=State.max_size)
+        graph = ReferenceGraph.build(tree)
+        graph.locate_all()
+        _print_refs(file, graph, json_out)
+
+
+def _print_refs(file: Path, graph: ReferenceGraph, json_out: bool) -> None:
+    if json_out:
+        print_json({
+            "file": str(file),
+            "counts": graph.counts(),
+            "external_ids": graph.external_ids,
+            "references": [ref.to_dict() for ref in graph],
+        })
+        return
+    counts = graph.counts()
+    out = stdout.file
+    out.write(f"{file}: {counts['references']} references, {counts['internal']} internal "
+              f"(to {counts['referenced_ids']} of {counts['ids']} IDs), {counts['external']} "
+              f"external (to {counts['external_ids']} IDs)\n")
+    for ref in graph:
+        location = ref.target_location
+        target = location.describe() if location is not None else "(external)"
+        out.write(f"{ref.describe()} -> {ref.target_id} {target}\n")
+
+
+# -- schema -------------------------------------------------------------------------------
+def json_schemas() -> dict[str, dict[str, Any]]:
+    """File stem -> JSON Schema: the pydantic document models and the JSON form."""
+    out: dict[str, dict[str, Any]] = {}
+    for stem, model in SCHEMA_MODELS.items():
+        out[stem] = {"$schema": JSON_SCHEMA_DIALECT, **model.model_json_schema()}
+    out["jsonform"] = JSONFORM_SCHEMA
+    return out
+
+
+def schema_text(schema: dict[str, Any]) -> str:
+    """Deterministic text: sorted keys, two-space indent, trailing newline."""
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@app.command()
+def schema(
+    output: Annotated[Path, typer.Option("-o", "--output", help="Directory to write into.")],
+) -> None:
+    """Write JSON Schema files: the document models (datatree, slot, component, member) and
+    the lossless JSON form written by to-json (jsonform)."""
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FileError(f"cannot create the directory ({exc.strerror})", file=str(output)) from None
+    for stem, content in json_schemas().items():
+        target = output / f"{stem}.schema.json"
+        write_atomic(target, schema_text(content).encode())
+        stderr.print(f"wrote {target}", markup=False)

@@ -1,0 +1,97 @@
+"""JSON Schema of the lossless JSON form (:mod:`brson.document.jsonform`, ``brson to-json``).
+
+Hand-written rather than derived from a pydantic model: the form is plain JSON plus a few
+tagged objects, and what a schema can say about it is which shapes may appear where, not a
+class per document.  Two rules a JSON Schema cannot express are stated in the descriptions:
+key order is the BSON key order, and only a document whose *first* key starts with ``$`` is
+wrapped in ``$document`` (a plain object may hold ``$``-keys after its first key).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+_VALUE = {"$ref": "#/$defs/value"}
+
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "brson lossless JSON form",
+    "description": (
+        "A BSON document as written by `brson to-json` and read back by `brson from-json`, "
+        "byte-identical.  Plain JSON where the BSON value is unambiguous, tagged objects where "
+        "it is not.  Object key order is the BSON key order and is significant."
+    ),
+    "$ref": "#/$defs/document",
+    "$defs": {
+        "value": {
+            "description": "Any BSON value in its JSON form.",
+            "anyOf": [
+                {"type": "null"},
+                {"type": "boolean"},
+                {"type": "string"},
+                {"$ref": "#/$defs/int32"},
+                {"$ref": "#/$defs/double"},
+                {"$ref": "#/$defs/numberLong"},
+                {"$ref": "#/$defs/numberDouble"},
+                {"$ref": "#/$defs/taggedDocument"},
+                {"type": "array", "items": _VALUE},
+                {"$ref": "#/$defs/document"},
+            ],
+        },
+        "int32": {
+            "description": "BSON int32.  (A reader widens integers outside this range to int64.)",
+            "type": "integer",
+            "minimum": INT32_MIN,
+            "maximum": INT32_MAX,
+        },
+        "double": {
+            "description": (
+                "BSON double, finite.  Always written with a '.' or an exponent (1.0, never 1) "
+                "in Python's shortest repr, so the exact bits come back."
+            ),
+            "type": "number",
+        },
+        "numberLong": {
+            "description": "BSON int64 (NeosVR files use it for every integer; Resonite for "
+                           "OrderOffset).  Kept apart from int32 so widths survive.",
+            "type": "object",
+            "properties": {"$numberLong": {"type": "string", "pattern": "^-?[0-9]+$"}},
+            "required": ["$numberLong"],
+            "additionalProperties": False,
+        },
+        "numberDouble": {
+            "description": (
+                "A double JSON has no literal for.  $bits (big-endian hex of the IEEE-754 "
+                "bits) is present for a NaN whose bits are not the default quiet NaN."
+            ),
+            "type": "object",
+            "properties": {
+                "$numberDouble": {"enum": ["NaN", "Infinity", "-Infinity"]},
+                "$bits": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+            },
+            "required": ["$numberDouble"],
+            "additionalProperties": False,
+        },
+        "taggedDocument": {
+            "description": (
+                "A document whose first key starts with '$', wrapped so that it is never read "
+                "as a tag."
+            ),
+            "type": "object",
+            "properties": {"$document": {"type": "object", "additionalProperties": _VALUE}},
+            "required": ["$document"],
+            "additionalProperties": False,
+        },
+        "document": {
+            "description": (
+                "A BSON document (keys in BSON order; the first key does not start with '$').  "
+                "BSON types the engine never writes appear as MongoDB canonical Extended JSON "
+                "objects ({\"$binary\": ...}, {\"$oid\": ...}), which this shape also admits."
+            ),
+            "type": "object",
+            "additionalProperties": _VALUE,
+        },
+    },
+}

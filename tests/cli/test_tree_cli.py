@@ -1,0 +1,194 @@
+"""``brson tree``, ``brson refs`` and ``brson schema`` on the real samples."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import bson
+import pytest
+
+# Sample paths and the independent decoding are shared with the model tests (pytest puts
+# tests/ on sys.path, since tests/ itself is not a package).
+from model.support import (
+    PROJECT_ROOT,
+    STANDIN,
+    ids_of,
+    raw_document,
+    raw_slots,
+    sample,
+    sample_files,
+)
+
+from brson.cli.app import main
+
+SAMPLES = sample_files()
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main([*args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _walk_json(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    out, stack = [], [entry]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(reversed(node["children"]))
+    return out
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=ids_of(SAMPLES))
+def test_tree_json_on_every_sample(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tree", str(path), "--json")
+    assert code == 0
+    top = json.loads(out)
+    doc = raw_document(path)
+    slots = _walk_json(top)
+    raw = [r for r, _ in raw_slots(doc)]
+    assert [s["id"] for s in slots] == [r["ID"] for r in raw]
+    assert [s["name"] for s in slots] == [r["Name"]["Data"] for r in raw]
+    types = doc.get("Types", [])
+    for entry, slot in zip(slots, raw, strict=True):
+        assert set(entry) == {"id", "name", "components", "children"}
+        assert entry["components"] == [
+            {"id": c["Data"]["ID"],
+             "type": types[c["Type"]] if isinstance(c["Type"], int) else c["Type"]}
+            for c in slot["Components"]["Data"]]
+
+
+def test_tree_json_depth(capsys: pytest.CaptureFixture[str]) -> None:
+    path = sample(STANDIN)
+    doc = raw_document(path)
+    code, out, _ = run(capsys, "tree", str(path), "--json", "--depth", "1")
+    assert code == 0
+    top = json.loads(out)
+    root = doc["Object"]
+    assert [c["id"] for c in top["children"]] == [c["ID"] for c in root["Children"]]
+    for entry, raw in zip(top["children"], root["Children"], strict=True):
+        assert entry["children"] == []
+        assert entry.get("hidden_children", 0) == len(raw["Children"])
+    code, out, _ = run(capsys, "tree", str(path), "--json", "--depth", "0")
+    assert json.loads(out)["hidden_children"] == len(root["Children"])
+
+
+def test_tree_plain_text_when_piped(capsys: pytest.CaptureFixture[str]) -> None:
+    path = sample(STANDIN)
+    doc = raw_document(path)
+    code, out, _ = run(capsys, "tree", str(path))
+    assert code == 0
+    lines = out.splitlines()
+    depth: dict[str, int] = {}
+    for slot, parent in raw_slots(doc):
+        depth[slot["ID"]] = depth[parent["ID"]] + 1 if parent else 0
+    expected = ["  " * depth[s["ID"]] + f"{s['Name']['Data']}  {s['ID']}"
+                for s, _ in raw_slots(doc)]
+    assert lines == expected
+    code, out, _ = run(capsys, "tree", str(path), "--components")
+    lines = out.splitlines()
+    components = [line for line in lines if line.lstrip().startswith(": ")]
+    assert len(components) == sum(len(s["Components"]["Data"]) for s, _ in raw_slots(doc))
+    assert "    : MeshRenderer  00000031-0000-0000-0000-000000000000" in lines
+    assert any("DynamicReferenceVariableDriver<Slot>" in line for line in components)
+
+
+def test_tree_on_a_terminal_is_a_rich_tree() -> None:
+    """Run the real command on a pseudo-terminal: rich draws guide lines."""
+    main_fd, child_fd = pty.openpty()
+    env = {**os.environ, "COLUMNS": "200", "TERM": "xterm"}
+    env.pop("NO_COLOR", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brson", "tree", str(sample(STANDIN)), "--depth", "1"],
+        stdout=child_fd, stderr=subprocess.PIPE, cwd=PROJECT_ROOT, env=env)
+    os.close(child_fd)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main_fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main_fd)
+    assert proc.wait(timeout=60) == 0
+    text = b"".join(chunks).decode()
+    assert "├── " in text and "└── " in text
+    assert "Visual" in text and "more" in text
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=ids_of(SAMPLES))
+def test_refs_json(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "refs", str(path), "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["counts"]["references"] == len(report["references"]) > 20
+    assert report["counts"]["external"] == 0 and report["external_ids"] == []
+    for ref in report["references"]:
+        assert ref["kind"] == "internal" and ref["target"] and ref["target_kind"]
+
+
+def test_refs_text_lists_internal_and_external(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    doc = raw_document(sample(STANDIN))
+    renderer = next(c for s, _ in raw_slots(doc) for c in s["Components"]["Data"]
+                    if "Materials" in c["Data"])
+    outside = "0badc0de-1111-2222-3333-444455556666"
+    renderer["Data"]["Mesh"]["Data"] = outside
+    edited = tmp_path / "edited.bson"
+    edited.write_bytes(bson.encode(doc))
+    code, out, _ = run(capsys, "refs", str(edited))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == (f"{edited}: 53 references, 52 internal (to 46 of 822 IDs), "
+                        "1 external (to 1 IDs)")
+    assert (f"LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Mesh -> {outside} "
+            "(external)") in lines
+    assert ("LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Materials[0] -> "
+            "00000038-0000-0000-0000-000000000000 "
+            "LoadingStandin - Thumbnail v1.3.1/Visual/UserIconMat:UnlitMaterial") in lines
+    code, out, _ = run(capsys, "refs", str(edited), "--json")
+    report = json.loads(out)
+    assert report["external_ids"] == [outside]
+    assert [r["from"] for r in report["references"] if r["kind"] == "external"] == [
+        "LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Mesh"]
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "tree", str(tmp_path / "missing.brson"))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    doc = raw_document(sample(STANDIN))
+    visual = next(r for r, _ in raw_slots(doc) if r["Name"]["Data"] == "Visual")
+    visual["Components"]["Data"][0]["Type"] = 999
+    broken = tmp_path / "broken.bson"
+    broken.write_bytes(bson.encode(doc))
+    code, out, err = run(capsys, "tree", str(broken), "--json")
+    assert code == 2
+    assert "out of range" in err and "LoadingStandin - Thumbnail v1.3.1/Visual" in err
+    assert str(broken) in err and len(err.strip().splitlines()) == 1
+    code, out, err = run(capsys, "tree", str(broken))  # names only: no type needed
+    assert code == 0
+
+
+def test_committed_schemas_are_current(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "schema", "-o", str(tmp_path / "out"))
+    assert code == 0
+    generated = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()}
+    committed = {p.name: p.read_bytes() for p in (PROJECT_ROOT / "schemas").iterdir()}
+    assert set(generated) == {"datatree.schema.json", "slot.schema.json",
+                              "component.schema.json", "member.schema.json",
+                              "jsonform.schema.json"}
+    assert generated.keys() == committed.keys(), "run `make schemas` and commit schemas/"
+    for name, content in generated.items():
+        assert content == committed[name], f"schemas/{name} is stale: run `make schemas`"
+        assert content.endswith(b"}\n")
+        assert json.loads(content)["$schema"].startswith("https://json-schema.org/")
+    assert err.count("wrote ") == 5
