@@ -1,0 +1,32 @@
+"""``brson diff``: what changed between two archives, keyed by element IDs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from brson import api
+from brson.cli.common import EXIT_FINDINGS, State, print_json, stdout
+from brson.ops.diff import diff as diff_trees
+
+app = typer.Typer()
+
+
+@app.command()
+def diff(
+    a: Annotated[Path, typer.Argument(help="The old archive (any codec, or a package).")],
+    b: Annotated[Path, typer.Argument(help="The new archive.")],
+    json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Slots added/removed/moved/renamed, components added/removed, member values changed,
+    type table changes. Exit 0 when the trees are equal (whatever their codecs), 1 when not."""
+    result = diff_trees(api.load(a, max_size=State.max_size), api.load(b, max_size=State.max_size))
+    if json_out:
+        print_json(result.to_dict())
+    else:
+        for line in result.lines():
+            stdout.print(line, markup=False)
+    if not result.equal:
+        raise typer.Exit(EXIT_FINDINGS)

@@ -1,0 +1,200 @@
+"""What the rule families share during the one walk over a tree.
+
+The walk (:mod:`brson.ops.validate.walk`) visits every slot and component once and decodes
+each only once; the families look at the decoded values it hands them (:class:`SlotInfo`,
+:class:`ComponentInfo`) and keep whatever state their whole-tree checks need until
+:meth:`Family.finish`.  Paths are built only for findings, so a clean tree never pays for them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bson.int64 import Int64
+
+from brson.model.tree import Component, DataTree, Slot, is_guid
+from brson.model.typename import TypeName
+from brson.ops.validate.findings import Findings, Rule
+
+_GUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+#: GUIDs joined by newlines.
+_GUIDS = re.compile(f"{_GUID}(?:\n{_GUID})*")
+
+#: Slot keys whose value is a member ``{ID, Data}``.
+SLOT_MEMBER_KEYS = ("Name", "Tag", "Active", "Position", "Rotation", "Scale", "OrderOffset")
+
+
+def is_int(value: object) -> bool:
+    """An integer (int32 or Int64), not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def kind_of(value: object) -> str:
+    """How a value reads in a message: its BSON-ish kind."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a bool"
+    if isinstance(value, Int64):
+        return "an int64"
+    if isinstance(value, int):
+        return "an int32"
+    if isinstance(value, float):
+        return "a double"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "a document"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+def all_guids(values: list[Any]) -> bool:
+    """Whether every value is a GUID string: one regular-expression match for the lot
+    (a component's fields are checked together; per-value checks cost 10x more)."""
+    if not values:
+        return True
+    try:
+        joined = "\n".join(values)
+    except TypeError:  # a value that is not a string
+        return False
+    return len(joined) == 37 * len(values) - 1 and _GUIDS.fullmatch(joined) is not None
+
+
+def member_data(value: object) -> tuple[bool, Any]:
+    """``(True, Data)`` when ``value`` is a member document, else ``(False, None)``."""
+    if isinstance(value, dict) and "ID" in value:
+        return True, value.get("Data")
+    return False, None
+
+
+class Context:
+    """The tree under validation, its findings, and facts every family needs."""
+
+    def __init__(self, tree: DataTree, findings: Findings) -> None:
+        self.tree = tree
+        self.findings = findings
+        #: NeosVR generation: no ``Types`` table (component types are named inline).
+        self.legacy = "Types" not in tree
+        names = tree.get("Types") if not self.legacy else None
+        #: False when ``Types`` is there but not a list of strings (BR202 says so; indices
+        #: into it are then not checked one by one).
+        self.types_ok = self.legacy or (
+            isinstance(names, list) and all(isinstance(n, str) for n in names)
+        )
+        #: The Types table (empty for NeosVR files and when it is malformed).
+        self.type_names: list[str] = names if self.types_ok and names is not None else []
+
+    def add(
+        self,
+        rule: Rule,
+        message: str,
+        *,
+        path: str | None = None,
+        offset: int | None = None,
+        element: str | None = None,
+    ) -> None:
+        self.findings.add(rule, message, path=path, offset=offset, element=element)
+
+    def type_label(self, raw_type: object) -> str:
+        """A component's short type name for paths; ``#index``/``?`` when it has none."""
+        if is_int(raw_type):
+            index = int(raw_type)  # type: ignore[call-overload]
+            if 0 <= index < len(self.type_names):
+                return TypeName.parse(self.type_names[index]).name
+            return f"#{index}"
+        if isinstance(raw_type, str) and raw_type:
+            return TypeName.parse(raw_type).name
+        return "?"
+
+
+class SlotInfo:
+    """A slot and the decoded values of its own keys (not ``Children``/``Components``)."""
+
+    __slots__ = ("fields", "slot")
+
+    def __init__(self, slot: Slot, fields: dict[str, Any]) -> None:
+        self.slot = slot
+        self.fields = fields
+
+    @property
+    def path(self) -> str:
+        return self.slot.path
+
+
+class ComponentInfo:
+    """A component (on a slot, or in the root ``Assets`` when ``slot`` is None), decoded."""
+
+    __slots__ = ("_scan", "component", "ctx", "doc", "slot")
+
+    def __init__(
+        self, ctx: Context, component: Component, doc: dict[str, Any], slot: Slot | None
+    ) -> None:
+        self.ctx = ctx
+        self.component = component
+        self.doc = doc
+        self.slot = slot
+        self._scan: tuple[list[str], list[tuple[str, object]]] | None = None
+
+    def scan_fields(self) -> tuple[list[str], list[tuple[str, object]]]:
+        """``(keys that are not members, (what, value) of IDs that are not GUIDs)`` over
+        ``Data``, in one pass shared by the families (this is the per-field hot loop)."""
+        if self._scan is not None:
+            return self._scan
+        odd: list[str] = []
+        ids: list[Any] = []
+        for key, value in self.data.items():
+            if type(value) is dict:
+                if "ID" in value:
+                    ids.append(value["ID"])
+                else:
+                    odd.append(key)
+            elif key == "ID" or key.endswith("-ID"):
+                if value is not None:
+                    ids.append(value)
+            else:
+                odd.append(key)
+        bad: list[tuple[str, object]] = []
+        if not all_guids(ids):
+            for key, value in self.data.items():
+                if type(value) is dict and "ID" in value:
+                    if not is_guid(value["ID"]):
+                        bad.append((f"{key} member ID", value["ID"]))
+                elif (key == "ID" or key.endswith("-ID")) and value is not None \
+                        and not is_guid(value):
+                    bad.append(("component ID" if key == "ID" else key, value))
+        self._scan = (odd, bad)
+        return self._scan
+
+    @property
+    def data(self) -> dict[str, Any]:
+        data = self.doc.get("Data")
+        return data if isinstance(data, dict) else {}
+
+    @property
+    def id(self) -> str | None:
+        value = self.data.get("ID")
+        return value if isinstance(value, str) else None
+
+    @property
+    def path(self) -> str:
+        head = self.slot.path if self.slot is not None else "<Assets>"
+        return f"{head}:{self.ctx.type_label(self.doc.get('Type'))}"
+
+
+class Family:
+    """One family of rules; the walk calls these hooks, each a no-op unless overridden."""
+
+    def root(self, ctx: Context) -> None:
+        """Before the walk: the root document's keys."""
+
+    def slot(self, ctx: Context, info: SlotInfo) -> None:
+        """Every slot, parents before children."""
+
+    def component(self, ctx: Context, info: ComponentInfo) -> None:
+        """Every component, after its slot; then the root ``Assets``."""
+
+    def finish(self, ctx: Context) -> None:
+        """After the walk: checks over the whole tree."""

@@ -1,0 +1,237 @@
+"""BR4xx: IDs and references: duplicates, dangling and external references, loops.
+
+The ID index of the tree (``tree.ids``: every definition and every ID-shaped value, found in
+one pass over the bytes) does the heavy lifting; the walk adds what only the slot structure
+knows: each slot's ``ParentReference`` against its real parent.  Locations are worked out only
+for what is reported.
+
+``ParentReference`` is an ID of its own in engine files (the slot's parent-link element), so it
+takes part in the duplicate check.  Third-party generators write the parent's ID there
+instead; that is reported once per file (BR406) rather than as a duplicate of every parent.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from brson.model.ids import Location
+from brson.model.tree import Slot, is_guid
+from brson.ops.validate.context import (
+    SLOT_MEMBER_KEYS,
+    ComponentInfo,
+    Context,
+    Family,
+    SlotInfo,
+    kind_of,
+)
+from brson.ops.validate.findings import Severity, rule
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+DUPLICATE_ID = rule(
+    "BR401", ERROR, "duplicate ID",
+    "Two elements define the same ID (a `ParentReference` counts: it is the ID of the "
+    "slot's parent link). References to it are ambiguous and the engine's ID translation "
+    "binds them to whichever element it meets last.",
+    "format notes §3 (IDs are unique); no real sample repeats an ID",
+)
+DANGLING = rule(
+    "BR402", WARNING, "dangling reference",
+    "A value in the file's own ID numbering that names no element of the file. The engine "
+    "nulls it on import, so the link (a material, a drive target) is lost; engine exports "
+    "never contain one (they null such references themselves).",
+    "format notes §3; no real sample has one; `extract --external keep` writes them",
+)
+EXTERNAL = rule(
+    "BR403", INFO, "external or textual GUID",
+    "A GUID-shaped value outside the file's ID numbering (a random GUID in a renumbered "
+    "Resonite file): a reference into a world or user the archive does not hold, or a GUID "
+    "kept as text. Reported so it can be checked; nothing in the file resolves it.",
+    "Resonite renumbers every ID it exports (`xxxxxxxx-0000-0000-0000-000000000000`)",
+)
+PARENT_LOOP = rule(
+    "BR404", ERROR, "ParentReference loop",
+    "Slots whose `ParentReference` values name each other (or the slot itself) declare a "
+    "parent chain that never reaches the root; readers that trust `ParentReference` hang "
+    "or reject the tree.",
+    "issue 5/7 (cycles are findings, not hangs)",
+)
+SELF_REFERENCE = rule(
+    "BR405", WARNING, "member references itself",
+    "A member whose `Data` is its own ID: a drive or reference pointing at itself, which "
+    "the engine either rejects or evaluates in a loop.",
+    "no real sample has one",
+)
+PARENT_ID_AS_LINK = rule(
+    "BR406", WARNING, "ParentReference holds the parent's ID",
+    "Third-party generators write the parent slot's ID as `ParentReference`; the engine "
+    "writes a fresh ID there, so the parent's ID is then defined twice as far as the "
+    "engine's ID translation goes. brson reads both forms.",
+    "format notes §3 (ParentReference); every slot of every real sample has an ID of its own",
+)
+PARENT_MISMATCH = rule(
+    "BR407", WARNING, "ParentReference names another slot",
+    "`ParentReference` names a slot that is not the one whose `Children` hold this slot: "
+    "the two ways of telling the parent disagree.",
+    "format notes §3 (the parent is the slot whose Children holds it)",
+)
+BAD_ID = rule(
+    "BR408", ERROR, "ID not a GUID",
+    "Every `ID` (and `…-ID`, `ParentReference`) is a GUID string; the engine parses it and "
+    "fails on anything else.",
+    "format notes §3 (IDs are GUID strings)",
+)
+
+#: Resonite's renumbered IDs: a counter in the first group, zeros elsewhere.
+_SEQUENTIAL = re.compile(r"[0-9a-fA-F]{8}-0000-0000-0000-000000000000\Z")
+_GUID = rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+#: A member ``{"ID": X, "Data": X}`` in BSON bytes.
+_SELF_MEMBER = re.compile(
+    rb"\x02ID\x00\x25\x00\x00\x00(" + _GUID + rb")\x00\x02Data\x00\x25\x00\x00\x00\1\x00"
+)
+#: How many definitions decide whether a file uses Resonite's renumbered IDs.
+_STYLE_SAMPLE = 1000
+#: Locations listed in one duplicate-ID message.
+_LISTED = 5
+
+
+def _check_id(ctx: Context, value: object, what: str, where: SlotInfo | ComponentInfo) -> bool:
+    """Report an ID-defining value that is a string but not a GUID; True when it is one."""
+    if is_guid(value):
+        return True
+    if value is not None:  # absent or null: the shape rules say whether that matters
+        shown = repr(value[:60]) if isinstance(value, str) else kind_of(value)
+        ctx.add(BAD_ID, f"{what} is {shown}, not a GUID", path=where.path)
+    return False
+
+
+class ReferenceRules(Family):
+    def __init__(self) -> None:
+        #: Slot ID -> the first slot defining it.
+        self.slots: dict[str, Slot] = {}
+        #: (slot, its ParentReference) for every slot that has one.
+        self.links: list[tuple[Slot, str]] = []
+
+    def slot(self, ctx: Context, info: SlotInfo) -> None:
+        fields = info.fields
+        slot = info.slot
+        slot_id = fields.get("ID")
+        if isinstance(slot_id, str) and is_guid(slot_id):
+            self.slots.setdefault(slot_id, slot)
+        else:
+            _check_id(ctx, slot_id, "slot ID", info)
+        parent_link = fields.get("ParentReference")
+        if _check_id(ctx, parent_link, "ParentReference", info):
+            self.links.append((slot, str(parent_link)))
+        _check_id(ctx, fields.get("Persistent-ID"), "Persistent-ID", info)
+        for key in SLOT_MEMBER_KEYS:
+            member = fields.get(key)
+            if isinstance(member, dict) and "ID" in member:
+                _check_id(ctx, member["ID"], f"{key} member ID", info)
+
+    def component(self, ctx: Context, info: ComponentInfo) -> None:
+        for what, value in info.scan_fields()[1]:
+            _check_id(ctx, value, what, info)
+
+    def finish(self, ctx: Context) -> None:
+        parent_links = self._parent_links(ctx)
+        ids = ctx.tree.ids
+        for dup in ids.duplicates.values():
+            places = [
+                loc for loc in dup.locations
+                if not (loc.path == ("ParentReference",) and id(loc.slot) in parent_links)
+            ]
+            if len(places) > 1:
+                described = [loc.describe() for loc in places[:_LISTED]]
+                more = f" and {len(places) - _LISTED} more" if len(places) > _LISTED else ""
+                ctx.add(
+                    DUPLICATE_ID,
+                    f"ID {dup.element_id} is defined {len(places)} times: "
+                    + "; ".join(described) + more,
+                    path=described[0], element=dup.element_id,
+                )
+        renumbered = _renumbered(ids.defined)
+        for location, value in ids.values:
+            if value in ids.defined:
+                continue
+            if renumbered and not _SEQUENTIAL.match(value):
+                ctx.add(EXTERNAL, f"{value} is not an ID of this file nor in its numbering",
+                        path=_where(location), element=value)
+            else:
+                ctx.add(DANGLING, f"references {value}, which no element of the file has",
+                        path=_where(location), element=value)
+        for match in _SELF_MEMBER.finditer(ctx.tree.to_bson()):
+            element_id = match.group(1).decode()
+            defined = ids.where(element_id)
+            ctx.add(SELF_REFERENCE, "the member's Data is its own ID",
+                    path=_where(defined) if defined else None, element=element_id)
+
+    def _parent_links(self, ctx: Context) -> set[int]:
+        """Check ParentReference against the real parents; the ``id()`` of each slot whose
+        ParentReference names another slot (not a definition of its own)."""
+        linked: set[int] = set()
+        declared: dict[int, tuple[Slot, Slot]] = {}
+        parent_style: list[Slot] = []
+        for slot, value in self.links:
+            target = self.slots.get(value)
+            if target is None:
+                continue
+            linked.add(id(slot))
+            if target is slot.parent:
+                parent_style.append(slot)
+                continue
+            declared[id(slot)] = (slot, target)
+            if target is not slot:
+                ctx.add(PARENT_MISMATCH,
+                        f"ParentReference names the slot {target.path!r}, not its parent",
+                        path=slot.path, element=value)
+        if parent_style:
+            ctx.add(
+                PARENT_ID_AS_LINK,
+                f"{len(parent_style)} slot(s) hold their parent's ID as ParentReference "
+                f"instead of an ID of their own (first: {parent_style[0].path})",
+                path=parent_style[0].path,
+            )
+        _loops(ctx, declared)
+        return linked
+
+
+def _loops(ctx: Context, declared: dict[int, tuple[Slot, Slot]]) -> None:
+    """Follow declared parents (ParentReference where it names a slot, else the real parent)
+    from every slot that declares one and report each loop once.  Linear: a slot is entered
+    at most once over all starts."""
+    done: set[int] = set()
+    for start, _ in declared.values():
+        chain: list[Slot] = []
+        on_chain: dict[int, int] = {}
+        node: Slot | None = start
+        while node is not None and id(node) not in done:
+            if id(node) in on_chain:
+                loop = chain[on_chain[id(node)]:]
+                names = " -> ".join(s.path for s in loop[:_LISTED])
+                more = " -> …" if len(loop) > _LISTED else ""
+                ctx.add(PARENT_LOOP,
+                        f"the ParentReference chain loops: {names}{more} -> {loop[0].path}",
+                        path=loop[0].path, element=loop[0].id)
+                break
+            on_chain[id(node)] = len(chain)
+            chain.append(node)
+            link = declared.get(id(node))
+            node = link[1] if link is not None else node.parent
+        done.update(on_chain)
+
+
+def _renumbered(defined: object) -> bool:
+    """Whether the file uses Resonite's renumbered IDs (judged on a sample of definitions)."""
+    sample = list(itertools.islice(iter(defined), _STYLE_SAMPLE))  # type: ignore[call-overload]
+    if not sample:
+        return False
+    sequential = sum(1 for element_id in sample if _SEQUENTIAL.match(element_id))
+    return sequential >= 0.99 * len(sample)
+
+
+def _where(location: Location) -> str | None:
+    text = location.describe()
+    return None if text == "<unknown>" else text
+

@@ -1,0 +1,110 @@
+"""The report of a run over several files: what ``brson validate --format json`` prints.
+
+The JSON Schema in ``schemas/validate-report.schema.json`` is generated from these models by
+:func:`report_schema` (``python -m brson.ops.validate.report`` rewrites it; a test keeps the
+committed file equal to it).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from brson.ops.validate.findings import RULES, Finding, Severity
+
+#: Bumped when the report's shape changes incompatibly.
+REPORT_VERSION = 1
+SCHEMA_PATH = Path(__file__).resolve().parents[3] / "schemas" / "validate-report.schema.json"
+
+#: Exit codes: nothing at the failing level, findings at it, a file that could not be read.
+EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+
+
+class Counts(BaseModel):
+    errors: int = 0
+    warnings: int = 0
+    info: int = 0
+
+    def add(self, finding: Finding) -> None:
+        if finding.severity is Severity.ERROR:
+            self.errors += 1
+        elif finding.severity is Severity.WARNING:
+            self.warnings += 1
+        else:
+            self.info += 1
+
+
+class FileReport(BaseModel):
+    """The findings of one file, in the order they were found."""
+
+    file: str
+    readable: bool = Field(description="False when a finding says the file could not be read.")
+    counts: Counts
+    findings: list[Finding]
+
+
+class Summary(Counts):
+    files: int = 0
+    unreadable: int = 0
+
+
+class ValidateReport(BaseModel):
+    """``brson validate --format json``: every file's findings and the resulting exit code."""
+
+    version: int = Field(default=REPORT_VERSION, description="Version of this report's shape.")
+    strict: bool = Field(description="Whether warnings fail the run (--strict).")
+    exit_code: int = Field(description="0 clean, 1 findings at the failing level, 2 unreadable.")
+    summary: Summary
+    files: list[FileReport]
+    rules: dict[str, str] = Field(
+        default_factory=dict, description="Title of every rule code that occurs."
+    )
+
+
+def file_report(file: str, findings: list[Finding]) -> FileReport:
+    counts = Counts()
+    for finding in findings:
+        counts.add(finding)
+    readable = not any(RULES[f.code].unreadable for f in findings)
+    return FileReport(file=file, readable=readable, counts=counts, findings=findings)
+
+
+def build_report(files: list[FileReport], *, strict: bool = False) -> ValidateReport:
+    summary = Summary(files=len(files))
+    codes: set[str] = set()
+    for item in files:
+        summary.errors += item.counts.errors
+        summary.warnings += item.counts.warnings
+        summary.info += item.counts.info
+        summary.unreadable += not item.readable
+        codes.update(f.code for f in item.findings)
+    if summary.unreadable:
+        code = EXIT_UNREADABLE
+    elif summary.errors or (strict and summary.warnings):
+        code = EXIT_FINDINGS
+    else:
+        code = EXIT_OK
+    rules = {c: RULES[c].title for c in sorted(codes)}
+    return ValidateReport(strict=strict, exit_code=code, summary=summary, files=files, rules=rules)
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema of :class:`ValidateReport`."""
+    schema = ValidateReport.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+def schema_text() -> str:
+    return json.dumps(report_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":  # rewrite the committed schema
+    from brson.fileio import write_atomic
+
+    write_atomic(SCHEMA_PATH, schema_text().encode())
+    sys.stdout.write(f"wrote {SCHEMA_PATH}\n")
