@@ -20,6 +20,8 @@ COMMAND_MODULES = [
     "brson.cli.tree",
     "brson.cli.extract",
     "brson.cli.package",
+    "brson.cli.validate",
+    "brson.cli.diff",
     "brson.cli.edit",
     "brson.cli.godot",
 ]
@@ -67,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     State.debug = "--debug" in args
     try:
-        app(args=args, prog_name="brson", standalone_mode=False)
+        # Not standalone, typer returns the code of a ``typer.Exit`` raised by a command.
+        code = app(args=args, prog_name="brson", standalone_mode=False)
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_BAD_INPUT
     except BrsonError as exc:
@@ -92,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             markup=False,
         )
         return EXIT_BAD_INPUT
-    return 0
+    return code if isinstance(code, int) and not isinstance(code, bool) else 0
 
 
 def run() -> None:
