@@ -15,8 +15,9 @@ from __future__ import annotations
 import itertools
 import re
 
+from brson.graph import locate_many
 from brson.model.ids import Location
-from brson.model.tree import Slot, is_guid
+from brson.model.tree import DataTree, Slot, is_guid
 from brson.ops.validate.context import (
     SLOT_MEMBER_KEYS,
     ComponentInfo,
@@ -136,14 +137,24 @@ class ReferenceRules(Family):
 
     def finish(self, ctx: Context) -> None:
         parent_links = self._parent_links(ctx)
-        ids = ctx.tree.ids
-        for dup in ids.duplicates.values():
+        tree = ctx.tree
+        ids = tree.ids
+        defined = ids.defined
+        dangling = [(loc, value) for loc, value in ids.values if value not in defined]
+        duplicates = list(ids.duplicates.values())
+        selves = _self_references(ctx)
+        # Everything reported is located in one walk, not one descent per finding.
+        wanted = [loc for dup in duplicates for loc in dup.locations]
+        wanted += [loc for loc, _ in dangling] + [loc for _, loc in selves]
+        where = _located(tree, wanted)
+        for dup in duplicates:
             places = [
-                loc for loc in dup.locations
-                if not (loc.path == ("ParentReference",) and id(loc.slot) in parent_links)
+                where[id(loc)] for loc in dup.locations
+                if not (where[id(loc)].path == ("ParentReference",)
+                        and id(where[id(loc)].slot) in parent_links)
             ]
             if len(places) > 1:
-                described = [loc.describe() for loc in places[:_LISTED]]
+                described = [_where(loc) or "<unknown>" for loc in places[:_LISTED]]
                 more = f" and {len(places) - _LISTED} more" if len(places) > _LISTED else ""
                 ctx.add(
                     DUPLICATE_ID,
@@ -151,21 +162,17 @@ class ReferenceRules(Family):
                     + "; ".join(described) + more,
                     path=described[0], element=dup.element_id,
                 )
-        renumbered = _renumbered(ids.defined)
-        for location, value in ids.values:
-            if value in ids.defined:
-                continue
+        renumbered = _renumbered(defined)
+        for loc, value in dangling:
             if renumbered and not _SEQUENTIAL.match(value):
                 ctx.add(EXTERNAL, f"{value} is not an ID of this file nor in its numbering",
-                        path=_where(location), element=value)
+                        path=_where(where[id(loc)]), element=value)
             else:
                 ctx.add(DANGLING, f"references {value}, which no element of the file has",
-                        path=_where(location), element=value)
-        for match in _SELF_MEMBER.finditer(ctx.tree.to_bson()):
-            element_id = match.group(1).decode()
-            defined = ids.where(element_id)
+                        path=_where(where[id(loc)]), element=value)
+        for element_id, loc in selves:
             ctx.add(SELF_REFERENCE, "the member's Data is its own ID",
-                    path=_where(defined) if defined else None, element=element_id)
+                    path=_where(where[id(loc)]), element=element_id)
 
     def _parent_links(self, ctx: Context) -> set[int]:
         """Check ParentReference against the real parents; the ``id()`` of each slot whose
@@ -229,6 +236,33 @@ def _renumbered(defined: object) -> bool:
         return False
     sequential = sum(1 for element_id in sample if _SEQUENTIAL.match(element_id))
     return sequential >= 0.99 * len(sample)
+
+
+def _self_references(ctx: Context) -> list[tuple[str, Location]]:
+    """Members ``{"ID": X, "Data": X}``, found in the bytes (one regular-expression pass)."""
+    tree = ctx.tree
+    out = []
+    if not tree.modified:  # offsets into the tree's own buffer: located in bulk later
+        for match in _SELF_MEMBER.finditer(tree.to_bson()):
+            out.append((match.group(1).decode(), Location(tree=tree, offset=match.start())))
+        return out
+    for match in _SELF_MEMBER.finditer(tree.to_bson()):
+        element_id = match.group(1).decode()
+        out.append((element_id, tree.ids.where(element_id) or Location(None, ())))
+    return out
+
+
+def _located(tree: DataTree, locations: list[Location]) -> dict[int, Location]:
+    """``id(location)`` -> the location with its anchor and path known.  Locations found by
+    byte offset in an unmodified tree are located together in one walk
+    (:func:`brson.graph.locate_many`), never by one root-to-leaf descent each."""
+    pending = [loc for loc in locations if loc._path is None and loc._offset is not None]
+    found = locate_many(tree, [loc._offset or 0 for loc in pending]) if pending else {}
+    unknown = Location(None, ())
+    out = {id(loc): loc for loc in locations}
+    for loc in pending:
+        out[id(loc)] = found.get(loc._offset or 0, unknown)
+    return out
 
 
 def _where(location: Location) -> str | None:
