@@ -22,6 +22,7 @@ from brson.model.documents import SCHEMA_MODELS
 from brson.model.jsonform_schema import SCHEMA as JSONFORM_SCHEMA
 from brson.model.tree import Component, Slot
 from brson.model.typename import TypeName
+from brson.ops.validate.report import report_schema
 
 app = typer.Typer()
 
@@ -196,6 +197,7 @@ def json_schemas() -> dict[str, dict[str, Any]]:
     for stem, model in SCHEMA_MODELS.items():
         out[stem] = {"$schema": JSON_SCHEMA_DIALECT, **model.model_json_schema()}
     out["jsonform"] = JSONFORM_SCHEMA
+    out["validate-report"] = report_schema()
     return out
 
 
@@ -208,8 +210,9 @@ def schema_text(schema: dict[str, Any]) -> str:
 def schema(
     output: Annotated[Path, typer.Option("-o", "--output", help="Directory to write into.")],
 ) -> None:
-    """Write JSON Schema files: the document models (datatree, slot, component, member) and
-    the lossless JSON form written by to-json (jsonform)."""
+    """Write JSON Schema files: the document models (datatree, slot, component, member),
+    the lossless JSON form written by to-json (jsonform) and the report of validate --format
+    json (validate-report)."""
     try:
         output.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

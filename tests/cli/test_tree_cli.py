@@ -185,10 +185,10 @@ def test_committed_schemas_are_current(tmp_path: Path, capsys: pytest.CaptureFix
     committed = {p.name: p.read_bytes() for p in (PROJECT_ROOT / "schemas").iterdir()}
     assert set(generated) == {"datatree.schema.json", "slot.schema.json",
                               "component.schema.json", "member.schema.json",
-                              "jsonform.schema.json"}
+                              "jsonform.schema.json", "validate-report.schema.json"}
     assert generated.keys() == committed.keys(), "run `make schemas` and commit schemas/"
     for name, content in generated.items():
         assert content == committed[name], f"schemas/{name} is stale: run `make schemas`"
         assert content.endswith(b"}\n")
         assert json.loads(content)["$schema"].startswith("https://json-schema.org/")
-    assert err.count("wrote ") == 5
+    assert err.count("wrote ") == 6

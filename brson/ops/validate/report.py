@@ -1,15 +1,11 @@
 """The report of a run over several files: what ``brson validate --format json`` prints.
 
 The JSON Schema in ``schemas/validate-report.schema.json`` is generated from these models by
-:func:`report_schema` (``python -m brson.ops.validate.report`` rewrites it; a test keeps the
-committed file equal to it).
+:func:`report_schema` (``make schemas`` rewrites it; a test keeps the committed file equal).
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -18,7 +14,6 @@ from brson.ops.validate.findings import RULES, Finding, Severity
 
 #: Bumped when the report's shape changes incompatibly.
 REPORT_VERSION = 1
-SCHEMA_PATH = Path(__file__).resolve().parents[3] / "schemas" / "validate-report.schema.json"
 
 #: Exit codes: nothing at the failing level, findings at it, a file that could not be read.
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
@@ -93,18 +88,7 @@ def build_report(files: list[FileReport], *, strict: bool = False) -> ValidateRe
 
 
 def report_schema() -> dict[str, Any]:
-    """The JSON Schema of :class:`ValidateReport`."""
-    schema = ValidateReport.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    return schema
-
-
-def schema_text() -> str:
-    return json.dumps(report_schema(), indent=2, ensure_ascii=False) + "\n"
-
-
-if __name__ == "__main__":  # rewrite the committed schema
-    from brson.fileio import write_atomic
-
-    write_atomic(SCHEMA_PATH, schema_text().encode())
-    sys.stdout.write(f"wrote {SCHEMA_PATH}\n")
+    """The JSON Schema of :class:`ValidateReport` (``make schemas`` writes it with the
+    document schemas)."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            **ValidateReport.model_json_schema()}
