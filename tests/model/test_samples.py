@@ -256,6 +256,8 @@ def test_set_int_keeps_int64_width() -> None:
     assert isinstance(slot.order_offset, Int64)
     slot.order_offset = 5
     assert isinstance(slot.order_offset, Int64) and slot.order_offset == 5
+    slot.order_offset = 6  # set again: the width comes from the edited value now
+    assert isinstance(slot.order_offset, Int64) and slot.order_offset == 6
     component = slot.components[0]
     update_order = component["UpdateOrder"]
     assert type(update_order.value) is int
