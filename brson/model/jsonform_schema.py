@@ -49,7 +49,9 @@ SCHEMA: dict[str, Any] = {
         "double": {
             "description": (
                 "BSON double, finite.  Always written with a '.' or an exponent (1.0, never 1) "
-                "in Python's shortest repr, so the exact bits come back."
+                "in Python's shortest repr, so the exact bits come back.  (JSON Schema cannot "
+                "tell 1.0 from 1; a reader takes a number without '.' or exponent as an "
+                "integer: int32 when it fits, else int64.)"
             ),
             "type": "number",
         },
@@ -86,12 +88,14 @@ SCHEMA: dict[str, Any] = {
         },
         "document": {
             "description": (
-                "A BSON document (keys in BSON order; the first key does not start with '$').  "
-                "BSON types the engine never writes appear as MongoDB canonical Extended JSON "
+                "A BSON document (keys in BSON order; the first key does not start with '$', "
+                "which a schema can only approximate: not every key starts with '$').  BSON "
+                "types the engine never writes appear as MongoDB canonical Extended JSON "
                 "objects ({\"$binary\": ...}, {\"$oid\": ...}), which this shape also admits."
             ),
             "type": "object",
             "additionalProperties": _VALUE,
+            "not": {"minProperties": 1, "propertyNames": {"pattern": "^[$]"}},
         },
     },
 }
