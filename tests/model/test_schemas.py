@@ -27,7 +27,8 @@ from .support import PROJECT_ROOT, archive_files, ids_of, raw_components, raw_do
 
 ARCHIVES = archive_files()
 SCHEMAS = PROJECT_ROOT / "schemas"
-TYPES: dict[str, type] = {"object": dict, "array": list, "string": str, "null": type(None), "boolean": bool}
+TYPES: dict[str, type] = {
+    "object": dict, "array": list, "string": str, "null": type(None), "boolean": bool}
 
 
 def schema(stem: str) -> dict[str, Any]:
