@@ -31,6 +31,11 @@ from brson.model.ids import _DEFINITION, IdIndex, Location, element_at
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot
 
+#: Lookups answered one at a time before the graph locates all sources (or all targets) in
+#: one pass: a single lookup costs a descent from the root (sources) or a search of the buffer
+#: (targets), the batch about as much as walking the tree once.
+BATCH_AFTER = 32
+
 #: What a reference's source or target is, as reported by :meth:`Reference.to_dict`.
 KINDS: dict[type, str] = {Slot: "slot", Component: "component", Member: "member", IdRef: "id"}
 
@@ -57,7 +62,11 @@ class Reference:
     @property
     def location(self) -> Location:
         """Where the value is: its slot or component (anchor) and the key path inside it."""
-        self._graph._locate_sources()
+        graph = self._graph
+        if not graph._sources_located:
+            graph._source_lookups += 1
+            if graph._source_lookups > BATCH_AFTER:
+                graph._locate_sources()
         return self._location
 
     def describe(self) -> str:
@@ -129,6 +138,8 @@ class ReferenceGraph:
         self._elements: dict[str, Element | None] = {}
         self._locations: dict[str, Location] = {}
         self._targets_located = False
+        #: Lookups answered one by one so far (see BATCH_AFTER).
+        self._source_lookups = self._target_lookups = 0
         #: Byte offsets of the values (unmodified trees), aligned with ``references``.
         self._offsets: list[int] | None = None
 
@@ -207,10 +218,9 @@ class ReferenceGraph:
         return bool(self.references_to(target))
 
     def element(self, element_id: str) -> Element | None:
-        """The element with this ID (as :meth:`DataTree.resolve`, batched for all targets)."""
+        """The element with this ID (as :meth:`DataTree.resolve`; many are found in one pass)."""
         if element_id not in self.ids.defined:
             return None
-        self._locate_targets()
         if element_id not in self._elements:
             location = self.where(element_id)
             self._elements[element_id] = element_at(location) if location else None
@@ -220,10 +230,16 @@ class ReferenceGraph:
         """Where the element with this ID is defined."""
         if element_id not in self.ids.defined:
             return None
-        self._locate_targets()
         location = self._locations.get(element_id)
+        if location is None and not self._targets_located:
+            self._target_lookups += 1
+            if self._target_lookups > BATCH_AFTER:
+                self._locate_targets()
+                location = self._locations.get(element_id)
         if location is None:
             location = self.ids.where(element_id)
+            if location is not None:
+                self._locations[element_id] = location
         return location
 
     # -- by source ------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from model.support import (
 
 import brson
 from brson.graph import ReferenceGraph, locate_many
-from brson.graph.refs import KINDS
+from brson.graph.refs import BATCH_AFTER, KINDS
 from brson.model import Component, DataTree, IdRef, Member, Slot
 
 from . import synth
@@ -371,3 +371,20 @@ def test_synthetic_worlds(seed: int) -> None:
     for ref in graph.internal:
         assert ref.target_location is not None
         assert ref.target_location.describe() != "<unknown>"
+
+
+def test_few_lookups_one_by_one_many_in_one_pass() -> None:
+    """A few questions are answered singly; past BATCH_AFTER everything is located at once,
+    with the same answers."""
+    doc = synth.world(200, seed=4)
+    tree = brson.loads(bson.encode(doc), name="world.bson")
+    graph = ReferenceGraph.build(tree)
+    singles = [(r.describe(), _same(r.target, tree.resolve(r.target_id)))
+               for r in graph.references[:BATCH_AFTER]]
+    assert not graph._sources_located and not graph._targets_located
+    assert all(same for _, same in singles)
+    everything = [(r.describe(), r.target) for r in graph]
+    assert graph._sources_located and graph._targets_located
+    assert [d for d, _ in everything[:BATCH_AFTER]] == [d for d, _ in singles]
+    assert all(_same(t, tree.resolve(r.target_id)) for r, (_, t) in zip(graph, everything,
+                                                                          strict=True))
