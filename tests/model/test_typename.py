@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import brson
@@ -126,6 +126,7 @@ TYPE_NAMES = st.recursive(
 )
 
 
+@settings(max_examples=60)  # nested pydantic models are slow to generate
 @given(TYPE_NAMES)
 def test_generated_names_round_trip_as_structures(name: TypeName) -> None:
     text = str(name)
