@@ -24,18 +24,20 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from bson.int64 import Int64
 
+from brson.document import raw
 from brson.errors import GraphError, ModelError, SelectorError
 from brson.model.ids import Location, Path, defines_id
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot, is_guid
 from brson.model.typename import TypeName
-from brson.ops.ids import FreshIds, defined_ids
+from brson.ops.ids import FreshIds, id_elements
 
 References = Literal["report", "null", "fail"]
 REFERENCE_POLICIES: tuple[str, ...] = ("report", "null", "fail")
@@ -695,20 +697,27 @@ def _remove(element: Slot | Component, references: str, parent_link: str | None)
     # positions map its nodes back to the live ones.
     snapshot = DataTree(tree.to_bson())
     snap = _follow(snapshot, _position(element))
-    removed = set(defined_ids(snap.to_bson()))
+    pairs = id_elements(snap.to_bson())
+    removed = {value for key, value in pairs if defines_id(key)}
     removed.discard(parent_link or "")
+    # Most values naming removed IDs sit inside what is removed; locating each one (a walk
+    # from the root) would dominate on big trees.  Counting finds the IDs also named from
+    # outside, and only their values are located.
+    inside = Counter(value for key, value in pairs if not defines_id(key))
     index = snapshot.ids
+    named = Counter(value for _, value in index.values if value in removed)
+    outside = {value for value, count in named.items() if count > inside[value]}
     found: list[tuple[Location, str]] = []
     for location, value in index.values:
-        if value in removed and not _inside(location, snap):
+        if value in outside and not _inside(location, snap):
             found.append((location, value))
     kept = "nulled" if references == "null" else "kept"
     report = Removal(where, len(removed))
+    targets = _target_paths(snapshot, snap, {value for _, value in found})
     for location, value in found:
-        target = index.where(value)
         anchor = location.anchor
         report.references.append(DanglingReference(
-            location.describe(), value, target.describe() if target else "<unknown>", kept,
+            location.describe(), value, targets.get(value, "<unknown>"), kept,
             anchor.id if anchor is not None else None))
     if references == "fail" and found:
         listing = "; ".join(f"{r.where} -> {r.target_path}" for r in report.references[:20])
@@ -723,6 +732,34 @@ def _remove(element: Slot | Component, references: str, parent_link: str | None)
             live = _follow(tree, _position(anchor))
             _set_at(live, location.path, None)
     return report
+
+
+def _target_paths(snapshot: DataTree, snap: Slot | Component, wanted: set[str]) -> dict[str, str]:
+    """Paths of the removed elements that values name, found in a small tree of just the
+    removed part (looking IDs up in the whole tree scans all of its bytes for each)."""
+    if not wanted:
+        return {}
+    parts = []
+    types = snapshot.get("Types")
+    if isinstance(types, list):
+        parts.append(raw.encode_element("Types", types))
+    body = snap.to_bson()
+    if isinstance(snap, Slot):  # described from its own name: put its parent's path first
+        parts.append(raw.element_header(raw.DOCUMENT, "Object") + body)
+        parent = snap.parent
+        head, prefix = "", f"{parent.path}/" if parent is not None else ""
+    else:  # described as a root asset: put its slot's path instead
+        item = raw.element_header(raw.DOCUMENT, "0") + body
+        parts.append(raw.element_header(raw.ARRAY, "Assets") + raw.assemble([item]))
+        head = "<Assets>"
+        prefix = snap.slot.path if snap.slot is not None else head
+    small = DataTree(raw.assemble(parts))
+    out = {}
+    for value in wanted:
+        location = small.ids.where(value)
+        if location is not None:
+            out[value] = prefix + location.describe().removeprefix(head)
+    return out
 
 
 def _describe(element: Slot | Component) -> str:

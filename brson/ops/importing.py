@@ -115,10 +115,13 @@ def import_slot(
     if not tree.legacy:
         names = [str(t) for t in staged.types]
         before = len(tree.types)
+        remap: dict[int, int] = {}
         for component in components:
             old = component.type_index
             assert isinstance(old, int)  # extract checked the indices
-            new = tree.type_index(names[old])
+            new = remap.get(old)
+            if new is None:
+                new = remap[old] = tree.type_index(names[old])
             if new != old:
                 component.set("Type", new)
         report.types_added = [str(t) for t in tree.types[before:]]

@@ -258,6 +258,7 @@ def test_remove_component_nulls_references_to_it(samples_dir: Path) -> None:
     removal = edit.remove_component(texture, references="null")
     assert removal.path == "<Assets>:StaticTexture2D"
     assert [(r.where, r.target) for r in removal.references] == referrers
+    assert {r.target_path for r in removal.references} == {"<Assets>:StaticTexture2D"}
     out = reload(tree, "x.7zbson")
     assert len(out.assets) == 26 and dangling(out) == []
 
@@ -272,6 +273,9 @@ def test_remove_component_from_a_slot(samples_dir: Path) -> None:
     assert [c.id for c in out.root.components] == [
         c.id for c in original.root.components if c.id != victim.id]
     assert dangling(out) == sorted((r.where, r.target) for r in removal.references)
+    assert removal.references and all(
+        r.target_path.startswith("Avatar Root Identification:ValueField")
+        for r in removal.references)
     components = original.root.components_member
     assert components is not None
     assert changed_ids(original, out) == {original.root.id, components.id}
