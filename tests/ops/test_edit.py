@@ -17,7 +17,9 @@ from brson.document import raw
 from brson.errors import GraphError, ModelError, SelectorError
 from brson.model.tree import Component, DataTree, Member, Slot
 from brson.ops import edit
+from brson.ops.diff import diff
 from brson.ops.ids import FreshIds, defined_ids, sequential_number
+from brson.ops.validate import Severity, validate
 
 STANDIN = "orange3134_loading_standin.brson"
 AVATAR_ROOT = "orange3134_AvatarRootIdentification.brson"
@@ -77,6 +79,11 @@ def chain(slot: Slot | None) -> set[str]:
         out.add(slot.id)
         slot = slot.parent
     return out
+
+
+def tree_ids(tree: DataTree, selector: str) -> str | None:
+    slot = tree.find(selector)
+    return slot.id if slot is not None else None
 
 
 def int_widths(tree: DataTree) -> dict[str, set[int]]:
@@ -169,6 +176,31 @@ def test_edit_script_loads_resolves_and_keeps_untouched_bytes(
                      if isinstance(m.value, str) and m.value in visual_ids}
     changed = changed_ids(original, out)
     assert changed == expected - {""} - set(done["ids"].issued)
+    # Validate: clean when nulled; exactly the kept references flagged as dangling when not.
+    findings = validate(out)
+    if references == "null":
+        assert not [f for f in findings if f.severity != Severity.INFO]
+    else:
+        assert sorted((f.path or "") for f in findings if f.severity != Severity.INFO) == sorted(
+            r.where for r in removal.references)
+        assert {f.code for f in findings if f.severity != Severity.INFO} == {"BR402"}
+    # Diff: exactly the edit.
+    changes = diff(original, out)
+    assert [c.id for c in changes.slots_added] == [done["parts"].id]
+    assert {c.id for c in changes.slots_removed} == {visual.id, tree_ids(original, "UserIconTex")}
+    assert [c.id for c in changes.slots_moved] == [done["mat"].id]
+    assert [(c.old, c.new) for c in changes.slots_renamed] == [
+        ("LoadingStandin - Thumbnail v1.3.1", "Standin")]
+    assert [c.id for c in changes.components_added] == [done["component"].id]
+    assert {c.id for c in changes.components_removed} == {
+        c.id for slot in original.find("Visual").walk() for c in slot.components  # type: ignore[union-attr]
+        if slot.name != "UserIconMat"}
+    assert changes.types_added == [SLOT_REF_FIELD] and not changes.types_removed
+    assert not changes.children_reordered and not changes.components_moved
+    expected_values = [(r.where, r.target) for r in removal.references] if (
+        references == "null") else []
+    assert sorted((v.path, v.old) for v in changes.values) == sorted(expected_values)
+    assert all(v.new is None for v in changes.values)
     # The moved slot's subtree itself is untouched unless a nulled value lives in it.
     mat = out.find("UserIconMat")
     assert mat is not None

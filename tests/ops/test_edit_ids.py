@@ -22,6 +22,7 @@ from brson.ops.ids import (
     sequential_id,
     sequential_number,
 )
+from brson.ops.validate import Severity, validate
 
 SAMPLES = ["orange3134_AvatarRootIdentification.brson", "orange3134_loading_standin.brson",
            "redx_5ce7cdf5.7zbson"]
@@ -135,6 +136,8 @@ def test_renumber_is_deterministic_idempotent_and_keeps_references(
     assert defined_ids(once.to_bson()) == [sequential_id(n) for n in range(len(tree.ids))]
     assert dangling(once) == [] and not once.ids.duplicates
     assert references(once) == references(tree)
+    assert [f.code for f in validate(once)] == [f.code for f in validate(tree)]
+    assert all(f.severity == Severity.INFO for f in validate(once))
     # Only ID strings changed: same length, same bytes outside them.
     before, after = tree.to_bson(), once.to_bson()
     assert len(before) == len(after)

@@ -13,6 +13,7 @@ from brson.errors import ModelError
 from brson.model.tree import Component, DataTree
 from brson.ops.ids import FreshIds, defined_ids, sequential_number
 from brson.ops.importing import import_slot
+from brson.ops.validate import Severity, validate
 
 AVATAR_ROOT = "orange3134_AvatarRootIdentification.brson"
 STANDIN = "orange3134_loading_standin.brson"
@@ -21,6 +22,12 @@ REDX = "redx_5ce7cdf5.7zbson"
 
 def reload(tree: DataTree, name: str = "out.brson") -> DataTree:
     return brson.loads(brson.dumps(tree), name=name)
+
+
+def problems(tree: DataTree) -> list[str]:
+    """Validate findings above info level (info: unused type-table entries and the like)."""
+    return [f"{f.code} {f.path}: {f.message}" for f in validate(tree)
+            if f.severity != Severity.INFO]
 
 
 def dangling(tree: DataTree) -> list[tuple[str, str]]:
@@ -46,6 +53,7 @@ def test_import_every_slot_of_a_sample_into_another(samples_dir: Path, n: int) -
 
     assert dangling(out) == [] and not out.ids.duplicates
     assert len(out.ids) == len(original.ids) + report.ids
+    assert problems(out) == []
     # New IDs continue the target's sequence, in document order of the imported content.
     new_ids = [i for i in defined_ids(out.to_bson()) if i not in original.ids]
     assert sorted(sequential_number(i) or 0 for i in new_ids) == list(
@@ -86,6 +94,7 @@ def test_import_whole_sample_merges_types_and_versions(samples_dir: Path) -> Non
     assert report.feature_flags_missing == ["NetCore", "RESONITE_LINK"]
     assert report.slots == 36 and report.components == 58 and report.ids == 822
     assert dangling(out) == [] and not out.ids.duplicates
+    assert problems(out) == []
 
 
 def test_import_the_other_way(samples_dir: Path) -> None:
@@ -96,6 +105,7 @@ def test_import_the_other_way(samples_dir: Path) -> None:
     assert out.root.children[0].name == "Avatar Root Identification"
     assert report.feature_flags_missing == []
     assert dangling(out) == [] and not out.ids.duplicates
+    assert problems(out) == []
 
 
 def test_import_is_deterministic(samples_dir: Path) -> None:
@@ -117,6 +127,7 @@ def test_import_neosvr_takes_its_assets_along(samples_dir: Path) -> None:
     out = reload(target, "out.7zbson")
     assert report.assets == 7 and len(out.assets) == 27 + 7
     assert dangling(out) == [] and not out.ids.duplicates
+    assert problems(out) == []
     # The copies are new elements: their IDs appear nowhere in the source.
     new_ids = set(defined_ids(out.to_bson())) - set(source.ids)
     assert len(new_ids) == report.ids
@@ -137,6 +148,7 @@ def test_import_from_the_same_tree_duplicates_with_new_ids(samples_dir: Path) ->
     out = reload(tree, "out.7zbson")
     assert report.assets == 0 and report.copied == [] and len(out.assets) == 27
     assert dangling(out) == [] and not out.ids.duplicates
+    assert problems(out) == []
     assert not set(defined_ids(result.slot.to_bson())) & inside
     # The copy's references to the rest of the file still name the same elements.
     copy = out.root.children[-1]

@@ -12,6 +12,7 @@ import brson
 from brson.errors import ModelError, SelectorError
 from brson.model.tree import Component, DataTree
 from brson.ops import edit
+from brson.ops.validate import Severity, validate
 from brson.ops.variables import Variable, find, set_text, variables
 
 AVATAR_ROOT = "orange3134_AvatarRootIdentification.brson"
@@ -95,6 +96,7 @@ def test_set_round_trip(samples_dir: Path, name: str, text: str, expected: Any) 
     assert after == before
     others = [v for v in listing(out) if v[0] != name]
     assert others == [v for v in listing(original) if v[0] != name]
+    assert all(f.severity == Severity.INFO for f in validate(out))
 
 
 def test_field_variable_sets_the_published_field(samples_dir: Path) -> None:
