@@ -329,6 +329,9 @@ def _compare(
     while stack:
         a, b, path, in_a, in_b, element_id = stack.pop()
         if not in_a or not in_b:
+            present = b if in_b else a
+            if isinstance(present, dict) and isinstance(present.get("ID"), str):
+                element_id = present["ID"]  # a whole member or list element came or went
             out.values.append(ValueChange(
                 _render(head, path), element_id, a if in_a else None, b if in_b else None,
                 "added" if in_b else "removed",

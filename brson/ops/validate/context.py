@@ -127,7 +127,7 @@ class SlotInfo:
 class ComponentInfo:
     """A component (on a slot, or in the root ``Assets`` when ``slot`` is None), decoded."""
 
-    __slots__ = ("_scan", "component", "ctx", "doc", "slot")
+    __slots__ = ("_scan", "component", "ctx", "data", "doc", "slot")
 
     def __init__(
         self, ctx: Context, component: Component, doc: dict[str, Any], slot: Slot | None
@@ -136,6 +136,9 @@ class ComponentInfo:
         self.component = component
         self.doc = doc
         self.slot = slot
+        data = doc.get("Data")
+        #: The component's ``Data`` (empty when it is not a document: BR206 says so).
+        self.data: dict[str, Any] = data if type(data) is dict else {}
         self._scan: tuple[list[str], list[tuple[str, object]]] | None = None
 
     def scan_fields(self) -> tuple[list[str], list[tuple[str, object]]]:
@@ -167,11 +170,6 @@ class ComponentInfo:
                     bad.append(("component ID" if key == "ID" else key, value))
         self._scan = (odd, bad)
         return self._scan
-
-    @property
-    def data(self) -> dict[str, Any]:
-        data = self.doc.get("Data")
-        return data if isinstance(data, dict) else {}
 
     @property
     def id(self) -> str | None:

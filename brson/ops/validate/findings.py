@@ -15,8 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Severity(enum.StrEnum):
-    """``error``: the engine would fail or lose data; ``warning``: likely a mistake or a
-    tool's mix-up that still loads; ``info``: worth knowing, written by the engine itself."""
+    """``error``: the engine cannot load the file, or loads something other than what was
+    written; ``warning``: it loads, but something is lost on import or a tool mixed up the
+    conventions; ``info``: worth knowing, and written by the engine itself."""
 
     ERROR = "error"
     WARNING = "warning"
@@ -129,7 +130,6 @@ def rules_markdown() -> str:
     ]
     for item in sorted(RULES.values(), key=lambda r: r.code):
         title = item.title + (" (file unreadable: exit 2)" if item.unreadable else "")
-        lines.append(
-            f"| `{item.code}` | {item.severity} | {title} | {item.why} | {item.evidence} |"
-        )
+        evidence = f"{item.evidence}; fixture `{item.code}_*`"
+        lines.append(f"| `{item.code}` | {item.severity} | {title} | {item.why} | {evidence} |")
     return "\n".join(lines) + "\n"

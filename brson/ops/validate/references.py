@@ -86,11 +86,10 @@ BAD_ID = rule(
 
 #: Resonite's renumbered IDs: a counter in the first group, zeros elsewhere.
 _SEQUENTIAL = re.compile(r"[0-9a-fA-F]{8}-0000-0000-0000-000000000000\Z")
-_GUID = rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-#: A member ``{"ID": X, "Data": X}`` in BSON bytes.
-_SELF_MEMBER = re.compile(
-    rb"\x02ID\x00\x25\x00\x00\x00(" + _GUID + rb")\x00\x02Data\x00\x25\x00\x00\x00\1\x00"
-)
+#: A member's ``ID`` element holding a GUID (45 bytes with the GUID and its NUL), and the
+#: start of its ``Data`` element holding one.
+_ID_HEAD = b"\x02ID\x00\x25\x00\x00\x00"
+_DATA_HEAD = b"\x02Data\x00\x25\x00\x00\x00"
 #: How many definitions decide whether a file uses Resonite's renumbered IDs.
 _STYLE_SAMPLE = 1000
 #: Locations listed in one duplicate-ID message.
@@ -239,16 +238,30 @@ def _renumbered(defined: object) -> bool:
 
 
 def _self_references(ctx: Context) -> list[tuple[str, Location]]:
-    """Members ``{"ID": X, "Data": X}``, found in the bytes (one regular-expression pass)."""
+    """Members ``{"ID": X, "Data": X}``: a value whose own member defines the same ID.
+
+    Checked per ID-shaped value, not per member: in an unmodified tree a value found at byte
+    offset ``o`` is such a member exactly when the 45 bytes before it are the member's ``ID``
+    element holding the same GUID (the engine writes ``ID`` first); an edited tree's index
+    knows both locations and they are compared."""
     tree = ctx.tree
+    ids = tree.ids
     out = []
-    if not tree.modified:  # offsets into the tree's own buffer: located in bulk later
-        for match in _SELF_MEMBER.finditer(tree.to_bson()):
-            out.append((match.group(1).decode(), Location(tree=tree, offset=match.start())))
+    if not tree.modified:
+        buf = tree.to_bson()
+        for location, value in ids.values:
+            at = location._offset
+            if at is not None and at >= 45 and buf.startswith(_DATA_HEAD, at) \
+                    and buf[at - 45 : at] == _ID_HEAD + value.encode() + b"\x00":
+                out.append((value, Location(tree=tree, offset=at - 45)))
         return out
-    for match in _SELF_MEMBER.finditer(tree.to_bson()):
-        element_id = match.group(1).decode()
-        out.append((element_id, tree.ids.where(element_id) or Location(None, ())))
+    for location, value in ids.values:
+        path = location.path
+        if path and path[-1] == "Data":
+            defined = ids.where(value)
+            if defined is not None and defined.anchor is location.anchor \
+                    and defined.path == path[:-1]:
+                out.append((value, defined))
     return out
 
 

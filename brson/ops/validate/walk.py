@@ -43,11 +43,11 @@ def _hooks(families: list[Family], name: str) -> list[Callable[..., None]]:
 def check_tree(tree: DataTree, findings: Findings) -> None:
     """Run every rule on a tree, adding to ``findings``.  A part of the document that turns
     out unreadable while walking (malformed BSON deep inside) ends the walk with its finding."""
-    ctx = Context(tree, findings)
     families = [cls() for cls in FAMILIES]
     paused = gc.isenabled()
     gc.disable()  # many short-lived decoded values, no cycles: the collector only costs here
     try:
+        ctx = Context(tree, findings)
         for hook in _hooks(families, "root"):
             hook(ctx)
         slot_hooks = _hooks(families, "slot")
