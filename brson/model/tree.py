@@ -25,6 +25,7 @@ from brson.model.typename import TypeName
 if TYPE_CHECKING:
     from brson.model.documents import ComponentDoc, MemberDoc, SlotDoc
     from brson.model.ids import IdIndex
+    from brson.ops.edit import Removal
 
 GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
 
@@ -210,6 +211,12 @@ class Component(Node):
         from brson.model.documents import ComponentDoc
 
         return ComponentDoc.model_validate(self.decoded())
+
+    def remove(self, references: str = "null") -> Removal:
+        """Remove this component (see :func:`brson.ops.edit.remove_component`)."""
+        from brson.ops import edit  # operations layer, imported on use
+
+        return edit.remove_component(self, references)
 
     def __repr__(self) -> str:
         try:
@@ -401,6 +408,33 @@ class Slot(Node):
 
         return SlotDoc.model_validate(self.decoded())
 
+    # Editing lives in the operations layer (brson.ops.edit); these are shortcuts to it.
+    def add_child(self, name: str, **options: Any) -> Slot:
+        """A new empty child slot (see :func:`brson.ops.edit.add_slot`)."""
+        from brson.ops import edit
+
+        return edit.add_slot(self, name, **options)
+
+    def add_component(
+        self, type_name: str, fields: dict[str, Any] | None = None, **options: Any
+    ) -> Component:
+        """A new component on this slot (see :func:`brson.ops.edit.add_component`)."""
+        from brson.ops import edit
+
+        return edit.add_component(self, type_name, fields, **options)
+
+    def move(self, parent: Slot | None = None, index: int | None = None) -> None:
+        """Re-parent or reorder this slot (see :func:`brson.ops.edit.move`)."""
+        from brson.ops import edit
+
+        edit.move(self, parent, index)
+
+    def remove(self, references: str = "null") -> Removal:
+        """Delete this slot and its subtree (see :func:`brson.ops.edit.delete`)."""
+        from brson.ops import edit
+
+        return edit.delete(self, references)
+
     def __repr__(self) -> str:
         return f"Slot(id={self.id!r}, name={self.name!r})"
 
@@ -574,6 +608,12 @@ class DataTree(Node):
 
     def to_bson(self) -> bytes:
         return super().to_bson()
+
+    def renumber(self) -> DataTree:
+        """A copy with every ID renumbered sequentially (see :func:`brson.ops.ids.renumber`)."""
+        from brson.ops import ids
+
+        return ids.renumber(self)
 
     def extract(self, slot: Slot | str, **options: Any) -> DataTree:
         """A new tree holding just this slot's subtree (see :mod:`brson.ops.extract`)."""

@@ -570,3 +570,41 @@ def test_parse_text_references_must_exist(samples_dir: Path) -> None:
     assert edit.parse_text("null", existing, None, tree=tree) is None
     with pytest.raises(ModelError, match="no element has the ID"):
         edit.parse_text("0000ffff-0000-0000-0000-000000000000", existing, None, tree=tree)
+
+
+# -- the README example, and the shortcuts on the model objects -------------------------------
+def test_readme_script(samples_dir: Path, tmp_path: Path) -> None:
+    tree = brson.load(samples_dir / AVATAR_ROOT)
+    avatar = tree.find("Avatar Root Identification")  # a name, a path or an ID
+    assert avatar is not None
+    avatar.name = "Mika"
+    assigner = avatar.find_component("AvatarUserReferenceAssigner")
+    assert assigner is not None
+    removal = assigner.remove()  # references to it are nulled and reported
+    brson.dump(tree, tmp_path / "mika.brson")
+
+    out = brson.load(tmp_path / "mika.brson")
+    assert out.root.name == "Mika"
+    assert out.root.find_component("AvatarUserReferenceAssigner") is None
+    assert removal.references == []  # nothing pointed at it
+    assert all(f.severity == Severity.INFO for f in validate(out))
+    changes = diff(brson.load(samples_dir / AVATAR_ROOT), out)
+    assert [c.type for c in changes.components_removed] == [
+        "[FrooxEngine]FrooxEngine.CommonAvatar.AvatarUserReferenceAssigner"]
+    assert len(changes.slots_renamed) == 1 and not changes.values
+
+
+def test_model_shortcuts(samples_dir: Path) -> None:
+    tree = load(samples_dir, STANDIN)
+    parts = tree.root.add_child("Parts", index=0)
+    field = parts.add_component(SLOT_REF_FIELD, {"Reference": parts})
+    mat = tree.find("UserIconMat")
+    assert mat is not None
+    mat.move(parts)
+    assert mat.parent is parts and tree.root.children[0] is parts
+    removal = tree.find("Visual").remove()  # type: ignore[union-attr]
+    assert len(removal.references) == 7 and removal.references[0].action == "nulled"
+    assert field.remove().references == []
+    renumbered = reload(tree).renumber()
+    assert renumbered.to_bson() == reload(tree).renumber().to_bson()
+    assert dangling(renumbered) == [] and renumbered.root.children[0].name == "Parts"
