@@ -235,3 +235,15 @@ def test_errors_exit_2_with_one_line(src: Path, tmp_path: Path,
     code, _, err = run(capsys, command, src / name, *rest, "-o", out)
     assert code == 2 and message in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_set_a_null_field_needs_a_type(src: Path, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.brson"
+    target = "PackedComment:DynamicValueVariable<string>[1].Value"  # Description, now null
+    code, _, err = run(capsys, "set", src / AVATAR_ROOT, target, "hello", "-o", out)
+    assert code == 2 and "cannot set a value of this kind" in err and not out.exists()
+    code, stdout, _ = run(capsys, "set", src / AVATAR_ROOT, target, "hello", "--type", "string",
+                          "-o", out)
+    assert code == 0 and stdout == f"{target}: null -> hello\n"
+    assert find(brson.load(out), "Description")[0].value == "hello"
