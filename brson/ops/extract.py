@@ -30,8 +30,7 @@ import hashlib
 import random
 import re
 import struct
-import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -42,14 +41,13 @@ from brson.errors import GraphError, ModelError, SelectorError
 from brson.model.ids import IdIndex, Location
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
+from brson.ops.ids import FreshIds, is_sequential
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")
 #: Name of the slot (a child of the new root) holding copied dependencies.
 HOLDER_NAME = "Extracted Dependencies"
 
-#: Resonite's renumbered IDs: a counter in the first group, zeros elsewhere.
-_SEQUENTIAL = re.compile(r"([0-9a-f]{8})-0000-0000-0000-000000000000\Z")
 #: A component's head: ``Type`` (an int32 index into ``Types``; a type-name string in NeosVR
 #: files) directly followed by its ``Data`` document, the layout every engine-written file uses.
 _COMPONENT_INDEX = re.compile(rb"\x10Type\x00(.{4})\x03Data\x00", re.DOTALL)
@@ -152,7 +150,9 @@ def extract(
     # left behind (and make references to that slot look resolved), so it gets its own.
     relink = slot.parent is not None and slot.parent_reference == slot.parent.id
     if deps.on_slots or deps.on_assets or relink:
-        ids = _FreshIds(deps.all_ids, deps.sequential(), sub_bytes)
+        # Random-style IDs come from a generator seeded by the subtree: same input, same bytes.
+        seed = random.Random(hashlib.sha256(sub_bytes).digest())
+        ids = FreshIds(deps.all_ids, is_sequential(deps.defined, default=not tree.legacy), seed)
         holder = None
         if deps.on_slots:
             holder = _holder(Slot(sub_bytes, 0, len(sub_bytes)), deps.on_slots, ids)
@@ -293,10 +293,6 @@ class _Closure:
             self.all_ids.add(value)
         return defined
 
-    def sequential(self) -> bool:
-        """Resonite's numbering: every ID that comes along is sequential."""
-        return all(_SEQUENTIAL.match(i) for i in self.defined)
-
     def run(self) -> None:
         source: IdIndex | None = None  # built only when something is not defined inside
         while self.pending:
@@ -379,34 +375,7 @@ def _type_text(component: Component) -> str:
 
 
 # -- new slots ------------------------------------------------------------------------------
-class _FreshIds:
-    """IDs in the file's style that collide with no ID-shaped value already there."""
-
-    def __init__(self, taken: set[str], sequential: bool, seed: bytes) -> None:
-        self.taken = set(taken)
-        self.sequential = sequential
-        self.issued: list[str] = []
-        numbers = [int(m.group(1), 16) for m in map(_SEQUENTIAL.match, taken) if m]
-        self.next = max(numbers, default=-1) + 1
-        self.random = random.Random(hashlib.sha256(seed).digest())
-
-    def __iter__(self) -> Iterator[str]:
-        return self
-
-    def __next__(self) -> str:
-        while True:
-            if self.sequential:
-                value = f"{self.next:08x}-0000-0000-0000-000000000000"
-                self.next += 1
-            else:
-                value = str(uuid.UUID(int=self.random.getrandbits(128), version=4))
-            if value not in self.taken:
-                self.taken.add(value)
-                self.issued.append(value)
-                return value
-
-
-def _holder(template: Slot, components: list[Component], ids: _FreshIds) -> Slot:
+def _holder(template: Slot, components: list[Component], ids: FreshIds) -> Slot:
     """``Extracted Dependencies`` with one child per source slot, in the source's order."""
     groups: dict[int, tuple[Slot, list[Component]]] = {}
     for component in components:
@@ -431,7 +400,7 @@ _SLOT_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _new_slot(template: Slot, name: str, ids: _FreshIds, components: list[Component]) -> Slot:
+def _new_slot(template: Slot, name: str, ids: FreshIds, components: list[Component]) -> Slot:
     """A slot laid out like ``template`` (same keys, same order), every ID fresh."""
     values: dict[str, Any] = {}
     for key in template:
