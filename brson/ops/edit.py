@@ -384,10 +384,12 @@ def _coerce(value: Any, current: Any, tree: DataTree) -> Any:
     if isinstance(value, int):
         if isinstance(current, float):
             return float(value)
-        if isinstance(value, Int64) or isinstance(current, Int64) or (
-                current is None and tree.legacy):
+        if isinstance(current, Int64):
             return Int64(value)
-        return int(value)
+        if isinstance(current, int) and not isinstance(current, bool):
+            return int(value)  # an int32 field stays int32
+        # Width unknown from the field: NeosVR files write every integer as int64.
+        return Int64(value) if isinstance(value, Int64) or tree.legacy else int(value)
     if isinstance(value, float):
         if isinstance(current, int) and not isinstance(current, bool):
             if not value.is_integer():
