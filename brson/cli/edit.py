@@ -38,7 +38,8 @@ CodecOption = Annotated[
     typer.Option(help="brotli, lzma, lz4 or none (default: from OUTPUT, else FILE's)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
-FileArg = Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")]
+FileArg = Annotated[Path, typer.Argument(metavar="FILE",
+                                          help="Archive or .resonitepackage to read.")]
 
 
 class ReferencePolicy(StrEnum):
@@ -121,9 +122,11 @@ def _say(text: str) -> None:
 def set_field(
     src: FileArg,
     target: Annotated[str, typer.Argument(
+        metavar="TARGET",
         help="SLOT.FIELD (a slot member: Name, Active, Position…), SLOT:COMPONENT.FIELD or "
              "SLOT.COMPONENT.FIELD; FIELD[i] for a list element. SLOT is a name, path or ID.")],
     value: Annotated[str, typer.Argument(
+        metavar="VALUE",
         help="The new value, read as the field's current kind: true/false, 42, 1.5, "
              "'1,2,3', '#ff0000' or '1,0,0,1' for colours, an element ID, null.")],
     output: Output,
@@ -147,8 +150,9 @@ def set_field(
 @app.command()
 def rename(
     src: FileArg,
-    selector: Annotated[str, typer.Argument(help="The slot: a name, a path or an ID.")],
-    name: Annotated[str, typer.Argument(help="Its new name.")],
+    selector: Annotated[str, typer.Argument(metavar="SELECTOR",
+                                            help="The slot: a name, a path or an ID.")],
+    name: Annotated[str, typer.Argument(metavar="NEWNAME", help="Its new name.")],
     output: Output,
     codec: CodecOption = None,
 ) -> None:
@@ -165,7 +169,8 @@ def rename(
 @app.command()
 def move(
     src: FileArg,
-    selector: Annotated[str, typer.Argument(help="The slot to move: a name, path or ID.")],
+    selector: Annotated[str, typer.Argument(metavar="SELECTOR",
+                                            help="The slot to move: a name, path or ID.")],
     output: Output,
     to: Annotated[str | None, typer.Option(
         "--to", help="The new parent slot (default: where it is, to reorder).")] = None,
@@ -189,7 +194,8 @@ def move(
 @app.command()
 def delete(
     src: FileArg,
-    selector: Annotated[str, typer.Argument(help="The slot: a name, a path or an ID.")],
+    selector: Annotated[str, typer.Argument(metavar="SELECTOR",
+                                            help="The slot: a name, a path or an ID.")],
     output: Output,
     component: Annotated[str | None, typer.Option(
         "--component", "-c",
@@ -252,6 +258,7 @@ def list_vars(
 def set_var(
     src: FileArg,
     assignments: Annotated[list[str], typer.Argument(
+        metavar="NAME=VALUE",
         help="NAME=VALUE pairs; VALUE is read as the variable's type (true, 42, 1.5, "
              "'1,2,3', '#ff0000', an element ID, null).")],
     output: Output,
@@ -296,7 +303,8 @@ def renumber(
 @app.command("import")
 def import_subtree(
     src: FileArg,
-    other: Annotated[Path, typer.Argument(help="Archive or package to import from.")],
+    other: Annotated[Path, typer.Argument(metavar="OTHER",
+                                          help="Archive or package to import from.")],
     slot: Annotated[str, typer.Option(
         "--slot", "-s", help="The slot of OTHER to import: a name, a path or an ID.")],
     output: Output,
