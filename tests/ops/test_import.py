@@ -198,3 +198,44 @@ def test_external_references_fail_on_request(samples_dir: Path) -> None:
     ref = next(c for c in out.components() if c.id and c.slot is not None
                and c.slot.name == "ElementSource`1" and "Reference" in c)
     assert isinstance(ref, Component) and ref["Reference"].value is None
+
+
+def third_party(samples: Path, name: str) -> DataTree:
+    """A sample rewritten as some generators write: ParentReference = the parent's ID."""
+    tree = brson.load(samples / name)
+    for slot in tree.walk():
+        for kid in slot.children:
+            kid.set("ParentReference", slot.id)
+    return reload(tree)
+
+
+def test_third_party_parent_links(samples_dir: Path) -> None:
+    from brson.ops import edit
+
+    source = third_party(samples_dir, AVATAR_ROOT)
+    group = source.root.children[0]
+    child = group.children[0]
+    edit.add_component(child, "[FrooxEngine]FrooxEngine.ReferenceField<"
+                       "[FrooxEngine]FrooxEngine.Slot>", {"Reference": group})
+    source = reload(source)
+    child = source.root.children[0].children[0]
+
+    # Into an engine-written file: the link becomes an ID of its own, the reference to the
+    # parent (left behind) is nulled.
+    target = brson.load(samples_dir / STANDIN)
+    result = import_slot(target, source, child)
+    assert [e.action for e in result.report.external] == ["nulled"]
+    out = reload(target)
+    assert problems(out) == [] and dangling(out) == []
+    copy = out.root.children[-1]
+    assert copy.parent_reference not in (None, out.root.id)
+
+    # A duplicate in the same file: the link names the new parent, the reference still names
+    # the original parent slot.
+    result = import_slot(source, source, child, source.root)
+    out = reload(source)
+    copy = out.root.children[-1]
+    assert copy.parent_reference == out.root.id
+    field = next(c for c in copy.components if c.type.name == "ReferenceField")
+    assert field["Reference"].value == group.id
+    assert dangling(out) == [] and not out.ids.duplicates
