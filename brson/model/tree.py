@@ -46,6 +46,15 @@ def is_guid(value: object) -> bool:
     return isinstance(value, str) and len(value) == 36 and GUID.match(value) is not None
 
 
+def _documents(buf: bytes, elem: raw.Element) -> bool:
+    """Whether an array element holds documents (a SyncList), judged by its first item."""
+    return elem[3] - elem[2] > 5 and buf[elem[2] + 4] == raw.DOCUMENT
+
+
+#: Element header of an int32 `Type` (the first key of an engine-written component).
+_TYPE_INT32 = b"\x10Type\x00"
+
+
 class Member(Node):
     """A field: ``{"ID": ..., "Data": ...}``.  ``value`` is Data; lists hold Members."""
 
@@ -71,8 +80,8 @@ class Member(Node):
         """The Data value; for a list of members (SyncList) the list of their values."""
         if self._keys is None and "Data" not in self._vals:
             elem = self._index().get("Data")
-            if elem is not None and elem[0] != raw.ARRAY:
-                return raw.scalar(self._buf, elem)  # the common, unedited case
+            if elem is not None and (elem[0] != raw.ARRAY or not _documents(self._buf, elem)):
+                return raw.scalar(self._buf, elem)  # the common, unedited case (float3 too)
         items = self.elements
         if items is not None:
             return [item.value if isinstance(item, Member) else item for item in items]
@@ -91,8 +100,11 @@ class Member(Node):
     @property
     def elements(self) -> list[Member] | None:
         """For a SyncList (Data is an array of members): the element members."""
-        if "Data" not in self or self.etype("Data") not in (None, 0x04):
+        etype = self.etype("Data")
+        if "Data" not in self or etype not in (None, raw.ARRAY):
             return None
+        if etype == raw.ARRAY and not _documents(self._buf, self._index()["Data"]):
+            return None  # numbers (float3, colors): no per-item nodes
         items = self.child_nodes("Data", Member)
         if not items or not all(isinstance(i, Member) and "ID" in i for i in items):
             return None
@@ -148,6 +160,9 @@ class Component(Node):
     @property
     def type_index(self) -> int | str | None:
         """The raw ``Type`` value: an index into ``Types`` (Resonite) or a name (NeosVR)."""
+        buf, start = self._buf, self._start
+        if self._idx is None and self._end - start > 25 and buf.startswith(_TYPE_INT32, start + 4):
+            return raw.int32_at(buf, start + 10)  # engine layout, not indexed yet (walks)
         elem = self._index().get("Type")
         if elem is not None and elem[0] == raw.INT32 and "Type" not in self._vals:
             return raw.int32_at(self._buf, elem[2])
