@@ -386,16 +386,27 @@ def _pair_items(a: list[Any], b: list[Any]) -> list[tuple[int, Any, Any, bool, b
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equal values of the same BSON type; floats by their bits (NaN equals its own bits)."""
-    if type(a) is not type(b):
-        return False
-    if type(a) is float:
-        return _DOUBLE.pack(a) == _DOUBLE.pack(b)
-    if type(a) is list:
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if type(a) is dict:
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    return bool(a == b)
+    """Equal values of the same BSON type, keys in the same order; floats by their bits (a
+    NaN equals its own bits, -0.0 is not 0.0).  Iterative: values nest as deep as BSON allows."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if type(x) is float:
+            if _DOUBLE.pack(x) != _DOUBLE.pack(y):
+                return False
+        elif type(x) is list:
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif type(x) is dict:
+            if list(x) != list(y):
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif x != y:
+            return False
+    return True
 
 
 def _render(head: str, path: Path) -> str:
