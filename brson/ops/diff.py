@@ -35,6 +35,8 @@ _STRUCTURE = ("ID", "Children", "Components", "Name")
 #: Root keys compared as values (the rest of the root is the slot tree and the type table).
 _ROOT_TREE_KEYS = ("Object", "Types", "Assets")
 _DOUBLE = struct.Struct("<d")
+#: A GUID-holding string element keyed ``ID`` (type, key, length 37), as the engine writes it.
+_ID_HEAD = b"\x02ID\x00\x25\x00\x00\x00"
 
 #: A path inside an element: keys and list positions.
 Path = tuple[str | int, ...]
@@ -203,10 +205,19 @@ class _Side:
 
 
 def _component_id(component: Component) -> str | None:
-    try:
-        return component.id
-    except BrsonError:  # no Data document: keyed by position
-        return None
+    """The component's ID.  The engine writes it as the first key of ``Data``, where it is
+    read straight from the bytes (indexing every ``Data`` document to find it would cost
+    more than the rest of a diff)."""
+    data = _data(component)
+    if data is None:
+        return None  # no Data document: keyed by position
+    buf, start = data._buf, data._start
+    if not data.modified and buf.startswith(_ID_HEAD, start + 4) and buf[start + 48] == 0:
+        head = buf[start + 12 : start + 48]
+        if head.isascii():
+            return head.decode("ascii")
+    value = data.get("ID")
+    return value if isinstance(value, str) else None
 
 
 def _short(type_name: str) -> str:
@@ -265,6 +276,8 @@ def _diff_slot_fields(old: Slot, new: Slot, out: Diff) -> None:
     keys += [k for k in new if k not in _STRUCTURE and k not in keys]
     path: str | None = None
     for key in keys:
+        if key in old and key in new and _same_bytes(old, new, key):
+            continue  # the common case: an unchanged member, told apart without decoding it
         a, b = old.get(key), new.get(key)
         if key in old and key in new and _same(a, b):
             continue
@@ -273,6 +286,12 @@ def _diff_slot_fields(old: Slot, new: Slot, out: Diff) -> None:
     name_a, name_b = old.member("Name"), new.member("Name")
     if name_a is not None and name_b is not None and name_a.id != name_b.id:
         _compare(name_a.id, name_b.id, path or new.path, ("Name", "ID"), out)
+
+
+def _same_bytes(old: Slot, new: Slot, key: str) -> bool:
+    """Whether a document-valued key has identical BSON on both sides."""
+    a, b = old.child_node(key, Node), new.child_node(key, Node)
+    return a is not None and b is not None and a.to_bson() == b.to_bson()
 
 
 def _diff_components(left: _Side, right: _Side, out: Diff) -> None:
@@ -289,22 +308,21 @@ def _diff_components(left: _Side, right: _Side, out: Diff) -> None:
             ))
             continue
         old, old_slot = left.components[key]
-        path = right.component_path(key)
         if old_slot != slot_key:
             out.components_moved.append(ComponentChange(
-                _component_id(component), right.type_name(component), path,
-                left.component_path(key),
+                _component_id(component), right.type_name(component),
+                right.component_path(key), left.component_path(key),
             ))
         old_type, new_type = left.type_name(old), right.type_name(component)
         if old_type != new_type:
-            out.values.append(ValueChange(path + " (Type)", _component_id(component),
-                                          old_type, new_type))
+            out.values.append(ValueChange(right.component_path(key) + " (Type)",
+                                          _component_id(component), old_type, new_type))
         data_a, data_b = _data(old), _data(component)
         if data_a is None or data_b is None or data_a.to_bson() != data_b.to_bson():
             _compare(
                 data_a.decoded() if data_a else old.get("Data"),
                 data_b.decoded() if data_b else component.get("Data"),
-                path, (), out,
+                right.component_path(key), (), out,
             )
 
 
