@@ -263,9 +263,10 @@ def _diff_slots(left: _Side, right: _Side, out: Diff) -> None:
         old_name, new_name = old.name, slot.name
         if not _same(old_name, new_name):
             out.slots_renamed.append(SlotChange(slot.id, slot.path, old_name, new_name))
-        common = set(right.children[key])
-        before = [k for k in left.children[key] if k in common]
-        after = [k for k in right.children[key] if k in set(before)]
+        in_right = set(right.children[key])
+        before = [k for k in left.children[key] if k in in_right]
+        in_both = set(before)
+        after = [k for k in right.children[key] if k in in_both]
         if before != after:
             out.children_reordered.append(SlotChange(slot.id, slot.path))
         _diff_slot_fields(old, slot, out)
