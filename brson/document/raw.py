@@ -244,6 +244,10 @@ def component_index(buf: bytes, start: int, end: int) -> dict[str, Element]:
     return index(buf, start, end)
 
 
+def int32_bytes(value: int) -> bytes:
+    return _I32.pack(value)
+
+
 def int32_at(buf: bytes, pos: int) -> int:
     value: int = _I32.unpack_from(buf, pos)[0]
     return value

@@ -174,16 +174,7 @@ class Node:
     def to_bson(self) -> bytes:
         if not self._dirty:
             return self._buf[self._start : self._end]
-        parts: list[bytes] = []
-        idx = self._index() if self._buf else {}
-        for key in self.keys():
-            value = self._vals.get(key, _MISSING)
-            if value is _MISSING:
-                _, pos, _, vend = idx[key]
-                parts.append(self._buf[pos:vend])
-            else:
-                parts.append(_element(key, value))
-        return raw.assemble(parts)
+        return _assemble(self)
 
     def walk_nodes(self) -> Iterator[Node]:
         """This node and every node it has handed out (not every sub-document)."""
@@ -213,6 +204,76 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+class _Writer:
+    """Pieces of a document being re-assembled, with lengths patched in when each closes.
+
+    Children are yielded to the driver in :func:`_assemble` instead of being serialized by a
+    recursive call: an edit deep in a tree dirties every ancestor, and trees can be thousands
+    of levels deep.  Original bytes go in as views and are copied once, by the final join,
+    instead of once per dirty level above them.
+    """
+
+    __slots__ = ("out", "size")
+
+    def __init__(self) -> None:
+        self.out: list[bytes | memoryview] = []
+        self.size = 0
+
+    def put(self, piece: bytes | memoryview) -> None:
+        self.out.append(piece)
+        self.size += len(piece)
+
+    def open(self) -> tuple[int, int]:
+        self.out.append(b"")
+        self.size += 4
+        return len(self.out) - 1, self.size - 4
+
+    def close(self, mark: tuple[int, int]) -> None:
+        self.put(b"\x00")
+        self.out[mark[0]] = raw.int32_bytes(self.size - mark[1])
+
+    def node(self, node: Node) -> Iterator[Node]:
+        """Emit a dirty node; yields each child node whose bytes go next."""
+        mark = self.open()
+        view = memoryview(node._buf)
+        idx = node._index() if node._buf else {}
+        for key in node:
+            value = node._vals.get(key, _MISSING)
+            if value is _MISSING:
+                _, pos, _, vend = idx[key]
+                self.put(view[pos:vend])
+            elif isinstance(value, Node):
+                self.put(raw.element_header(raw.DOCUMENT, key))
+                yield value
+            elif isinstance(value, list) and any(isinstance(v, Node) for v in value):
+                self.put(raw.element_header(raw.ARRAY, key))
+                inner = self.open()
+                for i, item in enumerate(value):
+                    if isinstance(item, Node):
+                        self.put(raw.element_header(raw.DOCUMENT, str(i)))
+                        yield item
+                    else:
+                        self.put(raw.encode_element(str(i), item))
+                self.close(inner)
+            else:
+                self.put(raw.encode_element(key, value))
+        self.close(mark)
+
+
+def _assemble(top: Node) -> bytes:
+    writer = _Writer()
+    stack = [writer.node(top)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        elif child._dirty:
+            stack.append(writer.node(child))
+        else:
+            writer.put(memoryview(child._buf)[child._start : child._end])
+    return b"".join(writer.out)
 
 
 def _element(key: str, value: Any) -> bytes:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bson.int64 import Int64
 
@@ -23,6 +23,8 @@ from brson.model.node import Node
 from brson.model.typename import TypeName
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from brson.model.documents import ComponentDoc, MemberDoc, SlotDoc
     from brson.model.ids import IdIndex
     from brson.ops.edit import Removal
@@ -49,6 +51,23 @@ def is_guid(value: object) -> bool:
 def _documents(buf: bytes, elem: raw.Element) -> bool:
     """Whether an array element holds documents (a SyncList), judged by its first item."""
     return elem[3] - elem[2] > 5 and buf[elem[2] + 4] == raw.DOCUMENT
+
+
+M = TypeVar("M", bound="BaseModel")
+
+
+def _validated(model: type[M], data: dict[str, Any], where: str | None) -> M:
+    """A pydantic model of hostile data fails as a ModelError naming the slot, like the rest."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        what = f"{'.'.join(str(p) for p in errors[0]['loc'])} {errors[0]['msg']}" if errors else exc
+        raise ModelError(
+            f"not a valid {model.__name__.removesuffix('Doc').lower()}: {what}", path=where
+        ) from None
 
 
 #: Element header of an int32 `Type` (the first key of an engine-written component).
@@ -123,7 +142,7 @@ class Member(Node):
     def model(self) -> MemberDoc:
         from brson.model.documents import MemberDoc
 
-        return MemberDoc.model_validate(self.decoded())
+        return _validated(MemberDoc, self.decoded(), None)
 
     def __repr__(self) -> str:
         return f"Member(id={self.id!r}, value={self.get('Data')!r})"
@@ -225,7 +244,7 @@ class Component(Node):
     def model(self) -> ComponentDoc:
         from brson.model.documents import ComponentDoc
 
-        return ComponentDoc.model_validate(self.decoded())
+        return _validated(ComponentDoc, self.decoded(), self._where())
 
     def remove(self, references: str = "null") -> Removal:
         """Remove this component (see :func:`brson.ops.edit.remove_component`)."""
@@ -260,7 +279,7 @@ def _member_property(key: str, doc: str) -> property:
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
-    __slots__ = ("_parent", "_tree")
+    __slots__ = ("_parent", "_path_memo", "_tree")
 
     #: The key layout of the last slot indexed; engine-written slots all share one.
     _layout: raw.Layout = ()
@@ -269,6 +288,9 @@ class Slot(Node):
         super().__init__(buf, start, end, owner)
         self._tree: DataTree | None = None
         self._parent: Slot | None = None
+        #: (tree generation, path): paths are asked for per reference, and each costs the
+        #: depth; a memo valid until the next edit makes that once per slot.
+        self._path_memo: tuple[int, str] | None = None
 
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
@@ -355,13 +377,26 @@ class Slot(Node):
 
     @property
     def path(self) -> str:
-        names = []
+        tree = self._tree
+        generation = tree._generation if tree is not None else None
+        chain: list[Slot] = []
+        prefix: str | None = None
         node: Slot | None = self
         while node is not None:
-            name = node.name
-            names.append(name if isinstance(name, str) else "")
+            memo = node._path_memo
+            if memo is not None and memo[0] == generation:
+                prefix = memo[1]
+                break
+            chain.append(node)
             node = node._parent
-        return "/".join(reversed(names))
+        for slot in reversed(chain):
+            name = slot.name
+            name = name if isinstance(name, str) else ""
+            prefix = name if prefix is None else f"{prefix}/{name}"
+            if generation is not None:
+                slot._path_memo = (generation, prefix)
+        assert prefix is not None
+        return prefix
 
     @property
     def depth(self) -> int:
@@ -421,7 +456,7 @@ class Slot(Node):
     def model(self) -> SlotDoc:
         from brson.model.documents import SlotDoc
 
-        return SlotDoc.model_validate(self.decoded())
+        return _validated(SlotDoc, self.decoded(), self.path)
 
     # Editing lives in the operations layer (brson.ops.edit); these are shortcuts to it.
     def add_child(self, name: str, **options: Any) -> Slot:
@@ -486,7 +521,7 @@ Element = Slot | Component | Member | IdRef
 class DataTree(Node):
     """The root document; what :func:`brson.load` returns."""
 
-    __slots__ = ("_ids", "_original", "_types", "container", "source")
+    __slots__ = ("_generation", "_ids", "_original", "_types", "container", "source")
 
     def __init__(
         self,
@@ -499,6 +534,8 @@ class DataTree(Node):
         self.source = source
         self._types: list[TypeName] | None = None
         self._ids: IdIndex | None = None
+        #: Counts edits anywhere in the tree (caches derived from content check it).
+        self._generation = 0
         #: The stored payload and framing it was read from (reused by an unmodified dump).
         self._original: tuple[memoryview, Container] | None = None
 
@@ -620,6 +657,7 @@ class DataTree(Node):
     def _touched(self) -> None:
         self._ids = None
         self._types = None
+        self._generation += 1
 
     def to_bson(self) -> bytes:
         return super().to_bson()
