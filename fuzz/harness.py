@@ -68,10 +68,16 @@ def _alarm(_signum: int, _frame: FrameType | None) -> None:
 def mutate(rng: random.Random, data: bytes, pool: list[bytes]) -> bytes:
     """A few byte-level edits, half of them near the start where headers and lengths live."""
     out = bytearray(data)
+    plain = _plain_bson(data)
+    lo = 5 if plain else 0  # plain BSON: keep the name byte and length, edit the document
     for _ in range(rng.randint(1, 6)):
         limit = len(out) + 1
-        pos = rng.randrange(min(limit, 64)) if rng.random() < 0.5 else rng.randrange(limit)
-        op = rng.randrange(7)
+        if limit <= lo:
+            break
+        pos = rng.randrange(lo, min(limit, lo + 64)) if rng.random() < 0.5 else \
+            rng.randrange(lo, limit)
+        # Plain BSON: mostly in-place edits, which keep every enclosing length right.
+        op = rng.choice((0, 4, 5)) if plain and rng.random() < 0.8 else rng.randrange(7)
         if op == 0 and pos < len(out):
             out[pos] ^= 1 << rng.randrange(8)
         elif op == 1:
@@ -90,7 +96,15 @@ def mutate(rng: random.Random, data: bytes, pool: list[bytes]) -> bytes:
             other = rng.choice(pool)
             a = rng.randrange(len(other) + 1)
             out[pos:pos] = other[a : a + rng.randint(1, 256)]
+    if plain and rng.random() < 0.8 and len(out) > 5:
+        # Keep the outer BSON length right, so edits get past framing into the model.
+        out[1:5] = (len(out) - 1).to_bytes(4, "little")
     return bytes(out)
+
+
+def _plain_bson(data: bytes) -> bool:
+    """A loads/validate input holding plain BSON (name byte, then a self-consistent length)."""
+    return len(data) > 5 and int.from_bytes(data[1:5], "little") == len(data) - 1
 
 
 def mutation_driver(name: str, runs: int, seed: int = 0) -> int:

@@ -1,0 +1,95 @@
+"""The short fuzz slice CI runs: the fuzz targets on mutated seeds, and the regressions.
+
+The same targets as the long atheris runs (``fuzz/targets.py``): the reader is called and what
+it returns is touched (every slot, member, reference; an edited copy re-read).  A target lets
+``BrsonError`` pass and nothing else, so any exception reaching the test is a finding.  Each
+input also has a time bound: a hang is a finding too.  Mutations are hypothesis-driven (the
+profile is derandomized: the same inputs on every run) with the harness's own mutator.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from .support import PROJECT_ROOT
+from .test_depth import time_bound
+
+sys.path.insert(0, str(PROJECT_ROOT))
+from fuzz import targets
+from fuzz.harness import mutate
+
+PER_INPUT_S = 10
+NAMES = [name for name, t in targets.TARGETS.items() if t.available()]
+SEEDS = {name: targets.TARGETS[name].seeds() for name in NAMES}
+
+
+def run_bounded(name: str, data: bytes) -> None:
+    started = time.perf_counter()
+    with time_bound(PER_INPUT_S):
+        targets.TARGETS[name].run(data)
+    assert time.perf_counter() - started < PER_INPUT_S
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_seed_passes(name: str) -> None:
+    assert SEEDS[name], f"no seeds for {name}"
+    for seed in SEEDS[name]:
+        run_bounded(name, seed)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(data=st.data())
+def test_mutated_seeds_raise_only_brson_errors(name: str, data: st.DataObject) -> None:
+    pool = SEEDS[name]
+    rng = random.Random(data.draw(st.integers(0, 2**32 - 1), label="mutation seed"))
+    original = pool[data.draw(st.integers(0, len(pool) - 1), label="seed")]
+    run_bounded(name, mutate(rng, original, pool))
+
+
+def test_regression_inputs_exist_for_every_fix() -> None:
+    files = sorted(p.name for p in targets.REGRESSIONS.glob("*") if p.name != "README.md")
+    assert files, "fixtures/regressions/ is empty"
+    readme = (targets.REGRESSIONS / "README.md").read_text()
+    for name in files:
+        assert f"`{name}`" in readme, f"{name} is not described in fixtures/regressions/README.md"
+        assert name.split("-", 1)[0] in targets.TARGETS, name
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in targets.REGRESSIONS.glob("*-*") if p.suffix == ".bin"),
+    ids=lambda p: p.name,
+)
+def test_regression_replays_clean(path: Path) -> None:
+    run_bounded(path.name.split("-", 1)[0], path.read_bytes())
+
+
+def test_rotation_that_is_not_numbers_is_a_model_error() -> None:
+    """The first finding: a hostile Rotation made ``global_matrix`` raise TypeError."""
+    import brson
+    from brson.errors import ModelError
+
+    data = (targets.REGRESSIONS / "loads-rotation-not-numbers.bin").read_bytes()
+    tree = brson.loads(data[1:], name="x.bson")
+    with pytest.raises(ModelError, match=r"Rotation .* not 4 numbers") as info:
+        tree.root.global_matrix()
+    assert info.value.path == tree.root.path
+
+
+@pytest.mark.parametrize("name", ["loads", "godot4"])
+def test_harness_runs_without_atheris(name: str) -> None:
+    """The harness scripts themselves (plain-mutation driver mode), so they cannot rot."""
+    proc = subprocess.run(
+        [sys.executable, str(PROJECT_ROOT / "fuzz" / f"fuzz_{name}.py"), "--driver", "-runs=150"],
+        capture_output=True, text=True, timeout=300, cwd=PROJECT_ROOT,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "Done 150 runs" in proc.stdout and "findings 0" in proc.stdout
