@@ -53,6 +53,26 @@ _REFERENCE = re.compile(
 _PARENT_REFERENCE = re.compile("\x02ParentReference\x00\x25\x00\x00\x00" + _GUID + "\x00")
 
 
+_DEFINITION_BYTES = re.compile(_DEFINITION.pattern.encode("latin-1"))
+
+
+def _definition_offsets(tree: DataTree) -> dict[str, int]:
+    """ID -> offset of its (first) definition in an unmodified tree, in one regex pass."""
+    buf = tree._buf
+    offsets: dict[str, int] = {}
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        for key, elem in tree._index().items():
+            if key in ("Object", "Assets"):
+                for match in _DEFINITION_BYTES.finditer(buf, elem[1], elem[3]):
+                    offsets.setdefault(match.group(2).decode("latin-1"), match.start())
+    finally:
+        if paused:
+            gc.enable()
+    return offsets
+
+
 def defines_id(key: str) -> bool:
     return key == "ID" or key.endswith("-ID") or key == "ParentReference"
 
@@ -134,10 +154,17 @@ class _LazyDefinitions(dict[str, Location]):
     A big world defines millions of IDs; most uses only test membership or resolve a few.
     """
 
+    #: Lookups answered by one ``bytes.find`` each before indexing every definition's offset
+    #: in one pass (a find scans the whole buffer: extracting from a 100k-slot world looks up
+    #: hundreds of thousands of IDs).
+    FINDS = 8
+
     def __init__(self, tree: DataTree, keys: dict[str, str]) -> None:
         super().__init__()
         self._tree = tree
         self._keys = keys
+        self._offsets: dict[str, int] | None = None
+        self._finds = 0
 
     def __contains__(self, element_id: object) -> bool:
         return element_id in self._keys
@@ -157,11 +184,18 @@ class _LazyDefinitions(dict[str, Location]):
             return default
         location = super().get(element_id)
         if location is None:
-            pattern = f"\x02{key}\x00\x25\x00\x00\x00{element_id}\x00".encode("latin-1")
-            offset = self._tree._buf.find(pattern)
-            location = Location(tree=self._tree, offset=offset)
+            location = Location(tree=self._tree, offset=self._offset(element_id, key))
             super().__setitem__(element_id, location)
         return location
+
+    def _offset(self, element_id: str, key: str) -> int:
+        if self._offsets is None and self._finds < self.FINDS:
+            self._finds += 1
+            pattern = f"\x02{key}\x00\x25\x00\x00\x00{element_id}\x00".encode("latin-1")
+            return self._tree._buf.find(pattern)
+        if self._offsets is None:
+            self._offsets = _definition_offsets(self._tree)
+        return self._offsets.get(element_id, -1)
 
     def __getitem__(self, element_id: str) -> Location:
         location = self.get(element_id)
@@ -341,6 +375,25 @@ def _containing(idx: dict[str, raw.Element], offset: int) -> tuple[str, raw.Elem
     return None
 
 
+def _child_at(kids: list[Any], offset: int) -> Slot | None:
+    """The child slot spanning ``offset``: bisected (children are in byte order), so locating
+    many values in a wide tree costs the depth, not the number of siblings."""
+    lo, hi = 0, len(kids)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        kid = kids[mid]
+        if not isinstance(kid, Slot):  # not a slot list after all: look at each
+            return next((k for k in kids if isinstance(k, Slot) and k._start <= offset < k._end),
+                        None)
+        if offset < kid._start:
+            hi = mid
+        elif offset >= kid._end:
+            lo = mid + 1
+        else:
+            return kid
+    return None
+
+
 def locate(tree: DataTree, offset: int) -> tuple[Slot | Component, Path] | None:
     """Anchor and path of the string element starting at ``offset`` in an unmodified tree."""
     found = _containing(tree._index(), offset)
@@ -354,10 +407,11 @@ def locate(tree: DataTree, offset: int) -> tuple[Slot | Component, Path] | None:
                 return None
             key = found[0]
             if key == "Children":
-                kids = [k for k in slot.children if k._start <= offset < k._end]
-                if not kids:
+                kid = _child_at(slot.child_nodes("Children", Slot) or [], offset)
+                if kid is None:
                     return None
-                slot = kids[0]
+                kid._tree, kid._parent = slot._tree, slot  # as Slot.children would
+                slot = kid
                 continue
             if key == "Components":
                 for component in slot.components:

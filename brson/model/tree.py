@@ -214,13 +214,14 @@ class Component(Node):
         data = self.data
         out: dict[str, Member] = {}
         for key in data:
-            member = self._member(key)
+            member = self._member(key, data)
             if member is not None:
                 out[key] = member
         return out
 
-    def _member(self, key: str) -> Member | None:
-        data = self.data
+    def _member(self, key: str, data: Node | None = None) -> Member | None:
+        if data is None:
+            data = self.data
         if data.etype(key) not in (None, 0x03):
             return None
         member = data.child_node(key, Member)
