@@ -1,6 +1,7 @@
 // The JavaScript peers' read path, timed on one archive: Node's zlib Brotli + BSON.deserialize
 // (what JS tools for Resonite files use).  Usage: node peer.mjs FILE [REPS]
-// Prints one JSON line: best decompress and deserialize times (s) and the peak RSS (bytes).
+// Prints one JSON line: best decompress and deserialize wall times (s), the best process CPU
+// time of the two together (user + system, all threads), and the peak RSS (bytes).
 import { readFileSync } from "node:fs";
 import { brotliDecompressSync } from "node:zlib";
 import { BSON } from "bson";
@@ -16,10 +17,12 @@ if (data.subarray(0, 4).toString("latin1") !== "FrDT" || data[8] !== 3) {
   throw new Error(`${file}: not an FrDT Brotli archive`);
 }
 const payload = data.subarray(9);
+let cpu = Infinity;
 let decompress = Infinity;
 let deserialize = Infinity;
 let slots = 0;
 for (let i = 0; i < reps; i++) {
+  const c0 = process.cpuUsage();
   let t0 = process.hrtime.bigint();
   const bson = brotliDecompressSync(payload);
   let t1 = process.hrtime.bigint();
@@ -28,6 +31,8 @@ for (let i = 0; i < reps; i++) {
   const doc = BSON.deserialize(bson);
   t1 = process.hrtime.bigint();
   deserialize = Math.min(deserialize, Number(t1 - t0) / 1e9);
+  const used = process.cpuUsage(c0);
+  cpu = Math.min(cpu, (used.user + used.system) / 1e6);
   slots = 0;
   const stack = [doc.Object];
   while (stack.length) {
@@ -38,6 +43,6 @@ for (let i = 0; i < reps; i++) {
 }
 const peak = process.resourceUsage().maxRSS * 1024;
 console.log(JSON.stringify({
-  decompress, deserialize, total: decompress + deserialize, slots,
+  decompress, deserialize, total: decompress + deserialize, cpu, slots,
   peak_rss: peak - baseline, node: process.version, bson: bsonVersion,
 }));

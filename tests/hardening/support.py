@@ -203,11 +203,37 @@ def nested_arrays(depth: int) -> bytes:
     return b"\x04" + inner
 
 
+# -- the CLI in-process -------------------------------------------------------------------------
+def run_cli(args: list[str], seconds: float = 60) -> tuple[int, str, str]:
+    """``brson ARGS`` in this process: exit code, stdout, stderr.  Only sys.stdout/stderr are
+    redirected: the rich consoles follow them (setting their ``file`` would pin them)."""
+    import contextlib
+    import io
+
+    from brson.cli.app import main
+
+    from .test_depth import time_bound
+
+    out, err = io.StringIO(), io.StringIO()
+    with time_bound(seconds), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(args)
+    return code, out.getvalue(), err.getvalue()
+
+
 # -- subprocess measurement --------------------------------------------------------------------
 CHILD_PRELUDE = """
 import json, resource, sys
 import brson, brson.errors
 def peak():
+    # VmHWM, not ru_maxrss where it exists: on Linux, ru_maxrss keeps the high-water mark of
+    # the image before exec, i.e. of the (large) pytest process this child was forked from.
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 def outcome(fn):
     try:

@@ -73,8 +73,6 @@ from brson.cli.app import main
 import contextlib, io
 err = io.StringIO()
 with contextlib.redirect_stderr(err):
-    from brson.cli import common
-    common.stderr.file = err
     rc = main(["--max-size", sys.argv[2], "info", sys.argv[1]])
 print(json.dumps({"rc": rc, "err": err.getvalue(), "peak": peak()}))
 """

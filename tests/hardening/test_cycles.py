@@ -9,8 +9,6 @@ extraction, editing and the CLI must finish on them within a time bound.
 
 from __future__ import annotations
 
-import contextlib
-import io
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -21,7 +19,7 @@ import pytest
 import brson
 from brson.errors import BrsonError
 
-from .support import _doc, _guid, _i32, _member, _string
+from .support import _doc, _guid, _i32, _member, _string, run_cli
 from .test_depth import time_bound
 
 REF_TYPE = "[FrooxEngine]FrooxEngine.ReferenceField<[FrooxEngine]FrooxEngine.IWorldElement>"
@@ -157,19 +155,8 @@ def test_extract_and_edit_on_cycles(tree: Any, selector: str) -> None:
     ["delete", "{f}", "Root/A/B", "-o", "{o}/d.brson"],
 ], ids=lambda a: "-".join(a[:2]).replace("{f}", "").strip("-"))
 def test_cli_on_cycles(tmp_path: Path, argv: list[str]) -> None:
-    from brson.cli import common
-    from brson.cli.app import main
-
     path = tmp_path / "cycles.brson"
     path.write_bytes(brson.dumps(cyclic_tree(), "brotli"))
-    args = [a.format(f=path, o=tmp_path) for a in argv]
-    out, err = io.StringIO(), io.StringIO()
-    saved = common.stdout.file, common.stderr.file
-    common.stdout.file, common.stderr.file = out, err
-    try:
-        with time_bound(20), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(args)
-    finally:
-        common.stdout.file, common.stderr.file = saved
-    assert "internal error" not in err.getvalue(), err.getvalue()
+    code, _, err = run_cli([a.format(f=path, o=tmp_path) for a in argv], seconds=20)
+    assert "internal error" not in err, err
     assert code in (0, 1, 2)

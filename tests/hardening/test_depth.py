@@ -9,7 +9,6 @@ whose values nest 10000 arrays deep.  5000 is far past Python's default recursio
 from __future__ import annotations
 
 import contextlib
-import io
 import signal
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -22,7 +21,7 @@ import brson
 from brson.errors import BrsonError
 from brson.model.tree import DataTree
 
-from .support import deep_tree, nested_arrays
+from .support import deep_tree, nested_arrays, run_cli
 
 DEPTH = 5000
 TIME_BOUND_S = 60
@@ -164,23 +163,13 @@ COMMANDS = [
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: a[0])
 def test_cli_on_a_deep_tree(deep_file: Path, tmp_path: Path, argv: list[str]) -> None:
-    from brson.cli import common
-    from brson.cli.app import main
-
     args = [a.format(f=deep_file, o=tmp_path) for a in argv]
-    out, err = io.StringIO(), io.StringIO()
-    saved = common.stdout.file, common.stderr.file
-    common.stdout.file, common.stderr.file = out, err
-    try:
-        with time_bound(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(args)
-    finally:
-        common.stdout.file, common.stderr.file = saved
-    assert "internal error" not in err.getvalue(), err.getvalue()
-    assert "Traceback" not in err.getvalue()
+    code, _, err = run_cli(args)
+    assert "internal error" not in err, err
+    assert "Traceback" not in err
     assert code in (0, 1, 2)
     if code == 2:
-        assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+        assert len(err.strip().splitlines()) == 1, err
 
 
 def _tree_with_member(value: bytes) -> bytes:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import os
 import signal
 import stat
@@ -30,7 +29,7 @@ import pytest
 
 import brson
 
-from .support import PROJECT_ROOT, SAMPLES, _doc, _string
+from .support import PROJECT_ROOT, SAMPLES, _doc, _string, run_cli
 
 WRITER = """
 import sys
@@ -146,9 +145,6 @@ COMMANDS = [
 
 @pytest.mark.parametrize("sample", _samples(), ids=lambda p: p.name)
 def test_inputs_are_opened_read_only_and_left_unchanged(tmp_path: Path, sample: Path) -> None:
-    from brson.cli import common
-    from brson.cli.app import main
-
     src = tmp_path / sample.name
     src.write_bytes(sample.read_bytes())
     src.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)  # 0o444
@@ -159,16 +155,9 @@ def test_inputs_are_opened_read_only_and_left_unchanged(tmp_path: Path, sample: 
     out_dir.mkdir()
     for argv in COMMANDS:
         args = [a.format(f=src, o=out_dir, root=root) for a in argv]
-        out, err = io.StringIO(), io.StringIO()
-        saved = common.stdout.file, common.stderr.file
-        common.stdout.file, common.stderr.file = out, err
-        try:
-            with watching(src) as events, contextlib.redirect_stdout(out), \
-                    contextlib.redirect_stderr(err):
-                code = main(args)
-        finally:
-            common.stdout.file, common.stderr.file = saved
-        assert code in (0, 1), (args, err.getvalue())
+        with watching(src) as events:
+            code, _, err = run_cli(args)
+        assert code in (0, 1), (args, err)
         _assert_read_only(events)
     with watching(src) as events:
         tree = brson.load(src)
