@@ -652,6 +652,32 @@ def print_table(report: dict[str, Any]) -> None:
     console.print(targets)
 
 
+def markdown(report: dict[str, Any]) -> str:
+    """The results as Markdown tables (pasted into docs/performance.md)."""
+    lines = ["| slots | codec | operation | CPU s | wall s | ratio | peak MiB | peak / BSON |",
+             "|---:|---|---|---:|---:|---:|---:|---:|"]
+    for row in report["results"]:
+        what = DESCRIPTION[row["op"]]
+        if "time_s" not in row:
+            note = f"missing ({row['missing']})" if "missing" in row else "error"
+            lines.append(f"| {row['size']:,} | {row['codec']} | {what} | {note} | | | | |")
+            continue
+        ratio = f"{row['ratio']:.2f}x" if "ratio" in row else ""
+        lines.append(
+            f"| {row['size']:,} | {row['codec']} | {what} | {row['time_s']:.3f} | "
+            f"{min(row['wall_s']):.3f} | {ratio} | {row['peak_mib']:.0f} | "
+            f"{row['peak_per_bson']:.2f} |"
+        )
+    lines += ["", "| target (largest world) | codec | measure | limit | value | met |",
+              "|---|---|---|---:|---:|---|"]
+    for t in report["targets"]:
+        met = {True: "yes", False: "**no**", None: "n/a"}[t["met"]]
+        value = "" if t["value"] is None else f"{t['value']}"
+        lines.append(f"| {DESCRIPTION[t['op']]} | {t['codec']} | {t['kind']} | {t['limit']} | "
+                     f"{value} | {met} |")
+    return "\n".join(lines) + "\n"
+
+
 def plot(report: dict[str, Any], out: Path, codec: str = "brotli") -> None:
     import matplotlib
 
@@ -691,6 +717,10 @@ def plot(report: dict[str, Any], out: Path, codec: str = "brotli") -> None:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--markdown"]:  # tables from a results file
+        source = sys.argv[2] if len(sys.argv) > 2 else str(ROOT / "docs" / "benchmarks.json")
+        sys.stdout.write(markdown(json.loads(Path(source).read_text())))
+        return
     if sys.argv[1:2] == ["--child"]:
         op, path, codec, meta_path, reps = sys.argv[2:7]
         child(op, path, codec, meta_path, int(reps))
