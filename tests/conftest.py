@@ -38,3 +38,21 @@ def samples_dir() -> Path:
 def fixtures_dir() -> Path:
     """The generated-fixture directory."""
     return FIXTURES
+
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Count the tests that ran a real Godot engine, so a CI log shows they ran, not skipped."""
+    counts: dict[str, dict[str, int]] = {}
+    for outcome in ("passed", "failed", "skipped", "error"):
+        for report in terminalreporter.stats.get(outcome, []):
+            nodeid: str = getattr(report, "nodeid", "")
+            if "_engine" not in nodeid or (outcome == "passed" and report.when != "call"):
+                continue
+            engine = "godot3" if "[godot3" in nodeid else "godot4" if "[godot4" in nodeid \
+                else "godot"
+            per = counts.setdefault(engine, {})
+            per[outcome] = per.get(outcome, 0) + 1
+    for engine, per in sorted(counts.items()):
+        line = ", ".join(f"{n} {outcome}" for outcome, n in sorted(per.items()))
+        terminalreporter.write_line(f"real {engine} engine tests: {line}")

@@ -133,3 +133,11 @@ def godot4(tmp_path_factory: pytest.TempPathFactory) -> EngineSession:
     if binary is None:
         pytest.skip("BRSON_GODOT4 is not set (scripts/get-godot4.sh makes a wrapper for it)")
     return run_session(binary, 4, tmp_path_factory.mktemp("godot4"))
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Name the engines in the log header, so a CI log shows which ones the tests used."""
+    return [
+        f"godot3 engine: {find_godot3() or 'not found'}",
+        f"godot4 engine: {find_godot4() or 'not found (BRSON_GODOT4 unset)'}",
+    ]
