@@ -25,7 +25,7 @@ from brson.model.typename import TypeName
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from brson.model.documents import ComponentDoc, MemberDoc, SlotDoc
+    from brson.model.documents import ComponentDoc, DataTreeDoc, MemberDoc, SlotDoc
     from brson.model.ids import IdIndex
     from brson.ops.edit import Removal
 
@@ -618,8 +618,13 @@ class DataTree(Node):
         yield from self.assets
 
     def find_all(self, selector: str) -> list[Slot]:
-        """Slots matching an ID, a path (``Root/Body/Head``) or a name."""
+        """Slots matching an ID, a path (``Root/Body/Head``) or a name.
+
+        An ID defined more than once (a broken file) matches every slot holding it, so
+        :meth:`find` reports it as ambiguous instead of silently picking the first."""
         if is_guid(selector):
+            if selector in self.ids.duplicates:
+                return [s for s in self.walk() if s.id == selector]
             element = self.resolve(selector)
             return [element] if isinstance(element, Slot) else []
         slots = list(self.walk())
@@ -634,10 +639,9 @@ class DataTree(Node):
         if len(found) > 1:
             listing = "; ".join(f"{s.path} ({s.id})" for s in found[:10])
             more = f" and {len(found) - 10} more" if len(found) > 10 else ""
-            raise SelectorError(
-                f"{selector!r} matches {len(found)} slots: {listing}{more}; "
-                "use a path or an ID"
-            )
+            hint = ("the ID is defined more than once (a duplicate ID); use a path"
+                    if is_guid(selector) else "use a path or an ID")
+            raise SelectorError(f"{selector!r} matches {len(found)} slots: {listing}{more}; {hint}")
         return found[0] if found else None
 
     # -- IDs ------------------------------------------------------------------------------
@@ -653,6 +657,13 @@ class DataTree(Node):
     def resolve(self, element_id: str) -> Element | None:
         """The element with this ID, or None."""
         return self.ids.resolve(element_id)
+
+    def model(self) -> DataTreeDoc:
+        """The whole root document validated into :class:`DataTreeDoc` (every slot, component
+        and member decoded: for checking a document, not for walking a large world)."""
+        from brson.model.documents import DataTreeDoc
+
+        return _validated(DataTreeDoc, self.decoded(), None)
 
     # -- writing --------------------------------------------------------------------------
     def _touched(self) -> None:

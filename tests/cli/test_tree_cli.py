@@ -64,6 +64,29 @@ def test_tree_json_on_every_sample(path: Path, capsys: pytest.CaptureFixture[str
             for c in slot["Components"]["Data"]]
 
 
+@pytest.mark.parametrize("path", SAMPLES, ids=ids_of(SAMPLES))
+def test_info_counts_match_the_raw_document(path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``brson info`` counts through the model; checked against the decoded dicts."""
+    code, out, _ = run(capsys, "info", str(path), "--json")
+    assert code == 0
+    row = json.loads(out)[0]
+    doc = raw_document(path)
+    raw = [r for r, _ in raw_slots(doc)]
+    on_slots = sum(len(r["Components"]["Data"]) for r in raw)
+    assets = doc.get("Assets", [])
+    inline = {c["Type"] for r in raw for c in r["Components"]["Data"]} | {
+        c["Type"] for c in assets}
+    assert row["slots"] == len(raw)
+    assert row["assets"] == len(assets)
+    assert row["components"] == on_slots + len(assets)  # every component document
+    assert row["types"] == (len(doc["Types"]) if "Types" in doc else len(inline))
+    assert row["type_versions"] == len(doc.get("TypeVersions", {}))
+    assert row["engine_version"] == doc.get("VersionNumber")
+    assert row["generation"] == ("resonite" if "Types" in doc else "neosvr")
+    assert row["root"] == doc["Object"]["Name"]["Data"]
+
+
 def test_tree_json_depth(capsys: pytest.CaptureFixture[str]) -> None:
     path = sample(STANDIN)
     doc = raw_document(path)

@@ -14,9 +14,18 @@ from bson.int64 import Int64
 
 import brson
 from brson.errors import ModelError, SelectorError
-from brson.model import Component, DataTree, IdRef, Member, Slot
+from brson.model import Component, DataTree, DataTreeDoc, IdRef, Member, Slot
 
-from .support import LEGACY, STANDIN, ids_of, raw_document, raw_slots, sample, sample_files
+from .support import (
+    LEGACY,
+    PROJECT_ROOT,
+    STANDIN,
+    ids_of,
+    raw_document,
+    raw_slots,
+    sample,
+    sample_files,
+)
 
 SAMPLES = sample_files()
 
@@ -249,6 +258,11 @@ def test_duplicate_ids_are_reported(edited: bool) -> None:
         f"{walked[3].path}:{walked[3].components[0].type.name}.{key}"
         for key in ("Enabled", "UpdateOrder")]
     assert len(list(tree.walk())) == len(slots)  # the tree itself still loads and walks
+    # Finding by the duplicated ID is ambiguous, never a silent pick of the first slot.
+    assert [s.path for s in tree.find_all(twice)] == [walked[1].path, walked[2].path]
+    with pytest.raises(SelectorError, match=r"matches 2 slots.*defined more than once"):
+        tree.find(twice)
+    assert tree.find(walked[1].path) is walked[1]  # a path still tells them apart
 
 
 def test_assets_components_resolve_and_are_counted() -> None:
@@ -271,3 +285,43 @@ def test_member_value_of_lists_and_widths() -> None:
         raw = member.get("Data")
         assert member.value == [item["Data"] for item in raw]
         assert [e.id for e in member.elements or []] == [item["ID"] for item in raw]
+
+
+def test_root_document_model(path: Path) -> None:
+    """``tree.model()`` validates the root document: the pydantic view of the whole file."""
+    doc = raw_document(path)
+    model = brson.load(path).model()
+    assert isinstance(model, DataTreeDoc)
+    assert model.VersionNumber == doc.get("VersionNumber")
+    assert model.Types == doc.get("Types")
+    assert model.TypeVersions == doc.get("TypeVersions")
+    assert len(model.Assets or []) == len(doc.get("Assets", []))
+    assert doc["Object"]["ID"] == model.Object.ID
+    assert model.Object.Name.Data == doc["Object"]["Name"]["Data"]
+    assert [c.ID for c in model.Object.Children] == [c["ID"] for c in doc["Object"]["Children"]]
+    broken = raw_document(path)
+    broken["Object"]["Components"] = "not a member"
+    with pytest.raises(ModelError, match="not a valid datatree"):
+        _load_doc(broken).model()
+
+
+#: The public contract of issue 4 ("Slot tree API"): each name must exist and be documented.
+CONTRACT: dict[type, tuple[str, ...]] = {
+    DataTree: ("root", "walk()", "types", "resolve(id)", "find(selector)"),
+    Slot: ("id", "name", "tag", "active", "position", "rotation", "scale", "order_offset",
+           "parent", "children", "components", "path", "local_matrix()", "global_matrix()"),
+    Component: ("id", "type", "slot", "fields", 'component["FieldName"]'),
+    Member: ("id", "value", "target"),
+}
+
+
+def test_contract_names_exist_and_are_in_the_readme() -> None:
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Slot tree API", 1)[1].split("```", 1)[0]
+    rows = {line.split("|")[1].strip(" `"): line for line in section.splitlines()
+            if line.startswith("| `")}
+    for cls, names in CONTRACT.items():
+        for name in names:
+            assert f"`{name}`" in rows[cls.__name__], f"README lacks {cls.__name__}.{name}"
+            attr = "__getitem__" if name.startswith("component[") else name.split("(")[0]
+            assert hasattr(cls, attr), f"{cls.__name__} has no {attr}"
