@@ -43,6 +43,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         raise FileError(f"cannot write ({exc.strerror})", file=str(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), _output_mode(target))
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -53,3 +54,16 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         if isinstance(exc, OSError):
             raise FileError(f"cannot write ({exc.strerror})", file=str(path)) from None
         raise
+
+
+def _output_mode(target: Path) -> int:
+    """The permissions ``open(target, "w")`` would have given: a replaced file keeps its own,
+    a new one gets 0o666 less the umask. ``mkstemp`` creates 0o600, which would leave every
+    archive, package and exported asset unreadable to the rest of the machine (a web server,
+    a CI step running as another user)."""
+    try:
+        return os.stat(target).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return 0o666 & ~mask
