@@ -193,7 +193,7 @@ class Component(Node):
         raw_type = self.type_index
         if isinstance(raw_type, str):
             return TypeName.parse(raw_type)
-        if isinstance(raw_type, int) and self._tree is not None:
+        if isinstance(raw_type, int) and not isinstance(raw_type, bool) and self._tree is not None:
             types = self._tree.types
             if 0 <= raw_type < len(types):
                 return types[raw_type]

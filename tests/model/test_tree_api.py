@@ -229,9 +229,11 @@ def test_out_of_range_type_index_names_the_slot() -> None:
         _ = _load_doc(negative).root.components[0].type
 
 
-def test_non_index_type_is_a_model_error() -> None:
+@pytest.mark.parametrize("bad", [1.5, True, None], ids=["double", "bool", "null"])
+def test_non_index_type_is_a_model_error(bad: object) -> None:
+    """A bool is no index (Python's True == 1 once picked Types[1] silently)."""
     doc = raw_document(sample(STANDIN))
-    doc["Object"]["Components"]["Data"][0]["Type"] = 1.5
+    doc["Object"]["Components"]["Data"][0]["Type"] = bad
     with pytest.raises(ModelError, match="not an index or a name"):
         _ = _load_doc(doc).root.components[0].type
 
