@@ -270,7 +270,11 @@ def _member_property(key: str, doc: str) -> property:
         member = self.member(key)
         if member is None:
             raise ModelError(f"slot has no {key} member", path=self.path)
-        if isinstance(value, tuple):
+        if isinstance(value, tuple | list) and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value
+        ):
+            # float3/floatQ are doubles in the file: ``[1, 2, 3]`` would otherwise be written
+            # as int32s, which the engine does not read as a vector.
             value = [float(v) for v in value]
         member.value = value
 

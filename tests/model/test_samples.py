@@ -273,6 +273,21 @@ def test_edit_changes_only_that_and_undo_restores_bytes(path: Path, edit: int) -
     assert tree.to_bson() == original, what
 
 
+@pytest.mark.parametrize("given", [[1, 2, 3], (1, 2, 3), [1, 2.5, 3]], ids=["list", "tuple",
+                                                                         "mixed"])
+def test_transform_setters_write_doubles(given: Any) -> None:
+    """Integers given for a vector are written as doubles, as the engine's float3 is."""
+    tree = brson.load(sample(STANDIN))
+    slot = tree.root
+    slot.position = given
+    slot.scale = given
+    slot.rotation = [0, 0, 0, 1]
+    raw = bson.decode(tree.to_bson())["Object"]
+    for key, expected in (("Position", given), ("Scale", given), ("Rotation", [0, 0, 0, 1])):
+        assert raw[key]["Data"] == [float(v) for v in expected]
+        assert all(type(v) is float for v in raw[key]["Data"]), key
+
+
 def test_set_int_keeps_int64_width() -> None:
     tree = brson.load(sample(STANDIN))
     slot = tree.root
