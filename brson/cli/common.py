@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -14,6 +15,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from brson.codecs import Codec, limits
+from brson.container import codec_for_name
+from brson.fileio import read_bytes, write_atomic
 
 T = TypeVar("T")
 
@@ -75,6 +78,47 @@ def codec_option(value: str | None) -> Codec | None:
         return Codec.parse(value)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
+
+
+def check_output(src: Path, output: Path) -> None:
+    """Refuse OUTPUT naming the input file: the atomic write would replace the source with
+    the result (a subtree, an edit) and the original would be gone."""
+    if output.exists() and output.resolve() == src.resolve():
+        raise typer.BadParameter("OUTPUT is FILE: brson never overwrites its input; write "
+                                 "elsewhere and rename", param_hint="'-o'")
+
+
+def output_codec(option: str | None, output: str, fallback: Codec | None = None) -> Codec | None:
+    """``--codec``, else the codec the output's extension implies, else ``fallback``.
+
+    Compared with None on purpose: ``Codec.NONE`` is 0, so an ``or`` chain took ``--codec
+    none`` (or a ``.bson`` output) for "not given" and silently wrote Brotli instead."""
+    chosen = codec_option(option)
+    if chosen is None:
+        chosen = codec_for_name(output)
+    return fallback if chosen is None else chosen
+
+
+#: The conventional name for standard input/output in file arguments.
+STDIO = "-"
+
+
+def read_input(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes, or standard input's for ``-`` (so JSON can be piped through jq)."""
+    if os.fspath(path) == STDIO:
+        return sys.stdin.buffer.read()
+    return read_bytes(path)
+
+
+def write_output(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write atomically, or to standard output for ``-`` (a file literally named ``-``
+    surprised everyone who typed ``-o -``)."""
+    if os.fspath(path) == STDIO:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    write_atomic(path, data)
 
 
 def print_json(data: Any) -> None:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from brson import api
-from brson.cli.common import State, codec_option, print_json, progress, stdout
+from brson.cli.common import State, check_output, output_codec, print_json, progress, stdout
 from brson.codecs import Codec
 from brson.errors import PackageError
 from brson.model.tree import DataTree, Slot
@@ -67,12 +67,6 @@ class _Input:
             self.tree = api.load(path, max_size=State.max_size)
 
 
-def _check_output(src: Path, output: Path) -> None:
-    if output.exists() and output.resolve() == src.resolve():
-        raise typer.BadParameter("OUTPUT is FILE: brson never overwrites its input; write "
-                                 "elsewhere and rename", param_hint="'-o'")
-
-
 def _save(tree: DataTree, source: _Input, output: Path, codec: str | None,
           more: list[_Input] | None = None) -> None:
     """Write the tree: an archive in OUTPUT's (or FILE's) codec and framing, or a package
@@ -101,10 +95,9 @@ def _save(tree: DataTree, source: _Input, output: Path, codec: str | None,
                            metadata=metadata, path=first.path)
         combined.for_tree(tree).save(output)
         return
-    chosen = codec_option(codec) or api.codec_for_name(str(output))
     container = source.tree.container
-    if chosen is None:
-        chosen = container.codec if container is not None else Codec.BROTLI
+    chosen = output_codec(codec, str(output),
+                          container.codec if container is not None else Codec.BROTLI)
     legacy = bool(container and container.legacy) and chosen is not Codec.BROTLI
     api.dump(tree, output, chosen, legacy=legacy)
 
@@ -136,7 +129,7 @@ def set_field(
     codec: CodecOption = None,
 ) -> None:
     """Set one field's value."""
-    _check_output(src, output)
+    check_output(src, output)
     source = _Input(src)
     tree = source.tree
     member = ops_edit.field_at(tree, target)
@@ -157,7 +150,7 @@ def rename(
     codec: CodecOption = None,
 ) -> None:
     """Rename a slot."""
-    _check_output(src, output)
+    check_output(src, output)
     source = _Input(src)
     slot = select(source.tree, selector)
     before = slot.path
@@ -182,7 +175,7 @@ def move(
     """Re-parent a slot or reorder it among its siblings; its subtree keeps its bytes."""
     if to is None and index is None:
         raise typer.BadParameter("give --to PARENT, --index N or both")
-    _check_output(src, output)
+    check_output(src, output)
     source = _Input(src)
     slot = select(source.tree, selector)
     parent = select(source.tree, to) if to is not None else None
@@ -208,7 +201,7 @@ def delete(
     json_out: JsonOption = False,
 ) -> None:
     """Delete a slot with its subtree, or one component; report the references it leaves."""
-    _check_output(src, output)
+    check_output(src, output)
     source = _Input(src)
     slot = select(source.tree, selector)
     with progress("deleting"):
@@ -270,7 +263,7 @@ def set_var(
     codec: CodecOption = None,
 ) -> None:
     """Set dynamic variables (templates' parameters)."""
-    _check_output(src, output)
+    check_output(src, output)
     source = _Input(src)
     changes = []
     for assignment in assignments:
@@ -293,7 +286,7 @@ def renumber(
 ) -> None:
     """Rewrite every ID in Resonite's sequential style, in document order: the same input
     always gives the same bytes; references follow."""
-    _check_output(src, output)
+    check_output(src, output)
     source = _Input(src)
     result = ops_ids.renumber(source.tree)
     _save(result, source, output, codec)
@@ -319,7 +312,8 @@ def import_subtree(
     json_out: JsonOption = False,
 ) -> None:
     """Copy a subtree of OTHER into FILE: fresh IDs, types merged, assets along."""
-    _check_output(src, output)
+    check_output(src, output)
+    check_output(other, output)
     source = _Input(src)
     donor = _Input(other)
     target_parent: Slot | None = select(source.tree, parent) if parent is not None else None

@@ -9,7 +9,15 @@ from typing import Annotated, Any
 import typer
 
 from brson import api
-from brson.cli.common import State, codec_option, print_json, progress, stderr, stdout
+from brson.cli.common import (
+    State,
+    check_output,
+    output_codec,
+    print_json,
+    progress,
+    stderr,
+    stdout,
+)
 from brson.codecs import Codec
 from brson.errors import PackageError
 from brson.model.tree import DataTree
@@ -60,6 +68,13 @@ def extract(
 ) -> None:
     """Write SLOT's subtree as a new archive: only the types it uses, the components it
     references copied along, every reference that leaves it reported."""
+    check_output(src, output)
+    as_package = str(output).lower().endswith(SUFFIX)
+    if package and not as_package:
+        # Resonite and brson tell a package by its extension: a zip named .brson would be
+        # unreadable to both (brson reads the name as a codec).
+        raise typer.BadParameter(f"--package writes a zip: name the output *{SUFFIX}",
+                                 param_hint="'-o'")
     source_package = None
     if str(src).lower().endswith(SUFFIX):
         source_package = load_package(src, max_size=State.max_size)
@@ -74,7 +89,7 @@ def extract(
     name = result.tree.root.name
     name = name if isinstance(name, str) else slot
     assets: list[str] = []
-    if package or str(output).lower().endswith(SUFFIX):
+    if as_package:
         if source_package is not None:
             out = source_package.for_tree(result.tree, name=name)
             out.save(output)
@@ -88,7 +103,7 @@ def extract(
                 )
             write_package(output, result.tree, new_record(name))
     else:
-        chosen = codec_option(codec) or api.codec_for_name(str(output)) or _source_codec(tree)
+        chosen = output_codec(codec, str(output), _source_codec(tree))
         if legacy is None:
             legacy = bool(tree.container and tree.container.legacy) and chosen is not Codec.BROTLI
         api.dump(result.tree, output, chosen, legacy=legacy)

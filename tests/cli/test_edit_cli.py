@@ -214,6 +214,17 @@ def test_output_codec_and_input_protection(src: Path, tmp_path: Path,
     code, _, err = run(capsys, "rename", copy, "Avatar Root Identification", "X", "-o", copy)
     assert code == 2 and "never overwrites its input" in err
     assert copy.read_bytes() == (src / AVATAR_ROOT).read_bytes()
+    # Nor OTHER, the archive an import reads from.
+    code, _, err = run(capsys, "import", src / STANDIN, copy, "-s", "PackedComment", "-o", copy)
+    assert code == 2 and "never overwrites its input" in err
+    assert copy.read_bytes() == (src / AVATAR_ROOT).read_bytes()
+    # --codec none is a choice, not "not given" (Codec.NONE is 0, so an `or` chain lost it).
+    for name in ("plain.out", "plain.brson"):
+        assert run(capsys, "rename", src / AVATAR_ROOT, "Avatar Root Identification", "X",
+                   "-o", tmp_path / name, "--codec", "none")[0] == 0
+        written = brson.load(tmp_path / name)
+        assert written.container is not None and written.container.codec is Codec.NONE
+        assert written.root.name == "X"
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -106,8 +106,8 @@ def test_extract_package_keeps_the_png(samples_dir: Path, tmp_path: Path,
 def test_extract_package_needs_a_package_source(samples_dir: Path, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     src = str(samples_dir / "orange3134_loading_standin.brson")
-    code, _, err = run(capsys, "extract", src, "-s", "Visual", "-o", str(tmp_path / "v.zip"),
-                       "--package")
+    code, _, err = run(capsys, "extract", src, "-s", "Visual",
+                       "-o", str(tmp_path / "v.resonitepackage"), "--package")
     assert code == 2 and "is not a package" in err
     plain = tmp_path / "plain.resonitepackage"
     assert run(capsys, "extract", src, "-s", "UserUserID", "-o", str(plain))[0] == 0
@@ -120,3 +120,43 @@ def test_package_commands_read_through_brson_load(samples_dir: Path,
     pkg = str(samples_dir / "orange3134_loading_standin.resonitepackage")
     code, stdout, _ = run(capsys, "info", pkg, "--json")
     assert code == 0 and json.loads(stdout)[0]["slots"] == 36
+
+
+@pytest.mark.parametrize(("name", "codec", "expected"), [
+    ("x.bson", (), Codec.NONE),
+    ("x.out", ("--codec", "none"), Codec.NONE),
+    ("x.brson", ("--codec", "none"), Codec.NONE),
+    ("x.out", (), Codec.BROTLI),  # no codec in the name: the source's
+])
+def test_extract_codec_none_is_honoured(samples_dir: Path, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str], name: str,
+                                        codec: tuple[str, ...], expected: Codec) -> None:
+    """Codec.NONE is 0: an ``or`` chain took it for "not given" and wrote Brotli."""
+    out = tmp_path / name
+    assert run(capsys, "extract", str(samples_dir / "orange3134_loading_standin.brson"),
+               "-s", "Visual", "-o", str(out), *codec)[0] == 0
+    tree = brson.load(out)
+    assert tree.container is not None and tree.container.codec is expected
+    assert tree.to_bson() == brson.load(samples_dir / "orange3134_loading_standin.brson"
+                                        ).extract("Visual").to_bson()
+
+
+def test_extract_never_overwrites_its_input(samples_dir: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    copy = tmp_path / "standin.brson"
+    original = (samples_dir / "orange3134_loading_standin.brson").read_bytes()
+    copy.write_bytes(original)
+    code, _, err = run(capsys, "extract", str(copy), "-s", "Visual", "-o", str(copy))
+    assert code == 2 and "never overwrites its input" in err
+    assert copy.read_bytes() == original
+
+
+def test_package_flag_needs_a_package_name(samples_dir: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """A zip written as ``x.brson`` could not be read back by brson or Resonite."""
+    out = tmp_path / "visual.brson"
+    code, _, err = run(capsys, "extract",
+                       str(samples_dir / "orange3134_loading_standin.resonitepackage"),
+                       "-s", "Visual", "-o", str(out), "--package")
+    assert code == 2 and ".resonitepackage" in err and "Traceback" not in err
+    assert not out.exists()
