@@ -134,13 +134,19 @@ def test_full_reassembly_round_trip(path: Path) -> None:
     the stored buffer.  Key order, int32/int64 widths and float bits must all come back."""
     tree = brson.load(path)
     original = stored_bson(path)
+    members: list[Member] = []
     for slot in tree.walk():
-        for key in slot:
-            slot.member(key)
+        members.extend(m for m in map(slot.member, slot) if m is not None)
         for component in slot.components:
             for member in component.fields.values():
-                member.elements  # noqa: B018
+                members.append(member)
+                members.extend(member.elements or ())
     tree.assets  # noqa: B018
+    for member in members:  # every plain value decoded and encoded again: widths, float bits
+        value = member.get("Data")
+        if not isinstance(value, dict) and not (
+                isinstance(value, list) and any(isinstance(v, dict) for v in value)):
+            member.set("Data", value)  # documents stay nodes (touched below)
     nodes = list(tree.walk_nodes())
     kinds = {type(node).__name__ for node in nodes}
     assert {"DataTree", "Slot", "Component", "Member"} <= kinds
