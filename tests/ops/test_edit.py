@@ -608,3 +608,57 @@ def test_model_shortcuts(samples_dir: Path) -> None:
     renumbered = reload(tree).renumber()
     assert renumbered.to_bson() == reload(tree).renumber().to_bson()
     assert dangling(renumbered) == [] and renumbered.root.children[0].name == "Parts"
+
+
+def _readme_block(heading: str) -> str:
+    """The first ```python block after ``heading`` in the README, as a user would copy it."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(heading):]
+    start = after.index("```python\n") + len("```python\n")
+    return after[start:after.index("```", start)]
+
+
+def test_readme_blocks_run_on_samples(samples_dir: Path, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's extract, edit and validate/diff examples run as written, with only the
+    file and slot names swapped for a sample's (the README cannot ship an avatar)."""
+    monkeypatch.chdir(tmp_path)
+    standin_pkg = samples_dir / "orange3134_loading_standin.resonitepackage"
+    blocks = [
+        (_readme_block("### Extract an avatar"), {
+            '"world.brson"': repr(str(samples_dir / STANDIN)),
+            '"World/Avatars/Mika"': '"LoadingStandin - Thumbnail v1.3.1/Visual/UserIconMat"',
+            '"world.resonitepackage"': repr(str(standin_pkg)),
+            '.extract("Mika")': '.extract("Visual")',
+        }),
+        (_readme_block("### Edit and re-pack"), {
+            '"avatar.brson"': repr(str(samples_dir / STANDIN)),
+            '"Avatar"': '"Visual"',
+            'avatar.find_component("VRIK")': 'tree.find("UserIconTex").find_component('
+                                            '"StaticTexture2D")',
+        }),
+    ]
+    for code, swaps in blocks:
+        for old, new in swaps.items():
+            assert old in code, old  # the README changed: update the swaps
+            code = code.replace(old, new)
+        exec(compile(code, "README.md", "exec"), {})  # the README's own code
+    out = capsys.readouterr().out
+    assert "copied LoadingStandin - Thumbnail v1.3.1/Visual/UserIconTex:StaticTexture2D" in out
+    assert out.count("nulled ") == 2  # the texture's users: the material and a driver
+    mika = brson.load(tmp_path / "mika.brson")
+    assert mika.find("Mika") is not None and mika.find("UserIconTex") is not None
+    assert not [f for f in validate(mika) if f.severity != Severity.INFO]
+    package = brson.load(tmp_path / "mika.resonitepackage")
+    assert package.root.name == "Visual"
+    # The validate/diff example, on the file the edit example wrote.
+    code = _readme_block("`brson diff A B` compares")
+    for old, new in {'"avatar.brson"': '"mika.brson"',
+                     '"before.brson"': repr(str(samples_dir / STANDIN)),
+                     '"after.7zbson"': '"mika.brson"'}.items():
+        assert old in code, old
+        code = code.replace(old, new)
+    exec(compile(code, "README.md", "exec"), {"brson": brson})
+    out = capsys.readouterr().out
+    assert "BR303" in out and 'renamed from "Visual" to "Mika"' in out
