@@ -19,11 +19,14 @@ docs/godot-export.md explains how to view it the right way round.
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from bson import json_util
 
 from brson.errors import ModelError, VariantError
 from brson.godot import values as gv
@@ -62,7 +65,7 @@ class SceneExport:
     materials: int = 0
 
     def tscn(self) -> str:
-        return write(self.root, self.godot, fallback=FALLBACK_NAME)
+        return write(self.root, self.godot, fallback=FALLBACK_NAME, default=bson_extended)
 
 
 # --- metadata and the Variant form --------------------------------------------------------------
@@ -108,6 +111,16 @@ def slot_fields(slot: Slot) -> dict[str, Any]:
                 continue
         out[key] = slot.get(key)
     return out
+
+
+def bson_extended(value: Any) -> Any:
+    """A BSON value Godot has no type for (datetime, ObjectId, Decimal128, regex, timestamp,
+    min/max key) as its canonical Extended JSON, e.g. ``{"$date": {"$numberLong": "…"}}``.
+
+    The engine never writes these, but an archive may hold them (``brson to-json`` keeps them
+    the same way); refusing the whole export over one such field would lose everything else.
+    """
+    return json.loads(json_util.dumps(value, json_options=json_util.CANONICAL_JSON_OPTIONS))
 
 
 def slot_metadata(slot: Slot) -> dict[str, Any]:
@@ -172,7 +185,7 @@ def slot_tree_value(tree: DataTree, slot: Slot | None = None) -> dict[str, Any]:
 
 def export_variant(tree: DataTree, godot: int, slot: Slot | None = None) -> bytes:
     """``var2bytes``/``var_to_bytes`` bytes of :func:`slot_tree_value`."""
-    return dumps(slot_tree_value(tree, slot), godot)
+    return dumps(slot_tree_value(tree, slot), godot, default=bson_extended)
 
 
 # --- meshes and materials ---------------------------------------------------------------------

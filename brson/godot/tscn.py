@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -182,6 +182,12 @@ def _float_text(number: float, godot: int) -> str:
     return f"{'-' if sign else ''}{head}.{tail or '0'}e{exponent + len(digits) - 1}"
 
 
+#: What :meth:`_Writer.literal` writes (``math_literal`` lists the Godot types one by one).
+_LITERAL_TYPES = (type(None), bool, int, float, str, bytes, bytearray, Mapping, list, tuple,
+                  SubResource, gv.Vector2, gv.Vector3, gv.Quaternion, gv.Color, gv.Basis,
+                  gv.Transform3D, gv.AABB, gv.NodePath, gv.StringName)
+
+
 class _Raw(str):
     """Text already in TSCN form (punctuation between the parts of a container)."""
 
@@ -196,8 +202,9 @@ class _Writer:
     ``resource_lines`` lists dependencies first, as the loader needs, in one pass.
     """
 
-    def __init__(self, godot: int) -> None:
+    def __init__(self, godot: int, default: Callable[[Any], Any] | None = None) -> None:
         self.godot = _check_version(godot)
+        self.default = default
         self.ids: dict[int, str] = {}
         self.pending: set[int] = set()
         self.resource_lines: list[str] = []
@@ -318,15 +325,40 @@ class _Writer:
         if isinstance(value, bytes | bytearray):
             name = "PoolByteArray" if godot3 else "PackedByteArray"
             return self.call(name, [str(b) for b in value])
-        raise VariantError(f"cannot write a {type(value).__name__} in a TSCN file")
+        return self.literal(self.replace(value))
+
+    def replace(self, value: Any) -> Any:
+        """``default(value)`` for a value TSCN has no literal for (see :func:`write`)."""
+        what = type(value).__name__
+        if self.default is None:
+            raise VariantError(f"cannot write a {what} in a TSCN file")
+        try:
+            value = self.default(value)
+        except VariantError:
+            raise
+        except Exception as exc:  # the caller's hook: any failure is this value's refusal
+            raise VariantError(f"cannot write a {what} in a TSCN file ({exc})") from None
+        if not isinstance(value, _LITERAL_TYPES):  # one step only: a hook could loop
+            raise VariantError(f"default() turned {what} into {type(value).__name__}, which "
+                               "has no TSCN literal either")
+        return value
 
 
 # --- scene ------------------------------------------------------------------------------------
 
 
-def write(root: SceneNode, godot: int, fallback: str = "Node") -> str:
-    """The TSCN text of the scene under ``root`` for Godot ``godot`` (3 or 4)."""
-    writer = _Writer(godot)
+def write(
+    root: SceneNode,
+    godot: int,
+    fallback: str = "Node",
+    default: Callable[[Any], Any] | None = None,
+) -> str:
+    """The TSCN text of the scene under ``root`` for Godot ``godot`` (3 or 4).
+
+    ``default``, as in ``json.dumps``, turns a value that has no TSCN literal into one that
+    has; without it such a value is a :class:`~brson.errors.VariantError`.
+    """
+    writer = _Writer(godot, default)
     lines: list[str] = []
     for item in layout(root, godot, fallback):
         header = f"[node name={quote(item.name)} type={quote(item.node.type)}"
@@ -368,9 +400,9 @@ def _metadata(writer: _Writer, metadata: Mapping[str, Any]) -> Iterator[str]:
         yield f"metadata/{key} = {writer.literal(metadata[key])}"
 
 
-def literal(value: Any, godot: int) -> str:
+def literal(value: Any, godot: int, default: Callable[[Any], Any] | None = None) -> str:
     """One value as a TSCN literal (no sub-resources)."""
-    return _Writer(godot).literal(value)
+    return _Writer(godot, default).literal(value)
 
 
 def _check_version(godot: int) -> int:

@@ -373,10 +373,17 @@ def _kind_of(value: Any) -> T | None:
 class _Encoder:
     """One ``dumps`` call: a bytearray plus a stack of values still to write, in wire order."""
 
-    def __init__(self, godot4: bool, full_objects: bool, double_precision: bool) -> None:
+    def __init__(
+        self,
+        godot4: bool,
+        full_objects: bool,
+        double_precision: bool,
+        default: _Fn[[Any], Any] | None = None,
+    ) -> None:
         self.godot4 = godot4
         self.full_objects = full_objects
         self.double = double_precision
+        self.default = default
         self.ids = _TO_GODOT4 if godot4 else _TO_GODOT3
         self.out = bytearray()
         # Stack entries: (value, depth, path, raw) -- raw bytes are emitted verbatim (property
@@ -441,7 +448,7 @@ class _Encoder:
     def one(self, value: Any, depth: int, path: _Path) -> None:
         kind = _kind_of(value)
         if kind is None:
-            raise self.fail(f"cannot encode {type(value).__name__} as a Godot Variant", path)
+            value, kind = self.replace(value, path)
         out = self.out
         # Most frequent kinds first: this chain is the encoder's hot path.
         if kind is T.STRING:
@@ -507,6 +514,23 @@ class _Encoder:
             self.packed(kind, value, path)
         else:  # pragma: no cover - every kind above is handled
             raise self.fail(f"no encoder for {kind.name}", path)
+
+    def replace(self, value: Any, path: _Path) -> tuple[Any, T]:
+        """``default(value)`` for a value with no Variant type, as ``json.dumps`` does it."""
+        what = type(value).__name__
+        if self.default is None:
+            raise self.fail(f"cannot encode {what} as a Godot Variant", path)
+        try:
+            value = self.default(value)
+        except VariantError:
+            raise
+        except Exception as exc:  # the caller's hook: any failure is this value's refusal
+            raise self.fail(f"cannot encode {what} as a Godot Variant ({exc})", path) from None
+        kind = _kind_of(value)
+        if kind is None:  # one step only: a hook returning the unknown again would loop
+            raise self.fail(f"default() turned {what} into {type(value).__name__}, which "
+                            "has no Variant type either", path)
+        return value, kind
 
     def float_(self, number: float, path: _Path) -> None:
         # The engine's rule: float32 when (double)(float)d == d, else FLAG_64 + double.
@@ -632,7 +656,12 @@ class _Encoder:
 
 
 def dumps(
-    value: Any, godot: int = 4, full_objects: bool = False, *, double_precision: bool = False
+    value: Any,
+    godot: int = 4,
+    full_objects: bool = False,
+    *,
+    double_precision: bool = False,
+    default: _Fn[[Any], Any] | None = None,
 ) -> bytes:
     """Encode ``value`` exactly as ``var_to_bytes`` (4.x) / ``var2bytes`` (3.x) would.
 
@@ -640,12 +669,14 @@ def dumps(
     values are refused (write :class:`ObjectID` instead), and typed containers of object
     classes carry the class name ``EncodedObjectAsID``, as the engine writes them.
     ``double_precision`` mimics a 4.x engine built with ``precision=double``: math types get
-    64-bit fields and the 64-bit flag.
+    64-bit fields and the 64-bit flag.  ``default`` is called, like ``json.dumps``'s, for a
+    value that has no Variant type and must return one that has (containers may hold more
+    such values); without it such a value is a :class:`VariantError`.
     """
     godot4 = _check_version(godot)
     if double_precision and not godot4:
         raise VariantError("double_precision exists only for Godot 4")
-    return _Encoder(godot4, bool(full_objects), bool(double_precision)).run(value)
+    return _Encoder(godot4, bool(full_objects), bool(double_precision), default).run(value)
 
 
 # --- decoding ---------------------------------------------------------------------------------

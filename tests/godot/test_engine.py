@@ -73,6 +73,25 @@ def test_engine_bytes_equal_dumps(request: pytest.FixtureRequest, major: int, na
     assert dumps(loads(engine, major), major) == engine
 
 
+@pytest.mark.parametrize("major", [3, 4], ids=["godot3", "godot4"])
+def test_every_engine_vector_round_trips(request: pytest.FixtureRequest, major: int) -> None:
+    """dumps(loads(b)) == b for every value the engine encoded in this run, whatever the case
+    list says about it (objects, signals, computed transforms included).  Only 3.2.3's
+    NodePaths differ, in the pad bytes it leaves uninitialised."""
+    session = _session(request, major)
+    vectors = sorted(session.run.directory.glob("e_*.bin"))
+    assert len(vectors) >= len(CASES3 if major == 3 else CASES4) + 5
+    for path in vectors:
+        data, name = path.read_bytes(), path.stem.removeprefix("e_")
+        objects = name == "object_full"
+        value = loads(data, major, allow_objects=objects)
+        again = dumps(value, major, full_objects=objects)
+        if major == 3 and name in PAD_GARBAGE3:
+            assert len(again) == len(data) and loads(again, 3) == value, name
+        else:
+            assert again.hex() == data.hex(), name
+
+
 @pytest.mark.parametrize(("major", "name"), PY_INPUTS)
 def test_engine_reads_dumps(request: pytest.FixtureRequest, major: int, name: str) -> None:
     session = _session(request, major)

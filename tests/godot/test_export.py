@@ -384,22 +384,58 @@ def test_cli_refusals(args: list[str], message: str, tmp_path: Path,
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_value_godot_cannot_hold(tmp_path: Path, capsys: pytest.CaptureFixture[str]
-                                     ) -> None:
-    """A BSON datetime (never in real files) is one error line naming the file, no output."""
+def test_cli_keeps_bson_values_godot_has_no_type_for(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A BSON datetime (never in real files) stays in metadata as Extended JSON, as in to-json."""
     from brson import api
 
     tree = synthetic_tree()
     tree.root.children[0].components[0]["Size"].value = datetime.datetime(2020, 1, 1)
     src = tmp_path / "odd.brson"
     api.dump(tree, src)
-    for extra in (["-o", str(tmp_path / "x.tscn")], ["--variant", str(tmp_path / "x.bin")]):
-        code, _, err = _run(capsys, "export-godot", str(src), *extra)
-        assert code == 2
-        assert err.startswith(f"brson: {src}: godot error") and "datetime" in err
-        assert err.count("\n") == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["odd.brson"]
+    when = {"$date": {"$numberLong": "1577836800000"}}
+    for godot in ("3", "4"):
+        scene, blob = tmp_path / f"x{godot}.tscn", tmp_path / f"x{godot}.bin"
+        code, _, err = _run(capsys, "export-godot", str(src), "--godot", godot, "-o",
+                            str(scene), "--variant", str(blob))
+        assert code == 0, err
+        assert '"$date": {' in scene.read_text(encoding="utf-8")
+        box = loads(blob.read_bytes(), godot=int(godot))["root"]["children"][0]
+        assert box["components"][0]["data"]["Size"]["Data"] == when
 
+
+def test_values_without_a_godot_type_become_extended_json() -> None:
+    from bson import Decimal128, MaxKey, ObjectId, Regex, Timestamp
+
+    odd = [datetime.datetime(2020, 1, 1), ObjectId("0123456789ab0123456789ab"),
+           Decimal128("1.5"), Regex("a.*", "i"), Timestamp(5, 1), MaxKey()]
+    tree = synthetic_tree()
+    tree.root.children[0].components[0]["Size"].value = odd
+    expected = [{"$date": {"$numberLong": "1577836800000"}},
+                {"$oid": "0123456789ab0123456789ab"}, {"$numberDecimal": "1.5"},
+                {"$regularExpression": {"pattern": "a.*", "options": "i"}},
+                {"$timestamp": {"t": 5, "i": 1}}, {"$maxKey": 1}]
+    for godot in (3, 4):
+        text = export_scene(tree, godot).tscn()
+        assert '"$oid": "0123456789ab0123456789ab"' in text and '"$maxKey": 1' in text
+        value = loads(export_variant(tree, godot), godot=godot)
+        box = value["root"]["children"][0]["components"][0]["data"]
+        assert box["Size"]["Data"] == expected
+
+
+def test_writers_refuse_unknown_values_without_default() -> None:
+    when = datetime.datetime(2020, 1, 1)
+    with pytest.raises(VariantError, match="cannot write a datetime"):
+        literal([when], 4)
+    assert literal([when], 4, default=str) == '["2020-01-01 00:00:00"]'
+    with pytest.raises(VariantError, match="turned datetime into datetime"):
+        literal(when, 3, default=lambda v: v)
+    with pytest.raises(VariantError, match=r"cannot write a datetime in a TSCN file \(boom"):
+        literal(when, 3, default=_boom)
+
+
+def _boom(value: Any) -> Any:
+    raise ValueError(f"boom {value}")
 
 def test_cli_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(capsys, "export-godot", str(tmp_path / "nope.brson"), "-o",

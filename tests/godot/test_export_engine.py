@@ -34,7 +34,7 @@ from brson.godot.tscn import PlacedNode, SubResource, layout
 from brson.model.tree import DataTree
 
 from .engine import EngineRun, ci_requires_engine, find_godot3, find_godot4, run_script
-from .export_cases import load_cases
+from .export_cases import load_cases, sample_paths
 from .export_probe import probe_body
 
 TOLERANCE = 1e-5
@@ -243,6 +243,16 @@ def test_engine_reports_no_errors(request: pytest.FixtureRequest, major: int) ->
     complaints = [line for line in exports.run.stderr.splitlines()
                   if line.strip() and not any(h in line for h in _HARMLESS)]
     assert complaints == []
+
+
+def test_ci_exports_the_real_samples() -> None:
+    """In CI the engine checks must include the real samples (../shared/samples), not only
+    the synthetic tree: a checkout without them would otherwise pass with less evidence."""
+    if not sample_paths():
+        if ci_requires_engine():
+            pytest.fail("CI=true but the real samples (../shared/samples) are missing")
+        pytest.skip("real samples not available")
+    assert len(CASE_NAMES) == len(sample_paths()) + 1
 
 
 def test_synthetic_case_exercises_the_mapping(request: pytest.FixtureRequest) -> None:

@@ -160,12 +160,14 @@ def _absurd(godot: int) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("godot", [3, 4])
 def test_absurd_counts_fail_before_allocating(godot: int) -> None:
+    """Refused at the count itself (offset <= 8), not after reading what follows: a decoder
+    that trusted the count would only stop at the end of the 64 KiB of NILs behind it."""
     for name, data in _absurd(godot).items():
         started = time.perf_counter()
         with pytest.raises(VariantError) as info:
-            loads(data, godot, allow_objects=True)
+            loads(data + bytes(65536), godot, allow_objects=True)
         assert time.perf_counter() - started < 0.05, name
-        assert info.value.offset is not None, name
+        assert info.value.offset is not None and info.value.offset <= 8, name
 
 
 def _nested(levels: int, godot: int, kind: str) -> bytes:
@@ -288,6 +290,32 @@ UNENCODABLE: list[tuple[Any, int, dict[str, Any], str]] = [
 def test_unencodable_values(value: Any, godot: int, kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(VariantError, match=message):
         dumps(value, godot, **kwargs)
+
+
+def test_default_replaces_values_without_a_variant_type() -> None:
+    """``default`` works as in json.dumps: called for unknown values, containers included."""
+    seen: list[Any] = []
+
+    def default(value: Any) -> Any:
+        seen.append(value)
+        return {"set": sorted(value)} if isinstance(value, frozenset) else str(value)
+
+    data = dumps({"a": [frozenset({2, 1}), complex(1, 2)]}, 3, default=default)
+    assert loads(data, 3) == {"a": [{"set": [1, 2]}, "(1+2j)"]}
+    assert seen == [frozenset({1, 2}), complex(1, 2)]
+    assert dumps(1.5, default=default) == dumps(1.5) and len(seen) == 2  # known: not called
+    with pytest.raises(VariantError, match="cannot encode complex") as info:
+        dumps([1j])
+    assert info.value.path == "[0]"
+    with pytest.raises(VariantError, match="turned complex into complex") as info:
+        dumps({"k": 1j}, default=lambda v: v)
+    assert info.value.path == "['k']"
+    with pytest.raises(VariantError, match=r"cannot encode complex as a Godot Variant \(no\)"):
+        dumps(1j, default=_refuse)
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError("no")
 
 
 def test_encode_errors_name_the_path() -> None:
