@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import importlib
 import sys
+import traceback
 from typing import Annotated, Any
 
 import typer
 
-from brson.cli.common import EXIT_BAD_INPUT, State, stderr
+from brson.cli.common import EXIT_BAD_INPUT, State, stderr, stdout
+from brson.codecs import limits
 from brson.errors import BrsonError
 
 #: Command modules; each defines ``app`` (a typer.Typer) whose commands join the main app.
@@ -39,6 +41,14 @@ app = typer.Typer(
 )
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from brson import __version__
+
+        stdout.print(f"brson {__version__}", markup=False)
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _options(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
@@ -46,10 +56,16 @@ def _options(
         int | None,
         typer.Option("--max-size", help="Largest decompressed document accepted, in bytes."),
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True,
+                     help="Print the version and exit."),
+    ] = False,
 ) -> None:
+    # Set on every run, not only when given: main() may run many times in one process (tests,
+    # embedding), and a --max-size from an earlier run must not limit the next one.
     State.debug = debug
-    if max_size is not None:
-        State.max_size = max_size
+    State.max_size = limits.DEFAULT_MAX_SIZE if max_size is None else max_size
 
 
 def _assemble() -> None:
@@ -74,8 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_BAD_INPUT
     except BrsonError as exc:
+        # The traceback with --debug, but the exit code stays 2: scripts that branch on it
+        # (1 means findings) must not change meaning when someone turns on debugging.
         if State.debug:
-            raise
+            traceback.print_exc()
         stderr.print(f"brson: {exc}", markup=False)
         return EXIT_BAD_INPUT
     except typer.Exit as exc:
@@ -88,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except Exception as exc:
         if State.debug:
-            raise
+            traceback.print_exc()
         stderr.print(
             f"brson: internal error: {type(exc).__name__}: {exc} (run with --debug for the "
             "traceback, and please report it)",

@@ -2,23 +2,40 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.text import Text
 
 from brson import api
-from brson.cli.common import State, codec_option, human_size, print_json, stderr, stdout
+from brson.cli.common import (
+    STDIO,
+    State,
+    check_output,
+    human_size,
+    output_codec,
+    print_json,
+    read_input,
+    stderr,
+    stdout,
+    write_output,
+)
+from brson.codecs import Codec
 from brson.document import bson as bson_doc
 from brson.document import jsonform
-from brson.fileio import read_bytes, write_atomic
 from brson.model.tree import DataTree
 
 app = typer.Typer()
 
 
 def summary(tree: DataTree, path: str) -> dict[str, Any]:
-    """The facts ``info`` reports, as plain data."""
+    """The facts ``info`` reports, as plain data.
+
+    ``components`` counts the components on slots and ``assets`` the NeosVR root ``Assets``
+    apart (19 / 44 / 27 in the redx sample, as its manifest and docs/data-tree.md count them):
+    adding the assets into ``components`` made the two numbers overlap."""
     container = tree.container
     slots = 0
     components = 0
@@ -45,7 +62,7 @@ def summary(tree: DataTree, path: str) -> dict[str, Any]:
         types=len(tree.types) if not tree.legacy else len({str(c.type) for c in tree.components()}),
         type_versions=len(tree.type_versions),
         slots=slots,
-        components=components + assets,
+        components=components,
         assets=assets,
         root=tree.root.name,
     )
@@ -54,7 +71,7 @@ def summary(tree: DataTree, path: str) -> dict[str, Any]:
 
 @app.command()
 def info(
-    files: Annotated[list[Path], typer.Argument(help="Archives or packages.")],
+    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Archives or packages.")],
     json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Container, codec, sizes, engine version, feature flags and element counts."""
@@ -63,12 +80,13 @@ def info(
         tree = api.load(path, max_size=State.max_size)
         rows.append(summary(tree, str(path)))
         for warning in tree.container.warnings if tree.container else ():
-            stderr.print(f"brson: warning: {path}: {warning}")
+            stderr.print(f"brson: warning: {path}: {warning}", markup=False)
     if json_out:
         print_json(rows)
         return
     for row in rows:
-        stdout.print(f"[bold]{row['file']}[/bold]")
+        # Names and paths are data: a slot called "[/]" must not be read as rich markup.
+        stdout.print(Text(str(row["file"]), style="bold"))
         for key, value in row.items():
             if key in ("file", "warnings"):
                 continue
@@ -76,50 +94,80 @@ def info(
                 value = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
             elif key in ("compressed_size", "uncompressed_size"):
                 value = f"{value} ({human_size(value)})"
-            stdout.print(f"  {key.replace('_', ' '):<18} {value if value is not None else '-'}")
+            shown = value if value is not None else "-"
+            stdout.print(f"  {key.replace('_', ' '):<18} {shown}", markup=False)
 
 
 @app.command()
 def convert(
-    src: Annotated[Path, typer.Argument(help="Input archive.")],
-    dst: Annotated[Path, typer.Argument(help="Output archive (its extension picks the codec).")],
+    src: Annotated[Path, typer.Argument(metavar="IN", help="Input archive.")],
+    dst: Annotated[Path, typer.Argument(
+        metavar="OUT", help="Output archive (its extension picks the codec); - for stdout.")],
     codec: Annotated[
-        str | None, typer.Option(help="brotli, lzma, lz4 or none (default: from DST).")
+        str | None,
+        typer.Option(help="brotli, lzma, lz4 or none (default: from OUT, else IN's own codec)."),
     ] = None,
     legacy: Annotated[bool, typer.Option(help="Write a headerless NeosVR-style file.")] = False,
 ) -> None:
     """Re-compress an archive; an unmodified Brotli file converts to itself byte for byte."""
+    check_output(src, dst)
+    if str(dst) == STDIO:
+        _refuse_terminal()
     tree = api.load(src, max_size=State.max_size)
-    api.dump(tree, dst, codec_option(codec) or api.codec_for_name(str(dst)), legacy=legacy)
+    chosen = output_codec(codec, str(dst))
+    if str(dst) == STDIO:
+        write_output(dst, api.dumps(tree, chosen, legacy=legacy))
+    else:
+        api.dump(tree, dst, chosen, legacy=legacy)
+
+
+def _refuse_terminal() -> None:
+    """Archive bytes on a terminal are noise that can upset it; pipe or redirect them."""
+    if sys.stdout.isatty():
+        raise typer.BadParameter("refusing to write an archive to a terminal (redirect stdout)")
 
 
 @app.command("to-json")
 def to_json(
-    src: Annotated[Path, typer.Argument(help="Input archive.")],
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    src: Annotated[Path, typer.Argument(metavar="FILE", help="Input archive.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write here (default or -: stdout).")
+    ] = None,
     compact: Annotated[bool, typer.Option(help="One line instead of indented.")] = False,
 ) -> None:
     """The lossless JSON form (int64 as $numberLong, exact doubles); see docs/json-form.md."""
+    if output is not None:
+        check_output(src, output)
     tree = api.load(src, max_size=State.max_size)
     text = jsonform.dumps(tree.decoded(), indent=None if compact else 1) + "\n"
     if output is None:
         stdout.file.write(text)
     else:
-        write_atomic(output, text.encode())
+        write_output(output, text.encode())
 
 
 @app.command("from-json")
 def from_json(
-    src: Annotated[Path, typer.Argument(help="JSON form written by to-json.")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Archive to write.")],
+    src: Annotated[
+        Path, typer.Argument(metavar="FILE", help="JSON form written by to-json; - for stdin.")
+    ],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Archive to write; - for stdout.")
+    ],
     codec: Annotated[str | None, typer.Option(help="brotli, lzma, lz4 or none.")] = None,
     legacy: Annotated[bool, typer.Option(help="Write a headerless NeosVR-style file.")] = False,
 ) -> None:
     """Build an archive from the JSON form; byte-identical BSON to the original."""
+    check_output(src, output)
+    if str(output) == STDIO:
+        _refuse_terminal()
     try:
-        doc = jsonform.loads(read_bytes(src))
+        doc = jsonform.loads(read_input(src))
     except api.BrsonError as exc:
         raise exc.in_file(str(src)) from None
     data = bson_doc.encode(doc)
-    chosen = codec_option(codec) or api.codec_for_name(str(output)) or api.Codec.BROTLI
-    api.dump(data, output, chosen, legacy=legacy)
+    chosen = output_codec(codec, str(output), Codec.BROTLI)
+    if str(output) == STDIO:
+        write_output(output, api.dumps(data, chosen, legacy=legacy))
+    else:
+        api.dump(data, output, chosen, legacy=legacy)
