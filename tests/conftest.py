@@ -49,8 +49,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             nodeid: str = getattr(report, "nodeid", "")
             if "_engine" not in nodeid or (outcome == "passed" and report.when != "call"):
                 continue
-            engine = "godot3" if "[godot3" in nodeid else "godot4" if "[godot4" in nodeid \
-                else "godot"
+            params = nodeid.partition("[")[2]
+            if params.startswith(("godot3", "3]")):
+                engine = "godot3"
+            elif params.startswith(("godot4", "4]")):
+                engine = "godot4"
+            else:
+                continue  # checks about the engine runs, not runs of one engine
             per = counts.setdefault(engine, {})
             per[outcome] = per.get(outcome, 0) + 1
     for engine, per in sorted(counts.items()):
