@@ -30,7 +30,7 @@ godot3:
 godot4:
 	sh scripts/get-godot4.sh
 
-# The whole suite. Godot 3 engine tests always run in CI (CI=true fails them without the
+# The whole suite, lint, types and a short atheris fuzz slice (~1 min). Godot 3 engine tests always run in CI (CI=true fails them without the
 # engine); Godot 4 engine tests run when the engine can be fetched, else they skip.
 test: $(STAMP) godot3
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
@@ -38,6 +38,7 @@ test: $(STAMP) godot3
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q
 	$(BIN)/ruff check brson tests fixtures
 	$(BIN)/mypy brson
+	$(MAKE) fuzz-short
 
 # Benchmarks (docs/performance.md): worlds cached in benchmarks/worlds/, results to docs/.
 # BENCH_ARGS="--sizes 1000,10000" for a quick run; Node (for the JS peer) is optional.
