@@ -307,3 +307,36 @@ def test_doubles_that_are_not_finite_are_reported_with_their_bits() -> None:
     GEN.slots(doc)[3]["Position"]["Data"] = [0.0, -math.inf, 0.0]
     findings = validate(GEN.archive(doc), name="nan.brson")
     assert [f.code for f in findings] == ["BR501", "BR501"]
+
+
+@pytest.mark.parametrize("edited", [False, True])
+def test_parent_reference_repeating_a_member_or_component_id_is_a_duplicate(
+    edited: bool,
+) -> None:
+    """A ParentReference is an ID of its own: equal to a member's or a component's ID, two
+    elements share one ID (BR401). Only a slot's ID there is a link (BR406/BR407)."""
+    doc = copy.deepcopy(GEN.resonite_base())
+    parent = GEN.slots(doc)[1]
+    first, second = parent["Children"][0], parent["Children"][1]
+    first["ParentReference"] = first["Name"]["ID"]
+    second["ParentReference"] = second["Components"]["Data"][0]["Data"]["ID"]
+    if edited:  # through the model: the ID index is built from the nodes, not the bytes
+        tree = brson.loads(GEN.archive(doc), name="dup.brson")
+        tree.root.name = str(tree.root.name)
+        assert tree.modified
+        findings = validate(tree)
+    else:
+        findings = validate(GEN.archive(doc), name="dup.brson")
+    assert codes(findings) - {"BR303"} == {"BR401"}
+    where = "/".join(s["Name"]["Data"] for s in (doc["Object"], parent))
+    got = {f.element: (f.path, f.message) for f in findings if f.code == "BR401"}
+    first_path = f"{where}/{first['Name']['Data']}"
+    second_path = f"{where}/{second['Name']['Data']}"
+    assert got.keys() == {first["Name"]["ID"], second["Components"]["Data"][0]["Data"]["ID"]}
+    assert got[first["Name"]["ID"]] == (
+        f"{first_path}.ParentReference",
+        f"ID {first['Name']['ID']} is defined 2 times: {first_path}.ParentReference; "
+        f"{first_path}.Name")
+    path, message = got[second["Components"]["Data"][0]["Data"]["ID"]]
+    assert path == f"{second_path}.ParentReference" and message.endswith(f"{second_path}:"
+                                                                        "ObjectEquals")

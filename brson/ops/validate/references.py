@@ -142,10 +142,18 @@ class ReferenceRules(Family):
         dangling = [(loc, value) for loc, value in ids.values if value not in defined]
         duplicates = list(ids.duplicates.values())
         selves = _self_references(ctx)
+        shadowed = self._shadowing_links(tree)
         # Everything reported is located in one walk, not one descent per finding.
         wanted = [loc for dup in duplicates for loc in dup.locations]
         wanted += [loc for loc, _ in dangling] + [loc for _, loc in selves]
+        wanted += [loc for _, link, other in shadowed for loc in (link, other)]
         where = _located(tree, wanted)
+        for value, link, other in shadowed:
+            if where[id(link)].path == ("ParentReference",):
+                pair = [_where(where[id(link)]) or "<unknown>",
+                        _where(where[id(other)]) or "<unknown>"]
+                ctx.add(DUPLICATE_ID, f"ID {value} is defined 2 times: " + "; ".join(pair),
+                        path=pair[0], element=value)
         for dup in duplicates:
             places = [
                 where[id(loc)] for loc in dup.locations
@@ -172,6 +180,24 @@ class ReferenceRules(Family):
         for element_id, loc in selves:
             ctx.add(SELF_REFERENCE, "the member's Data is its own ID",
                     path=_where(where[id(loc)]), element=element_id)
+
+    def _shadowing_links(self, tree: DataTree) -> list[tuple[str, Location, Location]]:
+        """ParentReferences whose value is the ID of a member or component: (the ID, the
+        link, the other definition); the caller keeps those located at a ParentReference.
+        The ID index reads a ParentReference repeating another ID as a link (third-party
+        files write the parent's ID there), so it is no duplicate there; unless that ID is a
+        slot's (BR406/BR407), it is one: two elements, one ID."""
+        suspects = {value for _, value in self.links if value not in self.slots}
+        if not suspects:
+            return []
+        ids = tree.ids
+        out = []
+        for location, value in ids.values:
+            if value in suspects:
+                other = ids.defined.get(value)
+                if other is not None:
+                    out.append((value, location, other))
+        return out
 
     def _parent_links(self, ctx: Context) -> set[int]:
         """Check ParentReference against the real parents; the ``id()`` of each slot whose
