@@ -25,7 +25,13 @@ class MemberDoc(_Open):
 
 
 class ComponentDataDoc(_Open):
-    """A component's fields; the named ones are present on every component the engine writes."""
+    """A component's fields; the named ones are present on every component the engine writes.
+
+    Every other field is validated too: a member-shaped one (``{ID, Data}``) becomes a
+    :class:`MemberDoc`, anything else (odd internal keys) is kept as it is.
+    """
+
+    __pydantic_extra__: dict[str, MemberDoc | Any]
 
     ID: StrictStr
     persistent_id: StrictStr | None = Field(default=None, alias="persistent-ID")

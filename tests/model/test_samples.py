@@ -343,3 +343,21 @@ def test_float_bits_survive() -> None:
     tree.root.name = "changed"
     assert tree.root.position is not None and math.isnan(tree.root.position[0])
     assert bytes(payload[at : at + 8]) in tree.to_bson()
+
+
+@pytest.mark.parametrize("name", ["orange3134_loading_standin.brson", "redx_5ce7cdf5.7zbson"])
+def test_component_model_makes_every_member_a_model(samples_dir: Path, name: str) -> None:
+    """``Component.model()`` is full materialization: each field is a MemberDoc with its value."""
+    from brson.model.documents import MemberDoc
+
+    tree = brson.load(samples_dir / name)
+    checked = 0
+    for component in tree.components():
+        data = component.model().Data
+        extra = data.__pydantic_extra__ or {}
+        for key, member in component.fields.items():
+            model = getattr(data, key) if key in ("UpdateOrder", "Enabled") else extra[key]
+            assert isinstance(model, MemberDoc), (component, key)
+            assert model.ID == member.id
+            checked += 1
+    assert checked > 100
