@@ -358,6 +358,6 @@ def test_component_model_makes_every_member_a_model(samples_dir: Path, name: str
         for key, member in component.fields.items():
             model = getattr(data, key) if key in ("UpdateOrder", "Enabled") else extra[key]
             assert isinstance(model, MemberDoc), (component, key)
-            assert model.ID == member.id
+            assert member.id == model.ID
             checked += 1
     assert checked > 100
