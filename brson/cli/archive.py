@@ -71,7 +71,7 @@ def summary(tree: DataTree, path: str) -> dict[str, Any]:
 
 @app.command()
 def info(
-    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Archives or packages.")],
+    files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Archives or packages.")],
     json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Container, codec, sizes, engine version, feature flags and element counts."""

@@ -148,10 +148,16 @@ def unpack(
             if sniffed is None and expected is not None and expected is not Codec.BROTLI:
                 sniffed = expected  # as the engine does: decode as the extension says
             if sniffed is None:
-                what = f"a legacy {expected.label} file" if expected is not None else "an archive"
+                # Brotli files always carry the header, so "legacy brotli" would name a form
+                # that does not exist: say what is missing instead.
+                if expected is Codec.BROTLI:
+                    why = "not a .brson archive: no FrDT magic (Brotli files always have one)"
+                elif expected is not None:
+                    why = f"not a legacy {expected.label} file: no FrDT magic"
+                else:
+                    why = "not an archive: no FrDT magic"
                 raise ContainerError(
-                    f"not {what}: no FrDT magic and the content matches no known codec",
-                    offset=0,
+                    f"{why} and the content matches no known codec", offset=0
                 )
             if expected is not None:
                 warnings.append(

@@ -45,7 +45,7 @@ ARCHIVES = [*BRSON, "redx_5ce7cdf5.7zbson"]
 BROKEN = {
     "empty.brson": "container error", "header_only.brson": "container error",
     "version1.brson": "unsupported FrDT version 1", "kind9.brson": "unknown compression kind 9",
-    "noise.brson": "container error", "noise_frdt.brson": "codec error",
+    "noise.brson": "not a .brson archive: no FrDT magic", "noise_frdt.brson": "codec error",
     "truncated.brson": "codec error", "truncated.7zbson": "codec error",
     "truncated_legacy.7zbson": "codec error", "truncated.lz4bson": "codec error",
     "truncated_frame.lz4bson": "codec error", "truncated.bson": "bson error",
