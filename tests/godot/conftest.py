@@ -17,7 +17,7 @@ import pytest
 from brson.godot import dumps
 
 from .cases import APPROX3, APPROX4, CASES3, CASES4, crafted, full_object, random_values
-from .engine import EngineRun, ci_requires_engine, find_godot3, find_godot4, run_script
+from .engine import EngineRun, find_godot3, find_godot4, require_godot, run_script
 
 RANDOM_COUNT = 300
 RANDOM_SEED = {3: 3_2_3, 4: 4_6_3}
@@ -119,20 +119,12 @@ def run_session(binary: str, major: int, where: Path) -> EngineSession:
 
 @pytest.fixture(scope="session")
 def godot3(tmp_path_factory: pytest.TempPathFactory) -> EngineSession:
-    binary = find_godot3()
-    if binary is None:
-        if ci_requires_engine():
-            pytest.fail("CI=true but godot3-server is missing; run scripts/ensure-godot3.sh")
-        pytest.skip("godot3-server not installed (scripts/ensure-godot3.sh installs it)")
-    return run_session(binary, 3, tmp_path_factory.mktemp("godot3"))
+    return run_session(require_godot(3), 3, tmp_path_factory.mktemp("godot3"))
 
 
 @pytest.fixture(scope="session")
 def godot4(tmp_path_factory: pytest.TempPathFactory) -> EngineSession:
-    binary = find_godot4()
-    if binary is None:
-        pytest.skip("BRSON_GODOT4 is not set (scripts/get-godot4.sh makes a wrapper for it)")
-    return run_session(binary, 4, tmp_path_factory.mktemp("godot4"))
+    return run_session(require_godot(4), 4, tmp_path_factory.mktemp("godot4"))
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

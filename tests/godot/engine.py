@@ -15,6 +15,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 TIMEOUT_SECONDS = 20
 DONE_MARKER = "done.txt"
 
@@ -61,6 +63,21 @@ def find_godot4() -> str | None:
     if explicit and os.access(explicit, os.X_OK):
         return explicit
     return None
+
+
+def require_godot(major: int) -> str:
+    """The engine binary for ``major`` (3 or 4), else skip the test (fail for 3 in CI)."""
+    if major == 3:
+        binary = find_godot3()
+        if binary is None:
+            if ci_requires_engine():
+                pytest.fail("CI=true but godot3-server is missing; run scripts/ensure-godot3.sh")
+            pytest.skip("godot3-server not installed (scripts/ensure-godot3.sh installs it)")
+        return binary
+    binary = find_godot4()
+    if binary is None:
+        pytest.skip("BRSON_GODOT4 is not set (scripts/get-godot4.sh makes a wrapper for it)")
+    return binary
 
 
 def run_script(

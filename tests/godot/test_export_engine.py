@@ -33,7 +33,7 @@ from brson.godot.export import (
 from brson.godot.tscn import PlacedNode, SubResource, layout
 from brson.model.tree import DataTree
 
-from .engine import EngineRun, ci_requires_engine, find_godot3, find_godot4, run_script
+from .engine import EngineRun, ci_requires_engine, require_godot, run_script
 from .export_cases import load_cases, sample_paths
 from .export_probe import probe_body
 
@@ -91,20 +91,12 @@ def _run(binary: str, major: int, where: Path) -> EngineExports:
 
 @pytest.fixture(scope="module")
 def exports3(tmp_path_factory: pytest.TempPathFactory) -> EngineExports:
-    binary = find_godot3()
-    if binary is None:
-        if ci_requires_engine():
-            pytest.fail("CI=true but godot3-server is missing; run scripts/ensure-godot3.sh")
-        pytest.skip("godot3-server not installed (scripts/ensure-godot3.sh installs it)")
-    return _run(binary, 3, tmp_path_factory.mktemp("export3"))
+    return _run(require_godot(3), 3, tmp_path_factory.mktemp("export3"))
 
 
 @pytest.fixture(scope="module")
 def exports4(tmp_path_factory: pytest.TempPathFactory) -> EngineExports:
-    binary = find_godot4()
-    if binary is None:
-        pytest.skip("BRSON_GODOT4 is not set (scripts/get-godot4.sh makes a wrapper for it)")
-    return _run(binary, 4, tmp_path_factory.mktemp("export4"))
+    return _run(require_godot(4), 4, tmp_path_factory.mktemp("export4"))
 
 
 def _case(request: pytest.FixtureRequest, major: int, name: str) -> CaseResult:

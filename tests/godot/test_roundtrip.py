@@ -15,24 +15,24 @@ from .strategies import same, values
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def _check_roundtrip(value: Any, godot: int) -> None:
+    data = dumps(value, godot)
+    assert len(data) % 4 == 0
+    back = loads(data, godot)
+    assert same(back, value)
+    assert dumps(back, godot) == data
+
+
 @FAST
 @given(values(4))
 def test_roundtrip_godot4(value: Any) -> None:
-    data = dumps(value, 4)
-    assert len(data) % 4 == 0
-    back = loads(data, 4)
-    assert same(back, value)
-    assert dumps(back, 4) == data
+    _check_roundtrip(value, 4)
 
 
 @FAST
 @given(values(3))
 def test_roundtrip_godot3(value: Any) -> None:
-    data = dumps(value, 3)
-    assert len(data) % 4 == 0
-    back = loads(data, 3)
-    assert same(back, value)
-    assert dumps(back, 3) == data
+    _check_roundtrip(value, 3)
 
 
 @FAST
