@@ -40,6 +40,8 @@ CodecOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 FileArg = Annotated[Path, typer.Argument(metavar="FILE",
                                           help="Archive or .resonitepackage to read.")]
+SlotArg = Annotated[str, typer.Argument(metavar="SELECTOR",
+                                        help="The slot: a name, a path or an ID.")]
 
 
 class ReferencePolicy(StrEnum):
@@ -74,14 +76,13 @@ def _save(tree: DataTree, source: _Input, output: Path, codec: str | None,
     if str(output).lower().endswith(SUFFIX):
         packages = [p.package for p in [source, *(more or [])] if p.package is not None]
         name = tree.root.name if isinstance(tree.root.name, str) else output.stem
+        wanted = packdb_names(tree.to_bson())
         if not packages:
-            wanted = packdb_names(tree.to_bson())
             if wanted:
                 raise PackageError(f"the tree names package assets ({', '.join(wanted)}) but "
                                    "no input is a package to take them from", file=str(output))
             write_package(output, tree, new_record(name))
             return
-        wanted = packdb_names(tree.to_bson())
         assets: dict[str, bytes] = {}
         metadata: dict[str, AssetMetadata] = {}
         for package in packages:
@@ -143,8 +144,7 @@ def set_field(
 @app.command()
 def rename(
     src: FileArg,
-    selector: Annotated[str, typer.Argument(metavar="SELECTOR",
-                                            help="The slot: a name, a path or an ID.")],
+    selector: SlotArg,
     name: Annotated[str, typer.Argument(metavar="NEWNAME", help="Its new name.")],
     output: Output,
     codec: CodecOption = None,
@@ -187,8 +187,7 @@ def move(
 @app.command()
 def delete(
     src: FileArg,
-    selector: Annotated[str, typer.Argument(metavar="SELECTOR",
-                                            help="The slot: a name, a path or an ID.")],
+    selector: SlotArg,
     output: Output,
     component: Annotated[str | None, typer.Option(
         "--component", "-c",
