@@ -15,7 +15,7 @@ from bson.int64 import Int64
 
 from brson.model.tree import Component, DataTree, Slot, is_guid
 from brson.model.typename import TypeName
-from brson.ops.validate.findings import Findings, Rule
+from brson.ops.validate.findings import Findings
 
 _GUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 #: GUIDs joined by newlines.
@@ -76,6 +76,8 @@ class Context:
     def __init__(self, tree: DataTree, findings: Findings) -> None:
         self.tree = tree
         self.findings = findings
+        #: Report a finding: :meth:`Findings.add` itself.
+        self.add = findings.add
         #: NeosVR generation: no ``Types`` table (component types are named inline).
         self.legacy = "Types" not in tree
         names = tree.get("Types") if not self.legacy else None
@@ -86,17 +88,6 @@ class Context:
         )
         #: The Types table (empty for NeosVR files and when it is malformed).
         self.type_names: list[str] = names if self.types_ok and names is not None else []
-
-    def add(
-        self,
-        rule: Rule,
-        message: str,
-        *,
-        path: str | None = None,
-        offset: int | None = None,
-        element: str | None = None,
-    ) -> None:
-        self.findings.add(rule, message, path=path, offset=offset, element=element)
 
     def type_label(self, raw_type: object) -> str:
         """A component's short type name for paths; ``#index``/``?`` when it has none."""
