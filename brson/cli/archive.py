@@ -26,6 +26,7 @@ from brson.codecs import Codec
 from brson.document import bson as bson_doc
 from brson.document import jsonform
 from brson.model.tree import DataTree
+from brson.package import SUFFIX, load_package
 
 app = typer.Typer()
 
@@ -77,8 +78,19 @@ def info(
     """Container, codec, sizes, engine version, feature flags and element counts."""
     rows = []
     for path in files:
-        tree = api.load(path, max_size=State.max_size)
-        rows.append(summary(tree, str(path)))
+        package = None
+        if str(path).lower().endswith(SUFFIX):
+            # The sizes and codec below are the main tree's; say that it sits in a package.
+            package = load_package(path, max_size=State.max_size)
+            tree = package.tree
+        else:
+            tree = api.load(path, max_size=State.max_size)
+        row = summary(tree, str(path))
+        row["package"] = None if package is None else {
+            "main": f"Assets/{package.main}", "assets": len(package.assets),
+            "size": path.stat().st_size,
+        }
+        rows.append(row)
         for warning in tree.container.warnings if tree.container else ():
             stderr.print(f"brson: warning: {path}: {warning}", markup=False)
     if json_out:
@@ -92,6 +104,11 @@ def info(
                 continue
             if key == "feature_flags":
                 value = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
+            elif key == "package":
+                if value is None:
+                    continue
+                value = (f"{value['size']} bytes, main tree {value['main']}, "
+                         f"{value['assets']} other asset(s)")
             elif key in ("compressed_size", "uncompressed_size"):
                 value = f"{value} ({human_size(value)})"
             shown = value if value is not None else "-"

@@ -38,6 +38,8 @@ MANIFEST: dict[str, tuple[str, str, int, int, int, int, int | None]] = {
         "FrDT", "brotli", 26589, 13, 29, 0, 20),
     "orange3134_loading_standin.resonitepackage": ("FrDT", "brotli", 68443, 36, 58, 0, 49),
 }
+PACKAGES = {"orange3134_AvatarRootIdentification.resonitepackage": ("7c364dcd1910", 0),
+            "orange3134_loading_standin.resonitepackage": ("6ca27cd0f61e", 1)}
 BRSON = ["orange3134_AvatarRootIdentification.brson", "orange3134_loading_standin.brson"]
 ARCHIVES = [*BRSON, "redx_5ce7cdf5.7zbson"]
 
@@ -80,6 +82,12 @@ def test_info_reports_the_manifest_facts(name: str, capsys: pytest.CaptureFixtur
     assert row["version"] == (0 if container == "FrDT" else None)
     if name.endswith((".brson", ".7zbson")):
         assert row["compressed_size"] == sample(name).stat().st_size
+        assert row["package"] is None
+    else:  # the main tree's sha256 prefix and the other assets, as MANIFEST.md lists them
+        main, others = PACKAGES[name]
+        assert row["package"]["main"].startswith(f"Assets/{main}")
+        assert row["package"]["assets"] == others
+        assert row["package"]["size"] == sample(name).stat().st_size
 
 
 def test_info_text_names_every_file(capsys: pytest.CaptureFixture[str]) -> None:
