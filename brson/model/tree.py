@@ -205,6 +205,15 @@ class Component(Node):
                          path=self._where())
 
     @property
+    def type_label(self) -> str:
+        """The short type name (``type.name``) for messages; ``repr`` of the raw ``Type`` when
+        it names no type (out of range, or neither an index nor a name)."""
+        try:
+            return self.type.name
+        except ModelError:
+            return repr(self.type_index)
+
+    @property
     def slot(self) -> Slot | None:
         return self._slot
 

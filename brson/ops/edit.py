@@ -417,7 +417,7 @@ def component_on(slot: Slot, spec: str) -> Component:
     name, nth = (indexed.group(1), int(indexed.group(2))) if indexed else (spec, None)
     found = [c for c in slot.components if _type_is(c, name)]
     if not found:
-        have = ", ".join(sorted({_type_label(c) for c in slot.components})) or "none"
+        have = ", ".join(sorted({c.type_label for c in slot.components})) or "none"
         raise SelectorError(f"no {name!r} component on this slot (it has: {have})",
                             path=slot.path)
     if nth is None:
@@ -530,13 +530,6 @@ def _type_forms(parsed: TypeName) -> set[str]:
     if parsed.namespace and text.startswith(parsed.namespace + "."):
         forms.add(text[len(parsed.namespace) + 1 :])
     return forms
-
-
-def _type_label(component: Component) -> str:
-    try:
-        return component.type.name
-    except ModelError:
-        return repr(component.type_index)
 
 
 # -- values from text (the command line) -------------------------------------------------------
@@ -768,11 +761,7 @@ def _describe(element: Slot | Component) -> str:
     if isinstance(element, Slot):
         return element.path
     slot = element.slot
-    try:
-        name = element.type.name
-    except ModelError:
-        name = repr(element.type_index)
-    return f"{slot.path if slot is not None else '<Assets>'}:{name}"
+    return f"{slot.path if slot is not None else '<Assets>'}:{element.type_label}"
 
 
 #: Where a slot or component sits: slot child indices from the root, then a component index

@@ -355,7 +355,7 @@ def _describe_copies(
     out = []
     for n, component in enumerate(copies):
         source_slot = component.slot
-        type_text = _type_text(component)
+        type_text = component.type_label
         if source_slot is None:
             source = f"<Assets>:{type_text}"
             target = source
@@ -365,13 +365,6 @@ def _describe_copies(
         out.append(CopiedComponent(component.id, type_text, source, target,
                                    referrers.get(n, [])))
     return out
-
-
-def _type_text(component: Component) -> str:
-    try:
-        return component.type.name
-    except ModelError:
-        return repr(component.type_index)
 
 
 # -- new slots ------------------------------------------------------------------------------
