@@ -582,76 +582,59 @@ PackedByteArray = bytes
 PoolByteArray = bytes
 
 
+class _PackedArray:
+    """What the packed arrays share: ``values`` given as any sequence is kept as a tuple."""
+
+    __slots__ = ()
+    values: Sequence[Any]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", tuple(self.values))
+
+
 @dataclass(frozen=True, slots=True)
-class PackedInt32Array:
+class PackedInt32Array(_PackedArray):
     values: Sequence[int] = ()
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", tuple(self.values))
-
 
 @dataclass(frozen=True, slots=True)
-class PackedInt64Array:
+class PackedInt64Array(_PackedArray):
     values: Sequence[int] = ()
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", tuple(self.values))
-
 
 @dataclass(frozen=True, slots=True)
-class PackedFloat32Array:
+class PackedFloat32Array(_PackedArray):
     values: Sequence[float] = ()
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", tuple(self.values))
-
 
 @dataclass(frozen=True, slots=True)
-class PackedFloat64Array:
+class PackedFloat64Array(_PackedArray):
     values: Sequence[float] = ()
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", tuple(self.values))
-
 
 @dataclass(frozen=True, slots=True)
-class PackedStringArray:
+class PackedStringArray(_PackedArray):
     values: Sequence[str] = ()
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", tuple(self.values))
-
 
 @dataclass(frozen=True, slots=True)
-class PackedVector2Array:
+class PackedVector2Array(_PackedArray):
     values: Sequence[Vector2] = ()
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", tuple(self.values))
-
 
 @dataclass(frozen=True, slots=True)
-class PackedVector3Array:
+class PackedVector3Array(_PackedArray):
     values: Sequence[Vector3] = ()
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", tuple(self.values))
-
 
 @dataclass(frozen=True, slots=True)
-class PackedColorArray:
+class PackedColorArray(_PackedArray):
     values: Sequence[Color] = ()
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", tuple(self.values))
-
 
 @dataclass(frozen=True, slots=True)
-class PackedVector4Array:
+class PackedVector4Array(_PackedArray):
     values: Sequence[Vector4] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", tuple(self.values))
 
 
 PoolIntArray = PackedInt32Array
