@@ -6,6 +6,7 @@ Errors on bad input are one line on stderr and exit code 2; ``--debug`` shows th
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 import traceback
 from typing import Annotated, Any
@@ -117,4 +118,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
+    """The console command.  A reader that closes the pipe early (``brson tree X | head``)
+    ends the process the Unix way, silently by SIGPIPE as ``cat`` does: click would otherwise
+    exit 1, which here means "findings".  Outputs are written atomically, so nothing is lost."""
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())

@@ -288,3 +288,22 @@ def test_version_and_python_m() -> None:
     assert (result.returncode, result.stdout) == (0, f"brson {brson.__version__}\n")
     usage = _cli("frobnicate")
     assert usage.returncode == 2 and "No such command" in usage.stderr
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGPIPE"), reason="no SIGPIPE here")
+def test_a_reader_closing_the_pipe_ends_quietly_by_sigpipe() -> None:
+    """``brson to-json X | head``: no message and not exit 1 (which means findings).  The
+    JSON (~170 KiB) outgrows the pipe buffer, so the writer must meet the closed pipe."""
+    import signal
+
+    sample = SAMPLES / "redx_5ce7cdf5.7zbson"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brson", "to-json", str(sample)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(64)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == -signal.SIGPIPE, err
+    assert err == b""
