@@ -110,6 +110,15 @@ class Location:
         self._locate()
         return self._anchor
 
+    def may_be_key(self, key: str) -> bool:
+        """False when this is surely not an element named ``key``; cheap, for filtering many
+        locations before locating the rest (an offset location reads its element header in
+        the bytes instead of descending the tree; the full path decides afterwards)."""
+        if self._path is None and self._tree is not None and self._offset is not None:
+            header = b"\x02" + key.encode() + b"\x00"
+            return self._offset >= 0 and self._tree._buf.startswith(header, self._offset)
+        return bool(self.path) and self.path[-1] == key
+
     @property
     def path(self) -> Path:
         self._locate()

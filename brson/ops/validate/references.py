@@ -193,7 +193,9 @@ class ReferenceRules(Family):
         ids = tree.ids
         out = []
         for location, value in ids.values:
-            if value in suspects:
+            # Most suspects are engine-style links that a member references: those values
+            # are not at a ParentReference, and looking up their definitions is not free.
+            if value in suspects and location.may_be_key("ParentReference"):
                 other = ids.defined.get(value)
                 if other is not None:
                     out.append((value, location, other))
