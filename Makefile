@@ -30,8 +30,9 @@ godot3:
 godot4:
 	sh scripts/get-godot4.sh
 
-# The whole suite, lint, types and a short atheris fuzz slice (~1 min). Godot 3 engine tests always run in CI (CI=true fails them without the
-# engine); Godot 4 engine tests run when the engine can be fetched, else they skip.
+# The whole suite, lint, types and a short atheris fuzz slice (~1 min). Godot 3 engine tests
+# always run in CI (CI=true fails them without the engine); Godot 4 engine tests run when the
+# engine can be fetched, else they skip.
 test: $(STAMP) godot3
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
