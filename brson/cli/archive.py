@@ -23,6 +23,7 @@ from brson.cli.common import (
     write_output,
 )
 from brson.codecs import Codec
+from brson.collector import paused_gc
 from brson.document import bson as bson_doc
 from brson.document import jsonform
 from brson.model.tree import DataTree
@@ -31,6 +32,7 @@ from brson.package import SUFFIX, load_package
 app = typer.Typer()
 
 
+@paused_gc()  # counting walks every slot: a bulk pass (brson.collector)
 def summary(tree: DataTree, path: str) -> dict[str, Any]:
     """The facts ``info`` reports, as plain data.
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from bson import json_util
 
+from brson.collector import paused_gc
 from brson.errors import ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.tscn import SceneNode, SubResource, write
@@ -376,6 +377,7 @@ class _Converter:
 # --- scene ------------------------------------------------------------------------------------
 
 
+@paused_gc()  # a bulk pass over every slot (brson.collector)
 def export_scene(
     tree: DataTree,
     godot: int,

@@ -11,31 +11,16 @@ the tree's own nodes, so what it returns stays identical to what navigation hand
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
+from brson.collector import paused_gc
 from brson.document import raw
 from brson.model.ids import Location, Path
 from brson.model.tree import Component, DataTree, Slot
 
 #: Element items to visit: (key or list position, indexed element).
 _Items = list[tuple[str | int, raw.Element]]
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Run a bulk pass without the cyclic collector: it creates hundreds of thousands of small
-    objects and no garbage cycles, and collections triggered along the way only re-scan the
-    growing tree (measured: they double the time of a full location pass)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def locate_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, Location]:

@@ -26,7 +26,8 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
-from brson.graph.locate import locate_many, paused_gc
+from brson.collector import paused_gc
+from brson.graph.locate import locate_many
 from brson.model.ids import _DEFINITION, IdIndex, Location, element_at
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot

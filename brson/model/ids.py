@@ -22,13 +22,13 @@ element holding a GUID would be counted; its location then does not resolve and 
 
 from __future__ import annotations
 
-import gc
 import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from brson.collector import paused_gc
 from brson.document import raw
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot, is_guid
@@ -60,16 +60,11 @@ def _definition_offsets(tree: DataTree) -> dict[str, int]:
     """ID -> offset of its (first) definition in an unmodified tree, in one regex pass."""
     buf = tree._buf
     offsets: dict[str, int] = {}
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         for key, elem in tree._index().items():
             if key in ("Object", "Assets"):
                 for match in _DEFINITION_BYTES.finditer(buf, elem[1], elem[3]):
                     offsets.setdefault(match.group(2).decode("latin-1"), match.start())
-    finally:
-        if paused:
-            gc.enable()
     return offsets
 
 
@@ -264,17 +259,12 @@ class IdIndex:
         spans = [(e[1], e[3]) for key, e in root.items() if key in ("Object", "Assets")]
         found: list[tuple[str, str]] = []
         values = self.values
-        paused = gc.isenabled()
-        gc.disable()  # millions of small tuples: the collector would only slow this down
-        try:
+        with paused_gc():  # millions of small tuples: the collector would only slow this down
             for lo, hi in spans:
                 found += _DEFINITION.findall(text, lo, hi)
                 for match in _REFERENCE.finditer(text, lo, hi):
                     values.append((Location(tree=tree, offset=match.start()), match.group(2)))
             keys = {element_id: key for key, element_id in found}
-        finally:
-            if paused:
-                gc.enable()
         if len(keys) != len(found):
             found = self._parent_links_from_bytes(text, spans, found)
             keys = {element_id: key for key, element_id in found}

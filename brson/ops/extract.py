@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from bson.int64 import Int64
 
+from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import GraphError, ModelError, SelectorError
 from brson.model.ids import IdIndex, Location
@@ -114,6 +115,7 @@ PHASES = ("finding the slot", "indexing the subtree", "copying dependencies", "c
           "writing the new tree")
 
 
+@paused_gc()  # a bulk pass over the subtree and its dependencies (brson.collector)
 def extract(
     tree: DataTree,
     slot_or_selector: Slot | str,

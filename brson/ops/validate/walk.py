@@ -7,10 +7,10 @@ Nothing here is recursive, so a tree thousands of slots deep walks like a flat o
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from typing import Any
 
+from brson.collector import paused_gc
 from brson.errors import BrsonError
 from brson.model.tree import DataTree, Slot
 from brson.ops.validate.container import report_error
@@ -44,27 +44,24 @@ def check_tree(tree: DataTree, findings: Findings) -> None:
     """Run every rule on a tree, adding to ``findings``.  A part of the document that turns
     out unreadable while walking (malformed BSON deep inside) ends the walk with its finding."""
     families = [cls() for cls in FAMILIES]
-    paused = gc.isenabled()
-    gc.disable()  # many short-lived decoded values, no cycles: the collector only costs here
-    try:
-        ctx = Context(tree, findings)
-        for hook in _hooks(families, "root"):
-            hook(ctx)
-        slot_hooks = _hooks(families, "slot")
-        component_hooks = _hooks(families, "component")
-        if tree.child_node("Object", Slot) is not None:
-            _walk(ctx, tree.root, slot_hooks, component_hooks)
-        for component in assets_of(ctx):
-            info = ComponentInfo(ctx, component, component.decoded(), None)
-            for hook in component_hooks:
-                hook(ctx, info)
-        for hook in _hooks(families, "finish"):
-            hook(ctx)
-    except BrsonError as exc:
-        report_error(findings, exc)
-    finally:
-        if paused:
-            gc.enable()
+    # Many short-lived decoded values, no cycles: the collector only costs here.
+    with paused_gc():
+        try:
+            ctx = Context(tree, findings)
+            for hook in _hooks(families, "root"):
+                hook(ctx)
+            slot_hooks = _hooks(families, "slot")
+            component_hooks = _hooks(families, "component")
+            if tree.child_node("Object", Slot) is not None:
+                _walk(ctx, tree.root, slot_hooks, component_hooks)
+            for component in assets_of(ctx):
+                info = ComponentInfo(ctx, component, component.decoded(), None)
+                for hook in component_hooks:
+                    hook(ctx, info)
+            for hook in _hooks(families, "finish"):
+                hook(ctx)
+        except BrsonError as exc:
+            report_error(findings, exc)
 
 
 def _walk(
