@@ -36,6 +36,12 @@ FORMAT = {3: 2, 4: 3}
 #: Characters each version refuses in node names: Godot 3.2 ``Node::set_name`` deletes them,
 #: Godot 4 ``String::validate_node_name`` replaces each with ``_`` (``%`` marks unique names).
 INVALID_NAME_CHARS = {3: '.:@/"', 4: '.:@/"%'}
+#: ``str.translate`` tables of each version's rule (Godot 3 drops, Godot 4 replaces by ``_``),
+#: NUL dropped by both; built once (a slot name is sanitised per exported node).
+_NAME_TABLES: dict[int, dict[int, str | None]] = {
+    3: {ord(c): None for c in INVALID_NAME_CHARS[3] + "\x00"},
+    4: {**{ord(c): "_" for c in INVALID_NAME_CHARS[4]}, 0: None},
+}
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT64 = (-(2**63), 2**63 - 1)
@@ -91,12 +97,7 @@ def sanitize_name(name: str | None, godot: int, fallback: str = "Node") -> str:
 
     NUL is removed as well: engine strings end there.
     """
-    bad = INVALID_NAME_CHARS[_check_version(godot)]
-    text = (name or "").replace("\x00", "")
-    if godot == 3:
-        text = text.translate({ord(c): None for c in bad})
-    else:
-        text = text.translate({ord(c): "_" for c in bad})
+    text = (name or "").translate(_NAME_TABLES[_check_version(godot)])
     return text or fallback
 
 
@@ -108,12 +109,16 @@ def unique_names(names: Sequence[str]) -> list[str]:
     """
     taken = set(names)
     used: set[str] = set()
+    #: Per repeated name, the number to try next: siblings often share one name (hundreds
+    #: of "Slot"s), and counting up from 2 for each repeat was quadratic in their number.
+    next_number: dict[str, int] = {}
     out: list[str] = []
     for name in names:
         if name in used:
-            number = 2
+            number = next_number.get(name, 2)
             while f"{name}{number}" in taken or f"{name}{number}" in used:
                 number += 1
+            next_number[name] = number + 1
             name = f"{name}{number}"
         used.add(name)
         out.append(name)

@@ -442,3 +442,12 @@ def test_cli_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
                         str(tmp_path / "x.tscn"))
     assert code == 2
     assert err.count("\n") == 1 and "no such file" in err
+
+
+def test_unique_names_many_identical_siblings() -> None:
+    """Thousands of siblings with one name (a common layout) stay linear and distinct."""
+    names = ["Slot"] * 20_000 + ["Slot3", "Slot"]
+    out = unique_names(names)
+    assert len(set(out)) == len(out)
+    assert out[:4] == ["Slot", "Slot2", "Slot4", "Slot5"]  # Slot3 is another sibling's
+    assert out[-2] == "Slot3"
