@@ -39,6 +39,7 @@ from bson.int64 import Int64
 from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import GraphError, ModelError, SelectorError
+from brson.graph import located
 from brson.model.ids import IdIndex, Location
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
@@ -165,14 +166,19 @@ def extract(
     phase(PHASES[3])
     index = staged.ids
     outside = [(loc, value) for loc, value in index.values if value not in index.defined]
-    for loc, value in outside:
-        target = tree.ids.where(value)
+    targets = [tree.ids.where(value) for _, value in outside] if outside else []
+    where = located(tree, targets)  # both sides located in bulk, not one descent each
+    here = located(staged, [loc for loc, _ in outside])
+    for (loc, value), target in zip(outside, targets, strict=True):
         kind, target_path = "missing", None
-        if target is not None and target.anchor is not None:
-            target_path = target.describe()
-            kind = "component" if isinstance(target.anchor, Component) else "slot"
+        if target is not None:
+            target = where[id(target)]
+            if target.anchor is not None:
+                target_path = target.describe()
+                kind = "component" if isinstance(target.anchor, Component) else "slot"
         report.external.append(ExternalReference(
-            loc.describe(), value, target_path, kind, "nulled" if external == "null" else "kept"
+            here[id(loc)].describe(), value, target_path, kind,
+            "nulled" if external == "null" else "kept",
         ))
     if external == "fail" and report.external:
         listing = "; ".join(f"{e.where} -> {e.target_path or e.target}"
@@ -188,7 +194,7 @@ def extract(
     phase(PHASES[4])
     if external == "null":
         for loc, _ in outside:
-            _null_at(loc)
+            _null_at(here[id(loc)])
     data = _rewrite_types(tree, staged.to_bson(), type_names, report)
     return ExtractResult(DataTree(data, source=tree.source), report)
 
@@ -299,17 +305,19 @@ class _Closure:
         source: IdIndex | None = None  # built only when something is not defined inside
         while self.pending:
             found: list[Component] = []
-            for value in self.pending:
-                if value in self.defined or not self.enabled:
-                    continue
+            wanted = [v for v in dict.fromkeys(self.pending) if v not in self.defined]
+            self.pending = []
+            if wanted and self.enabled:
                 if source is None:
                     source = self.tree.ids
-                location = source.where(value)
-                anchor = location.anchor if location is not None else None
-                if isinstance(anchor, Component) and id(anchor) not in self._taken:
-                    self._taken.add(id(anchor))
-                    found.append(anchor)
-            self.pending = []
+                # Located together: one descent per target was O(depth x siblings) each.
+                targets = [source.where(value) for value in wanted]
+                where = located(self.tree, targets)
+                for location in targets:
+                    anchor = where[id(location)].anchor if location is not None else None
+                    if isinstance(anchor, Component) and id(anchor) not in self._taken:
+                        self._taken.add(id(anchor))
+                        found.append(anchor)
             for component in found:
                 self.defines[id(component)] = self.add(_scratch(component, self.type_names).ids)
                 (self.on_slots if component.slot is not None else self.on_assets).append(
@@ -346,13 +354,14 @@ def _describe_copies(
         for element_id in ids:
             owner[element_id] = n
     referrers: dict[int, list[str]] = {}
-    for loc, value in values:
-        which = owner.get(value)
-        if which is not None:
-            anchor = loc.anchor
-            if isinstance(anchor, Component) and anchor.id == copies[which].id:
-                continue  # the copy pointing into itself
-            referrers.setdefault(which, []).append(loc.describe())
+    pointing = [(loc, owner[value]) for loc, value in values if value in owner]
+    where = located(staged, [loc for loc, _ in pointing])
+    for loc, which in pointing:
+        found = where[id(loc)]
+        anchor = found.anchor
+        if isinstance(anchor, Component) and anchor.id == copies[which].id:
+            continue  # the copy pointing into itself
+        referrers.setdefault(which, []).append(found.describe())
     root_name = staged.root.name or ""
     out = []
     for n, component in enumerate(copies):

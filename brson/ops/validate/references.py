@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from brson.graph import locate_many
+from brson.graph import located
 from brson.model.ids import Location
 from brson.model.tree import DataTree, Slot, is_guid
 from brson.ops.validate.context import (
@@ -147,7 +147,7 @@ class ReferenceRules(Family):
         wanted = [loc for dup in duplicates for loc in dup.locations]
         wanted += [loc for loc, _ in dangling] + [loc for _, loc in selves]
         wanted += [loc for _, link, other in shadowed for loc in (link, other)]
-        where = _located(tree, wanted)
+        where = located(tree, wanted)
         for value, link, other in shadowed:
             if where[id(link)].path == ("ParentReference",):
                 pair = [_where(where[id(link)]) or "<unknown>",
@@ -290,19 +290,6 @@ def _self_references(ctx: Context) -> list[tuple[str, Location]]:
             if defined is not None and defined.anchor is location.anchor \
                     and defined.path == path[:-1]:
                 out.append((value, defined))
-    return out
-
-
-def _located(tree: DataTree, locations: list[Location]) -> dict[int, Location]:
-    """``id(location)`` -> the location with its anchor and path known.  Locations found by
-    byte offset in an unmodified tree are located together in one walk
-    (:func:`brson.graph.locate_many`), never by one root-to-leaf descent each."""
-    pending = [loc for loc in locations if loc._path is None and loc._offset is not None]
-    found = locate_many(tree, [loc._offset or 0 for loc in pending]) if pending else {}
-    unknown = Location(None, ())
-    out = {id(loc): loc for loc in locations}
-    for loc in pending:
-        out[id(loc)] = found.get(loc._offset or 0, unknown)
     return out
 
 
