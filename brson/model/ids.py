@@ -68,6 +68,23 @@ def _definition_offsets(tree: DataTree) -> dict[str, int]:
     return offsets
 
 
+def ids_in_bytes(data: bytes) -> tuple[set[str], list[str]]:
+    """``(IDs defined, other ID-shaped values)`` in a BSON fragment (a component's bytes), by
+    the rules :class:`IdIndex` applies to an unmodified tree, without building a tree for it:
+    extracting copies tens of thousands of components, and a tree per copy cost most of it."""
+    text = data.decode("latin-1")
+    found: list[tuple[str, str]] = _DEFINITION.findall(text)
+    values = [match.group(2) for match in _REFERENCE.finditer(text)]
+    others = {element_id for key, element_id in found if key != "ParentReference"}
+    defined: set[str] = set()
+    for key, element_id in found:
+        if key == "ParentReference" and element_id in others:
+            values.append(element_id)  # the parent's ID as a link: a reference
+        else:
+            defined.add(element_id)
+    return defined, values
+
+
 def defines_id(key: str) -> bool:
     return key == "ID" or key.endswith("-ID") or key == "ParentReference"
 

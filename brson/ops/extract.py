@@ -37,10 +37,9 @@ from typing import Any, Literal
 from bson.int64 import Int64
 
 from brson.collector import paused_gc
-from brson.document import raw
 from brson.errors import GraphError, ModelError, SelectorError
 from brson.graph import located
-from brson.model.ids import IdIndex, Location
+from brson.model.ids import IdIndex, Location, ids_in_bytes
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
 from brson.ops.ids import FreshIds, is_sequential
@@ -145,8 +144,8 @@ def extract(
     # it references but does not define decides what else comes along.
     phase(PHASES[1])
     staged = _stage(tree, sub_bytes, None, [])
-    deps = _Closure(tree, type_names, copy_dependencies)
-    deps.add(staged.ids)
+    deps = _Closure(tree, copy_dependencies)
+    deps.add(set(staged.ids.defined), (value for _, value in staged.ids.values))
     phase(PHASES[2])
     deps.run()
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
@@ -264,23 +263,11 @@ def _hint(tree: DataTree, selector: str) -> str:
 
 
 # -- dependencies ---------------------------------------------------------------------------
-def _scratch(component: Component, type_names: list[str] | None) -> DataTree:
-    """A throwaway tree holding one component (as a root asset), to index its IDs from its
-    bytes exactly as the result's will be."""
-    parts = []
-    if type_names is not None:
-        parts.append(raw.encode_element("Types", type_names))
-    item = raw.element_header(raw.DOCUMENT, "0") + component.to_bson()
-    parts.append(raw.element_header(raw.ARRAY, "Assets") + raw.assemble([item]))
-    return DataTree(raw.assemble(parts))
-
-
 class _Closure:
     """Which components outside the subtree come along: referenced ones, transitively."""
 
-    def __init__(self, tree: DataTree, type_names: list[str] | None, enabled: bool) -> None:
+    def __init__(self, tree: DataTree, enabled: bool) -> None:
         self.tree = tree
-        self.type_names = type_names
         self.enabled = enabled
         self.defined: set[str] = set()
         self.all_ids: set[str] = set()
@@ -292,11 +279,10 @@ class _Closure:
         self.defines: dict[int, set[str]] = {}
         self._taken: set[int] = set()
 
-    def add(self, index: IdIndex) -> set[str]:
-        defined = set(index.defined)
+    def add(self, defined: set[str], values: Iterable[str]) -> set[str]:
         self.defined |= defined
         self.all_ids |= defined
-        for _, value in index.values:
+        for value in values:
             self.pending.append(value)
             self.all_ids.add(value)
         return defined
@@ -319,7 +305,7 @@ class _Closure:
                         self._taken.add(id(anchor))
                         found.append(anchor)
             for component in found:
-                self.defines[id(component)] = self.add(_scratch(component, self.type_names).ids)
+                self.defines[id(component)] = self.add(*ids_in_bytes(component.to_bson()))
                 (self.on_slots if component.slot is not None else self.on_assets).append(
                     component
                 )
