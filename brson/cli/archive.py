@@ -12,6 +12,7 @@ from rich.text import Text
 from brson import api
 from brson.cli.common import (
     STDIO,
+    Source,
     State,
     check_output,
     human_size,
@@ -27,7 +28,6 @@ from brson.collector import paused_gc
 from brson.document import bson as bson_doc
 from brson.document import jsonform
 from brson.model.tree import DataTree
-from brson.package import SUFFIX, load_package
 
 app = typer.Typer()
 
@@ -80,14 +80,10 @@ def info(
     """Container, codec, sizes, engine version, feature flags and element counts."""
     rows = []
     for path in files:
-        package = None
-        if str(path).lower().endswith(SUFFIX):
-            # The sizes and codec below are the main tree's; say that it sits in a package.
-            package = load_package(path, max_size=State.max_size)
-            tree = package.tree
-        else:
-            tree = api.load(path, max_size=State.max_size)
+        source = Source(path)
+        package, tree = source.package, source.tree
         row = summary(tree, str(path))
+        # The sizes and codec are the main tree's; say that it sits in a package.
         row["package"] = None if package is None else {
             "main": f"Assets/{package.main}", "assets": len(package.assets),
             "size": path.stat().st_size,

@@ -14,9 +14,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from brson import api
 from brson.codecs import Codec, limits
 from brson.container import codec_for_name
 from brson.fileio import read_bytes, write_atomic
+from brson.model.tree import DataTree
+from brson.package import SUFFIX, Package, load_package
 
 T = TypeVar("T")
 
@@ -132,3 +135,17 @@ def human_size(n: int) -> str:
             return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{n} B"
+
+
+class Source:
+    """An input file: its tree and, for a ``.resonitepackage``, the package around it (the
+    commands that write report or keep its assets; ``info`` says it is one)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.package: Package | None = None
+        if str(path).lower().endswith(SUFFIX):
+            self.package = load_package(path, max_size=State.max_size)
+            self.tree: DataTree = self.package.tree
+        else:
+            self.tree = api.load(path, max_size=State.max_size)

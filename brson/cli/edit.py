@@ -12,7 +12,14 @@ from typing import Annotated, Any
 import typer
 
 from brson import api
-from brson.cli.common import State, check_output, output_codec, print_json, progress, stdout
+from brson.cli.common import (
+    Source,
+    check_output,
+    output_codec,
+    print_json,
+    progress,
+    stdout,
+)
 from brson.codecs import Codec
 from brson.errors import PackageError
 from brson.model.tree import DataTree, Slot
@@ -24,7 +31,6 @@ from brson.package import (
     SUFFIX,
     AssetMetadata,
     Package,
-    load_package,
     new_record,
     packdb_names,
     write_package,
@@ -56,21 +62,8 @@ class ImportExternal(StrEnum):
 
 
 # -- reading and writing ---------------------------------------------------------------------
-class _Input:
-    """An input file: its tree and, for a package, the package (to write one back)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.package: Package | None = None
-        if str(path).lower().endswith(SUFFIX):
-            self.package = load_package(path, max_size=State.max_size)
-            self.tree: DataTree = self.package.tree
-        else:
-            self.tree = api.load(path, max_size=State.max_size)
-
-
-def _save(tree: DataTree, source: _Input, output: Path, codec: str | None,
-          more: list[_Input] | None = None) -> None:
+def _save(tree: DataTree, source: Source, output: Path, codec: str | None,
+          more: list[Source] | None = None) -> None:
     """Write the tree: an archive in OUTPUT's (or FILE's) codec and framing, or a package
     holding the assets the tree names (from FILE's package and any ``more`` packages)."""
     if str(output).lower().endswith(SUFFIX):
@@ -131,7 +124,7 @@ def set_field(
 ) -> None:
     """Set one field's value."""
     check_output(src, output)
-    source = _Input(src)
+    source = Source(src)
     tree = source.tree
     member = ops_edit.field_at(tree, target)
     old = member.value
@@ -151,7 +144,7 @@ def rename(
 ) -> None:
     """Rename a slot."""
     check_output(src, output)
-    source = _Input(src)
+    source = Source(src)
     slot = select(source.tree, selector)
     before = slot.path
     ops_edit.rename(slot, name)
@@ -176,7 +169,7 @@ def move(
     if to is None and index is None:
         raise typer.BadParameter("give --to PARENT, --index N or both")
     check_output(src, output)
-    source = _Input(src)
+    source = Source(src)
     slot = select(source.tree, selector)
     parent = select(source.tree, to) if to is not None else None
     ops_edit.move(slot, parent, index)
@@ -201,7 +194,7 @@ def delete(
 ) -> None:
     """Delete a slot with its subtree, or one component; report the references it leaves."""
     check_output(src, output)
-    source = _Input(src)
+    source = Source(src)
     slot = select(source.tree, selector)
     with progress("deleting"):
         if component is not None:
@@ -227,7 +220,7 @@ def list_vars(
     json_out: JsonOption = False,
 ) -> None:
     """List dynamic variables: name, type, value, slot."""
-    tree = _Input(src).tree
+    tree = Source(src).tree
     found = variables.variables(tree)
     if json_out:
         print_json([v.to_dict() for v in found])
@@ -263,7 +256,7 @@ def set_var(
 ) -> None:
     """Set dynamic variables (templates' parameters)."""
     check_output(src, output)
-    source = _Input(src)
+    source = Source(src)
     changes = []
     for assignment in assignments:
         name, sep, text = assignment.partition("=")
@@ -286,7 +279,7 @@ def renumber(
     """Rewrite every ID in Resonite's sequential style, in document order: the same input
     always gives the same bytes; references follow."""
     check_output(src, output)
-    source = _Input(src)
+    source = Source(src)
     result = ops_ids.renumber(source.tree)
     _save(result, source, output, codec)
     _say(f"renumbered {len(result.ids)} IDs -> {output}")
@@ -313,8 +306,8 @@ def import_subtree(
     """Copy a subtree of OTHER into FILE: fresh IDs, types merged, assets along."""
     check_output(src, output)
     check_output(other, output)
-    source = _Input(src)
-    donor = _Input(other)
+    source = Source(src)
+    donor = Source(other)
     target_parent: Slot | None = select(source.tree, parent) if parent is not None else None
     with progress("importing"):
         result = importing.import_slot(source.tree, donor.tree, slot, target_parent,

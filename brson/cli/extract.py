@@ -10,7 +10,7 @@ import typer
 
 from brson import api
 from brson.cli.common import (
-    State,
+    Source,
     check_output,
     output_codec,
     print_json,
@@ -22,7 +22,7 @@ from brson.codecs import Codec
 from brson.errors import PackageError
 from brson.model.tree import DataTree
 from brson.ops import extract as ops_extract
-from brson.package import SUFFIX, load_package, new_record, packdb_names, write_package
+from brson.package import SUFFIX, new_record, packdb_names, write_package
 
 app = typer.Typer()
 
@@ -75,12 +75,8 @@ def extract(
         # unreadable to both (brson reads the name as a codec).
         raise typer.BadParameter(f"--package writes a zip: name the output *{SUFFIX}",
                                  param_hint="'-o'")
-    source_package = None
-    if str(src).lower().endswith(SUFFIX):
-        source_package = load_package(src, max_size=State.max_size)
-        tree = source_package.tree
-    else:
-        tree = api.load(src, max_size=State.max_size)
+    source = Source(src)
+    source_package, tree = source.package, source.tree
     for warning in tree.container.warnings if tree.container else ():
         stderr.print(f"brson: warning: {src}: {warning}", markup=False)
     with progress("extracting", total=len(ops_extract.PHASES)) as bar:
