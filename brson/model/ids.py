@@ -75,14 +75,18 @@ def ids_in_bytes(data: bytes) -> tuple[set[str], list[str]]:
     text = data.decode("latin-1")
     found: list[tuple[str, str]] = _DEFINITION.findall(text)
     values = [match.group(2) for match in _REFERENCE.finditer(text)]
-    others = {element_id for key, element_id in found if key != "ParentReference"}
-    defined: set[str] = set()
-    for key, element_id in found:
-        if key == "ParentReference" and element_id in others:
-            values.append(element_id)  # the parent's ID as a link: a reference
-        else:
-            defined.add(element_id)
+    links = _repeated_links(found)
+    values += [eid for key, eid in found if key == "ParentReference" and eid in links]
+    defined = {eid for key, eid in found if key != "ParentReference" or eid not in links}
     return defined, values
+
+
+def _repeated_links(found: list[tuple[str, str]]) -> set[str]:
+    """IDs a ``ParentReference`` repeats from another key's definition, in ``(key, ID)``
+    definitions: third-party generators write the parent's ID there, which is a reference to
+    the parent, not a second definition (engine files never repeat an ID)."""
+    others = {element_id for key, element_id in found if key != "ParentReference"}
+    return {eid for key, eid in found if key == "ParentReference" and eid in others}
 
 
 def defines_id(key: str) -> bool:
@@ -299,11 +303,9 @@ class IdIndex:
     def _parent_links_from_bytes(
         self, text: str, spans: list[tuple[int, int]], found: list[tuple[str, str]]
     ) -> list[tuple[str, str]]:
-        """Third-party generators write the parent's ID as ``ParentReference``: that is a
-        reference to the parent, not a second definition of its ID (engine files never
-        repeat an ID, so this only runs when some ID is defined twice)."""
-        others = {element_id for key, element_id in found if key != "ParentReference"}
-        links = {eid for key, eid in found if key == "ParentReference" and eid in others}
+        """The parent's ID written as ``ParentReference`` (:func:`_repeated_links`) becomes a
+        value; this only runs when some ID is defined twice."""
+        links = _repeated_links(found)
         if not links:
             return found
         for lo, hi in spans:
