@@ -129,11 +129,15 @@ def convert(
     if str(dst) == STDIO:
         _refuse_terminal()
     tree = api.load(src, max_size=State.max_size)
-    chosen = output_codec(codec, str(dst))
+    _write_archive(tree, dst, output_codec(codec, str(dst)), legacy)
+
+
+def _write_archive(obj: DataTree | bytes, dst: Path, codec: Codec | None, legacy: bool) -> None:
+    """To standard output for ``-``, else through ``api.dump`` (atomic, errors name DST)."""
     if str(dst) == STDIO:
-        write_output(dst, api.dumps(tree, chosen, legacy=legacy))
+        write_output(dst, api.dumps(obj, codec, legacy=legacy))
     else:
-        api.dump(tree, dst, chosen, legacy=legacy)
+        api.dump(obj, dst, codec, legacy=legacy)
 
 
 def _refuse_terminal() -> None:
@@ -181,8 +185,4 @@ def from_json(
     except api.BrsonError as exc:
         raise exc.in_file(str(src)) from None
     data = bson_doc.encode(doc)
-    chosen = output_codec(codec, str(output), Codec.BROTLI)
-    if str(output) == STDIO:
-        write_output(output, api.dumps(data, chosen, legacy=legacy))
-    else:
-        api.dump(data, output, chosen, legacy=legacy)
+    _write_archive(data, output, output_codec(codec, str(output), Codec.BROTLI), legacy)

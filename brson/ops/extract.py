@@ -165,7 +165,7 @@ def extract(
     phase(PHASES[3])
     index = staged.ids
     outside = [(loc, value) for loc, value in index.values if value not in index.defined]
-    targets = [tree.ids.where(value) for _, value in outside] if outside else []
+    targets = [tree.ids.where(value) for _, value in outside]
     where = located(tree, targets)  # both sides located in bulk, not one descent each
     here = located(staged, [loc for loc, _ in outside])
     for (loc, value), target in zip(outside, targets, strict=True):
