@@ -38,6 +38,7 @@ test: $(STAMP) godot3
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q
 	$(BIN)/ruff check brson tests fixtures
+	$(BIN)/ruff format --check brson tests fixtures benchmarks fuzz scripts
 	$(BIN)/mypy brson
 	$(MAKE) fuzz-short
 

@@ -107,8 +107,9 @@ def _decompress(w: World) -> bytes:
             original, pos = _varint(payload, pos)
             if flags & 1:
                 size, pos = _varint(payload, pos)
-                out.append(lz4.block.decompress(payload[pos : pos + size],
-                                                uncompressed_size=original))
+                out.append(
+                    lz4.block.decompress(payload[pos : pos + size], uncompressed_size=original)
+                )
                 pos += size
             else:
                 out.append(payload[pos : pos + original])
@@ -203,8 +204,15 @@ def op_materialize(w: World) -> Any:
     tree = _load(w)
     members = 0
     for slot in tree.walk():
-        _ = (slot.name, slot.tag, slot.active, slot.position, slot.rotation, slot.scale,
-             slot.order_offset)
+        _ = (
+            slot.name,
+            slot.tag,
+            slot.active,
+            slot.position,
+            slot.rotation,
+            slot.scale,
+            slot.order_offset,
+        )
         for component in slot.components:
             component.type  # noqa: B018
             for member in component.fields.values():
@@ -326,8 +334,11 @@ OPS: dict[str, Callable[[World], Any]] = {
 }
 FLOOR_OPS = ("decompress", "decode_gc_off", "decode_gc_on", "encode_compress")
 #: What each operation's ratio is taken against.
-AGAINST = {"dumps": "encode_compress", "dumps_edited": "encode_compress",
-           "encode_compress": "encode_compress"}
+AGAINST = {
+    "dumps": "encode_compress",
+    "dumps_edited": "encode_compress",
+    "encode_compress": "encode_compress",
+}
 DESCRIPTION = {
     "decompress": "decompress alone (library call)",
     "decode_gc_off": "bson.decode, collector off",
@@ -387,8 +398,12 @@ def child(op: str, path: str, codec: str, meta_path: str, reps: int) -> None:
     import brson.model.documents
     import brson.model.ids  # noqa: F401
 
-    for optional in ("brson.ops.validate", "brson.ops.extract", "brson.graph.refs",
-                     "brson.godot.export"):
+    for optional in (
+        "brson.ops.validate",
+        "brson.ops.extract",
+        "brson.graph.refs",
+        "brson.godot.export",
+    ):
         with contextlib.suppress(ImportError):
             __import__(optional)
     baseline = _max_rss()
@@ -422,10 +437,19 @@ def child(op: str, path: str, codec: str, meta_path: str, reps: int) -> None:
 # -- the driver -------------------------------------------------------------------------------
 
 
-def _run_child(op: str, path: Path, codec: str, meta_path: Path, reps: int,
-               timeout: float) -> dict[str, Any]:
-    cmd = [sys.executable, str(Path(__file__)), "--child", op, str(path), codec, str(meta_path),
-           str(reps)]
+def _run_child(
+    op: str, path: Path, codec: str, meta_path: Path, reps: int, timeout: float
+) -> dict[str, Any]:
+    cmd = [
+        sys.executable,
+        str(Path(__file__)),
+        "--child",
+        op,
+        str(path),
+        codec,
+        str(meta_path),
+        str(reps),
+    ]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     except subprocess.TimeoutExpired:
@@ -448,8 +472,12 @@ def _run_js(path: Path, reps: int, timeout: float) -> dict[str, Any]:
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1:]}
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    return {"times": [out["total"]], "cpu": [out["cpu"]], "peak_rss": out["peak_rss"],
-            "detail": out}
+    return {
+        "times": [out["total"]],
+        "cpu": [out["cpu"]],
+        "peak_rss": out["peak_rss"],
+        "detail": out,
+    }
 
 
 def machine() -> dict[str, Any]:
@@ -525,8 +553,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 results.append(row)
                 if op in FLOOR_OPS and "time_s" in row:
                     floor[op] = row["time_s"]
-                console.print(f"  {size:>7} {codec:<6} {op:<16} {_brief(row)} "
-                              f"[dim]({time.perf_counter() - t0:.0f} s)[/dim]")
+                console.print(
+                    f"  {size:>7} {codec:<6} {op:<16} {_brief(row)} "
+                    f"[dim]({time.perf_counter() - t0:.0f} s)[/dim]"
+                )
             if codec == "brotli" and not args.no_js:
                 out = _run_js(path, reps, args.timeout)
                 row = _row(size, codec, "js_peer", out, meta)
@@ -546,8 +576,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-def _row(size: int, codec: str, op: str, out: dict[str, Any], meta: dict[str, Any]
-         ) -> dict[str, Any]:
+def _row(
+    size: int, codec: str, op: str, out: dict[str, Any], meta: dict[str, Any]
+) -> dict[str, Any]:
     row: dict[str, Any] = {"size": size, "codec": codec, "op": op}
     if "missing" in out:
         row["missing"] = out["missing"]
@@ -572,8 +603,7 @@ def _brief(row: dict[str, Any]) -> str:
     return f"[yellow]{(row.get('missing') and 'missing: ' + row['missing']) or row.get('error')}"
 
 
-def _ratios(results: list[dict[str, Any]], size: int, codec: str,
-            floor: dict[str, float]) -> None:
+def _ratios(results: list[dict[str, Any]], size: int, codec: str, floor: dict[str, float]) -> None:
     if "decompress" not in floor or "decode_gc_off" not in floor:
         return
     base = floor["decompress"] + floor["decode_gc_off"]
@@ -598,18 +628,42 @@ def evaluate(results: list[dict[str, Any]], largest: int) -> list[dict[str, Any]
             if t_op != op:
                 continue
             if "time_s" not in row:
-                out.append({"op": op, "codec": codec, "kind": kind, "limit": limit,
-                            "value": None, "met": None,
-                            "note": row.get("missing") or row.get("error")})
+                out.append(
+                    {
+                        "op": op,
+                        "codec": codec,
+                        "kind": kind,
+                        "limit": limit,
+                        "value": None,
+                        "met": None,
+                        "note": row.get("missing") or row.get("error"),
+                    }
+                )
                 continue
             value = row["ratio"] if kind == "ratio" else row["peak_per_bson"]
-            out.append({"op": op, "codec": codec, "kind": kind, "limit": limit,
-                        "value": value, "met": value <= limit})
+            out.append(
+                {
+                    "op": op,
+                    "codec": codec,
+                    "kind": kind,
+                    "limit": limit,
+                    "value": value,
+                    "met": value <= limit,
+                }
+            )
         smaller = by_key.get((largest // 10, codec, op))
         if smaller and "time_s" in smaller and "time_s" in row and op not in FLOOR_OPS:
             growth = row["time_s"] / smaller["time_s"]
-            out.append({"op": op, "codec": codec, "kind": "growth", "limit": GROWTH_LIMIT,
-                        "value": round(growth, 2), "met": growth <= GROWTH_LIMIT})
+            out.append(
+                {
+                    "op": op,
+                    "codec": codec,
+                    "kind": "growth",
+                    "limit": GROWTH_LIMIT,
+                    "value": round(growth, 2),
+                    "met": growth <= GROWTH_LIMIT,
+                }
+            )
     return out
 
 
@@ -631,16 +685,27 @@ def print_table(report: dict[str, Any]) -> None:
             table.add_section()
         previous = key
         if "time_s" not in row:
-            note = (
-                f"missing ({row['missing']})" if "missing" in row else f"error: {row['error']}"
+            note = f"missing ({row['missing']})" if "missing" in row else f"error: {row['error']}"
+            table.add_row(
+                f"{row['size']:,}",
+                row["codec"],
+                DESCRIPTION[row["op"]],
+                f"[yellow]{note}",
+                "",
+                "",
+                "",
             )
-            table.add_row(f"{row['size']:,}", row["codec"], DESCRIPTION[row["op"]],
-                          f"[yellow]{note}", "", "", "")
             continue
         ratio = f"{row['ratio']:.2f}x" if "ratio" in row else ""
-        table.add_row(f"{row['size']:,}", row["codec"], DESCRIPTION[row["op"]],
-                      f"{row['time_s']:.3f}", ratio, f"{row['peak_mib']:.0f}",
-                      f"{row['peak_per_bson']:.2f}")
+        table.add_row(
+            f"{row['size']:,}",
+            row["codec"],
+            DESCRIPTION[row["op"]],
+            f"{row['time_s']:.3f}",
+            ratio,
+            f"{row['peak_mib']:.0f}",
+            f"{row['peak_per_bson']:.2f}",
+        )
     console.print(table)
     targets = Table(title="targets on the largest world (ratio: CPU time to the floor's)")
     for col in ("operation", "codec", "measure", "limit", "value", "met"):
@@ -654,8 +719,10 @@ def print_table(report: dict[str, Any]) -> None:
 
 def markdown(report: dict[str, Any]) -> str:
     """The results as Markdown tables (pasted into docs/performance.md)."""
-    lines = ["| slots | codec | operation | CPU s | wall s | ratio | peak MiB | peak / BSON |",
-             "|---:|---|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| slots | codec | operation | CPU s | wall s | ratio | peak MiB | peak / BSON |",
+        "|---:|---|---|---:|---:|---:|---:|---:|",
+    ]
     for row in report["results"]:
         what = DESCRIPTION[row["op"]]
         if "time_s" not in row:
@@ -668,13 +735,18 @@ def markdown(report: dict[str, Any]) -> str:
             f"{min(row['wall_s']):.3f} | {ratio} | {row['peak_mib']:.0f} | "
             f"{row['peak_per_bson']:.2f} |"
         )
-    lines += ["", "| target (largest world) | codec | measure | limit | value | met |",
-              "|---|---|---|---:|---:|---|"]
+    lines += [
+        "",
+        "| target (largest world) | codec | measure | limit | value | met |",
+        "|---|---|---|---:|---:|---|",
+    ]
     for t in report["targets"]:
         met = {True: "yes", False: "**no**", None: "n/a"}[t["met"]]
         value = "" if t["value"] is None else f"{t['value']}"
-        lines.append(f"| {DESCRIPTION[t['op']]} | {t['codec']} | {t['kind']} | {t['limit']} | "
-                     f"{value} | {met} |")
+        lines.append(
+            f"| {DESCRIPTION[t['op']]} | {t['codec']} | {t['kind']} | {t['limit']} | "
+            f"{value} | {met} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -695,8 +767,14 @@ def plot(report: dict[str, Any], out: Path, codec: str = "brotli") -> None:
         left.plot(xs, [p[1] for p in pts], style, marker="o", color=cmap(i), label=op)
         if op not in FLOOR_OPS or op == "decode_gc_on":
             rx = [p[0] for p in pts if p[2] is not None]
-            right.plot(rx, [p[2] for p in pts if p[2] is not None], style, marker="o",
-                       color=cmap(i), label=op)
+            right.plot(
+                rx,
+                [p[2] for p in pts if p[2] is not None],
+                style,
+                marker="o",
+                color=cmap(i),
+                label=op,
+            )
     for ax in (left, right):
         ax.set_xscale("log")
         ax.set_xlabel("world size (slots)")
@@ -710,8 +788,10 @@ def plot(report: dict[str, Any], out: Path, codec: str = "brotli") -> None:
     right.axhline(1.0, color="black", lw=0.8)
     left.legend(fontsize=7, ncol=2)
     right.legend(fontsize=7, ncol=2)
-    fig.suptitle(f"brson on synthetic worlds - {report['machine']['cpu']}, "
-                 f"{report['machine']['cores']} cores, Python {report['machine']['python']}")
+    fig.suptitle(
+        f"brson on synthetic worlds - {report['machine']['cpu']}, "
+        f"{report['machine']['cores']} cores, Python {report['machine']['python']}"
+    )
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 
@@ -728,12 +808,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=",".join(str(s) for s in worlds.SIZES))
     parser.add_argument("--codecs", default=",".join(worlds.CODECS))
-    parser.add_argument("--big-codecs", default="brotli,lz4",
-                        help="codecs run on the 100k world (LZMA there takes ~15 min a write)")
+    parser.add_argument(
+        "--big-codecs",
+        default="brotli,lz4",
+        help="codecs run on the 100k world (LZMA there takes ~15 min a write)",
+    )
     parser.add_argument("--ops", default="", help="comma-separated subset of operations")
     parser.add_argument("--reps", type=int, default=0, help="repetitions (default by size)")
-    parser.add_argument("--models-max", type=int, default=100_000,
-                        help="largest world for Component.model() of everything")
+    parser.add_argument(
+        "--models-max",
+        type=int,
+        default=100_000,
+        help="largest world for Component.model() of everything",
+    )
     parser.add_argument("--timeout", type=float, default=1200)
     parser.add_argument("--no-js", action="store_true")
     parser.add_argument("--json", default=str(ROOT / "docs" / "benchmarks.json"))

@@ -44,28 +44,126 @@ SIZES = (1_000, 10_000, 100_000)
 _F32 = struct.Struct("<f")
 
 COMPONENT_NAMES = [
-    "MeshRenderer", "SkinnedMeshRenderer", "QuadMesh", "BoxMesh", "SphereMesh", "CylinderMesh",
-    "PBS_Metallic", "PBS_Specular", "UnlitMaterial", "StaticTexture2D", "StaticMesh",
-    "BoxCollider", "SphereCollider", "MeshCollider", "CapsuleCollider", "Grabbable",
-    "DynamicVariableSpace", "ValueCopy", "ReferenceField", "ValueField", "Button",
-    "Canvas", "RectTransform", "Text", "Image", "HorizontalLayout", "VerticalLayout",
-    "AudioOutput", "StaticAudioClip", "Light", "Camera", "LookAt", "Spinner", "Wiggler",
-    "VirtualParent", "ObjectRoot", "AvatarRoot", "PhysicalButton", "LODGroup", "Comment",
+    "MeshRenderer",
+    "SkinnedMeshRenderer",
+    "QuadMesh",
+    "BoxMesh",
+    "SphereMesh",
+    "CylinderMesh",
+    "PBS_Metallic",
+    "PBS_Specular",
+    "UnlitMaterial",
+    "StaticTexture2D",
+    "StaticMesh",
+    "BoxCollider",
+    "SphereCollider",
+    "MeshCollider",
+    "CapsuleCollider",
+    "Grabbable",
+    "DynamicVariableSpace",
+    "ValueCopy",
+    "ReferenceField",
+    "ValueField",
+    "Button",
+    "Canvas",
+    "RectTransform",
+    "Text",
+    "Image",
+    "HorizontalLayout",
+    "VerticalLayout",
+    "AudioOutput",
+    "StaticAudioClip",
+    "Light",
+    "Camera",
+    "LookAt",
+    "Spinner",
+    "Wiggler",
+    "VirtualParent",
+    "ObjectRoot",
+    "AvatarRoot",
+    "PhysicalButton",
+    "LODGroup",
+    "Comment",
 ]
-GENERIC_ARGS = ["float3", "float", "bool", "string", "colorX", "int", "floatQ",
-                "[FrooxEngine]FrooxEngine.Slot", "[FrooxEngine]FrooxEngine.IField<float3>"]
+GENERIC_ARGS = [
+    "float3",
+    "float",
+    "bool",
+    "string",
+    "colorX",
+    "int",
+    "floatQ",
+    "[FrooxEngine]FrooxEngine.Slot",
+    "[FrooxEngine]FrooxEngine.IField<float3>",
+]
 FIELD_NAMES = [
-    "Mesh", "Materials", "Texture", "TintColor", "Color", "Size", "Radius", "Height", "Offset",
-    "Target", "Source", "Value", "Reference", "Enabled", "Pressed", "Label", "Content",
-    "Tint", "Emissive", "Smoothness", "Metallic", "NormalMap", "URL", "Pivot", "Anchor",
-    "Rotation", "Scale", "Speed", "Range", "Intensity", "ShadowType", "BlendMode", "Sorting",
-    "LayoutMode", "Children", "Driver", "OverrideParent", "Space", "VariableName", "Weights",
-    "Bones", "BlendShapes", "Points", "Bounds", "Priority", "Mode", "Axis", "Curve", "Clip",
+    "Mesh",
+    "Materials",
+    "Texture",
+    "TintColor",
+    "Color",
+    "Size",
+    "Radius",
+    "Height",
+    "Offset",
+    "Target",
+    "Source",
+    "Value",
+    "Reference",
+    "Enabled",
+    "Pressed",
+    "Label",
+    "Content",
+    "Tint",
+    "Emissive",
+    "Smoothness",
+    "Metallic",
+    "NormalMap",
+    "URL",
+    "Pivot",
+    "Anchor",
+    "Rotation",
+    "Scale",
+    "Speed",
+    "Range",
+    "Intensity",
+    "ShadowType",
+    "BlendMode",
+    "Sorting",
+    "LayoutMode",
+    "Children",
+    "Driver",
+    "OverrideParent",
+    "Space",
+    "VariableName",
+    "Weights",
+    "Bones",
+    "BlendShapes",
+    "Points",
+    "Bounds",
+    "Priority",
+    "Mode",
+    "Axis",
+    "Curve",
+    "Clip",
 ]
 #: Field kinds and their weights: what a member's Data holds.
 KINDS = {
-    "bool": 10, "int": 8, "long": 2, "float": 12, "float2": 3, "float3": 10, "floatQ": 4,
-    "color": 6, "str": 7, "enum": 8, "ref": 14, "reflist": 4, "vallist": 3, "uri": 3, "bbox": 2,
+    "bool": 10,
+    "int": 8,
+    "long": 2,
+    "float": 12,
+    "float2": 3,
+    "float3": 10,
+    "floatQ": 4,
+    "color": 6,
+    "str": 7,
+    "enum": 8,
+    "ref": 14,
+    "reflist": 4,
+    "vallist": 3,
+    "uri": 3,
+    "bbox": 2,
 }
 ENUMS = ["On", "Off", "Object", "Local", "Global", "Linear", "Alpha", "Opaque", "Soft", "Hard"]
 
@@ -220,8 +318,13 @@ class _Builder:
         root = self.slot(0)
         return {
             "VersionNumber": "2025.6.17.855",
-            "FeatureFlags": {"ColorManagement": 0, "ResetGUID": 0, "ProtoFlux": 0,
-                             "TEXTURE_QUALITY": 0, "TypeManagement": 0},
+            "FeatureFlags": {
+                "ColorManagement": 0,
+                "ResetGUID": 0,
+                "ProtoFlux": 0,
+                "TEXTURE_QUALITY": 0,
+                "TypeManagement": 0,
+            },
             "Types": self.types,
             "TypeVersions": {self.types[0]: 1, self.types[5]: 2},
             "Object": root,
@@ -306,8 +409,10 @@ def ensure(slots: int, codecs: list[str], log: Any = print) -> dict[str, Any]:
         return meta
     t0 = time.perf_counter()
     data, fresh = generate(slots)
-    log(f"generated the {slots}-slot world: {len(data) / 2**20:.1f} MiB of BSON "
-        f"in {time.perf_counter() - t0:.1f} s")
+    log(
+        f"generated the {slots}-slot world: {len(data) / 2**20:.1f} MiB of BSON "
+        f"in {time.perf_counter() - t0:.1f} s"
+    )
     if meta and meta.get("bson_sha256") != fresh["bson_sha256"]:
         meta = {}
     files = dict(meta.get("files", {}))
@@ -320,8 +425,10 @@ def ensure(slots: int, codecs: list[str], log: Any = print) -> dict[str, Any]:
         archive = brson.dumps(data, codec)
         path.write_bytes(archive)
         files[codec] = {"name": path.name, "bytes": len(archive)}
-        log(f"  wrote {path.name}: {len(archive) / 2**20:.1f} MiB "
-            f"({time.perf_counter() - t0:.1f} s)")
+        log(
+            f"  wrote {path.name}: {len(archive) / 2**20:.1f} MiB "
+            f"({time.perf_counter() - t0:.1f} s)"
+        )
         meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     return meta

@@ -52,8 +52,17 @@ _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 _PACKDB_ELEMENT = re.compile(rb"\x02[^\x00]*\x00.{4}@packdb:///([^\x00?#/]+)", re.DOTALL)
 #: What Python's zipfile and its decompressors raise on a corrupt or unsupported zip
 #: (encrypted entries raise RuntimeError, unknown versions/methods NotImplementedError).
-_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, lzma.LZMAError, OSError,
-               EOFError, ValueError, NotImplementedError, RuntimeError)
+_ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    OSError,
+    EOFError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+)
 #: Reads are streamed in steps of this size so a lying entry cannot allocate past the limit.
 _CHUNK = 1 << 20
 
@@ -227,8 +236,9 @@ class Package:
     main_bytes: bytes = b""
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        write_package(path, self.tree, self.record, self.assets,
-                      metadata=self.metadata, extra=self.extra)
+        write_package(
+            path, self.tree, self.record, self.assets, metadata=self.metadata, extra=self.extra
+        )
 
     def for_tree(self, tree: DataTree, name: str | None = None) -> Package:
         """A package for another tree made from this one's content (an extracted slot): the
@@ -273,7 +283,7 @@ def loads_package(
         raise PackageError(
             f"{MAIN_RECORD} assetUri is {uri!r}, not a {PACKDB}<sha256> URL", file=name
         )
-    main = uri[len(PACKDB):]
+    main = uri[len(PACKDB) :]
     if ASSETS_DIR + main not in entries:
         raise PackageError(f"the main data tree Assets/{main} is missing", file=name)
     main_bytes = source.read(ASSETS_DIR + main)
@@ -285,23 +295,21 @@ def loads_package(
     metadata: dict[str, AssetMetadata] = {}
     extra: dict[str, bytes] = {}
     for entry in entries:
-        if entry.startswith(ASSETS_DIR) and "/" not in entry[len(ASSETS_DIR):]:
-            asset = entry[len(ASSETS_DIR):]
+        if entry.startswith(ASSETS_DIR) and "/" not in entry[len(ASSETS_DIR) :]:
+            asset = entry[len(ASSETS_DIR) :]
             if asset != main:
                 names.append(asset)
             if not _SHA256.match(asset):
                 warnings.append(f"asset name {asset!r} is not a sha256; not verified")
-        elif entry.startswith(METADATA_DIR) and "." in entry[len(METADATA_DIR):]:
-            asset, _, kind = entry[len(METADATA_DIR):].partition(".")
+        elif entry.startswith(METADATA_DIR) and "." in entry[len(METADATA_DIR) :]:
+            asset, _, kind = entry[len(METADATA_DIR) :].partition(".")
             metadata[asset] = AssetMetadata(kind, source.read(entry))
         elif entry != MAIN_RECORD:
             extra[entry] = source.read(entry)
     assets = Assets(source, names)
     warnings += _manifest_warnings(record, assets, metadata, main)
     if warnings and tree.container is not None:
-        tree.container = replace(
-            tree.container, warnings=(*tree.container.warnings, *warnings)
-        )
+        tree.container = replace(tree.container, warnings=(*tree.container.warnings, *warnings))
     return Package(record, tree, assets, metadata, extra, main, name, warnings, main_bytes)
 
 
@@ -314,8 +322,12 @@ def new_record(name: str, when: datetime | None = None) -> dict[str, Any]:
         "id": "R-Main",
         "ownerId": None,
         "assetUri": None,
-        "version": {"globalVersion": 0, "localVersion": 0, "lastModifyingUserId": None,
-                    "lastModifyingMachineId": None},
+        "version": {
+            "globalVersion": 0,
+            "localVersion": 0,
+            "lastModifyingUserId": None,
+            "lastModifyingMachineId": None,
+        },
         "name": name,
         "description": None,
         "recordType": "object",
@@ -366,8 +378,9 @@ def _manifest_warnings(
         if name not in assets:
             out.append(f"assetManifest lists {name} but the package does not hold it")
         elif isinstance(size, int) and size != assets.size(name):
-            out.append(f"assetManifest says {name} has {size} bytes, the package holds "
-                       f"{assets.size(name)}")
+            out.append(
+                f"assetManifest says {name} has {size} bytes, the package holds {assets.size(name)}"
+            )
     for name in assets:
         if name not in listed:
             out.append(f"asset {name} is not in assetManifest")
@@ -476,20 +489,20 @@ def dumps_package(
     blobs.pop(main, None)
     missing = [n for n in packdb_names(tree.to_bson()) if n not in blobs and n != main]
     if missing:
-        raise PackageError(
-            "the tree names assets that were not given: " + ", ".join(missing)
-        )
+        raise PackageError("the tree names assets that were not given: " + ", ".join(missing))
 
     out_record = dict(record)
     out_record["assetUri"] = PACKDB + main
-    order = [item.get("hash") for item in record.get("assetManifest") or []
-             if isinstance(item, dict)]
+    order = [
+        item.get("hash") for item in record.get("assetManifest") or [] if isinstance(item, dict)
+    ]
     names = [n for n in order if n in blobs] + [n for n in blobs if n not in order]
     out_record["assetManifest"] = [{"hash": n, "bytes": len(blobs[n])} for n in names]
 
     stamp = _timestamp(out_record.get("lastModificationTime"))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
+
         def put(entry: str, data: bytes, compress: bool = True) -> None:
             check_entry_name(entry)
             info = zipfile.ZipInfo(entry, date_time=stamp)
@@ -525,8 +538,14 @@ def _timestamp(value: object) -> tuple[int, int, int, int, int, int]:
         try:
             moment = datetime.fromisoformat(value[:19])
             if moment.year >= 1980:
-                return (moment.year, moment.month, moment.day,
-                        moment.hour, moment.minute, moment.second)
+                return (
+                    moment.year,
+                    moment.month,
+                    moment.day,
+                    moment.hour,
+                    moment.minute,
+                    moment.second,
+                )
         except ValueError:
             pass
     return (1980, 1, 1, 0, 0, 0)

@@ -31,10 +31,22 @@ if str(HERE.parent) not in sys.path:
 
 #: Modules to instrument for coverage (imported inside atheris' import hook).
 MODULES = (
-    "brson", "brson.api", "brson.codecs", "brson.container", "brson.document.raw",
-    "brson.document.bson", "brson.model.tree", "brson.model.node", "brson.model.ids",
-    "brson.model.typename", "brson.model.transform", "brson.cli.archive",
-    "brson.godot.variant", "brson.godot.values", "brson.package", "brson.ops.validate",
+    "brson",
+    "brson.api",
+    "brson.codecs",
+    "brson.container",
+    "brson.document.raw",
+    "brson.document.bson",
+    "brson.model.tree",
+    "brson.model.node",
+    "brson.model.ids",
+    "brson.model.typename",
+    "brson.model.transform",
+    "brson.cli.archive",
+    "brson.godot.variant",
+    "brson.godot.values",
+    "brson.package",
+    "brson.ops.validate",
 )
 TIMEOUT_S = 10
 
@@ -74,8 +86,11 @@ def mutate(rng: random.Random, data: bytes, pool: list[bytes]) -> bytes:
         limit = len(out) + 1
         if limit <= lo:
             break
-        pos = rng.randrange(lo, min(limit, lo + 64)) if rng.random() < 0.5 else \
-            rng.randrange(lo, limit)
+        pos = (
+            rng.randrange(lo, min(limit, lo + 64))
+            if rng.random() < 0.5
+            else rng.randrange(lo, limit)
+        )
         # Plain BSON: mostly in-place edits, which keep every enclosing length right.
         op = rng.choice((0, 4, 5)) if plain and rng.random() < 0.8 else rng.randrange(7)
         if op == 0 and pos < len(out):
@@ -87,8 +102,9 @@ def mutate(rng: random.Random, data: bytes, pool: list[bytes]) -> bytes:
         elif op == 3:
             del out[pos : pos + rng.randint(1, 16)]
         elif op == 4 and pos + 4 <= len(out):  # an interesting 32-bit value (lengths, counts)
-            value = rng.choice([0, 1, 4, 5, 0x7F, 0xFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,
-                                rng.randrange(1 << 32)])
+            value = rng.choice(
+                [0, 1, 4, 5, 0x7F, 0xFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, rng.randrange(1 << 32)]
+            )
             out[pos : pos + 4] = value.to_bytes(4, "little")
         elif op == 5 and pos < len(out):
             out[pos] = rng.choice([0, 1, 2, 3, 4, 5, 0x10, 0x12, 0x7F, 0x80, 0xFF])
@@ -142,8 +158,11 @@ def mutation_driver(name: str, runs: int, seed: int = 0) -> int:
     finally:
         signal.signal(signal.SIGALRM, previous)
     elapsed = time.perf_counter() - started
-    print(f"Done {runs} runs in {elapsed:.0f} second(s): target {name}, findings {findings}, "
-          f"slowest input {slowest:.3f} s", flush=True)
+    print(
+        f"Done {runs} runs in {elapsed:.0f} second(s): target {name}, findings {findings}, "
+        f"slowest input {slowest:.3f} s",
+        flush=True,
+    )
     return findings
 
 
@@ -179,8 +198,12 @@ def main(name: str, argv: list[str] | None = None) -> int:
         atheris = None
     if atheris is None or "--driver" in args:
         runs = next((int(a.split("=", 1)[1]) for a in args if a.startswith("-runs=")), 10_000)
-        print("atheris not available: plain mutation driver" if atheris is None else
-              "plain mutation driver", flush=True)
+        print(
+            "atheris not available: plain mutation driver"
+            if atheris is None
+            else "plain mutation driver",
+            flush=True,
+        )
         return 1 if mutation_driver(name, runs) else 0
 
     _import_instrumented(atheris)

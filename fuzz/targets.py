@@ -181,11 +181,24 @@ def _godot_seeds(version: int) -> Callable[[], list[bytes]]:
         from brson import godot as g
 
         values: list[Any] = [
-            None, True, 7, -(2**40), 1.5, "héllo", [1, "a", [2.0, None]],
-            {"a": 1, "b": [True, {"c": "d"}]}, g.Vector2(1, 2), g.Vector3(1, 2, 3),
-            g.Color(0.1, 0.2, 0.3, 1.0), g.Quaternion(0, 0, 0, 1), g.StringName("name"),
-            g.NodePath("a/b:c"), g.PackedInt32Array([1, 2, 3]), g.PackedFloat32Array([1.5]),
-            g.PackedStringArray(["x", "y"]), g.PackedVector3Array([g.Vector3(1, 2, 3)]),
+            None,
+            True,
+            7,
+            -(2**40),
+            1.5,
+            "héllo",
+            [1, "a", [2.0, None]],
+            {"a": 1, "b": [True, {"c": "d"}]},
+            g.Vector2(1, 2),
+            g.Vector3(1, 2, 3),
+            g.Color(0.1, 0.2, 0.3, 1.0),
+            g.Quaternion(0, 0, 0, 1),
+            g.StringName("name"),
+            g.NodePath("a/b:c"),
+            g.PackedInt32Array([1, 2, 3]),
+            g.PackedFloat32Array([1.5]),
+            g.PackedStringArray(["x", "y"]),
+            g.PackedVector3Array([g.Vector3(1, 2, 3)]),
             g.Transform3D(g.Basis(), g.Vector3(1, 2, 3)),
         ]
         if version == 4:

@@ -40,7 +40,6 @@ def fixtures_dir() -> Path:
     return FIXTURES
 
 
-
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Count the tests that ran a real Godot engine, so a CI log shows they ran, not skipped."""
     counts: dict[str, dict[str, int]] = {}

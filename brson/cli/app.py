@@ -59,8 +59,9 @@ def _options(
     ] = None,
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_show_version, is_eager=True,
-                     help="Print the version and exit."),
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
     # Set on every run, not only when given: main() may run many times in one process (tests,

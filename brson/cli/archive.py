@@ -84,10 +84,15 @@ def info(
         package, tree = source.package, source.tree
         row = summary(tree, str(path))
         # The sizes and codec are the main tree's; say that it sits in a package.
-        row["package"] = None if package is None else {
-            "main": f"Assets/{package.main}", "assets": len(package.assets),
-            "size": path.stat().st_size,
-        }
+        row["package"] = (
+            None
+            if package is None
+            else {
+                "main": f"Assets/{package.main}",
+                "assets": len(package.assets),
+                "size": path.stat().st_size,
+            }
+        )
         rows.append(row)
         for warning in tree.container.warnings if tree.container else ():
             stderr.print(f"brson: warning: {path}: {warning}", markup=False)
@@ -105,8 +110,10 @@ def info(
             elif key == "package":
                 if value is None:
                     continue
-                value = (f"{value['size']} bytes, main tree {value['main']}, "
-                         f"{value['assets']} other asset(s)")
+                value = (
+                    f"{value['size']} bytes, main tree {value['main']}, "
+                    f"{value['assets']} other asset(s)"
+                )
             elif key in ("compressed_size", "uncompressed_size"):
                 value = f"{value} ({human_size(value)})"
             shown = value if value is not None else "-"
@@ -116,8 +123,12 @@ def info(
 @app.command()
 def convert(
     src: Annotated[Path, typer.Argument(metavar="IN", help="Input archive.")],
-    dst: Annotated[Path, typer.Argument(
-        metavar="OUT", help="Output archive (its extension picks the codec); - for stdout.")],
+    dst: Annotated[
+        Path,
+        typer.Argument(
+            metavar="OUT", help="Output archive (its extension picks the codec); - for stdout."
+        ),
+    ],
     codec: Annotated[
         str | None,
         typer.Option(help="brotli, lzma, lz4 or none (default: from OUT, else IN's own codec)."),
@@ -170,9 +181,7 @@ def from_json(
     src: Annotated[
         Path, typer.Argument(metavar="FILE", help="JSON form written by to-json; - for stdin.")
     ],
-    output: Annotated[
-        Path, typer.Option("-o", "--output", help="Archive to write; - for stdout.")
-    ],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Archive to write; - for stdout.")],
     codec: Annotated[str | None, typer.Option(help="brotli, lzma, lz4 or none.")] = None,
     legacy: Annotated[bool, typer.Option(help="Write a headerless NeosVR-style file.")] = False,
 ) -> None:

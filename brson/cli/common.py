@@ -47,8 +47,12 @@ def progress(description: str, total: int | None = None) -> Iterator[Any]:
         yield _Silent()
         return
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}"),
-        TimeElapsedColumn(), console=stderr, transient=True,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}"),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=True,
     ) as bar:
         task = bar.add_task(description, total=total)
         yield _Bound(bar, task)
@@ -87,8 +91,10 @@ def check_output(src: Path, output: Path) -> None:
     """Refuse OUTPUT naming the input file: the atomic write would replace the source with
     the result (a subtree, an edit) and the original would be gone."""
     if output.exists() and output.resolve() == src.resolve():
-        raise typer.BadParameter("OUTPUT is FILE: brson never overwrites its input; write "
-                                 "elsewhere and rename", param_hint="'-o'")
+        raise typer.BadParameter(
+            "OUTPUT is FILE: brson never overwrites its input; write elsewhere and rename",
+            param_hint="'-o'",
+        )
 
 
 def output_codec(option: str | None, output: str, fallback: Codec | None = None) -> Codec | None:

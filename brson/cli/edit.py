@@ -44,10 +44,12 @@ CodecOption = Annotated[
     typer.Option(help="brotli, lzma, lz4 or none (default: from OUTPUT, else FILE's)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
-FileArg = Annotated[Path, typer.Argument(metavar="FILE",
-                                          help="Archive or .resonitepackage to read.")]
-SlotArg = Annotated[str, typer.Argument(metavar="SELECTOR",
-                                        help="The slot: a name, a path or an ID.")]
+FileArg = Annotated[
+    Path, typer.Argument(metavar="FILE", help="Archive or .resonitepackage to read.")
+]
+SlotArg = Annotated[
+    str, typer.Argument(metavar="SELECTOR", help="The slot: a name, a path or an ID.")
+]
 
 
 class ReferencePolicy(StrEnum):
@@ -62,8 +64,13 @@ class ImportExternal(StrEnum):
 
 
 # -- reading and writing ---------------------------------------------------------------------
-def _save(tree: DataTree, source: Source, output: Path, codec: str | None,
-          more: list[Source] | None = None) -> None:
+def _save(
+    tree: DataTree,
+    source: Source,
+    output: Path,
+    codec: str | None,
+    more: list[Source] | None = None,
+) -> None:
     """Write the tree: an archive in OUTPUT's (or FILE's) codec and framing, or a package
     holding the assets the tree names (from FILE's package and any ``more`` packages)."""
     if str(output).lower().endswith(SUFFIX):
@@ -72,8 +79,11 @@ def _save(tree: DataTree, source: Source, output: Path, codec: str | None,
         wanted = packdb_names(tree.to_bson())
         if not packages:
             if wanted:
-                raise PackageError(f"the tree names package assets ({', '.join(wanted)}) but "
-                                   "no input is a package to take them from", file=str(output))
+                raise PackageError(
+                    f"the tree names package assets ({', '.join(wanted)}) but "
+                    "no input is a package to take them from",
+                    file=str(output),
+                )
             write_package(output, tree, new_record(name))
             return
         assets: dict[str, bytes] = {}
@@ -85,13 +95,15 @@ def _save(tree: DataTree, source: Source, output: Path, codec: str | None,
                     if asset in package.metadata:
                         metadata[asset] = package.metadata[asset]
         first = packages[0]
-        combined = Package(record=dict(first.record), tree=tree, assets=assets,
-                           metadata=metadata, path=first.path)
+        combined = Package(
+            record=dict(first.record), tree=tree, assets=assets, metadata=metadata, path=first.path
+        )
         combined.for_tree(tree).save(output)
         return
     container = source.tree.container
-    chosen = output_codec(codec, str(output),
-                          container.codec if container is not None else Codec.BROTLI)
+    chosen = output_codec(
+        codec, str(output), container.codec if container is not None else Codec.BROTLI
+    )
     legacy = bool(container and container.legacy) and chosen is not Codec.BROTLI
     api.dump(tree, output, chosen, legacy=legacy)
 
@@ -108,18 +120,31 @@ def _say(text: str) -> None:
 @app.command("set")
 def set_field(
     src: FileArg,
-    target: Annotated[str, typer.Argument(
-        metavar="TARGET",
-        help="SLOT.FIELD (a slot member: Name, Active, Position…), SLOT:COMPONENT.FIELD or "
-             "SLOT.COMPONENT.FIELD; FIELD[i] for a list element. SLOT is a name, path or ID.")],
-    value: Annotated[str, typer.Argument(
-        metavar="VALUE",
-        help="The new value, read as the field's current kind: true/false, 42, 1.5, "
-             "'1,2,3', '#ff0000' or '1,0,0,1' for colours, an element ID, null.")],
+    target: Annotated[
+        str,
+        typer.Argument(
+            metavar="TARGET",
+            help="SLOT.FIELD (a slot member: Name, Active, Position…), SLOT:COMPONENT.FIELD or "
+            "SLOT.COMPONENT.FIELD; FIELD[i] for a list element. SLOT is a name, path or ID.",
+        ),
+    ],
+    value: Annotated[
+        str,
+        typer.Argument(
+            metavar="VALUE",
+            help="The new value, read as the field's current kind: true/false, 42, 1.5, "
+            "'1,2,3', '#ff0000' or '1,0,0,1' for colours, an element ID, null.",
+        ),
+    ],
     output: Output,
-    type_hint: Annotated[str | None, typer.Option(
-        "--type", help="Read VALUE as this type (bool, int, long, float, float3, colorX, "
-                       "string, Uri…) when the field's current value does not tell.")] = None,
+    type_hint: Annotated[
+        str | None,
+        typer.Option(
+            "--type",
+            help="Read VALUE as this type (bool, int, long, float, float3, colorX, "
+            "string, Uri…) when the field's current value does not tell.",
+        ),
+    ] = None,
     codec: CodecOption = None,
 ) -> None:
     """Set one field's value."""
@@ -155,13 +180,19 @@ def rename(
 @app.command()
 def move(
     src: FileArg,
-    selector: Annotated[str, typer.Argument(metavar="SELECTOR",
-                                            help="The slot to move: a name, path or ID.")],
+    selector: Annotated[
+        str, typer.Argument(metavar="SELECTOR", help="The slot to move: a name, path or ID.")
+    ],
     output: Output,
-    to: Annotated[str | None, typer.Option(
-        "--to", help="The new parent slot (default: where it is, to reorder).")] = None,
-    index: Annotated[int | None, typer.Option(
-        help="Its position among the parent's children (0 first, -1 last; default last).")
+    to: Annotated[
+        str | None,
+        typer.Option("--to", help="The new parent slot (default: where it is, to reorder)."),
+    ] = None,
+    index: Annotated[
+        int | None,
+        typer.Option(
+            help="Its position among the parent's children (0 first, -1 last; default last)."
+        ),
     ] = None,
     codec: CodecOption = None,
 ) -> None:
@@ -182,13 +213,21 @@ def delete(
     src: FileArg,
     selector: SlotArg,
     output: Output,
-    component: Annotated[str | None, typer.Option(
-        "--component", "-c",
-        help="Remove this component of the slot instead (type name, Type[n] for the n-th).")
+    component: Annotated[
+        str | None,
+        typer.Option(
+            "--component",
+            "-c",
+            help="Remove this component of the slot instead (type name, Type[n] for the n-th).",
+        ),
     ] = None,
-    references: Annotated[ReferencePolicy, typer.Option(
-        help="Values elsewhere naming what is removed: null them (as the engine does), "
-             "report them and keep them, or fail.")] = ReferencePolicy.null,
+    references: Annotated[
+        ReferencePolicy,
+        typer.Option(
+            help="Values elsewhere naming what is removed: null them (as the engine does), "
+            "report them and keep them, or fail."
+        ),
+    ] = ReferencePolicy.null,
     codec: CodecOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -198,8 +237,9 @@ def delete(
     slot = select(source.tree, selector)
     with progress("deleting"):
         if component is not None:
-            removal = ops_edit.remove_component(ops_edit.component_on(slot, component),
-                                                references.value)
+            removal = ops_edit.remove_component(
+                ops_edit.component_on(slot, component), references.value
+            )
         else:
             removal = ops_edit.delete(slot, references.value)
     _save(source.tree, source, output, codec)
@@ -242,15 +282,24 @@ def list_vars(
 @app.command("set-var")
 def set_var(
     src: FileArg,
-    assignments: Annotated[list[str], typer.Argument(
-        metavar="NAME=VALUE",
-        help="NAME=VALUE pairs; VALUE is read as the variable's type (true, 42, 1.5, "
-             "'1,2,3', '#ff0000', an element ID, null).")],
+    assignments: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="NAME=VALUE",
+            help="NAME=VALUE pairs; VALUE is read as the variable's type (true, 42, 1.5, "
+            "'1,2,3', '#ff0000', an element ID, null).",
+        ),
+    ],
     output: Output,
-    slot: Annotated[str | None, typer.Option(
-        "--slot", "-s", help="Only variables on slots this selector matches.")] = None,
-    every: Annotated[bool, typer.Option(
-        "--all", help="Set every variable of that name (default: a name must be unique).")
+    slot: Annotated[
+        str | None,
+        typer.Option("--slot", "-s", help="Only variables on slots this selector matches."),
+    ] = None,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all", help="Set every variable of that name (default: a name must be unique)."
+        ),
     ] = False,
     codec: CodecOption = None,
 ) -> None:
@@ -288,17 +337,24 @@ def renumber(
 @app.command("import")
 def import_subtree(
     src: FileArg,
-    other: Annotated[Path, typer.Argument(metavar="OTHER",
-                                          help="Archive or package to import from.")],
-    slot: Annotated[str, typer.Option(
-        "--slot", "-s", help="The slot of OTHER to import: a name, a path or an ID.")],
+    other: Annotated[
+        Path, typer.Argument(metavar="OTHER", help="Archive or package to import from.")
+    ],
+    slot: Annotated[
+        str,
+        typer.Option("--slot", "-s", help="The slot of OTHER to import: a name, a path or an ID."),
+    ],
     output: Output,
-    parent: Annotated[str | None, typer.Option(
-        "--parent", "-p", help="Where in FILE it goes (default: the root).")] = None,
-    index: Annotated[int | None, typer.Option(
-        help="Its position among the parent's children (default last).")] = None,
-    external: Annotated[ImportExternal, typer.Option(
-        help="References that leave the imported subtree: null them or fail.")
+    parent: Annotated[
+        str | None,
+        typer.Option("--parent", "-p", help="Where in FILE it goes (default: the root)."),
+    ] = None,
+    index: Annotated[
+        int | None, typer.Option(help="Its position among the parent's children (default last).")
+    ] = None,
+    external: Annotated[
+        ImportExternal,
+        typer.Option(help="References that leave the imported subtree: null them or fail."),
     ] = ImportExternal.null,
     codec: CodecOption = None,
     json_out: JsonOption = False,
@@ -310,15 +366,18 @@ def import_subtree(
     donor = Source(other)
     target_parent: Slot | None = select(source.tree, parent) if parent is not None else None
     with progress("importing"):
-        result = importing.import_slot(source.tree, donor.tree, slot, target_parent,
-                                       index=index, external=external.value)
+        result = importing.import_slot(
+            source.tree, donor.tree, slot, target_parent, index=index, external=external.value
+        )
     _save(source.tree, source, output, codec, [donor])
     report = result.report
     if json_out:
         print_json({"output": str(output), **report.to_dict()})
         return
-    _say(f"imported {report.source!r} -> {report.target!r} ({report.slots} slots, "
-         f"{report.components} components, {report.ids} new IDs) -> {output}")
+    _say(
+        f"imported {report.source!r} -> {report.target!r} ({report.slots} slots, "
+        f"{report.components} components, {report.ids} new IDs) -> {output}"
+    )
     if report.types_added:
         _say(f"  {len(report.types_added)} type(s) added")
     if report.assets:
@@ -326,8 +385,10 @@ def import_subtree(
     for ref in report.external:
         _say(f"  nulled: {ref.where} -> {ref.target_path or ref.target}")
     if report.feature_flags_missing:
-        _say("  warning: the source lacks feature flags this file has: "
-             + ", ".join(report.feature_flags_missing))
+        _say(
+            "  warning: the source lacks feature flags this file has: "
+            + ", ".join(report.feature_flags_missing)
+        )
 
 
 __all__ = ["app"]

@@ -46,23 +46,31 @@ def extract(
     ] = None,
     external: Annotated[
         ExternalPolicy,
-        typer.Option(help="References to what cannot come along (slots outside, world, "
-                          "users): keep them, null them, or fail."),
+        typer.Option(
+            help="References to what cannot come along (slots outside, world, "
+            "users): keep them, null them, or fail."
+        ),
     ] = ExternalPolicy.keep,
     package: Annotated[
         bool,
-        typer.Option("--package", help="Write a .resonitepackage with the assets the subtree "
-                                       "names (implied by a .resonitepackage OUTPUT)."),
+        typer.Option(
+            "--package",
+            help="Write a .resonitepackage with the assets the subtree "
+            "names (implied by a .resonitepackage OUTPUT).",
+        ),
     ] = False,
     dependencies: Annotated[
         bool,
-        typer.Option("--dependencies/--no-dependencies",
-                     help="Copy referenced components from outside the subtree."),
+        typer.Option(
+            "--dependencies/--no-dependencies",
+            help="Copy referenced components from outside the subtree.",
+        ),
     ] = True,
     legacy: Annotated[
         bool | None,
-        typer.Option("--legacy/--frdt", help="Headerless NeosVR framing or FrDT "
-                                             "(default: as the source)."),
+        typer.Option(
+            "--legacy/--frdt", help="Headerless NeosVR framing or FrDT (default: as the source)."
+        ),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
@@ -73,15 +81,17 @@ def extract(
     if package and not as_package:
         # Resonite and brson tell a package by its extension: a zip named .brson would be
         # unreadable to both (brson reads the name as a codec).
-        raise typer.BadParameter(f"--package writes a zip: name the output *{SUFFIX}",
-                                 param_hint="'-o'")
+        raise typer.BadParameter(
+            f"--package writes a zip: name the output *{SUFFIX}", param_hint="'-o'"
+        )
     source = Source(src)
     source_package, tree = source.package, source.tree
     for warning in tree.container.warnings if tree.container else ():
         stderr.print(f"brson: warning: {src}: {warning}", markup=False)
     with progress("extracting", total=len(ops_extract.PHASES)) as bar:
-        result = ops_extract.extract(tree, slot, external.value, dependencies,
-                                     progress=lambda _: bar.advance())
+        result = ops_extract.extract(
+            tree, slot, external.value, dependencies, progress=lambda _: bar.advance()
+        )
     name = result.tree.root.name
     name = name if isinstance(name, str) else slot
     assets: list[str] = []
@@ -95,7 +105,8 @@ def extract(
             if wanted:
                 raise PackageError(
                     f"the subtree names package assets ({', '.join(wanted)}) but {src} is not "
-                    "a package to take them from", file=str(src)
+                    "a package to take them from",
+                    file=str(src),
                 )
             write_package(output, result.tree, new_record(name))
     else:
@@ -120,16 +131,19 @@ def _print_report(
     out = stdout
     out.print(f"extracted {report.slot!r} -> {output}", markup=False)
     dropped = f" ({len(report.types_dropped)} dropped)" if report.types_dropped else ""
-    out.print(f"  {report.slots} slots, {report.components} components, "
-              f"{report.types} types{dropped}", markup=False)
+    out.print(
+        f"  {report.slots} slots, {report.components} components, {report.types} types{dropped}",
+        markup=False,
+    )
     if report.copied:
         out.print(f"  {len(report.copied)} referenced component(s) copied along:", markup=False)
         for copied in report.copied:
             out.print(f"    {copied.source} -> {copied.target}", markup=False)
     if report.external:
         action = report.external[0].action
-        out.print(f"  {len(report.external)} reference(s) leave the subtree ({action}):",
-                  markup=False)
+        out.print(
+            f"  {len(report.external)} reference(s) leave the subtree ({action}):", markup=False
+        )
         for ref in report.external:
             target = ref.target_path or f"{ref.target} (not in the file)"
             out.print(f"    {ref.where} -> {target}", markup=False)

@@ -33,14 +33,17 @@ def export_godot(
     ] = None,
     variant: Annotated[
         Path | None,
-        typer.Option("--variant", help="Also write the tree as one binary Variant "
-                                       "(bytes2var / bytes_to_var reads it)."),
+        typer.Option(
+            "--variant",
+            help="Also write the tree as one binary Variant (bytes2var / bytes_to_var reads it).",
+        ),
     ] = None,
 ) -> None:
     """Bring a Slot tree to Godot: nodes with transforms, primitive meshes, metadata."""
     if godot not in FORMAT:
-        raise typer.BadParameter(f"{godot} is not a supported version (use 3 or 4)",
-                                 param_hint="--godot")
+        raise typer.BadParameter(
+            f"{godot} is not a supported version (use 3 or 4)", param_hint="--godot"
+        )
     if output is None and variant is None:
         raise typer.BadParameter("nothing to write: give -o OUT.tscn and/or --variant OUT.bin")
     tree = api.load(src, max_size=State.max_size)

@@ -47,18 +47,32 @@ def assets(
             kind, ext = sniff_kind(blobs[name])
             if meta is not None:
                 kind = meta.kind
-        rows.append({"hash": name, "bytes": size, "kind": kind, "file": name + ext,
-                     "used_by": used_by.get(name, [])})
+        rows.append(
+            {
+                "hash": name,
+                "bytes": size,
+                "kind": kind,
+                "file": name + ext,
+                "used_by": used_by.get(name, []),
+            }
+        )
     if output is not None:
         _export({package.main: main_bytes, **blobs}, rows, output)
     if json_out:
-        print_json({"file": str(src), "record": package.record.get("name"), "assets": rows,
-                    "warnings": package.warnings})
+        print_json(
+            {
+                "file": str(src),
+                "record": package.record.get("name"),
+                "assets": rows,
+                "warnings": package.warnings,
+            }
+        )
         return
     stdout.print(f"{src}: {len(rows)} asset(s)", markup=False)
     for row in rows:
-        stdout.print(f"  {row['hash']}  {human_size(row['bytes']):>10}  {row['kind']}",
-                     markup=False)
+        stdout.print(
+            f"  {row['hash']}  {human_size(row['bytes']):>10}  {row['kind']}", markup=False
+        )
         for where in row["used_by"]:
             stdout.print(f"      used by {where}", markup=False)
     if output is not None:

@@ -41,8 +41,11 @@ def tree_command(
     ] = False,
     json_out: Annotated[
         bool,
-        typer.Option("--json", help="Nested objects: id, name, components [{id, type}], "
-                                    "children (hidden_children counts what --depth cut)."),
+        typer.Option(
+            "--json",
+            help="Nested objects: id, name, components [{id, type}], "
+            "children (hidden_children counts what --depth cut).",
+        ),
     ] = False,
 ) -> None:
     """The Slot tree: names and IDs, optionally components (short type names)."""
@@ -172,18 +175,22 @@ def refs(
 
 def _print_refs(file: Path, graph: ReferenceGraph, json_out: bool) -> None:
     if json_out:
-        print_json({
-            "file": str(file),
-            "counts": graph.counts(),
-            "external_ids": graph.external_ids,
-            "references": [ref.to_dict() for ref in graph],
-        })
+        print_json(
+            {
+                "file": str(file),
+                "counts": graph.counts(),
+                "external_ids": graph.external_ids,
+                "references": [ref.to_dict() for ref in graph],
+            }
+        )
         return
     counts = graph.counts()
     out = stdout.file
-    out.write(f"{file}: {counts['references']} references, {counts['internal']} internal "
-              f"(to {counts['referenced_ids']} of {counts['ids']} IDs), {counts['external']} "
-              f"external (to {counts['external_ids']} IDs)\n")
+    out.write(
+        f"{file}: {counts['references']} references, {counts['internal']} internal "
+        f"(to {counts['referenced_ids']} of {counts['ids']} IDs), {counts['external']} "
+        f"external (to {counts['external_ids']} IDs)\n"
+    )
     for ref in graph:
         location = ref.target_location
         target = location.describe() if location is not None else "(external)"

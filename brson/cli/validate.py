@@ -30,8 +30,12 @@ _ANNOTATION = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.IN
 def validate(
     files: Annotated[list[Path], typer.Argument(help="Archives or packages.")],
     output_format: Annotated[
-        Format, typer.Option("--format", help="text, json (schemas/validate-report.schema.json) "
-                             "or github (workflow annotations).")
+        Format,
+        typer.Option(
+            "--format",
+            help="text, json (schemas/validate-report.schema.json) "
+            "or github (workflow annotations).",
+        ),
     ] = Format.TEXT,
     strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
 ) -> None:
@@ -71,8 +75,9 @@ def _text(report: ValidateReport) -> None:
 def _line(file: str, finding: Finding) -> str:
     at = f" {finding.path}:" if finding.path else ""
     offset = f" (offset {finding.offset})" if finding.offset is not None else ""
-    return f"{finding.file or file}: {finding.severity} {finding.code}:{at} {finding.message}" \
-        f"{offset}"
+    return (
+        f"{finding.file or file}: {finding.severity} {finding.code}:{at} {finding.message}{offset}"
+    )
 
 
 def _github(report: ValidateReport) -> None:

@@ -50,7 +50,5 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
     except _brotli.error as exc:
         raise CodecError(f"corrupt Brotli stream ({exc})") from None
     if pos < len(view):
-        raise CodecError(
-            f"{len(view) - pos} trailing bytes after the Brotli stream", offset=pos
-        )
+        raise CodecError(f"{len(view) - pos} trailing bytes after the Brotli stream", offset=pos)
     return b"".join(out)

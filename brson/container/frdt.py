@@ -156,9 +156,7 @@ def unpack(
                     why = f"not a legacy {expected.label} file: no FrDT magic"
                 else:
                     why = "not an archive: no FrDT magic"
-                raise ContainerError(
-                    f"{why} and the content matches no known codec", offset=0
-                )
+                raise ContainerError(f"{why} and the content matches no known codec", offset=0)
             if expected is not None:
                 warnings.append(
                     f"extension says {expected.label} but the content is {sniffed.label}; "

@@ -57,8 +57,9 @@ def check_framing(data: bytes | memoryview) -> None:
             f"truncated BSON: document declares {length} bytes, {len(data)} present", offset=0
         )
     if length < len(data):
-        raise DocumentError(f"{len(data) - length} trailing bytes after the BSON document",
-                            offset=length)
+        raise DocumentError(
+            f"{len(data) - length} trailing bytes after the BSON document", offset=length
+        )
     if data[length - 1] != 0:
         raise DocumentError("BSON document does not end with a NUL byte", offset=length - 1)
 

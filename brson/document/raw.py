@@ -31,8 +31,20 @@ INT32 = 0x10
 INT64 = 0x12
 
 #: Fixed payload sizes of the element types that have one.
-_FIXED = {0x01: 8, 0x06: 0, 0x07: 12, 0x08: 1, 0x09: 8, 0x0A: 0, 0x10: 4, 0x11: 8, 0x12: 8,
-          0x13: 16, 0x7F: 0, 0xFF: 0}
+_FIXED = {
+    0x01: 8,
+    0x06: 0,
+    0x07: 12,
+    0x08: 1,
+    0x09: 8,
+    0x0A: 0,
+    0x10: 4,
+    0x11: 8,
+    0x12: 8,
+    0x13: 16,
+    0x7F: 0,
+    0xFF: 0,
+}
 #: Types whose payload starts with an int32 byte count of what follows (+ subtype for binary).
 _LENGTH_PREFIXED = {0x02: 4, 0x0D: 4, 0x0E: 4, 0x05: 5}
 
@@ -72,9 +84,7 @@ def index(buf: bytes, start: int, end: int) -> dict[str, Element]:
             else:
                 vend = vstart + n
                 if n < 5 or vend > last or buf[vend - 1] != 0:
-                    raise DocumentError(
-                        f"sub-document {key!r} has invalid length {n}", offset=pos
-                    )
+                    raise DocumentError(f"sub-document {key!r} has invalid length {n}", offset=pos)
         elif etype in _FIXED:
             vend = vstart + _FIXED[etype]
         elif etype in _LENGTH_PREFIXED or etype == 0x0F or etype == 0x0C:
@@ -167,15 +177,14 @@ def member_index(buf: bytes, start: int, end: int) -> dict[str, Element]:
     Most documents in a data tree are members, so skipping the general loop for them is the
     single biggest saving when walking; anything else falls back to :func:`index`.
     """
-    if (
-        end - start > 21
-        and buf[start + 4] == 0x02
-        and buf[start + 5 : start + 8] == b"ID\x00"
-    ):
+    if end - start > 21 and buf[start + 4] == 0x02 and buf[start + 5 : start + 8] == b"ID\x00":
         n = _I32.unpack_from(buf, start + 8)[0]
         data_at = start + 12 + n
-        if n > 0 and data_at + 6 <= end and buf[data_at - 1] == 0 and (
-            buf[data_at + 1 : data_at + 6] == b"Data\x00"
+        if (
+            n > 0
+            and data_at + 6 <= end
+            and buf[data_at - 1] == 0
+            and (buf[data_at + 1 : data_at + 6] == b"Data\x00")
         ):
             etype = buf[data_at]
             vstart = data_at + 6

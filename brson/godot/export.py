@@ -146,11 +146,14 @@ def _transform(slot: Slot, is_root: bool) -> gv.Transform3D:
     try:
         matrix = slot.global_matrix() if is_root else slot.local_matrix()
     except (TypeError, ValueError, IndexError):
-        raise ModelError("position, rotation or scale is not a list of numbers",
-                         path=slot.path) from None
+        raise ModelError(
+            "position, rotation or scale is not a list of numbers", path=slot.path
+        ) from None
     (xx, yx, zx, ox), (xy, yy, zy, oy), (xz, yz, zz, oz) = matrix[:3]
-    return gv.Transform3D(gv.Basis(gv.Vector3(xx, xy, xz), gv.Vector3(yx, yy, yz),
-                                   gv.Vector3(zx, zy, zz)), gv.Vector3(ox, oy, oz))
+    return gv.Transform3D(
+        gv.Basis(gv.Vector3(xx, xy, xz), gv.Vector3(yx, yy, yz), gv.Vector3(zx, zy, zz)),
+        gv.Vector3(ox, oy, oz),
+    )
 
 
 def slot_tree_value(tree: DataTree, slot: Slot | None = None) -> dict[str, Any]:
@@ -166,7 +169,10 @@ def slot_tree_value(tree: DataTree, slot: Slot | None = None) -> dict[str, Any]:
     while stack:
         current, out, is_root = stack.pop()
         out.update(
-            name=current.name, id=current.id, tag=current.tag, active=current.active,
+            name=current.name,
+            id=current.id,
+            tag=current.tag,
+            active=current.active,
             transform=_transform(current, is_root),
             components=[component_summary(c) for c in current.components],
             slot=slot_fields(current),
@@ -213,8 +219,11 @@ def _number(component: Component, key: str) -> float | None:
 
 def _numbers(component: Component, key: str, count: int) -> list[float] | None:
     value = _value(component, key)
-    if (isinstance(value, list) and len(value) >= count
-            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value[:count])):
+    if (
+        isinstance(value, list)
+        and len(value) >= count
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value[:count])
+    ):
         return [float(v) for v in value[:count]]
     return None
 
@@ -263,8 +272,10 @@ class _Converter:
             if mesh is None:
                 continue
             if found is not None:
-                self.notes.append(f"slot {slot.path!r}: more than one MeshRenderer; only the "
-                                  "first becomes the MeshInstance's mesh")
+                self.notes.append(
+                    f"slot {slot.path!r}: more than one MeshRenderer; only the "
+                    "first becomes the MeshInstance's mesh"
+                )
                 continue
             found = (mesh, self.material(component))
         return found
@@ -284,10 +295,15 @@ class _Converter:
             size = _numbers(component, "Size", 2)
             props = {"size": gv.Vector2(*size)} if size else None
             rotation = _numbers(component, "Rotation", 4)
-            if props and rotation and any(abs(a - b) > 1e-6
-                                          for a, b in zip(rotation, (0, 0, 0, 1), strict=True)):
-                self.notes.append(f"slot {slot.path!r}: QuadMesh Rotation {rotation} is not "
-                                  "applied (a Godot QuadMesh cannot be rotated)")
+            if (
+                props
+                and rotation
+                and any(abs(a - b) > 1e-6 for a, b in zip(rotation, (0, 0, 0, 1), strict=True))
+            ):
+                self.notes.append(
+                    f"slot {slot.path!r}: QuadMesh Rotation {rotation} is not "
+                    "applied (a Godot QuadMesh cannot be rotated)"
+                )
         elif kind == "BoxMesh":
             size3 = _numbers(component, "Size", 3)
             props = {"size": gv.Vector3(*size3)} if size3 else None
@@ -308,8 +324,10 @@ class _Converter:
                 if isinstance(caps, bool) and godot4:
                     props.update(cap_top=caps, cap_bottom=caps)
                 elif caps is False:
-                    self.notes.append(f"slot {slot.path!r}: {kind} without caps is drawn "
-                                      "with caps (Godot 3's CylinderMesh always has them)")
+                    self.notes.append(
+                        f"slot {slot.path!r}: {kind} without caps is drawn "
+                        "with caps (Godot 3's CylinderMesh always has them)"
+                    )
             cls = "CylinderMesh"
         elif kind == "CapsuleMesh" and godot4:  # 3.x capsules lie along Z, not Y
             radius, height = _number(component, "Radius"), _number(component, "Height")
@@ -349,8 +367,11 @@ class _Converter:
         props: dict[str, Any] = {"albedo_color": color}
         if unlit:
             props["shading_mode" if godot4 else "flags_unshaded"] = 0 if godot4 else True
-        transparent = (color.a < 1.0 or _value(component, "BlendMode") in _TRANSPARENT_BLEND
-                       or _value(component, "Transparent") is True)
+        transparent = (
+            color.a < 1.0
+            or _value(component, "BlendMode") in _TRANSPARENT_BLEND
+            or _value(component, "Transparent") is True
+        )
         if transparent:
             props["transparency" if godot4 else "flags_transparent"] = 1 if godot4 else True
         if _value(component, "Sidedness") in ("Double", "DualSided"):
@@ -366,8 +387,10 @@ class _Converter:
         notes = list(self.notes)
         if self.unmapped_meshes:
             listing = ", ".join(f"{k} x{n}" for k, n in sorted(self.unmapped_meshes.items()))
-            notes.append(f"meshes without a Godot {self.godot} primitive ({listing}): their "
-                         "slots stay plain nodes; the components are kept in metadata")
+            notes.append(
+                f"meshes without a Godot {self.godot} primitive ({listing}): their "
+                "slots stay plain nodes; the components are kept in metadata"
+            )
         if self.unmapped_materials:
             listing = ", ".join(f"{k} x{n}" for k, n in sorted(self.unmapped_materials.items()))
             notes.append(f"materials without a Godot equivalent ({listing}): kept in metadata")

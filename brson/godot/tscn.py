@@ -49,8 +49,15 @@ _INT64 = (-(2**63), 2**63 - 1)
 _PARSER_DIGITS = 18
 
 #: Escapes both engines' tokenizers read back (``\\uXXXX`` for the other control characters).
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b",
-            "\f": "\\f"}
+_ESCAPES = {
+    "\\": "\\\\",
+    '"': '\\"',
+    "\n": "\\n",
+    "\t": "\\t",
+    "\r": "\\r",
+    "\b": "\\b",
+    "\f": "\\f",
+}
 _NEEDS_ESCAPE = re.compile(r'[\\"\x00-\x1f\x7f]')
 
 
@@ -188,9 +195,28 @@ def _float_text(number: float, godot: int) -> str:
 
 
 #: What :meth:`_Writer.literal` writes (``math_literal`` lists the Godot types one by one).
-_LITERAL_TYPES = (type(None), bool, int, float, str, bytes, bytearray, Mapping, list, tuple,
-                  SubResource, gv.Vector2, gv.Vector3, gv.Quaternion, gv.Color, gv.Basis,
-                  gv.Transform3D, gv.AABB, gv.NodePath, gv.StringName)
+_LITERAL_TYPES = (
+    type(None),
+    bool,
+    int,
+    float,
+    str,
+    bytes,
+    bytearray,
+    Mapping,
+    list,
+    tuple,
+    SubResource,
+    gv.Vector2,
+    gv.Vector3,
+    gv.Quaternion,
+    gv.Color,
+    gv.Basis,
+    gv.Transform3D,
+    gv.AABB,
+    gv.NodePath,
+    gv.StringName,
+)
 
 
 class _Raw(str):
@@ -229,8 +255,11 @@ class _Writer:
             rid = str(number) if self.godot == 3 else f"{resource.type}_{number}"
             self.ids[key] = rid
             rid_text = rid if self.godot == 3 else quote(rid)
-            self.resource_lines += [f"[sub_resource type={quote(resource.type)} id={rid_text}]",
-                                    *body, ""]
+            self.resource_lines += [
+                f"[sub_resource type={quote(resource.type)} id={rid_text}]",
+                *body,
+                "",
+            ]
         return f"SubResource( {rid} )" if self.godot == 3 else f'SubResource("{rid}")'
 
     # Literals ---------------------------------------------------------------------------------
@@ -318,8 +347,9 @@ class _Writer:
         if isinstance(value, gv.Transform3D):
             rows = [n for row in value.basis.rows() for n in row]
             origin = value.origin
-            return self.reals("Transform" if godot3 else "Transform3D",
-                              [*rows, origin.x, origin.y, origin.z])
+            return self.reals(
+                "Transform" if godot3 else "Transform3D", [*rows, origin.x, origin.y, origin.z]
+            )
         if isinstance(value, gv.AABB):
             p, s = value.position, value.size
             return self.reals("AABB", (p.x, p.y, p.z, s.x, s.y, s.z))
@@ -344,8 +374,10 @@ class _Writer:
         except Exception as exc:  # the caller's hook: any failure is this value's refusal
             raise VariantError(f"cannot write a {what} in a TSCN file ({exc})") from None
         if not isinstance(value, _LITERAL_TYPES):  # one step only: a hook could loop
-            raise VariantError(f"default() turned {what} into {type(value).__name__}, which "
-                               "has no TSCN literal either")
+            raise VariantError(
+                f"default() turned {what} into {type(value).__name__}, which "
+                "has no TSCN literal either"
+            )
         return value
 
 

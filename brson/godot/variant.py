@@ -528,8 +528,11 @@ class _Encoder:
             raise self.fail(f"cannot encode {what} as a Godot Variant ({exc})", path) from None
         kind = _kind_of(value)
         if kind is None:  # one step only: a hook returning the unknown again would loop
-            raise self.fail(f"default() turned {what} into {type(value).__name__}, which "
-                            "has no Variant type either", path)
+            raise self.fail(
+                f"default() turned {what} into {type(value).__name__}, which "
+                "has no Variant type either",
+                path,
+            )
         return value, kind
 
     def float_(self, number: float, path: _Path) -> None:

@@ -244,8 +244,9 @@ class ReferenceGraph:
         return location
 
     # -- by source ------------------------------------------------------------------------
-    def references_from(self, element: Slot | Component | Member | DataTree,
-                        *, deep: bool = False) -> list[Reference]:
+    def references_from(
+        self, element: Slot | Component | Member | DataTree, *, deep: bool = False
+    ) -> list[Reference]:
         """References whose value lies inside ``element``: a member's value (and its list
         elements), a component's members, a slot's own members and components; with ``deep``
         a slot's whole subtree as well.  The tree itself gives every reference."""

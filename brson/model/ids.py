@@ -401,8 +401,9 @@ def _child_at(kids: list[Any], offset: int) -> Slot | None:
         mid = (lo + hi) // 2
         kid = kids[mid]
         if not isinstance(kid, Slot):  # not a slot list after all: look at each
-            return next((k for k in kids if isinstance(k, Slot) and k._start <= offset < k._end),
-                        None)
+            return next(
+                (k for k in kids if isinstance(k, Slot) and k._start <= offset < k._end), None
+            )
         if offset < kid._start:
             hi = mid
         elif offset >= kid._end:

@@ -57,7 +57,7 @@ SCHEMA: dict[str, Any] = {
         },
         "numberLong": {
             "description": "BSON int64 (NeosVR files use it for every integer; Resonite for "
-                           "OrderOffset).  Kept apart from int32 so widths survive.",
+            "OrderOffset).  Kept apart from int32 so widths survive.",
             "type": "object",
             "properties": {"$numberLong": {"type": "string", "pattern": "^-?[0-9]+$"}},
             "required": ["$numberLong"],
@@ -91,7 +91,7 @@ SCHEMA: dict[str, Any] = {
                 "A BSON document (keys in BSON order; the first key does not start with '$', "
                 "which a schema can only approximate: not every key starts with '$').  BSON "
                 "types the engine never writes appear as MongoDB canonical Extended JSON "
-                "objects ({\"$binary\": ...}, {\"$oid\": ...}), which this shape also admits."
+                'objects ({"$binary": ...}, {"$oid": ...}), which this shape also admits.'
             ),
             "type": "object",
             "additionalProperties": _VALUE,

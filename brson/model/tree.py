@@ -201,8 +201,9 @@ class Component(Node):
                 f"component type index {raw_type} is out of range (Types has {len(types)})",
                 path=self._where(),
             )
-        raise ModelError(f"component Type is {raw_type!r}, not an index or a name",
-                         path=self._where())
+        raise ModelError(
+            f"component Type is {raw_type!r}, not an index or a name", path=self._where()
+        )
 
     @property
     def type_label(self) -> str:
@@ -436,9 +437,7 @@ class Slot(Node):
             and len(value) == len(default)
             and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
         ):
-            raise ModelError(
-                f"{key} is {value!r}, not {len(default)} numbers", path=self.path
-            )
+            raise ModelError(f"{key} is {value!r}, not {len(default)} numbers", path=self.path)
         return value
 
     def global_matrix(self) -> transform.Matrix:
@@ -652,8 +651,11 @@ class DataTree(Node):
         if len(found) > 1:
             listing = "; ".join(f"{s.path} ({s.id})" for s in found[:10])
             more = f" and {len(found) - 10} more" if len(found) > 10 else ""
-            hint = ("the ID is defined more than once (a duplicate ID); use a path"
-                    if is_guid(selector) else "use a path or an ID")
+            hint = (
+                "the ID is defined more than once (a duplicate ID); use a path"
+                if is_guid(selector)
+                else "use a path or an ID"
+            )
             raise SelectorError(f"{selector!r} matches {len(found)} slots: {listing}{more}; {hint}")
         return found[0] if found else None
 

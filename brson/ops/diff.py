@@ -255,11 +255,14 @@ def _diff_slots(left: _Side, right: _Side, out: Diff) -> None:
         old = left.slots[key]
         old_parent, new_parent = left.parents[key], right.parents[key]
         if old_parent != new_parent:
-            out.slots_moved.append(SlotChange(
-                slot.id, slot.path,
-                left.slot_path(old_parent) if old_parent else None,
-                right.slot_path(new_parent) if new_parent else None,
-            ))
+            out.slots_moved.append(
+                SlotChange(
+                    slot.id,
+                    slot.path,
+                    left.slot_path(old_parent) if old_parent else None,
+                    right.slot_path(new_parent) if new_parent else None,
+                )
+            )
         old_name, new_name = old.name, slot.name
         if not _same(old_name, new_name):
             out.slots_renamed.append(SlotChange(slot.id, slot.path, old_name, new_name))
@@ -298,32 +301,49 @@ def _same_bytes(old: Slot, new: Slot, key: str) -> bool:
 def _diff_components(left: _Side, right: _Side, out: Diff) -> None:
     for key, (component, _) in left.components.items():
         if key not in right.components:
-            out.components_removed.append(ComponentChange(
-                _component_id(component), left.type_name(component), left.component_path(key)
-            ))
+            out.components_removed.append(
+                ComponentChange(
+                    _component_id(component), left.type_name(component), left.component_path(key)
+                )
+            )
     for key, (component, slot_key) in right.components.items():
         if key not in left.components:
-            out.components_added.append(ComponentChange(
-                _component_id(component), right.type_name(component),
-                right.component_path(key),
-            ))
+            out.components_added.append(
+                ComponentChange(
+                    _component_id(component),
+                    right.type_name(component),
+                    right.component_path(key),
+                )
+            )
             continue
         old, old_slot = left.components[key]
         if old_slot != slot_key:
-            out.components_moved.append(ComponentChange(
-                _component_id(component), right.type_name(component),
-                right.component_path(key), left.component_path(key),
-            ))
+            out.components_moved.append(
+                ComponentChange(
+                    _component_id(component),
+                    right.type_name(component),
+                    right.component_path(key),
+                    left.component_path(key),
+                )
+            )
         old_type, new_type = left.type_name(old), right.type_name(component)
         if old_type != new_type:
-            out.values.append(ValueChange(right.component_path(key) + " (Type)",
-                                          _component_id(component), old_type, new_type))
+            out.values.append(
+                ValueChange(
+                    right.component_path(key) + " (Type)",
+                    _component_id(component),
+                    old_type,
+                    new_type,
+                )
+            )
         data_a, data_b = _data(old), _data(component)
         if data_a is None or data_b is None or data_a.to_bson() != data_b.to_bson():
             _compare(
                 data_a.decoded() if data_a else old.get("Data"),
                 data_b.decoded() if data_b else component.get("Data"),
-                right.component_path(key), (), out,
+                right.component_path(key),
+                (),
+                out,
             )
 
 
@@ -351,10 +371,15 @@ def _compare(
             present = b if in_b else a
             if isinstance(present, dict) and isinstance(present.get("ID"), str):
                 element_id = present["ID"]  # a whole member or list element came or went
-            out.values.append(ValueChange(
-                _render(head, path), element_id, a if in_a else None, b if in_b else None,
-                "added" if in_b else "removed",
-            ))
+            out.values.append(
+                ValueChange(
+                    _render(head, path),
+                    element_id,
+                    a if in_a else None,
+                    b if in_b else None,
+                    "added" if in_b else "removed",
+                )
+            )
             continue
         if type(a) is dict and type(b) is dict:
             if isinstance(a.get("ID"), str) and a.get("ID") == b.get("ID"):
@@ -362,8 +387,7 @@ def _compare(
             keys = list(a)
             keys += [k for k in b if k not in a]
             for key in reversed(keys):
-                stack.append((a.get(key), b.get(key), (*path, key), key in a, key in b,
-                              element_id))
+                stack.append((a.get(key), b.get(key), (*path, key), key in a, key in b, element_id))
         elif type(a) is list and type(b) is list and _nested(a, b):
             for item in reversed(_pair_items(a, b)):
                 index, item_a, item_b, has_a, has_b = item
@@ -399,8 +423,9 @@ def _pair_items(a: list[Any], b: list[Any]) -> list[tuple[int, Any, Any, bool, b
         pairs += [(j, None, item, False, True) for j, item in enumerate(b) if ids_b[j] not in seen]
         return pairs
     for i in range(max(len(a), len(b))):
-        pairs.append((i, a[i] if i < len(a) else None, b[i] if i < len(b) else None,
-                      i < len(a), i < len(b)))
+        pairs.append(
+            (i, a[i] if i < len(a) else None, b[i] if i < len(b) else None, i < len(a), i < len(b))
+        )
     return pairs
 
 

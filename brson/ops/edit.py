@@ -142,13 +142,16 @@ def move(slot: Slot, parent: Slot | None = None, index: int | None = None) -> No
         raise ModelError("the root slot cannot be moved", path=slot.path)
     new = parent if parent is not None else old
     if new._tree is not slot._tree:
-        raise ModelError("that parent belongs to another tree (use import to copy a subtree "
-                         "between files)", path=slot.path)
+        raise ModelError(
+            "that parent belongs to another tree (use import to copy a subtree between files)",
+            path=slot.path,
+        )
     node: Slot | None = new
     while node is not None:
         if node is slot:
-            raise ModelError(f"cannot move a slot under itself or its descendant {new.path!r}",
-                             path=slot.path)
+            raise ModelError(
+                f"cannot move a slot under itself or its descendant {new.path!r}", path=slot.path
+            )
         node = node.parent
     old_items = [item for item in old.children_list() if item is not slot]
     items = old_items if new is old else list(new.children_list())
@@ -287,13 +290,17 @@ def remove_component(component: Component, references: References | str = "null"
     tree = tree_of(component)
     removal = _remove(component, references, None)
     if slot is None:  # a NeosVR root asset
-        tree.set("Assets", [item for item in tree.child_nodes("Assets", Component) or []
-                            if item is not component])
+        tree.set(
+            "Assets",
+            [item for item in tree.child_nodes("Assets", Component) or [] if item is not component],
+        )
         return removal
     member = slot.components_member
     assert member is not None
-    member.set("Data", [item for item in member.child_nodes("Data", Component) or []
-                        if item is not component])
+    member.set(
+        "Data",
+        [item for item in member.child_nodes("Data", Component) or [] if item is not component],
+    )
     return removal
 
 
@@ -311,8 +318,11 @@ def _type_value(tree: DataTree, type_name: str | TypeName, slot: Slot) -> int | 
     if tree.legacy:
         parsed = TypeName.parse(text)
         if parsed.assembly is not None:
-            raise ModelError(f"NeosVR files name types without an assembly: {text!r} should "
-                             f"be {text[text.index(']') + 1:]!r}", path=slot.path)
+            raise ModelError(
+                f"NeosVR files name types without an assembly: {text!r} should "
+                f"be {text[text.index(']') + 1 :]!r}",
+                path=slot.path,
+            )
         return text
     names = [str(t) for t in tree.types]
     if text in names:
@@ -324,10 +334,15 @@ def _type_value(tree: DataTree, type_name: str | TypeName, slot: Slot) -> int | 
             return found[0]
         if found:
             listing = ", ".join(names[i] for i in found)
-            raise ModelError(f"{text!r} names several types in Types ({listing}); give the "
-                             "full name", path=slot.path)
-        raise ModelError(f"{text!r} is not in Types; a new Resonite type needs its assembly: "
-                         f"'[FrooxEngine]{text}'", path=slot.path)
+            raise ModelError(
+                f"{text!r} names several types in Types ({listing}); give the full name",
+                path=slot.path,
+            )
+        raise ModelError(
+            f"{text!r} is not in Types; a new Resonite type needs its assembly: "
+            f"'[FrooxEngine]{text}'",
+            path=slot.path,
+        )
     return tree.type_index(text)
 
 
@@ -354,8 +369,11 @@ def set_value(member: Member, value: Any, ids: FreshIds | None = None) -> None:
             else:
                 fresh = _fresh(tree, fresh)
                 new_items.append(Member.new({"ID": fresh(), "Data": _coerce(item, None, tree)}))
-        same = len(new_items) == len(old) and isinstance(member.get("Data"), list) and all(
-            a is b for a, b in zip(new_items, old, strict=True))
+        same = (
+            len(new_items) == len(old)
+            and isinstance(member.get("Data"), list)
+            and all(a is b for a, b in zip(new_items, old, strict=True))
+        )
         if not same:
             member.set("Data", new_items)
         return
@@ -368,8 +386,9 @@ def _same(a: Any, b: Any) -> bool:
 
 def _data_of(value: Any, tree: DataTree, fresh: FreshIds) -> Any:
     if isinstance(value, SyncList):
-        return [Member.new({"ID": fresh(), "Data": _coerce(item, None, tree)})
-                for item in value.items]
+        return [
+            Member.new({"ID": fresh(), "Data": _coerce(item, None, tree)}) for item in value.items
+        ]
     return _coerce(value, None, tree)
 
 
@@ -418,16 +437,19 @@ def component_on(slot: Slot, spec: str) -> Component:
     found = [c for c in slot.components if _type_is(c, name)]
     if not found:
         have = ", ".join(sorted({c.type_label for c in slot.components})) or "none"
-        raise SelectorError(f"no {name!r} component on this slot (it has: {have})",
-                            path=slot.path)
+        raise SelectorError(f"no {name!r} component on this slot (it has: {have})", path=slot.path)
     if nth is None:
         if len(found) > 1:
-            raise SelectorError(f"{len(found)} {name!r} components on this slot; pick one "
-                                f"with {name}[0] .. {name}[{len(found) - 1}]", path=slot.path)
+            raise SelectorError(
+                f"{len(found)} {name!r} components on this slot; pick one "
+                f"with {name}[0] .. {name}[{len(found) - 1}]",
+                path=slot.path,
+            )
         return found[0]
     if not -len(found) <= nth < len(found):
-        raise SelectorError(f"{spec!r}: the slot has {len(found)} {name!r} component(s)",
-                            path=slot.path)
+        raise SelectorError(
+            f"{spec!r}: the slot has {len(found)} {name!r} component(s)", path=slot.path
+        )
     return found[nth]
 
 
@@ -456,12 +478,16 @@ def field_at(tree: DataTree, target: str) -> Member:
     if len(resolved) == 1:
         return resolved[0]
     if len(resolved) > 1:
-        raise SelectorError(f"{target!r} can be read {len(resolved)} ways; use "
-                            "SLOT:COMPONENT.FIELD with a full slot path")
+        raise SelectorError(
+            f"{target!r} can be read {len(resolved)} ways; use "
+            "SLOT:COMPONENT.FIELD with a full slot path"
+        )
     if errors:
         raise SelectorError(f"{target!r}: {errors[0]}")
-    raise SelectorError(f"no slot matches the start of {target!r} (SLOT.FIELD, "
-                        "SLOT:COMPONENT.FIELD or SLOT.COMPONENT.FIELD)")
+    raise SelectorError(
+        f"no slot matches the start of {target!r} (SLOT.FIELD, "
+        "SLOT:COMPONENT.FIELD or SLOT.COMPONENT.FIELD)"
+    )
 
 
 def _splits(target: str) -> list[tuple[str, str | None, str]]:
@@ -496,16 +522,16 @@ def _field_getter(slot: Slot, component: str | None, field_name: str) -> Callabl
             owner = component_on(slot, component)
             if name not in owner:
                 have = ", ".join(owner.fields) or "none"
-                raise SelectorError(f"{component} has no field {name!r} (it has: {have})",
-                                    path=slot.path)
+                raise SelectorError(
+                    f"{component} has no field {name!r} (it has: {have})", path=slot.path
+                )
             member = owner[name]
         if nth is None:
             return member
         elements = member.elements
         if elements is None or not -len(elements) <= nth < len(elements):
             count = len(elements) if elements is not None else 0
-            raise SelectorError(f"{field_name!r}: the list has {count} element(s)",
-                                path=slot.path)
+            raise SelectorError(f"{field_name!r}: the list has {count} element(s)", path=slot.path)
         return elements[nth]
 
     return get
@@ -570,8 +596,9 @@ def parse_text(
         if tree is not None and text not in tree.ids:
             raise ModelError(f"no element has the ID {text}", path=where)
         return text
-    if text == "null" and (nullable or current is None or isinstance(current, str)
-                           or hint in ("string", "Uri")):
+    if text == "null" and (
+        nullable or current is None or isinstance(current, str) or hint in ("string", "Uri")
+    ):
         return None
     kind = _kind(hint, current)
     if kind == "bool":
@@ -586,12 +613,16 @@ def parse_text(
             number = int(text.strip(), 0)
         except ValueError:
             raise fail("an integer") from None
-        wide = isinstance(current, Int64) or hint in ("long", "ulong") or (
-            current is None and tree is not None and tree.legacy)
+        wide = (
+            isinstance(current, Int64)
+            or hint in ("long", "ulong")
+            or (current is None and tree is not None and tree.legacy)
+        )
         smallest, largest = _INT64 if wide else _INT32
         if not smallest <= number <= largest:
-            raise ModelError(f"{number} does not fit the field's {64 if wide else 32}-bit "
-                             "integer", path=where)
+            raise ModelError(
+                f"{number} does not fit the field's {64 if wide else 32}-bit integer", path=where
+            )
         return Int64(number) if wide else number
     if kind == "float":
         try:
@@ -600,25 +631,42 @@ def parse_text(
             raise fail("a number") from None
     if kind.startswith("vector"):
         size = int(kind[6:])
-        item_kind = "int" if hint.startswith(("int", "long", "uint", "ulong")) or (
-            isinstance(current, list) and current and all(
-                isinstance(v, int) and not isinstance(v, bool) for v in current)) else "float"
+        item_kind = (
+            "int"
+            if hint.startswith(("int", "long", "uint", "ulong"))
+            or (
+                isinstance(current, list)
+                and current
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in current)
+            )
+            else "float"
+        )
         if hint.startswith("bool"):
             item_kind = "bool"
         parts = [p.strip() for p in text.split(",")]
         if len(parts) != size:
             raise fail(f"{size} comma-separated numbers")
         olds = current if isinstance(current, list) and len(current) == size else [None] * size
-        return [parse_text(p, o if o is not None else (0.0 if item_kind == "float" else None),
-                           item_kind, where=where) for p, o in zip(parts, olds, strict=True)]
+        return [
+            parse_text(
+                p,
+                o if o is not None else (0.0 if item_kind == "float" else None),
+                item_kind,
+                where=where,
+            )
+            for p, o in zip(parts, olds, strict=True)
+        ]
     if kind in ("colorX", "color"):
         return _parse_color(text, current, kind == "colorX", fail)
     if kind == "uri":
         return text if text.startswith("@") else "@" + text
     if kind == "string":
         return text
-    raise ModelError(f"cannot set a value of this kind from text (now {current!r}"
-                     f"{f', type {type_hint}' if type_hint else ''})", path=where)
+    raise ModelError(
+        f"cannot set a value of this kind from text (now {current!r}"
+        f"{f', type {type_hint}' if type_hint else ''})",
+        path=where,
+    )
 
 
 def _kind(hint: str, current: Any) -> str:
@@ -671,8 +719,11 @@ def _parse_color(text: str, current: Any, profiled: bool, fail: Any) -> list[Any
         if len(parts) == 3:
             parts.append("1")
         if len(parts) != 4:
-            raise fail("a color: r,g,b[,a]" + (f"[,{'|'.join(_PROFILES)}]" if profiled else "")
-                       + " or #rrggbb[aa]")
+            raise fail(
+                "a color: r,g,b[,a]"
+                + (f"[,{'|'.join(_PROFILES)}]" if profiled else "")
+                + " or #rrggbb[aa]"
+            )
         try:
             values = [float(p) for p in parts]
         except ValueError:
@@ -711,15 +762,24 @@ def _remove(element: Slot | Component, references: str, parent_link: str | None)
     targets = _target_paths(snapshot, snap, {value for _, value in found})
     for location, value in found:
         anchor = location.anchor
-        report.references.append(DanglingReference(
-            location.describe(), value, targets.get(value, "<unknown>"), kept,
-            anchor.id if anchor is not None else None))
+        report.references.append(
+            DanglingReference(
+                location.describe(),
+                value,
+                targets.get(value, "<unknown>"),
+                kept,
+                anchor.id if anchor is not None else None,
+            )
+        )
     if references == "fail" and found:
         listing = "; ".join(f"{r.where} -> {r.target_path}" for r in report.references[:20])
         more = f" and {len(found) - 20} more" if len(found) > 20 else ""
-        raise GraphError(f"{len(found)} reference(s) point into what would be removed: "
-                         f"{listing}{more} (references='null' clears them, 'report' keeps "
-                         "them)", path=where)
+        raise GraphError(
+            f"{len(found)} reference(s) point into what would be removed: "
+            f"{listing}{more} (references='null' clears them, 'report' keeps "
+            "them)",
+            path=where,
+        )
     if references == "null":
         for location, _ in found:
             anchor = location.anchor

@@ -111,8 +111,13 @@ class ExtractResult:
 
 
 #: The stages of an extraction, as reported to ``progress``.
-PHASES = ("finding the slot", "indexing the subtree", "copying dependencies", "checking references",
-          "writing the new tree")
+PHASES = (
+    "finding the slot",
+    "indexing the subtree",
+    "copying dependencies",
+    "checking references",
+    "writing the new tree",
+)
 
 
 @paused_gc()  # a bulk pass over the subtree and its dependencies (brson.collector)
@@ -175,13 +180,19 @@ def extract(
             if target.anchor is not None:
                 target_path = target.describe()
                 kind = "component" if isinstance(target.anchor, Component) else "slot"
-        report.external.append(ExternalReference(
-            here[id(loc)].describe(), value, target_path, kind,
-            "nulled" if external == "null" else "kept",
-        ))
+        report.external.append(
+            ExternalReference(
+                here[id(loc)].describe(),
+                value,
+                target_path,
+                kind,
+                "nulled" if external == "null" else "kept",
+            )
+        )
     if external == "fail" and report.external:
-        listing = "; ".join(f"{e.where} -> {e.target_path or e.target}"
-                            for e in report.external[:20])
+        listing = "; ".join(
+            f"{e.where} -> {e.target_path or e.target}" for e in report.external[:20]
+        )
         more = f" and {len(report.external) - 20} more" if len(report.external) > 20 else ""
         raise GraphError(
             f"{len(report.external)} reference(s) leave the extracted subtree: {listing}{more} "
@@ -254,8 +265,11 @@ def _hint(tree: DataTree, selector: str) -> str:
         if isinstance(name, str):
             paths.setdefault(_RICH_TEXT.sub("", name).strip().lower(), slot.path)
     found = [path for plain, path in paths.items() if wanted in plain]
-    found += [paths[p] for p in difflib.get_close_matches(wanted, list(paths), n=5)
-              if paths[p] not in found]
+    found += [
+        paths[p]
+        for p in difflib.get_close_matches(wanted, list(paths), n=5)
+        if paths[p] not in found
+    ]
     if not found:
         return ""
     listing = "; ".join(repr(p) for p in found[:5])
@@ -306,17 +320,19 @@ class _Closure:
                         found.append(anchor)
             for component in found:
                 self.defines[id(component)] = self.add(*ids_in_bytes(component.to_bson()))
-                (self.on_slots if component.slot is not None else self.on_assets).append(
-                    component
-                )
+                (self.on_slots if component.slot is not None else self.on_assets).append(component)
         # Keep the source's order (stable output whatever the discovery order was).
         self.on_assets.sort(key=_position(self.tree.assets))
         if self.on_slots:
             order: dict[int, int] = {}
             for n, slot in enumerate(self.tree.walk()):
                 order[id(slot)] = n
-            self.on_slots.sort(key=lambda c: (order.get(id(c.slot), -1),
-                                              _position(c.slot.components if c.slot else [])(c)))
+            self.on_slots.sort(
+                key=lambda c: (
+                    order.get(id(c.slot), -1),
+                    _position(c.slot.components if c.slot else [])(c),
+                )
+            )
 
 
 def _copy(component: Component) -> Component:
@@ -359,8 +375,7 @@ def _describe_copies(
         else:
             source = f"{source_slot.path}:{type_text}"
             target = f"{root_name}/{HOLDER_NAME}/{source_slot.name or ''}:{type_text}"
-        out.append(CopiedComponent(component.id, type_text, source, target,
-                                   referrers.get(n, [])))
+        out.append(CopiedComponent(component.id, type_text, source, target, referrers.get(n, [])))
     return out
 
 
@@ -467,8 +482,10 @@ def _rewrite_types(
         used = sorted(set(indices))
         bad = [i for i in used if not 0 <= i < len(type_names)]
         if bad:
-            raise ModelError(f"component type index {bad[0]} is out of range "
-                             f"(Types has {len(type_names)})", path=report.slot)
+            raise ModelError(
+                f"component type index {bad[0]} is out of range (Types has {len(type_names)})",
+                path=report.slot,
+            )
         remap = {old: new for new, old in enumerate(used)}
         for match, old in zip(found, indices, strict=True):
             if remap[old] != old:
@@ -487,8 +504,10 @@ def _rewrite_types(
     versions = result.get("TypeVersions")
     if isinstance(versions, dict):
         if type_names is None and versions:
-            known = {m.group(1).decode("utf-8", "replace")
-                     for m in _COMPONENT_TYPE_NAME.finditer(source.to_bson())}
+            known = {
+                m.group(1).decode("utf-8", "replace")
+                for m in _COMPONENT_TYPE_NAME.finditer(source.to_bson())
+            }
         dropped = [k for k in versions if k in known and k not in used_names]
         if dropped:
             report.type_versions_dropped = dropped

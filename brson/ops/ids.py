@@ -33,9 +33,7 @@ from brson.model.tree import DataTree
 _GUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 #: A BSON string element whose value is ID-shaped: key, value (latin-1 text of the bytes,
 #: one character a byte, so match offsets are byte offsets).
-_GUID_ELEMENT = re.compile(
-    "\x02([\x20-\x7e]{1,64})\x00\x25\x00\x00\x00(" + _GUID + ")\x00"
-)
+_GUID_ELEMENT = re.compile("\x02([\x20-\x7e]{1,64})\x00\x25\x00\x00\x00(" + _GUID + ")\x00")
 #: The sequential style: .NET's Guid text of a little-endian 64-bit counter (low 32 bits,
 #: next 16, top 16; the last 8 bytes zero), lower case as .NET prints it.
 _SEQUENTIAL = re.compile("([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-0000-000000000000")
@@ -49,13 +47,12 @@ _DEFINING_KEY = "\x02(?:ID|ParentReference|[\x20-\x7e]{0,62}-ID)\x00\x25\x00\x00
 _DEFINITION = re.compile(_DEFINING_KEY + _GUID + "\x00")
 _DEFINED_VALUE = re.compile(_DEFINING_KEY + "(" + _GUID + ")\x00")
 _RANDOM_DEFINITION = re.compile(
-    _DEFINING_KEY + "(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00)"
-    + _GUID + "\x00")
+    _DEFINING_KEY + "(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00)" + _GUID + "\x00"
+)
 _WIDE_SEQUENTIAL = re.compile(
-    "\x00\x25\x00\x00\x00[0-9a-f]{8}-(?!0000-0000-)[0-9a-f]{4}-[0-9a-f]{4}"
-    "-0000-000000000000\x00")
-_NARROW_SEQUENTIAL = re.compile(
-    "\x00\x25\x00\x00\x00([0-9a-f]{8})-0000-0000-0000-000000000000\x00")
+    "\x00\x25\x00\x00\x00[0-9a-f]{8}-(?!0000-0000-)[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00"
+)
+_NARROW_SEQUENTIAL = re.compile("\x00\x25\x00\x00\x00([0-9a-f]{8})-0000-0000-0000-000000000000\x00")
 #: Largest counter the sequential style can hold: the first three groups (64 bits).
 _SEQUENTIAL_LIMIT = 1 << 64
 
@@ -66,8 +63,10 @@ def sequential_id(number: int) -> str:
         return f"{number:08x}-0000-0000-0000-000000000000"
     if not 0 <= number < _SEQUENTIAL_LIMIT:
         raise ValueError(f"sequential ID counter {number} out of range")
-    return (f"{number & 0xFFFFFFFF:08x}-{(number >> 32) & 0xFFFF:04x}-"
-            f"{number >> 48:04x}-0000-000000000000")
+    return (
+        f"{number & 0xFFFFFFFF:08x}-{(number >> 32) & 0xFFFF:04x}-"
+        f"{number >> 48:04x}-0000-000000000000"
+    )
 
 
 def sequential_number(element_id: str) -> int | None:
@@ -116,8 +115,11 @@ def is_sequential(defined: Iterable[str], default: bool) -> bool:
 def highest_number(values: Iterable[str]) -> int:
     """The highest counter among sequential-style values (-1 when there is none)."""
     # Fixed-width lower-case hex: comparing the groups high to low compares the numbers.
-    best = max(filter(_SEQUENTIAL.fullmatch, values),
-               key=lambda v: (v[14:18], v[9:13], v[:8]), default=None)
+    best = max(
+        filter(_SEQUENTIAL.fullmatch, values),
+        key=lambda v: (v[14:18], v[9:13], v[:8]),
+        default=None,
+    )
     number = sequential_number(best) if best is not None else None
     return -1 if number is None else number
 
@@ -144,7 +146,8 @@ class FreshIds:
         """Scan the tree's bytes (regular expressions only: a 50 MB world takes ~1 s)."""
         text = tree.to_bson().decode("latin-1")
         sequential = _RANDOM_DEFINITION.search(text) is None and (
-            not tree.legacy or _DEFINITION.search(text) is not None)
+            not tree.legacy or _DEFINITION.search(text) is not None
+        )
         if not sequential:
             return cls(set(_VALUE.findall(text)), False, rng)
         # New numbers start above every value, so none can collide: no set of them needed.
@@ -190,7 +193,8 @@ def renumber_map(data: bytes, start: int = 0) -> dict[str, str]:
     count = len(defined)
     end = start + count
     if end <= 0x100000000 and not any(
-            (n := sequential_number(v)) is not None and start <= n < end for v in dangling):
+        (n := sequential_number(v)) is not None and start <= n < end for v in dangling
+    ):
         # The common case, in C: numbers start..end-1, none taken by a stray value.
         news = [f"{n:08x}-0000-0000-0000-000000000000" for n in range(start, end)]
         return dict(zip(defined, news, strict=True))

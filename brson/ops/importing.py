@@ -91,15 +91,21 @@ def import_slot(
         raise ModelError(
             f"cannot import from a {kinds[not source.legacy]} file into a "
             f"{kinds[not tree.legacy]} one: component data and type names differ between "
-            "the generations (convert the file in the engine first)", path=parent.path)
+            "the generations (convert the file in the engine first)",
+            path=parent.path,
+        )
 
     if source is tree:  # a duplicate: references to the rest of the file stay valid
         extracted = ops_extract.extract(source, slot, "keep", copy_dependencies=False)
     else:
         extracted = ops_extract.extract(source, slot, external)
     staged = extracted.tree
-    report = ImportReport(extracted.report.slot, "", copied=extracted.report.copied,
-                          external=extracted.report.external)
+    report = ImportReport(
+        extracted.report.slot,
+        "",
+        copied=extracted.report.copied,
+        external=extracted.report.external,
+    )
     new_versions = _check_versions(tree, staged, extracted.report.slot)
 
     # Fresh IDs for every definition, in document order; references follow.
@@ -172,8 +178,10 @@ def _check_versions(tree: DataTree, staged: DataTree, where: str) -> dict[str, A
         elif name in theirs:
             added[name] = theirs[name]
     if conflicts:
-        raise ModelError("the two files store these types at different versions: "
-                         + "; ".join(conflicts), path=where)
+        raise ModelError(
+            "the two files store these types at different versions: " + "; ".join(conflicts),
+            path=where,
+        )
     return added
 
 

@@ -130,8 +130,10 @@ def set_text(
         raise SelectorError(f"no dynamic variable named {name!r}{where}{hint}")
     if len(found) > 1 and not every:
         listing = "; ".join(f"{v.slot} ({v.component.id})" for v in found[:10])
-        raise SelectorError(f"{len(found)} variables are named {name!r}: {listing}; narrow "
-                            "with a slot selector or set them all")
+        raise SelectorError(
+            f"{len(found)} variables are named {name!r}: {listing}; narrow "
+            "with a slot selector or set them all"
+        )
     parsed = [(v, _parse(tree, v, text)) for v in found]  # all or nothing
     for variable, value in parsed:
         assert variable.member is not None
@@ -142,14 +144,23 @@ def set_text(
 def _parse(tree: DataTree, variable: Variable, text: str) -> Any:
     where = f"{variable.slot}:{variable.name}"
     if variable.member is None:
-        raise ModelError(f"variable {variable.name!r} has no value to set (its "
-                         f"{VARIABLE_TYPES[variable.component.type.name][1]} is missing or "
-                         "names nothing in the file)", path=variable.slot)
+        raise ModelError(
+            f"variable {variable.name!r} has no value to set (its "
+            f"{VARIABLE_TYPES[variable.component.type.name][1]} is missing or "
+            "names nothing in the file)",
+            path=variable.slot,
+        )
     if variable.kind in ("type", "field-type"):
         return text  # a type name, stored as its string
     hint = _hint(variable)
-    return edit.parse_text(text, variable.member.get("Data"), hint, tree=tree,
-                           reference=variable.reference, where=where)
+    return edit.parse_text(
+        text,
+        variable.member.get("Data"),
+        hint,
+        tree=tree,
+        reference=variable.reference,
+        where=where,
+    )
 
 
 def _hint(variable: Variable) -> str | None:

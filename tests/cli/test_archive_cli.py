@@ -34,24 +34,32 @@ MANIFEST: dict[str, tuple[str, str, int, int, int, int, int | None]] = {
     "orange3134_loading_standin.brson": ("FrDT", "brotli", 68443, 36, 58, 0, 49),
     "redx_5ce7cdf5.7zbson": ("legacy (headerless)", "lzma", 111579, 19, 44, 27, None),
     # the main archive inside each package
-    "orange3134_AvatarRootIdentification.resonitepackage": (
-        "FrDT", "brotli", 26589, 13, 29, 0, 20),
+    "orange3134_AvatarRootIdentification.resonitepackage": ("FrDT", "brotli", 26589, 13, 29, 0, 20),
     "orange3134_loading_standin.resonitepackage": ("FrDT", "brotli", 68443, 36, 58, 0, 49),
 }
-PACKAGES = {"orange3134_AvatarRootIdentification.resonitepackage": ("7c364dcd1910", 0),
-            "orange3134_loading_standin.resonitepackage": ("6ca27cd0f61e", 1)}
+PACKAGES = {
+    "orange3134_AvatarRootIdentification.resonitepackage": ("7c364dcd1910", 0),
+    "orange3134_loading_standin.resonitepackage": ("6ca27cd0f61e", 1),
+}
 BRSON = ["orange3134_AvatarRootIdentification.brson", "orange3134_loading_standin.brson"]
 ARCHIVES = [*BRSON, "redx_5ce7cdf5.7zbson"]
 
 #: Broken inputs and the layer each must be reported in.
 BROKEN = {
-    "empty.brson": "container error", "header_only.brson": "container error",
-    "version1.brson": "unsupported FrDT version 1", "kind9.brson": "unknown compression kind 9",
-    "noise.brson": "not a .brson archive: no FrDT magic", "noise_frdt.brson": "codec error",
-    "truncated.brson": "codec error", "truncated.7zbson": "codec error",
-    "truncated_legacy.7zbson": "codec error", "truncated.lz4bson": "codec error",
-    "truncated_frame.lz4bson": "codec error", "truncated.bson": "bson error",
-    "trailing_bson.brson": "bson error", "not_bson.brson": "bson error",
+    "empty.brson": "container error",
+    "header_only.brson": "container error",
+    "version1.brson": "unsupported FrDT version 1",
+    "kind9.brson": "unknown compression kind 9",
+    "noise.brson": "not a .brson archive: no FrDT magic",
+    "noise_frdt.brson": "codec error",
+    "truncated.brson": "codec error",
+    "truncated.7zbson": "codec error",
+    "truncated_legacy.7zbson": "codec error",
+    "truncated.lz4bson": "codec error",
+    "truncated_frame.lz4bson": "codec error",
+    "truncated.bson": "bson error",
+    "trailing_bson.brson": "bson error",
+    "not_bson.brson": "bson error",
 }
 
 
@@ -95,12 +103,14 @@ def test_info_text_names_every_file(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "info", *files)
     assert code == 0
     assert [line for line in out.splitlines() if not line.startswith(" ")] == [
-        str(f) for f in files]
+        str(f) for f in files
+    ]
     assert out.count("  codec ") == 3 and "lzma" in out and "brotli" in out
 
 
-def test_info_prints_names_and_paths_verbatim(tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_info_prints_names_and_paths_verbatim(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Slot names and file names are data, not rich markup ('[/]' used to be an internal
     error, '[bold]' vanished from a path)."""
     tree = brson.load(FIXTURES / "tiny.brson")
@@ -130,16 +140,18 @@ def test_max_size_refuses_and_admits(capsys: pytest.CaptureFixture[str]) -> None
 
 # -- convert -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", BRSON)
-def test_convert_unmodified_brson_is_byte_identical(name: str, tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_convert_unmodified_brson_is_byte_identical(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "copy.brson"
     assert run(capsys, "convert", sample(name), out) == (0, "", "")
     assert out.read_bytes() == sample(name).read_bytes()
 
 
 @pytest.mark.parametrize("name", [*ARCHIVES, "orange3134_loading_standin.resonitepackage"])
-def test_convert_chain_through_the_cli(name: str, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_convert_chain_through_the_cli(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """brotli -> lz4 -> lzma -> brotli keeps the BSON; each step read with plain decoders."""
     src = sample(name)
     raw = brson.load(src).to_bson()
@@ -158,10 +170,13 @@ def test_convert_chain_through_the_cli(name: str, tmp_path: Path,
     assert unpack(files[3].read_bytes())[1] == raw
 
 
-@pytest.mark.parametrize(("args", "kind"), [
-    (["--codec", "none"], 0), (["--codec", "lz4"], 1), (["--codec", "lzma"], 2), ([], 3)])
-def test_convert_writes_the_codec_asked_for(args: list[str], kind: int, tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "kind"),
+    [(["--codec", "none"], 0), (["--codec", "lz4"], 1), (["--codec", "lzma"], 2), ([], 3)],
+)
+def test_convert_writes_the_codec_asked_for(
+    args: list[str], kind: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--codec none`` is Codec.NONE, which is 0 and falsy: it used to fall through to the
     extension and write Brotli."""
     out = tmp_path / "x.brson"
@@ -169,15 +184,17 @@ def test_convert_writes_the_codec_asked_for(args: list[str], kind: int, tmp_path
     assert out.read_bytes()[:9] == b"FrDT\0\0\0\0" + bytes([kind])
 
 
-def test_convert_legacy_none_is_plain_bson(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_convert_legacy_none_is_plain_bson(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "x.bson"
     assert run(capsys, "convert", FIXTURES / "tiny.brson", out, "--legacy")[0] == 0
     assert out.read_bytes() == (FIXTURES / "tiny.bson").read_bytes()
 
 
-def test_convert_refuses_to_overwrite_its_input(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_convert_refuses_to_overwrite_its_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = tmp_path / "x.brson"
     src.write_bytes((FIXTURES / "tiny.brson").read_bytes())
     code, _, err = run(capsys, "convert", src, src, "--codec", "lz4")
@@ -194,13 +211,18 @@ def test_convert_to_stdout(capfdbinary: pytest.CaptureFixture[bytes]) -> None:
 
 # -- JSON ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(MANIFEST))
-def test_json_round_trip_through_the_cli(name: str, tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_round_trip_through_the_cli(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = sample(name)
     text = tmp_path / "x.json"
     assert run(capsys, "to-json", src, "-o", text) == (0, "", "")
-    for out, kind in ((tmp_path / "y.bson", 0), (tmp_path / "y.lz4bson", 1),
-                      (tmp_path / "y.7zbson", 2), (tmp_path / "y.brson", 3)):
+    for out, kind in (
+        (tmp_path / "y.bson", 0),
+        (tmp_path / "y.lz4bson", 1),
+        (tmp_path / "y.7zbson", 2),
+        (tmp_path / "y.brson", 3),
+    ):
         assert run(capsys, "from-json", text, "-o", out)[0] == 0
         data = out.read_bytes()
         assert data[:9] == b"FrDT\0\0\0\0" + bytes([kind])  # .bson used to get Brotli
@@ -209,8 +231,9 @@ def test_json_round_trip_through_the_cli(name: str, tmp_path: Path,
         assert (tmp_path / "y.brson").read_bytes() == src.read_bytes()
 
 
-def test_json_through_stdin_and_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_json_through_stdin_and_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     src = FIXTURES / "tiny.brson"
     assert main(["to-json", str(src), "-o", "-"]) == 0
     text = capsysbinary.readouterr().out
@@ -240,13 +263,17 @@ def _broken_inputs(tmp: Path) -> list[tuple[Path, str]]:
 
 
 @pytest.mark.parametrize("command", ["info", "convert", "to-json"])
-def test_broken_inputs_are_one_line_exit_2_no_output(command: str, tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_broken_inputs_are_one_line_exit_2_no_output(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     for path, why in _broken_inputs(tmp_path):
-        args = {"info": ["info", path], "convert": ["convert", path, out_dir / "x.lz4bson"],
-                "to-json": ["to-json", path, "-o", out_dir / "x.json"]}[command]
+        args = {
+            "info": ["info", path],
+            "convert": ["convert", path, out_dir / "x.lz4bson"],
+            "to-json": ["to-json", path, "-o", out_dir / "x.json"],
+        }[command]
         code, out, err = run(capsys, *args)
         assert (code, out) == (2, ""), path
         assert err.count("\n") == 1 and err.startswith("brson: ") and why in err, err
@@ -254,8 +281,7 @@ def test_broken_inputs_are_one_line_exit_2_no_output(command: str, tmp_path: Pat
         assert list(out_dir.iterdir()) == [], path  # neither the output nor a temporary
 
 
-def test_broken_json_is_one_line_exit_2(tmp_path: Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_broken_json_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for text in ("", "[1, 2]", '{"a": {"$numberLong": "x"}}', "{nope"):
         src = tmp_path / "bad.json"
         src.write_text(text)
@@ -266,8 +292,15 @@ def test_broken_json_is_one_line_exit_2(tmp_path: Path,
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
-    return subprocess.run([sys.executable, "-m", "brson", *args], capture_output=True,
-                          text=True, cwd=PROJECT_ROOT, env=env, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "brson", *args],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_real_process_broken_input_and_debug() -> None:
@@ -276,7 +309,8 @@ def test_real_process_broken_input_and_debug() -> None:
     assert plain.returncode == 2 and plain.stdout == ""
     assert plain.stderr.splitlines() == [
         f"brson: {FIXTURES / 'kind9.brson'}: container error at offset 8: unknown compression "
-        "kind 9 (known: 0 none, 1 LZ4, 2 LZMA, 3 Brotli)"]
+        "kind 9 (known: 0 none, 1 LZ4, 2 LZMA, 3 Brotli)"
+    ]
     debug = _cli("--debug", "info", str(FIXTURES / "kind9.brson"))
     assert debug.returncode == 2
     assert "Traceback (most recent call last)" in debug.stderr
@@ -299,7 +333,8 @@ def test_a_reader_closing_the_pipe_ends_quietly_by_sigpipe() -> None:
     sample = SAMPLES / "redx_5ce7cdf5.7zbson"
     proc = subprocess.Popen(
         [sys.executable, "-m", "brson", "to-json", str(sample)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stderr is not None
     assert proc.stdout.read(64)

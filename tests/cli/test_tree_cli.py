@@ -59,14 +59,16 @@ def test_tree_json_on_every_sample(path: Path, capsys: pytest.CaptureFixture[str
     for entry, slot in zip(slots, raw, strict=True):
         assert set(entry) == {"id", "name", "components", "children"}
         assert entry["components"] == [
-            {"id": c["Data"]["ID"],
-             "type": types[c["Type"]] if isinstance(c["Type"], int) else c["Type"]}
-            for c in slot["Components"]["Data"]]
+            {
+                "id": c["Data"]["ID"],
+                "type": types[c["Type"]] if isinstance(c["Type"], int) else c["Type"],
+            }
+            for c in slot["Components"]["Data"]
+        ]
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=ids_of(SAMPLES))
-def test_info_counts_match_the_raw_document(path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_info_counts_match_the_raw_document(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``brson info`` counts through the model; checked against the decoded dicts."""
     code, out, _ = run(capsys, "info", str(path), "--json")
     assert code == 0
@@ -75,8 +77,7 @@ def test_info_counts_match_the_raw_document(path: Path,
     raw = [r for r, _ in raw_slots(doc)]
     on_slots = sum(len(r["Components"]["Data"]) for r in raw)
     assets = doc.get("Assets", [])
-    inline = {c["Type"] for r in raw for c in r["Components"]["Data"]} | {
-        c["Type"] for c in assets}
+    inline = {c["Type"] for r in raw for c in r["Components"]["Data"]} | {c["Type"] for c in assets}
     assert row["slots"] == len(raw)
     assert row["assets"] == len(assets)
     assert row["components"] == on_slots  # root Assets apart, as MANIFEST.md counts them
@@ -111,8 +112,9 @@ def test_tree_plain_text_when_piped(capsys: pytest.CaptureFixture[str]) -> None:
     depth: dict[str, int] = {}
     for slot, parent in raw_slots(doc):
         depth[slot["ID"]] = depth[parent["ID"]] + 1 if parent else 0
-    expected = ["  " * depth[s["ID"]] + f"{s['Name']['Data']}  {s['ID']}"
-                for s, _ in raw_slots(doc)]
+    expected = [
+        "  " * depth[s["ID"]] + f"{s['Name']['Data']}  {s['ID']}" for s, _ in raw_slots(doc)
+    ]
     assert lines == expected
     code, out, _ = run(capsys, "tree", str(path), "--components")
     lines = out.splitlines()
@@ -129,7 +131,11 @@ def test_tree_on_a_terminal_is_a_rich_tree() -> None:
     env.pop("NO_COLOR", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "brson", "tree", str(sample(STANDIN)), "--depth", "1"],
-        stdout=child_fd, stderr=subprocess.PIPE, cwd=PROJECT_ROOT, env=env)
+        stdout=child_fd,
+        stderr=subprocess.PIPE,
+        cwd=PROJECT_ROOT,
+        env=env,
+    )
     os.close(child_fd)
     chunks = []
     while True:
@@ -158,11 +164,13 @@ def test_refs_json(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         assert ref["kind"] == "internal" and ref["target"] and ref["target_kind"]
 
 
-def test_refs_text_lists_internal_and_external(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_refs_text_lists_internal_and_external(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     doc = raw_document(sample(STANDIN))
-    renderer = next(c for s, _ in raw_slots(doc) for c in s["Components"]["Data"]
-                    if "Materials" in c["Data"])
+    renderer = next(
+        c for s, _ in raw_slots(doc) for c in s["Components"]["Data"] if "Materials" in c["Data"]
+    )
     outside = "0badc0de-1111-2222-3333-444455556666"
     renderer["Data"]["Mesh"]["Data"] = outside
     edited = tmp_path / "edited.bson"
@@ -170,22 +178,28 @@ def test_refs_text_lists_internal_and_external(tmp_path: Path,
     code, out, _ = run(capsys, "refs", str(edited))
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == (f"{edited}: 53 references, 52 internal (to 46 of 822 IDs), "
-                        "1 external (to 1 IDs)")
-    assert (f"LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Mesh -> {outside} "
-            "(external)") in lines
-    assert ("LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Materials[0] -> "
-            "00000038-0000-0000-0000-000000000000 "
-            "LoadingStandin - Thumbnail v1.3.1/Visual/UserIconMat:UnlitMaterial") in lines
+    assert lines[0] == (
+        f"{edited}: 53 references, 52 internal (to 46 of 822 IDs), 1 external (to 1 IDs)"
+    )
+    assert (
+        f"LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Mesh -> {outside} (external)"
+    ) in lines
+    assert (
+        "LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Materials[0] -> "
+        "00000038-0000-0000-0000-000000000000 "
+        "LoadingStandin - Thumbnail v1.3.1/Visual/UserIconMat:UnlitMaterial"
+    ) in lines
     code, out, _ = run(capsys, "refs", str(edited), "--json")
     report = json.loads(out)
     assert report["external_ids"] == [outside]
     assert [r["from"] for r in report["references"] if r["kind"] == "external"] == [
-        "LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Mesh"]
+        "LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Mesh"
+    ]
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run(capsys, "tree", str(tmp_path / "missing.brson"))
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     doc = raw_document(sample(STANDIN))
@@ -206,9 +220,14 @@ def test_committed_schemas_are_current(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 0
     generated = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()}
     committed = {p.name: p.read_bytes() for p in (PROJECT_ROOT / "schemas").iterdir()}
-    assert set(generated) == {"datatree.schema.json", "slot.schema.json",
-                              "component.schema.json", "member.schema.json",
-                              "jsonform.schema.json", "validate-report.schema.json"}
+    assert set(generated) == {
+        "datatree.schema.json",
+        "slot.schema.json",
+        "component.schema.json",
+        "member.schema.json",
+        "jsonform.schema.json",
+        "validate-report.schema.json",
+    }
     assert generated.keys() == committed.keys(), "run `make schemas` and commit schemas/"
     for name, content in generated.items():
         assert content == committed[name], f"schemas/{name} is stale: run `make schemas`"

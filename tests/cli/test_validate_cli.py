@@ -82,8 +82,9 @@ def test_github_annotations(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
 
 
-def test_github_escapes_what_would_break_a_command(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_github_escapes_what_would_break_a_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     odd = tmp_path / "a,b:c%.brson"
     odd.write_bytes(UNREADABLE.read_bytes())
     _, out, _ = run(capsys, odd, "--format", "github")
@@ -97,14 +98,20 @@ def test_json_report_matches_its_schema_model(capsys: pytest.CaptureFixture[str]
     assert report.exit_code == code == 2
     assert report.strict is True
     assert report.summary.model_dump() == {
-        "errors": 1, "warnings": 1, "info": 0, "files": 3, "unreadable": 1
+        "errors": 1,
+        "warnings": 1,
+        "info": 0,
+        "files": 3,
+        "unreadable": 1,
     }
     assert [f.readable for f in report.files] == [True, True, False]
     finding = data["files"][1]["findings"][0]
     assert finding["code"] == "BR402" and finding["severity"] == "warning"
     assert finding["element"] == "0000ffff-0000-0000-0000-000000000000"
-    assert data["rules"] == {"BR103": "compressed data corrupt or truncated",
-                             "BR402": "dangling reference"}
+    assert data["rules"] == {
+        "BR103": "compressed data corrupt or truncated",
+        "BR402": "dangling reference",
+    }
     assert set(data) == set(report_schema()["properties"])
 
 
@@ -117,7 +124,9 @@ def test_runs_as_a_module_for_pre_commit() -> None:
     """The pre-commit hook's entry point: the installed command, exit code passed through."""
     result = subprocess.run(
         [sys.executable, "-m", "brson", "validate", str(ERROR)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 1
     assert "BR401" in result.stdout

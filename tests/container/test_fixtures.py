@@ -85,7 +85,9 @@ def test_valid_fixture(name: str) -> None:
     data = (FIXTURES / name).read_bytes()
     container, raw = unpack(data, name)
     assert (container.framing, container.codec, container.lz4_framing) == (
-        framing, codec, lz4_framing
+        framing,
+        codec,
+        lz4_framing,
     )
     if expected is not None:
         assert raw == expected
@@ -117,9 +119,7 @@ def test_multichunk_layout() -> None:
     data = (FIXTURES / "multichunk.lz4bson").read_bytes()
     plain, chunks = plain_lz4net_chunks(data[9:])
     assert len(plain) > MiB
-    assert [(flags, original) for flags, original, _ in chunks] == [
-        (3, MiB), (3, len(plain) - MiB)
-    ]
+    assert [(flags, original) for flags, original, _ in chunks] == [(3, MiB), (3, len(plain) - MiB)]
     assert unpack(data, "multichunk.lz4bson")[1] == plain
     assert len(data) < 10_000
 

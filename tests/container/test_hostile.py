@@ -60,8 +60,17 @@ def mutations(draw: st.DrawFn) -> tuple[bytes, str | None]:
         elif op == "delete":
             del data[pos : pos + draw(st.integers(1, 64))]
         elif op == "overwrite":
-            chunk = draw(st.sampled_from([b"\xff" * 4, b"\x00" * 4, b"\x7f\xff\xff\xff",
-                                          b"\x80\x80\x80\x80\x80", b"FrDT"]))
+            chunk = draw(
+                st.sampled_from(
+                    [
+                        b"\xff" * 4,
+                        b"\x00" * 4,
+                        b"\x7f\xff\xff\xff",
+                        b"\x80\x80\x80\x80\x80",
+                        b"FrDT",
+                    ]
+                )
+            )
             data[pos : pos + len(chunk)] = chunk
     as_name = draw(st.sampled_from([name, *NAMES]))
     return bytes(data), as_name

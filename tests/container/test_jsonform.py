@@ -60,23 +60,49 @@ def _double(hex_bits: str) -> float:
 EDGE_DOCS: dict[str, dict[str, Any]] = {
     "int32 edges": {"min": -(2**31), "max": 2**31 - 1, "zero": 0, "minus one": -1},
     "int64 edges": {
-        "min": Int64(-(2**63)), "max": Int64(2**63 - 1), "zero": Int64(0),
-        "just above int32": Int64(2**31), "just below int32": Int64(-(2**31) - 1),
+        "min": Int64(-(2**63)),
+        "max": Int64(2**63 - 1),
+        "zero": Int64(0),
+        "just above int32": Int64(2**31),
+        "just below int32": Int64(-(2**31) - 1),
         "small": Int64(7),
     },
     "doubles": {
-        "-0": -0.0, "0": 0.0, "1": 1.0, "third": 1 / 3, "min subnormal": 5e-324,
-        "-min subnormal": -5e-324, "max subnormal": _double("000fffffffffffff"),
-        "min normal": 2.2250738585072014e-308, "max": 1.7976931348623157e308,
-        "inf": math.inf, "-inf": -math.inf, "nan": math.nan,
-        "-nan": _double("fff8000000000000"), "signalling nan": _double("7ff0000000000001"),
-        "payload nan": _double("7ff8dead0000beef"), "big int as double": 2.0**63,
+        "-0": -0.0,
+        "0": 0.0,
+        "1": 1.0,
+        "third": 1 / 3,
+        "min subnormal": 5e-324,
+        "-min subnormal": -5e-324,
+        "max subnormal": _double("000fffffffffffff"),
+        "min normal": 2.2250738585072014e-308,
+        "max": 1.7976931348623157e308,
+        "inf": math.inf,
+        "-inf": -math.inf,
+        "nan": math.nan,
+        "-nan": _double("fff8000000000000"),
+        "signalling nan": _double("7ff0000000000001"),
+        "payload nan": _double("7ff8dead0000beef"),
+        "big int as double": 2.0**63,
     },
-    "unicode": {"": "", "日本語": "ﾃｽﾄ", "emoji 🦊": "🦊\u200d", "nul in value": "a\x00b",
-                "é": "e\u0301", "@uri": "@packdb:///abc", "@@literal": "@@x"},
-    "dollar keys": {"$numberLong": 1, "plain": {"$numberLong": "5"}, "x": {"$document": {}},
-                    "y": {"$numberDouble": "NaN"}, "z": {"$bits": "00"}, "w": {"$": None},
-                    "v": {"a": 1, "$numberLong": "2"}},
+    "unicode": {
+        "": "",
+        "日本語": "ﾃｽﾄ",
+        "emoji 🦊": "🦊\u200d",
+        "nul in value": "a\x00b",
+        "é": "e\u0301",
+        "@uri": "@packdb:///abc",
+        "@@literal": "@@x",
+    },
+    "dollar keys": {
+        "$numberLong": 1,
+        "plain": {"$numberLong": "5"},
+        "x": {"$document": {}},
+        "y": {"$numberDouble": "NaN"},
+        "z": {"$bits": "00"},
+        "w": {"$": None},
+        "v": {"a": 1, "$numberLong": "2"},
+    },
     "only $numberLong": {"$numberLong": "123"},
     "only $numberLong int": {"$numberLong": 123},
     "only $document": {"$document": {"$document": {"$numberLong": "1"}}},
@@ -92,10 +118,13 @@ def test_json_form_round_trip_edges(name: str) -> None:
 
 def test_json_form_spelling() -> None:
     """What users see: int64 tagged, doubles never look like integers, non-finite tagged."""
-    text = jsonform.dumps({"i": 1, "l": Int64(1), "d": 1.0, "n": math.nan, "e": 1e300},
-                          indent=None)
+    text = jsonform.dumps({"i": 1, "l": Int64(1), "d": 1.0, "n": math.nan, "e": 1e300}, indent=None)
     assert json.loads(text) == {
-        "i": 1, "l": {"$numberLong": "1"}, "d": 1.0, "n": {"$numberDouble": "NaN"}, "e": 1e300
+        "i": 1,
+        "l": {"$numberLong": "1"},
+        "d": 1.0,
+        "n": {"$numberDouble": "NaN"},
+        "e": 1e300,
     }
     assert '"d": 1.0' in text
 
@@ -122,16 +151,37 @@ def test_json_form_rejects_with_document_error(text: str | bytes) -> None:
 # --------------------------------------------------------------------------------------------
 # Hypothesis documents.
 
-KEY_SAMPLES = ["ID", "Data", "$numberLong", "$numberDouble", "$document", "$bits", "$x", "$",
-               "$ref", "$id", "$db", "$regex", "$options", "$oid", "$date",
-               "", "é", "日本", "@", "persistent-ID", "0"]
+KEY_SAMPLES = [
+    "ID",
+    "Data",
+    "$numberLong",
+    "$numberDouble",
+    "$document",
+    "$bits",
+    "$x",
+    "$",
+    "$ref",
+    "$id",
+    "$db",
+    "$regex",
+    "$options",
+    "$oid",
+    "$date",
+    "",
+    "é",
+    "日本",
+    "@",
+    "persistent-ID",
+    "0",
+]
 keys = st.one_of(
     st.sampled_from(KEY_SAMPLES),
     st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=8),
 )
 
-int32s = st.one_of(st.sampled_from([-(2**31), 2**31 - 1, 0, -1, 1]),
-                   st.integers(-(2**31), 2**31 - 1))
+int32s = st.one_of(
+    st.sampled_from([-(2**31), 2**31 - 1, 0, -1, 1]), st.integers(-(2**31), 2**31 - 1)
+)
 int64s = st.one_of(
     st.sampled_from([-(2**63), 2**63 - 1, 0, 2**31, -(2**31) - 1, 2**31 - 1, -(2**31)]),
     st.integers(-(2**63), 2**63 - 1),
@@ -155,7 +205,8 @@ def _documents(values: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, An
 
 
 values = st.recursive(
-    scalars, lambda inner: st.one_of(st.lists(inner, max_size=5), _documents(inner)),
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=5), _documents(inner)),
     max_leaves=20,
 )
 

@@ -93,7 +93,9 @@ def test_convert_chain_keeps_bson(path: Path) -> None:
     lz4_file = pack(raw, Codec.LZ4)
     container, back = unpack(lz4_file, "x.lz4bson")
     assert (container.framing, container.codec, container.lz4_framing) == (
-        "frdt", Codec.LZ4, "chunks"
+        "frdt",
+        Codec.LZ4,
+        "chunks",
     )
     assert lz4_file[:9] == b"FrDT\0\0\0\0\x01"
     plain, chunks = plain_lz4net_chunks(lz4_file[9:])

@@ -42,9 +42,24 @@ def load_cases() -> dict[str, DataTree]:
 #: Names the engines rewrite (3.x deletes ``. : @ / "``, 4.x turns them and ``%`` into ``_``),
 #: names needing escapes in a node header, duplicates, and one that only exists after renaming.
 AWKWARD_NAMES: list[str | None] = [
-    'A:b@c%d"e', "a/b", "", "...", "dup", "dup", "dup2", "tab\there", "new\nline",
-    "uni \u2603 \U0001f600 \u65e5\u672c", "back\\slash", 'q"uote', None, " spaced ", "Ro.ot",
-    "Root", "%unique", "@internal",
+    'A:b@c%d"e',
+    "a/b",
+    "",
+    "...",
+    "dup",
+    "dup",
+    "dup2",
+    "tab\there",
+    "new\nline",
+    "uni \u2603 \U0001f600 \u65e5\u672c",
+    "back\\slash",
+    'q"uote',
+    None,
+    " spaced ",
+    "Ro.ot",
+    "Root",
+    "%unique",
+    "@internal",
 ]
 
 
@@ -106,82 +121,161 @@ class _Builder:
 
     def renderer(self, mesh: dict[str, Any], material: dict[str, Any] | None) -> dict[str, Any]:
         materials = [self.member(material["Data"]["ID"])] if material is not None else []
-        return self.component("MeshRenderer", Mesh=mesh["Data"]["ID"], Materials=materials,
-                              ShadowCastMode="On", SortingOrder=0)
+        return self.component(
+            "MeshRenderer",
+            Mesh=mesh["Data"]["ID"],
+            Materials=materials,
+            ShadowCastMode="On",
+            SortingOrder=0,
+        )
 
 
 def synthetic_tree() -> DataTree:
     b = _Builder()
     half = math.sqrt(0.5)
 
-    def drawn(name: str, mesh: dict[str, Any], material: dict[str, Any] | None = None,
-              **place: Any) -> dict[str, Any]:
+    def drawn(
+        name: str, mesh: dict[str, Any], material: dict[str, Any] | None = None, **place: Any
+    ) -> dict[str, Any]:
         parts = [mesh, b.renderer(mesh, material)] + ([material] if material else [])
         return b.slot(name, parts, **place)
 
-    unlit = b.component("UnlitMaterial", TintColor=[0.5, 0.25, 1.0, 0.5, "Linear"],
-                        BlendMode="Alpha", Sidedness="Double")
-    pbs = b.component("PBS_Metallic", AlbedoColor=[1.0, 0.5, 0.0, 1.0, "sRGB"], Metallic=0.75,
-                      Smoothness=0.25, BlendMode="Opaque")
+    unlit = b.component(
+        "UnlitMaterial",
+        TintColor=[0.5, 0.25, 1.0, 0.5, "Linear"],
+        BlendMode="Alpha",
+        Sidedness="Double",
+    )
+    pbs = b.component(
+        "PBS_Metallic",
+        AlbedoColor=[1.0, 0.5, 0.0, 1.0, "sRGB"],
+        Metallic=0.75,
+        Smoothness=0.25,
+        BlendMode="Opaque",
+    )
     fresnel = b.component("FresnelMaterial", NearColor=[1.0, 1.0, 1.0, 1.0])
     legacy_color = b.component("UnlitMaterial", TintColor=[0.2, 0.4, 0.6, 1.0])
     shared_box = b.component("BoxMesh", Size=[0.5, 2.0, 0.25], UVScale=[1.0, 1.0, 1.0])
     meshes = [
-        drawn("Box", shared_box, pbs, position=[1.0, 2.0, 3.0], scale=[2.0, 0.5, 1.0],
-              rotation=[0.0, half, 0.0, half]),
+        drawn(
+            "Box",
+            shared_box,
+            pbs,
+            position=[1.0, 2.0, 3.0],
+            scale=[2.0, 0.5, 1.0],
+            rotation=[0.0, half, 0.0, half],
+        ),
         drawn("Sphere", b.component("SphereMesh", Radius=0.75, Segments=8, Rings=4), unlit),
         drawn("Ico", b.component("IcoSphereMesh", Radius=0.3, Subdivisions=2), legacy_color),
-        drawn("Cylinder", b.component("CylinderMesh", Height=1.5, Radius=0.2, Sides=16,
-                                      Caps=True), fresnel),
+        drawn(
+            "Cylinder",
+            b.component("CylinderMesh", Height=1.5, Radius=0.2, Sides=16, Caps=True),
+            fresnel,
+        ),
         drawn("Tube", b.component("CylinderMesh", Height=1.0, Radius=0.1, Sides=8, Caps=False)),
-        drawn("Cone", b.component("ConeMesh", Height=2.0, RadiusTop=0.0, RadiusBase=0.5,
-                                  Sides=12, Caps=True)),
-        drawn("Capsule", b.component("CapsuleMesh", Radius=0.25, Height=1.5, Segments=8,
-                                     Rings=4)),
-        drawn("Torus", b.component("TorusMesh", MajorRadius=1.0, MinorRadius=0.25,
-                                   MajorSegments=16, MinorSegments=8)),
-        drawn("Quad", b.component("QuadMesh", Size=[2.0, 0.5],
-                                  Rotation=[0.0, 0.0, 0.0, 1.0]), unlit),
-        drawn("Quad turned", b.component("QuadMesh", Size=[1.0, 1.0],
-                                         Rotation=[half, 0.0, 0.0, half])),
+        drawn(
+            "Cone",
+            b.component("ConeMesh", Height=2.0, RadiusTop=0.0, RadiusBase=0.5, Sides=12, Caps=True),
+        ),
+        drawn("Capsule", b.component("CapsuleMesh", Radius=0.25, Height=1.5, Segments=8, Rings=4)),
+        drawn(
+            "Torus",
+            b.component(
+                "TorusMesh", MajorRadius=1.0, MinorRadius=0.25, MajorSegments=16, MinorSegments=8
+            ),
+        ),
+        drawn(
+            "Quad", b.component("QuadMesh", Size=[2.0, 0.5], Rotation=[0.0, 0.0, 0.0, 1.0]), unlit
+        ),
+        drawn(
+            "Quad turned", b.component("QuadMesh", Size=[1.0, 1.0], Rotation=[half, 0.0, 0.0, half])
+        ),
         drawn("Bevel", b.component("BevelSoliStripeMesh", Width=0.25, Height=0.05)),
         # A renderer drawing the box that lives on the "Box" slot: shares its sub-resource.
         b.slot("Borrowed box", [b.renderer(shared_box, pbs)], position=[-1.0, 0.0, 0.0]),
         # Disabled renderer: stays a plain node.
-        b.slot("Disabled renderer", [
-            {**(r := b.renderer(shared_box, None)),
-             "Data": {**r["Data"], "Enabled": b.member(False)}},
-        ]),
+        b.slot(
+            "Disabled renderer",
+            [
+                {
+                    **(r := b.renderer(shared_box, None)),
+                    "Data": {**r["Data"], "Enabled": b.member(False)},
+                },
+            ],
+        ),
     ]
     awkward = [b.slot(name, tag=f"tag {i}") for i, name in enumerate(AWKWARD_NAMES)]
     metadata_stress = b.slot(
         "Metadata",
-        [b.component("ValueField", Value=[math.inf, -math.inf, math.nan, -0.0, 1e-300, 5e-324,
-                                          1.7976931348623157e308, 0.1, 1e16, 123456789.125]),
-         b.component("ValueField", Value=Int64(-(2**63))),
-         b.component("ValueField", Value=Int64(2**63 - 1)),
-         b.component("ValueField", Value={"nested": [[], {}, [None, True, False]],
-                                          "text": 'quote " backslash \\ \x01 \x7f \r\n end',
-                                          "unicode": "\u00e9\u4e2d\U0001f600"})],
-        tag="line one\nline two\ttabbed \"quoted\"",
+        [
+            b.component(
+                "ValueField",
+                Value=[
+                    math.inf,
+                    -math.inf,
+                    math.nan,
+                    -0.0,
+                    1e-300,
+                    5e-324,
+                    1.7976931348623157e308,
+                    0.1,
+                    1e16,
+                    123456789.125,
+                ],
+            ),
+            b.component("ValueField", Value=Int64(-(2**63))),
+            b.component("ValueField", Value=Int64(2**63 - 1)),
+            b.component(
+                "ValueField",
+                Value={
+                    "nested": [[], {}, [None, True, False]],
+                    "text": 'quote " backslash \\ \x01 \x7f \r\n end',
+                    "unicode": "\u00e9\u4e2d\U0001f600",
+                },
+            ),
+        ],
+        tag='line one\nline two\ttabbed "quoted"',
     )
-    transforms = b.slot("Transforms", children=[
-        b.slot("Zero scale", scale=[0.0, 0.0, 0.0],
-               children=[b.slot("Under zero", position=[1.0, 1.0, 1.0])]),
-        b.slot("Sheared parent", rotation=[0.1, 0.7, -0.2, 0.6], scale=[3.0, 0.25, 1.5],
-               children=[b.slot("Rotated child", rotation=[0.3, 0.0, 0.4, 0.8],
-                                position=[0.5, -2.0, 7.0],
-                                children=[b.slot("Far", position=[1e4, -3e3, 2.5e3])])]),
-        b.slot("Hidden", active=False, children=[b.slot("Under hidden")]),
-        b.slot("Unnormalised", rotation=[0.0, 0.0, 2.0, 2.0], scale=[-1.0, 1.0, 1.0]),
-    ])
+    transforms = b.slot(
+        "Transforms",
+        children=[
+            b.slot(
+                "Zero scale",
+                scale=[0.0, 0.0, 0.0],
+                children=[b.slot("Under zero", position=[1.0, 1.0, 1.0])],
+            ),
+            b.slot(
+                "Sheared parent",
+                rotation=[0.1, 0.7, -0.2, 0.6],
+                scale=[3.0, 0.25, 1.5],
+                children=[
+                    b.slot(
+                        "Rotated child",
+                        rotation=[0.3, 0.0, 0.4, 0.8],
+                        position=[0.5, -2.0, 7.0],
+                        children=[b.slot("Far", position=[1e4, -3e3, 2.5e3])],
+                    )
+                ],
+            ),
+            b.slot("Hidden", active=False, children=[b.slot("Under hidden")]),
+            b.slot("Unnormalised", rotation=[0.0, 0.0, 2.0, 2.0], scale=[-1.0, 1.0, 1.0]),
+        ],
+    )
     chain = b.slot("Chain end")
     for level in range(40):
-        chain = b.slot(f"Level {39 - level}", children=[chain], position=[0.0, 0.1, 0.0],
-                       rotation=[0.0, 0.0, 0.05, 0.99875])
-    root = b.slot("Ro.ot", [b.component("Comment", Text="root:has/bad@chars")],
-                  children=[*meshes, *awkward, metadata_stress, transforms, chain],
-                  position=[0.25, -0.5, 4.0], rotation=[0.0, 0.0, half, half])
+        chain = b.slot(
+            f"Level {39 - level}",
+            children=[chain],
+            position=[0.0, 0.1, 0.0],
+            rotation=[0.0, 0.0, 0.05, 0.99875],
+        )
+    root = b.slot(
+        "Ro.ot",
+        [b.component("Comment", Text="root:has/bad@chars")],
+        children=[*meshes, *awkward, metadata_stress, transforms, chain],
+        position=[0.25, -0.5, 4.0],
+        rotation=[0.0, 0.0, half, half],
+    )
     doc = {
         "VersionNumber": "2025.1.1.1",
         "FeatureFlags": {"ColorManagement": 0, "ResetGUID": 0},

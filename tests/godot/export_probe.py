@@ -74,10 +74,18 @@ for case in _text("cases.txt").split("\\n", false):
 """
 
 _WORDS = {
-    3: {"@INSTANCE@": "instance", "@TRANSFORM@": "Transform", "@ENCODE@": "var2bytes",
-        "@DECODE@": "bytes2var"},
-    4: {"@INSTANCE@": "instantiate", "@TRANSFORM@": "Transform3D", "@ENCODE@": "var_to_bytes",
-        "@DECODE@": "bytes_to_var"},
+    3: {
+        "@INSTANCE@": "instance",
+        "@TRANSFORM@": "Transform",
+        "@ENCODE@": "var2bytes",
+        "@DECODE@": "bytes2var",
+    },
+    4: {
+        "@INSTANCE@": "instantiate",
+        "@TRANSFORM@": "Transform3D",
+        "@ENCODE@": "var_to_bytes",
+        "@DECODE@": "bytes_to_var",
+    },
 }
 
 

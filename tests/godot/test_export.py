@@ -74,44 +74,83 @@ def test_sibling_names_become_unique_without_stealing_names() -> None:
 
 
 def test_layout_sanitises_per_version_then_dedups() -> None:
-    root = SceneNode("Ro.ot", "Node3D", children=[
-        SceneNode(name, "Node3D", children=[SceneNode("leaf", "Node3D")])
-        for name in ("Root", "a.b", "a_b", "", "%p")
-    ])
+    root = SceneNode(
+        "Ro.ot",
+        "Node3D",
+        children=[
+            SceneNode(name, "Node3D", children=[SceneNode("leaf", "Node3D")])
+            for name in ("Root", "a.b", "a_b", "", "%p")
+        ],
+    )
     names3 = [p.name for p in layout(root, 3, "Slot")]
     names4 = [p.name for p in layout(root, 4, "Slot")]
-    assert names3 == ["Root", "Root", "leaf", "ab", "leaf", "a_b", "leaf", "Slot", "leaf",
-                      "%p", "leaf"]
-    assert names4 == ["Ro_ot", "Root", "leaf", "a_b", "leaf", "a_b2", "leaf", "Slot", "leaf",
-                      "_p", "leaf"]
+    assert names3 == [
+        "Root",
+        "Root",
+        "leaf",
+        "ab",
+        "leaf",
+        "a_b",
+        "leaf",
+        "Slot",
+        "leaf",
+        "%p",
+        "leaf",
+    ]
+    assert names4 == [
+        "Ro_ot",
+        "Root",
+        "leaf",
+        "a_b",
+        "leaf",
+        "a_b2",
+        "leaf",
+        "Slot",
+        "leaf",
+        "_p",
+        "leaf",
+    ]
     paths4 = [(p.parent, p.path) for p in layout(root, 4, "Slot")][:6]
-    assert paths4 == [(None, "."), (".", "Root"), ("Root", "Root/leaf"), (".", "a_b"),
-                      ("a_b", "a_b/leaf"), (".", "a_b2")]
+    assert paths4 == [
+        (None, "."),
+        (".", "Root"),
+        ("Root", "Root/leaf"),
+        (".", "a_b"),
+        ("a_b", "a_b/leaf"),
+        (".", "a_b2"),
+    ]
 
 
 # --- literals ---------------------------------------------------------------------------------
 
-COLUMNS = Transform3D(Basis(Vector3(1, 2, 3), Vector3(4, 5, 6), Vector3(7, 8, 9)),
-                      Vector3(10, 11, 12))
+COLUMNS = Transform3D(
+    Basis(Vector3(1, 2, 3), Vector3(4, 5, 6), Vector3(7, 8, 9)), Vector3(10, 11, 12)
+)
 
 
-@pytest.mark.parametrize(("value", "text3", "text4"), [
-    (COLUMNS, "Transform( 1, 4, 7, 2, 5, 8, 3, 6, 9, 10, 11, 12 )",
-     "Transform3D(1, 4, 7, 2, 5, 8, 3, 6, 9, 10, 11, 12)"),
-    (Vector3(0.5, -0.0, 1e-05), "Vector3( 0.5, -0, 1e-05 )", "Vector3(0.5, -0, 1e-05)"),
-    (Vector2(1, 2), "Vector2( 1, 2 )", "Vector2(1, 2)"),
-    (Color(1, 0.5, 0, 1), "Color( 1, 0.5, 0, 1 )", "Color(1, 0.5, 0, 1)"),
-    ([1, 2.0, "x"], '[ 1, 2.0, "x" ]', '[1, 2.0, "x"]'),
-    ([], "[  ]", "[]"),
-    ({}, "{\n}", "{}"),
-    ({"b": None, "a": True}, '{\n"b": null,\n"a": true\n}', '{\n"b": null,\n"a": true\n}'),
-    (math.inf, "inf", "inf"),
-    (-math.inf, "-1e400", "inf_neg"),
-    (math.nan, "nan", "nan"),
-    (2**63 - 1, "9223372036854775807", "9223372036854775807"),
-    (0.0008727497770451009, "8.727497770451009e-4", "8.727497770451009e-4"),
-    ('a "q" \\ \n\t\x01', '"a \\"q\\" \\\\ \\n\\t\\u0001"', '"a \\"q\\" \\\\ \\n\\t\\u0001"'),
-])
+@pytest.mark.parametrize(
+    ("value", "text3", "text4"),
+    [
+        (
+            COLUMNS,
+            "Transform( 1, 4, 7, 2, 5, 8, 3, 6, 9, 10, 11, 12 )",
+            "Transform3D(1, 4, 7, 2, 5, 8, 3, 6, 9, 10, 11, 12)",
+        ),
+        (Vector3(0.5, -0.0, 1e-05), "Vector3( 0.5, -0, 1e-05 )", "Vector3(0.5, -0, 1e-05)"),
+        (Vector2(1, 2), "Vector2( 1, 2 )", "Vector2(1, 2)"),
+        (Color(1, 0.5, 0, 1), "Color( 1, 0.5, 0, 1 )", "Color(1, 0.5, 0, 1)"),
+        ([1, 2.0, "x"], '[ 1, 2.0, "x" ]', '[1, 2.0, "x"]'),
+        ([], "[  ]", "[]"),
+        ({}, "{\n}", "{}"),
+        ({"b": None, "a": True}, '{\n"b": null,\n"a": true\n}', '{\n"b": null,\n"a": true\n}'),
+        (math.inf, "inf", "inf"),
+        (-math.inf, "-1e400", "inf_neg"),
+        (math.nan, "nan", "nan"),
+        (2**63 - 1, "9223372036854775807", "9223372036854775807"),
+        (0.0008727497770451009, "8.727497770451009e-4", "8.727497770451009e-4"),
+        ('a "q" \\ \n\t\x01', '"a \\"q\\" \\\\ \\n\\t\\u0001"', '"a \\"q\\" \\\\ \\n\\t\\u0001"'),
+    ],
+)
 def test_literals_per_version(value: Any, text3: str, text4: str) -> None:
     assert literal(value, 3) == text3
     assert literal(value, 4) == text4
@@ -157,9 +196,16 @@ def test_escape_is_c_style() -> None:
 
 def test_scene_text_format2_and_format3() -> None:
     mesh = SubResource("QuadMesh", {"size": Vector2(1, 2)})
-    root = SceneNode("Root", "Spatial", {"transform": Transform3D()}, {"b": 1, "a": "x"},
-                     [SceneNode("M", "MeshInstance", {"mesh": mesh}),
-                      SceneNode("N", "MeshInstance", {"mesh": mesh, "visible": False})])
+    root = SceneNode(
+        "Root",
+        "Spatial",
+        {"transform": Transform3D()},
+        {"b": 1, "a": "x"},
+        [
+            SceneNode("M", "MeshInstance", {"mesh": mesh}),
+            SceneNode("N", "MeshInstance", {"mesh": mesh, "visible": False}),
+        ],
+    )
     assert write(root, 3) == (
         "[gd_scene load_steps=2 format=2]\n\n"
         '[sub_resource type="QuadMesh" id=1]\nsize = Vector2( 1, 2 )\n\n'
@@ -187,8 +233,9 @@ def test_scene_text_format2_and_format3() -> None:
 
 
 @pytest.mark.parametrize("godot", [3, 4])
-def test_every_slot_becomes_one_node_and_nothing_is_dropped(cases: dict[str, DataTree],
-                                                            godot: int) -> None:
+def test_every_slot_becomes_one_node_and_nothing_is_dropped(
+    cases: dict[str, DataTree], godot: int
+) -> None:
     for name, tree in cases.items():
         scene = export_scene(tree, godot)
         slots = list(tree.walk())
@@ -199,17 +246,18 @@ def test_every_slot_becomes_one_node_and_nothing_is_dropped(cases: dict[str, Dat
             meta = node.metadata
             assert [c["id"] for c in meta[META_COMPONENTS]] == [c.id for c in slot.components]
             assert [c["type"] for c in meta[META_COMPONENTS]] == [
-                str(c.type) for c in slot.components]
+                str(c.type) for c in slot.components
+            ]
             assert repr([c["data"] for c in meta[META_COMPONENTS]]) == repr(  # NaN-safe
-                [c.data.decoded() for c in slot.components])
+                [c.data.decoded() for c in slot.components]
+            )
             assert set(meta[META_SLOT]) == set(slot.keys()) - {"Children"}
         root_meta = scene.root.metadata
         assert root_meta[META_DOCUMENT].get("VersionNumber") == tree.version_number
         assert (META_ASSETS in root_meta) == ("Assets" in tree)
 
 
-def test_standin_quad_becomes_a_mesh_instance_with_its_material(cases: dict[str, DataTree]
-                                                                ) -> None:
+def test_standin_quad_becomes_a_mesh_instance_with_its_material(cases: dict[str, DataTree]) -> None:
     if STANDIN not in cases:
         pytest.skip("real samples not available")
     scene = export_scene(cases[STANDIN], 3)
@@ -219,28 +267,68 @@ def test_standin_quad_becomes_a_mesh_instance_with_its_material(cases: dict[str,
     mesh, material = node.properties["mesh"], node.properties["material_override"]
     assert (mesh.type, mesh.properties) == ("QuadMesh", {"size": Vector2(1.0, 1.0)})
     assert material.type == "SpatialMaterial"
-    assert material.properties == {"albedo_color": Color(1.0, 1.0, 1.0, 1.0),
-                                   "flags_unshaded": True, "flags_transparent": True,
-                                   "params_cull_mode": 2}
+    assert material.properties == {
+        "albedo_color": Color(1.0, 1.0, 1.0, 1.0),
+        "flags_unshaded": True,
+        "flags_transparent": True,
+        "params_cull_mode": 2,
+    }
     assert scene.notes == []
 
 
 def test_synthetic_mapping_per_version() -> None:
     tree = synthetic_tree()
     by_name = {s.name: n for n, s in export_scene(tree, 4).nodes}
-    props = {name: by_name[name].properties.get("mesh") for name in (
-        "Box", "Sphere", "Ico", "Cylinder", "Tube", "Cone", "Capsule", "Torus", "Quad", "Bevel")}
+    props = {
+        name: by_name[name].properties.get("mesh")
+        for name in (
+            "Box",
+            "Sphere",
+            "Ico",
+            "Cylinder",
+            "Tube",
+            "Cone",
+            "Capsule",
+            "Torus",
+            "Quad",
+            "Bevel",
+        )
+    }
     summary = {k: (v.type, v.properties) if v else None for k, v in props.items()}
     assert summary == {
         "Box": ("BoxMesh", {"size": Vector3(0.5, 2.0, 0.25)}),
         "Sphere": ("SphereMesh", {"radius": 0.75, "height": 1.5}),
         "Ico": ("SphereMesh", {"radius": 0.3, "height": 0.6}),
-        "Cylinder": ("CylinderMesh", {"top_radius": 0.2, "bottom_radius": 0.2, "height": 1.5,
-                                      "cap_top": True, "cap_bottom": True}),
-        "Tube": ("CylinderMesh", {"top_radius": 0.1, "bottom_radius": 0.1, "height": 1.0,
-                                  "cap_top": False, "cap_bottom": False}),
-        "Cone": ("CylinderMesh", {"top_radius": 0.0, "bottom_radius": 0.5, "height": 2.0,
-                                  "cap_top": True, "cap_bottom": True}),
+        "Cylinder": (
+            "CylinderMesh",
+            {
+                "top_radius": 0.2,
+                "bottom_radius": 0.2,
+                "height": 1.5,
+                "cap_top": True,
+                "cap_bottom": True,
+            },
+        ),
+        "Tube": (
+            "CylinderMesh",
+            {
+                "top_radius": 0.1,
+                "bottom_radius": 0.1,
+                "height": 1.0,
+                "cap_top": False,
+                "cap_bottom": False,
+            },
+        ),
+        "Cone": (
+            "CylinderMesh",
+            {
+                "top_radius": 0.0,
+                "bottom_radius": 0.5,
+                "height": 2.0,
+                "cap_top": True,
+                "cap_bottom": True,
+            },
+        ),
         "Capsule": ("CapsuleMesh", {"radius": 0.25, "height": 1.5}),
         "Torus": ("TorusMesh", {"inner_radius": 0.75, "outer_radius": 1.25}),
         "Quad": ("QuadMesh", {"size": Vector2(2.0, 0.5)}),
@@ -254,8 +342,7 @@ def test_synthetic_mapping_per_version() -> None:
     assert [albedo.r, albedo.g, albedo.b, albedo.a] == pytest.approx([0.735357, 0.537099, 1, 0.5])
     assert linear["shading_mode"] == 0 and linear["transparency"] == 1
     pbs = by_name["Box"].properties["material_override"].properties
-    assert pbs == {"albedo_color": Color(1.0, 0.5, 0.0, 1.0), "metallic": 0.75,
-                   "roughness": 0.75}
+    assert pbs == {"albedo_color": Color(1.0, 0.5, 0.0, 1.0), "metallic": 0.75, "roughness": 0.75}
     assert "material_override" not in by_name["Cylinder"].properties  # FresnelMaterial
     godot3 = {s.name: n for n, s in export_scene(tree, 3).nodes}
     assert godot3["Box"].properties["mesh"].type == "CubeMesh"
@@ -278,7 +365,7 @@ def test_awkward_names_are_all_reachable() -> None:
         top = [p.name for p in placed if p.parent == "."]
         assert len(top) == len(set(top))
         assert len([p for p in placed if p.parent == "."]) == len(tree.root.children)
-        bad = "./:@\"" + ("%" if godot == 4 else "")
+        bad = './:@"' + ("%" if godot == 4 else "")
         assert not any(c in p.name for p in placed for c in bad)
     assert len(AWKWARD_NAMES) == 18
 
@@ -307,7 +394,8 @@ def test_variant_holds_the_whole_tree(cases: dict[str, DataTree], godot: int) ->
             stack.extend(reversed(item["children"]))
         slots = list(tree.walk())
         assert [(v["id"], v["name"], v["active"]) for v in seen] == [
-            (s.id, s.name, s.active) for s in slots]
+            (s.id, s.name, s.active) for s in slots
+        ]
         assert all(isinstance(v["transform"], Transform3D) for v in seen)
         assert [len(v["components"]) for v in seen] == [len(s.components) for s in slots]
 
@@ -334,12 +422,14 @@ def _digest(path: Path) -> str:
 
 
 @pytest.mark.parametrize("path", sample_paths(), ids=lambda p: p.name)
-def test_cli_writes_scene_and_variant(path: Path, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_writes_scene_and_variant(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = _digest(path)
     scene, blob = tmp_path / "out.tscn", tmp_path / "out.bin"
-    code, out, _ = _run(capsys, "export-godot", str(path), "-o", str(scene), "--godot", "3",
-                        "--variant", str(blob))
+    code, out, _ = _run(
+        capsys, "export-godot", str(path), "-o", str(scene), "--godot", "3", "--variant", str(blob)
+    )
     assert code == 0
     assert scene.read_text(encoding="utf-8").startswith("[gd_scene ")
     assert "format=2]" in scene.read_text(encoding="utf-8").splitlines()[0]
@@ -349,14 +439,20 @@ def test_cli_writes_scene_and_variant(path: Path, tmp_path: Path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.bin", "out.tscn"]  # no temp
 
 
-def test_cli_subtree_godot4_and_notes(tmp_path: Path, capsys: pytest.CaptureFixture[str]
-                                      ) -> None:
+def test_cli_subtree_godot4_and_notes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     redx = next((p for p in sample_paths() if p.name.startswith("redx")), None)
     if redx is None:
         pytest.skip("real samples not available")
     scene = tmp_path / "sub.tscn"
-    code, out, err = _run(capsys, "export-godot", str(redx), "-o", str(scene),
-                          "--slot", "Holder/World Publisher/Submitter/Visual")
+    code, out, err = _run(
+        capsys,
+        "export-godot",
+        str(redx),
+        "-o",
+        str(scene),
+        "--slot",
+        "Holder/World Publisher/Submitter/Visual",
+    )
     assert code == 0
     text = scene.read_text(encoding="utf-8")
     assert text.startswith("[gd_scene format=3]")
@@ -365,14 +461,21 @@ def test_cli_subtree_godot4_and_notes(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "brson: note: slot 'Holder/World Publisher/Submitter/Visual': QuadMesh Rotation" in err
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--godot", "5", "-o", "x.tscn"], "use 3 or 4"),
-    ([], "nothing to write"),
-    (["-o", "x.tscn", "--slot", "no such slot"], "no slot matches 'no such slot'"),
-])
-def test_cli_refusals(args: list[str], message: str, tmp_path: Path,
-                      capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-                      ) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--godot", "5", "-o", "x.tscn"], "use 3 or 4"),
+        ([], "nothing to write"),
+        (["-o", "x.tscn", "--slot", "no such slot"], "no slot matches 'no such slot'"),
+    ],
+)
+def test_cli_refusals(
+    args: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     paths = sample_paths()
     if not paths:
         pytest.skip("real samples not available")
@@ -384,8 +487,9 @@ def test_cli_refusals(args: list[str], message: str, tmp_path: Path,
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_keeps_bson_values_godot_has_no_type_for(tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_keeps_bson_values_godot_has_no_type_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A BSON datetime (never in real files) stays in metadata as Extended JSON, as in to-json."""
     from brson import api
 
@@ -396,8 +500,17 @@ def test_cli_keeps_bson_values_godot_has_no_type_for(tmp_path: Path,
     when = {"$date": {"$numberLong": "1577836800000"}}
     for godot in ("3", "4"):
         scene, blob = tmp_path / f"x{godot}.tscn", tmp_path / f"x{godot}.bin"
-        code, _, err = _run(capsys, "export-godot", str(src), "--godot", godot, "-o",
-                            str(scene), "--variant", str(blob))
+        code, _, err = _run(
+            capsys,
+            "export-godot",
+            str(src),
+            "--godot",
+            godot,
+            "-o",
+            str(scene),
+            "--variant",
+            str(blob),
+        )
         assert code == 0, err
         assert '"$date": {' in scene.read_text(encoding="utf-8")
         box = loads(blob.read_bytes(), godot=int(godot))["root"]["children"][0]
@@ -407,14 +520,24 @@ def test_cli_keeps_bson_values_godot_has_no_type_for(tmp_path: Path,
 def test_values_without_a_godot_type_become_extended_json() -> None:
     from bson import Decimal128, MaxKey, ObjectId, Regex, Timestamp
 
-    odd = [datetime.datetime(2020, 1, 1), ObjectId("0123456789ab0123456789ab"),
-           Decimal128("1.5"), Regex("a.*", "i"), Timestamp(5, 1), MaxKey()]
+    odd = [
+        datetime.datetime(2020, 1, 1),
+        ObjectId("0123456789ab0123456789ab"),
+        Decimal128("1.5"),
+        Regex("a.*", "i"),
+        Timestamp(5, 1),
+        MaxKey(),
+    ]
     tree = synthetic_tree()
     tree.root.children[0].components[0]["Size"].value = odd
-    expected = [{"$date": {"$numberLong": "1577836800000"}},
-                {"$oid": "0123456789ab0123456789ab"}, {"$numberDecimal": "1.5"},
-                {"$regularExpression": {"pattern": "a.*", "options": "i"}},
-                {"$timestamp": {"t": 5, "i": 1}}, {"$maxKey": 1}]
+    expected = [
+        {"$date": {"$numberLong": "1577836800000"}},
+        {"$oid": "0123456789ab0123456789ab"},
+        {"$numberDecimal": "1.5"},
+        {"$regularExpression": {"pattern": "a.*", "options": "i"}},
+        {"$timestamp": {"t": 5, "i": 1}},
+        {"$maxKey": 1},
+    ]
     for godot in (3, 4):
         text = export_scene(tree, godot).tscn()
         assert '"$oid": "0123456789ab0123456789ab"' in text and '"$maxKey": 1' in text
@@ -437,9 +560,11 @@ def test_writers_refuse_unknown_values_without_default() -> None:
 def _boom(value: Any) -> Any:
     raise ValueError(f"boom {value}")
 
+
 def test_cli_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _run(capsys, "export-godot", str(tmp_path / "nope.brson"), "-o",
-                        str(tmp_path / "x.tscn"))
+    code, _, err = _run(
+        capsys, "export-godot", str(tmp_path / "nope.brson"), "-o", str(tmp_path / "x.tscn")
+    )
     assert code == 2
     assert err.count("\n") == 1 and "no such file" in err
 

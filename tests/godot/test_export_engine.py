@@ -104,8 +104,9 @@ def _case(request: pytest.FixtureRequest, major: int, name: str) -> CaseResult:
     return exports.cases[name]
 
 
-PARAMS = [pytest.param(major, name, id=f"godot{major}-{name}")
-          for major in (3, 4) for name in CASE_NAMES]
+PARAMS = [
+    pytest.param(major, name, id=f"godot{major}-{name}") for major in (3, 4) for name in CASE_NAMES
+]
 
 
 # --- comparison helpers -----------------------------------------------------------------------
@@ -118,8 +119,11 @@ def _close(expected: float, got: float) -> bool:
 def _same_transform(expected: list[list[float]], got: Transform3D) -> bool:
     mine = Transform3D.from_matrix(expected).to_matrix()
     theirs = got.to_matrix()
-    return all(_close(a, b) for ra, rb in zip(mine, theirs, strict=True)
-               for a, b in zip(ra, rb, strict=True))
+    return all(
+        _close(a, b)
+        for ra, rb in zip(mine, theirs, strict=True)
+        for a, b in zip(ra, rb, strict=True)
+    )
 
 
 def _same_value(expected: Any, got: Any) -> bool:
@@ -136,10 +140,12 @@ def _same_value(expected: Any, got: Any) -> bool:
         return expected == got
     if isinstance(expected, dict) and isinstance(got, dict):
         return list(expected) == list(got) and all(
-            _same_value(v, got[k]) for k, v in expected.items())
+            _same_value(v, got[k]) for k, v in expected.items()
+        )
     if isinstance(expected, list | tuple) and isinstance(got, list | tuple):
         return len(expected) == len(got) and all(
-            _same_value(a, b) for a, b in zip(expected, got, strict=True))
+            _same_value(a, b) for a, b in zip(expected, got, strict=True)
+        )
     return bool(type(expected) is type(got) and expected == got)
 
 
@@ -152,7 +158,8 @@ def _same_property(expected: Any, got: Any) -> bool:
     if isinstance(expected, Vector2 | Vector3 | Color):
         fields = expected.__dataclass_fields__
         return type(got) is type(expected) and all(
-            _close(getattr(expected, f), getattr(got, f)) for f in fields)
+            _close(getattr(expected, f), getattr(got, f)) for f in fields
+        )
     return bool(expected == got)
 
 
@@ -160,8 +167,7 @@ def _same_property(expected: Any, got: Any) -> bool:
 
 
 @pytest.mark.parametrize(("major", "name"), PARAMS)
-def test_nodes_names_and_transforms(request: pytest.FixtureRequest, major: int,
-                                    name: str) -> None:
+def test_nodes_names_and_transforms(request: pytest.FixtureRequest, major: int, name: str) -> None:
     case = _case(request, major, name)
     slots = [slot for _, slot in case.scene.nodes]
     assert len(slots) == sum(1 for _ in (slots[0].walk())) == len(case.records)
@@ -176,7 +182,8 @@ def test_nodes_names_and_transforms(request: pytest.FixtureRequest, major: int,
         assert found, f"{where}: path {path!r} leads to another node (sibling names clash)"
         assert visible is (slot.active is not False), where
         assert _same_transform(slot.global_matrix(), global_t), (
-            f"{where}: engine global {global_t} vs {slot.global_matrix()}")
+            f"{where}: engine global {global_t} vs {slot.global_matrix()}"
+        )
 
 
 @pytest.mark.parametrize(("major", "name"), PARAMS)
@@ -206,8 +213,8 @@ def test_meshes_and_materials(request: pytest.FixtureRequest, major: int, name: 
             assert got["@class"] == resource.type, f"{slot.path!r} {prop}"
             for key, value in resource.properties.items():
                 assert _same_property(value, got[key]), (
-                    f"{name}: {slot.path!r} {prop}.{key}: wrote {value!r}, engine has "
-                    f"{got[key]!r}")
+                    f"{name}: {slot.path!r} {prop}.{key}: wrote {value!r}, engine has {got[key]!r}"
+                )
         assert (node.type == MESH_NODE[major]) == ("mesh" in wanted)
 
 
@@ -218,7 +225,8 @@ def test_variant_read_by_engine(request: pytest.FixtureRequest, major: int, name
     slots = [slot for _, slot in case.scene.nodes]
     assert len(case.variant_walk) == len(slots)
     for slot, (slot_name, slot_id, global_t, components) in zip(
-            slots, case.variant_walk, strict=True):
+        slots, case.variant_walk, strict=True
+    ):
         assert slot_name == slot.name and slot_id == slot.id
         assert components == len(slot.components)
         assert _same_transform(slot.global_matrix(), global_t), slot.path
@@ -232,8 +240,11 @@ _HARMLESS = ("Invalid locale", "Unsupported locale", "leaked at exit", "   At: "
 def test_engine_reports_no_errors(request: pytest.FixtureRequest, major: int) -> None:
     """Unknown properties, bad literals or vanished parents would show up on stderr."""
     exports: EngineExports = request.getfixturevalue(f"exports{major}")
-    complaints = [line for line in exports.run.stderr.splitlines()
-                  if line.strip() and not any(h in line for h in _HARMLESS)]
+    complaints = [
+        line
+        for line in exports.run.stderr.splitlines()
+        if line.strip() and not any(h in line for h in _HARMLESS)
+    ]
     assert complaints == []
 
 

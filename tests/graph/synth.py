@@ -13,7 +13,8 @@ from typing import Any
 from bson.int64 import Int64
 
 TYPES = [f"[FrooxEngine]FrooxEngine.Comp{i}" for i in range(12)] + [
-    "[FrooxEngine]FrooxEngine.ValueField<[FrooxEngine]FrooxEngine.Slot>"]
+    "[FrooxEngine]FrooxEngine.ValueField<[FrooxEngine]FrooxEngine.Slot>"
+]
 
 
 def world(slots: int, seed: int = 1, fanout: int = 4, external: int = 0) -> dict[str, Any]:
@@ -35,8 +36,12 @@ def world(slots: int, seed: int = 1, fanout: int = 4, external: int = 0) -> dict
         return rng.choice(known)
 
     def component() -> dict[str, Any]:
-        data: dict[str, Any] = {"ID": new_id(), "persistent-ID": new_id(),
-                                "UpdateOrder": member(0), "Enabled": member(True)}
+        data: dict[str, Any] = {
+            "ID": new_id(),
+            "persistent-ID": new_id(),
+            "UpdateOrder": member(0),
+            "Enabled": member(True),
+        }
         known.append(data["ID"])
         for index in range(rng.randint(2, 8)):
             kind = rng.randrange(7)
@@ -63,14 +68,24 @@ def world(slots: int, seed: int = 1, fanout: int = 4, external: int = 0) -> dict
     def slot(name: str) -> dict[str, Any]:
         out: dict[str, Any] = {"ID": new_id()}
         known.append(out["ID"])
-        out["Components"] = {"ID": new_id(),
-                             "Data": [component() for _ in range(rng.randint(0, 4))]}
-        out.update({
-            "Name": member(name), "Tag": member(None), "Active": member(True),
-            "Persistent-ID": new_id(), "Position": member([rng.random(), 1.0, 0.0]),
-            "Rotation": member([0.0, 0.0, 0.0, 1.0]), "Scale": member([1.0, 1.0, 1.0]),
-            "OrderOffset": member(Int64(0)), "ParentReference": new_id(), "Children": [],
-        })
+        out["Components"] = {
+            "ID": new_id(),
+            "Data": [component() for _ in range(rng.randint(0, 4))],
+        }
+        out.update(
+            {
+                "Name": member(name),
+                "Tag": member(None),
+                "Active": member(True),
+                "Persistent-ID": new_id(),
+                "Position": member([rng.random(), 1.0, 0.0]),
+                "Rotation": member([0.0, 0.0, 0.0, 1.0]),
+                "Scale": member([1.0, 1.0, 1.0]),
+                "OrderOffset": member(Int64(0)),
+                "ParentReference": new_id(),
+                "Children": [],
+            }
+        )
         return out
 
     root = slot("Root")
@@ -85,5 +100,10 @@ def world(slots: int, seed: int = 1, fanout: int = 4, external: int = 0) -> dict
             parent["Children"].append(child)
             queue.append(child)
             made += 1
-    return {"VersionNumber": "2025.1.1.1", "FeatureFlags": {"ColorManagement": 0},
-            "Types": TYPES, "TypeVersions": {TYPES[0]: 1}, "Object": root}
+    return {
+        "VersionNumber": "2025.1.1.1",
+        "FeatureFlags": {"ColorManagement": 0},
+        "Types": TYPES,
+        "TypeVersions": {TYPES[0]: 1},
+        "Object": root,
+    }

@@ -68,8 +68,14 @@ def raw_definitions(doc: dict[str, Any]) -> dict[str, str]:
         if isinstance(value, dict):
             for key, item in value.items():
                 if is_guid(item) and key == "ID":
-                    out.setdefault(item, "slot" if item in slots else
-                                   "component" if item in components else "member")
+                    out.setdefault(
+                        item,
+                        "slot"
+                        if item in slots
+                        else "component"
+                        if item in components
+                        else "member",
+                    )
                 elif is_guid(item) and key.endswith("-ID"):
                     out.setdefault(item, "id")
                 visit(item)
@@ -167,7 +173,8 @@ def _check_graph(tree: DataTree, doc: dict[str, Any]) -> ReferenceGraph:
     assert [r.member_id for r in graph] == [r.member_id for r in expected]
     assert [r.describe() for r in graph] == [r.describe for r in expected]
     assert [KINDS[type(r.target)] for r in graph.internal] == [
-        defined[r.value] for r in expected if r.value in defined]
+        defined[r.value] for r in expected if r.value in defined
+    ]
     for ref in graph:
         target = ref.target
         if ref.internal:
@@ -203,8 +210,12 @@ def test_sample_reference_figures() -> None:
             kinds[kind] = kinds.get(kind, 0) + 1
         figures[name] = (graph.counts()["ids"], len(graph), len(graph.referenced_ids), kinds)
     assert figures == {
-        "orange3134_AvatarRootIdentification.brson":
-            (324, 23, 16, {"Member": 7, "Slot": 1, "Component": 15}),
+        "orange3134_AvatarRootIdentification.brson": (
+            324,
+            23,
+            16,
+            {"Member": 7, "Slot": 1, "Component": 15},
+        ),
         STANDIN: (822, 53, 47, {"Member": 12, "Component": 39, "IdRef": 1, "Slot": 1}),
         LEGACY: (1362, 67, 51, {"Slot": 2, "Component": 57, "Member": 8}),
     }
@@ -214,7 +225,8 @@ def test_standin_chain_through_the_graph() -> None:
     tree = brson.load(sample(STANDIN))
     graph = ReferenceGraph.build(tree)
     renderer = tree.root.find_component("MeshRenderer") or next(
-        c for c in tree.components() if c.type.name == "MeshRenderer")
+        c for c in tree.components() if c.type.name == "MeshRenderer"
+    )
     outgoing = {r.describe().rpartition(":")[2]: r for r in graph.references_from(renderer)}
     assert set(outgoing) == {"MeshRenderer.Mesh", "MeshRenderer.Materials[0]"}
     quad = outgoing["MeshRenderer.Mesh"].target
@@ -279,29 +291,42 @@ def test_edited_tree_graph_equals_untouched(path: Path) -> None:
     for slot in tree.walk():
         for deep in (False, True):
             assert sorted(map(key, edited.references_from(slot, deep=deep))) == sorted(
-                map(key, clean.references_from(
-                    clean.tree.find(str(slot.id)) or clean.tree.root, deep=deep)))
+                map(
+                    key,
+                    clean.references_from(
+                        clean.tree.find(str(slot.id)) or clean.tree.root, deep=deep
+                    ),
+                )
+            )
 
 
 def test_external_references_are_listed_and_kept() -> None:
     doc = raw_document(sample(STANDIN))
-    renderer = next(c for s, _ in raw_slots(doc) for c in s["Components"]["Data"]
-                    if "Materials" in c["Data"])
+    renderer = next(
+        c for s, _ in raw_slots(doc) for c in s["Components"]["Data"] if "Materials" in c["Data"]
+    )
     outside = "0badc0de-1111-2222-3333-444455556666"
     renderer["Data"]["Mesh"]["Data"] = outside
-    renderer["Data"]["Materials"]["Data"].append({"ID": "abcdef01-0000-0000-0000-000000000001",
-                                                  "Data": outside})
+    renderer["Data"]["Materials"]["Data"].append(
+        {"ID": "abcdef01-0000-0000-0000-000000000001", "Data": outside}
+    )
     tree = brson.loads(bson.encode(doc), name="x.bson")
     graph = _check_graph(tree, doc)
     assert [r.describe().rpartition(":")[2] for r in graph.external] == [
-        "MeshRenderer.Mesh", "MeshRenderer.Materials[1]"]
+        "MeshRenderer.Mesh",
+        "MeshRenderer.Materials[1]",
+    ]
     assert graph.external_ids == [outside]
     assert graph.references_to(outside) == graph.external
     ref = graph.external[1]
     assert ref.to_dict() == {
-        "from": ref.describe(), "source_kind": "member",
-        "member_id": "abcdef01-0000-0000-0000-000000000001", "target_id": outside,
-        "kind": "external", "target": None, "target_kind": None,
+        "from": ref.describe(),
+        "source_kind": "member",
+        "member_id": "abcdef01-0000-0000-0000-000000000001",
+        "target_id": outside,
+        "kind": "external",
+        "target": None,
+        "target_kind": None,
     }
     assert tree.to_bson() == bson.encode(doc)
 
@@ -379,12 +404,15 @@ def test_few_lookups_one_by_one_many_in_one_pass() -> None:
     doc = synth.world(200, seed=4)
     tree = brson.loads(bson.encode(doc), name="world.bson")
     graph = ReferenceGraph.build(tree)
-    singles = [(r.describe(), _same(r.target, tree.resolve(r.target_id)))
-               for r in graph.references[:BATCH_AFTER]]
+    singles = [
+        (r.describe(), _same(r.target, tree.resolve(r.target_id)))
+        for r in graph.references[:BATCH_AFTER]
+    ]
     assert not graph._sources_located and not graph._targets_located
     assert all(same for _, same in singles)
     everything = [(r.describe(), r.target) for r in graph]
     assert graph._sources_located and graph._targets_located
     assert [d for d, _ in everything[:BATCH_AFTER]] == [d for d, _ in singles]
-    assert all(_same(t, tree.resolve(r.target_id)) for r, (_, t) in zip(graph, everything,
-                                                                          strict=True))
+    assert all(
+        _same(t, tree.resolve(r.target_id)) for r, (_, t) in zip(graph, everything, strict=True)
+    )

@@ -63,8 +63,11 @@ def lz4_frame_bomb(size: int = 2 * GIB) -> bytes:
     """FrDT holding an LZ4 frame whose independent 4 MiB blocks of zeros repeat."""
     step = 4 * MIB
     frame = lz4.frame.compress(
-        bytes(step), block_size=lz4.frame.BLOCKSIZE_MAX4MB, block_linked=False,
-        content_checksum=False, store_size=False,
+        bytes(step),
+        block_size=lz4.frame.BLOCKSIZE_MAX4MB,
+        block_linked=False,
+        content_checksum=False,
+        store_size=False,
     )
     header, rest = frame[:7], frame[7:]
     (n,) = struct.unpack_from("<I", rest)
@@ -110,25 +113,71 @@ def zip_bytes(entries: list[tuple[str, bytes, int, int, int]]) -> bytes:
     for name, data, method, crc, size in entries:
         raw_name = name.encode()
         offset = len(local)
-        local += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0x21, crc,
-                             len(data), size, len(raw_name), 0) + raw_name + data
-        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, method, 0, 0x21,
-                               crc, len(data), size, len(raw_name), 0, 0, 0, 0, 0,
-                               offset) + raw_name
-    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries), len(central),
-                      len(local), 0)
+        local += (
+            struct.pack(
+                "<IHHHHHIIIHH",
+                0x04034B50,
+                20,
+                0,
+                method,
+                0,
+                0x21,
+                crc,
+                len(data),
+                size,
+                len(raw_name),
+                0,
+            )
+            + raw_name
+            + data
+        )
+        central += (
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                20,
+                20,
+                0,
+                method,
+                0,
+                0x21,
+                crc,
+                len(data),
+                size,
+                len(raw_name),
+                0,
+                0,
+                0,
+                0,
+                0,
+                offset,
+            )
+            + raw_name
+        )
+    end = struct.pack(
+        "<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries), len(central), len(local), 0
+    )
     return bytes(local + central + end)
 
 
 def package_with_main(main: bytes) -> bytes:
     """A .resonitepackage whose main data tree is ``main`` (stored, named by its sha256)."""
     digest = hashlib.sha256(main).hexdigest()
-    record = json.dumps({"id": "R-bomb", "assetUri": f"packdb:///{digest}", "name": "bomb",
-                         "recordType": "object", "assetManifest": []}).encode()
-    return zip_bytes([
-        ("R-Main.record", record, 0, zlib.crc32(record), len(record)),
-        (f"Assets/{digest}", main, 0, zlib.crc32(main), len(main)),
-    ])
+    record = json.dumps(
+        {
+            "id": "R-bomb",
+            "assetUri": f"packdb:///{digest}",
+            "name": "bomb",
+            "recordType": "object",
+            "assetManifest": [],
+        }
+    ).encode()
+    return zip_bytes(
+        [
+            ("R-Main.record", record, 0, zlib.crc32(record), len(record)),
+            (f"Assets/{digest}", main, 0, zlib.crc32(main), len(main)),
+        ]
+    )
 
 
 # -- deep trees ------------------------------------------------------------------------------
@@ -159,20 +208,29 @@ def deep_tree(depth: int) -> bytes:
     for level in range(depth):
         sid = n
         comp = _doc(
-            b"\x10Type\x00" + _i32(0)
-            + b"\x03Data\x00" + _doc(
+            b"\x10Type\x00"
+            + _i32(0)
+            + b"\x03Data\x00"
+            + _doc(
                 _string("ID", _guid(sid + 2))
                 + _member("Enabled", sid + 3, b"\x08\x01")
-                + _member("Target", sid + 4, b"\x02" + _i32(37) + _guid(max(sid - 6, 0)).encode()
-                          + b"\x00")
+                + _member(
+                    "Target",
+                    sid + 4,
+                    b"\x02" + _i32(37) + _guid(max(sid - 6, 0)).encode() + b"\x00",
+                )
             )
         )
-        components = _member("Components", sid + 1,
-                             b"\x04" + _doc(b"\x030\x00" + comp))
-        name = _member("Name", sid + 5, b"\x02" + _i32(len(f"s{level}") + 1)
-                       + f"s{level}".encode() + b"\x00")
-        elements = (_string("ID", _guid(sid)) + components + name
-                    + _string("ParentReference", _guid(sid + 6 + 1_000_000)))
+        components = _member("Components", sid + 1, b"\x04" + _doc(b"\x030\x00" + comp))
+        name = _member(
+            "Name", sid + 5, b"\x02" + _i32(len(f"s{level}") + 1) + f"s{level}".encode() + b"\x00"
+        )
+        elements = (
+            _string("ID", _guid(sid))
+            + components
+            + name
+            + _string("ParentReference", _guid(sid + 6 + 1_000_000))
+        )
         prefixes.append(elements)
         n += 6
     # Sizes bottom-up: slot_i = int32 + elements_i + Children array holding slot_{i+1}.
@@ -185,13 +243,23 @@ def deep_tree(depth: int) -> bytes:
     for level in range(depth):
         inner = sizes[level + 1]
         array = 4 + (3 + inner if inner else 0) + 1
-        parts.append(_i32(sizes[level]) + prefixes[level] + b"\x04Children\x00" + _i32(array)
-                     + (b"\x030\x00" if inner else b""))
+        parts.append(
+            _i32(sizes[level])
+            + prefixes[level]
+            + b"\x04Children\x00"
+            + _i32(array)
+            + (b"\x030\x00" if inner else b"")
+        )
     parts.append(b"\x00\x00" * depth)  # each level closes its array, then itself
     obj = b"".join(parts)
     types = _doc(_string("0", "[FrooxEngine]FrooxEngine.ReferenceField<slot>"))
-    root = (_string("VersionNumber", "2025.6.17.855") + b"\x04Types\x00" + types
-            + b"\x03Object\x00" + obj)
+    root = (
+        _string("VersionNumber", "2025.6.17.855")
+        + b"\x04Types\x00"
+        + types
+        + b"\x03Object\x00"
+        + obj
+    )
     return _doc(root)
 
 
@@ -249,7 +317,10 @@ def run_child(body: str, *args: str, timeout: float = 120) -> dict[str, Any]:
     printing one JSON object.  Returns it; its own peak RSS is the honest memory figure."""
     proc = subprocess.run(
         [sys.executable, "-c", CHILD_PRELUDE + body, *args],
-        capture_output=True, text=True, timeout=timeout, cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=PROJECT_ROOT,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))

@@ -95,8 +95,12 @@ results = [outcome(lambda p=p: brson.load(p)) for p in sys.argv[1:]]
 print(json.dumps({"results": results, "peak": peak(), "default": limits.DEFAULT_MAX_SIZE}))
 """
     fixtures = Path(__file__).resolve().parents[2] / "fixtures"
-    out = run_child(code, str(tmp_path / "lzma.7zbson"), str(fixtures / "bomb_5gib.lz4bson"),
-                    str(fixtures / "bomb_5gib.7zbson"))
+    out = run_child(
+        code,
+        str(tmp_path / "lzma.7zbson"),
+        str(fixtures / "bomb_5gib.lz4bson"),
+        str(fixtures / "bomb_5gib.7zbson"),
+    )
     assert out["default"] < 5 * GIB
     assert all(r.startswith("LimitError") for r in out["results"]), out
     assert out["peak"] < PEAK
@@ -116,12 +120,14 @@ def test_deflate_bomb_entry_in_a_package(tmp_path: Path, lie: bool) -> None:
     """A zip entry inflating to 2 GiB: refused from its declared size, or (when the header
     lies) while inflating, past what it declared."""
     data, crc = deflate_bomb()
-    record = (b'{"id": "R-x", "assetUri": "packdb:///' + b"0" * 64 + b'", "name": "x"}')
+    record = b'{"id": "R-x", "assetUri": "packdb:///' + b"0" * 64 + b'", "name": "x"}'
     declared = 1000 if lie else 2 * GIB - 1
-    blob = zip_bytes([
-        ("R-Main.record", record, 0, __import__("zlib").crc32(record), len(record)),
-        ("Assets/" + "0" * 64, data, 8, crc, declared),
-    ])
+    blob = zip_bytes(
+        [
+            ("R-Main.record", record, 0, __import__("zlib").crc32(record), len(record)),
+            ("Assets/" + "0" * 64, data, 8, crc, declared),
+        ]
+    )
     path = tmp_path / "deflate.resonitepackage"
     path.write_bytes(blob)
     code = """

@@ -29,8 +29,9 @@ def _ref(key: str, member_id: int, target: int) -> bytes:
     return _member(key, member_id, b"\x02" + _i32(37) + _guid(target).encode() + b"\x00")
 
 
-def _slot(sid: int, name: str, components: list[bytes], children: list[bytes],
-          parent_ref: int) -> bytes:
+def _slot(
+    sid: int, name: str, components: list[bytes], children: list[bytes], parent_ref: int
+) -> bytes:
     array = b"".join(b"\x03" + str(i).encode() + b"\x00" + c for i, c in enumerate(components))
     kids = b"".join(b"\x03" + str(i).encode() + b"\x00" + c for i, c in enumerate(children))
     return _doc(
@@ -38,13 +39,15 @@ def _slot(sid: int, name: str, components: list[bytes], children: list[bytes],
         + _member("Components", sid + 1, b"\x04" + _doc(array))
         + _member("Name", sid + 2, b"\x02" + _i32(len(name) + 1) + name.encode() + b"\x00")
         + _string("ParentReference", _guid(parent_ref))
-        + b"\x04Children\x00" + _doc(kids)
+        + b"\x04Children\x00"
+        + _doc(kids)
     )
 
 
 def _component(cid: int, fields: bytes) -> bytes:
-    return _doc(b"\x10Type\x00" + _i32(0) + b"\x03Data\x00"
-                + _doc(_string("ID", _guid(cid)) + fields))
+    return _doc(
+        b"\x10Type\x00" + _i32(0) + b"\x03Data\x00" + _doc(_string("ID", _guid(cid)) + fields)
+    )
 
 
 def cyclic_tree() -> bytes:
@@ -61,9 +64,16 @@ def cyclic_tree() -> bytes:
         if cid == 110:
             fields += _ref("Self", cid + 11, cid + 11)
             items = b"".join(
-                b"\x03" + str(i).encode() + b"\x00"
-                + _doc(_string("ID", _guid(cid + 20 + i)) + b"\x02Data\x00" + _i32(37)
-                       + _guid(cid + 20 + (i + 1) % 3).encode() + b"\x00")
+                b"\x03"
+                + str(i).encode()
+                + b"\x00"
+                + _doc(
+                    _string("ID", _guid(cid + 20 + i))
+                    + b"\x02Data\x00"
+                    + _i32(37)
+                    + _guid(cid + 20 + (i + 1) % 3).encode()
+                    + b"\x00"
+                )
                 for i in range(3)
             )
             fields += _member("List", cid + 19, b"\x04" + _doc(items))
@@ -74,9 +84,13 @@ def cyclic_tree() -> bytes:
     b = _slot(200, "B", [comp(210)], [c], parent_ref=100)
     a = _slot(100, "A", [comp(110)], [b], parent_ref=300)
     root = _slot(0, "Root", [], [a], parent_ref=999)
-    return _doc(_string("VersionNumber", "2025.6.17.855")
-                + b"\x04Types\x00" + _doc(_string("0", REF_TYPE))
-                + b"\x03Object\x00" + root)
+    return _doc(
+        _string("VersionNumber", "2025.6.17.855")
+        + b"\x04Types\x00"
+        + _doc(_string("0", REF_TYPE))
+        + b"\x03Object\x00"
+        + root
+    )
 
 
 @pytest.fixture
@@ -148,12 +162,21 @@ def test_extract_and_edit_on_cycles(tree: Any, selector: str) -> None:
     assert "renamed" in [s.name for s in again.walk()]
 
 
-@pytest.mark.parametrize("argv", [
-    ["info", "{f}"], ["tree", "{f}", "--json"], ["refs", "{f}", "--json"], ["refs", "{f}"],
-    ["validate", "{f}"], ["extract", "{f}", "-s", "Root/A/B", "-o", "{o}/b.brson"],
-    ["diff", "{f}", "{f}"], ["export-godot", "{f}", "-o", "{o}/x.tscn"],
-    ["delete", "{f}", "Root/A/B", "-o", "{o}/d.brson"],
-], ids=lambda a: "-".join(a[:2]).replace("{f}", "").strip("-"))
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["info", "{f}"],
+        ["tree", "{f}", "--json"],
+        ["refs", "{f}", "--json"],
+        ["refs", "{f}"],
+        ["validate", "{f}"],
+        ["extract", "{f}", "-s", "Root/A/B", "-o", "{o}/b.brson"],
+        ["diff", "{f}", "{f}"],
+        ["export-godot", "{f}", "-o", "{o}/x.tscn"],
+        ["delete", "{f}", "Root/A/B", "-o", "{o}/d.brson"],
+    ],
+    ids=lambda a: "-".join(a[:2]).replace("{f}", "").strip("-"),
+)
 def test_cli_on_cycles(tmp_path: Path, argv: list[str]) -> None:
     path = tmp_path / "cycles.brson"
     path.write_bytes(brson.dumps(cyclic_tree(), "brotli"))

@@ -176,8 +176,12 @@ def _tree_with_member(value: bytes) -> bytes:
     """A one-slot tree whose Name member's Data is ``value`` (type byte + bytes)."""
     from .support import _doc, _member, _string
 
-    slot = _doc(_string("ID", "00000001-0000-0000-0000-000000000000")
-                + _member("Name", 2, value) + b"\x04Children\x00" + _doc(b""))
+    slot = _doc(
+        _string("ID", "00000001-0000-0000-0000-000000000000")
+        + _member("Name", 2, value)
+        + b"\x04Children\x00"
+        + _doc(b"")
+    )
     return _doc(b"\x04Types\x00" + _doc(b"") + b"\x03Object\x00" + slot)
 
 

@@ -58,8 +58,11 @@ def test_writer_killed_mid_write_leaves_the_old_file(tmp_path: Path, delay: Any)
     dest = tmp_path / "world.bson"
     old = brson.dumps(_doc(_string("old", "previous content")), "none")
     dest.write_bytes(old)
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(dest), str(SIZE)],
-                            stdout=subprocess.PIPE, cwd=PROJECT_ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(dest), str(SIZE)],
+        stdout=subprocess.PIPE,
+        cwd=PROJECT_ROOT,
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
         if delay == "during-temp":  # wait until the temporary file is being filled
@@ -86,8 +89,19 @@ def test_writer_killed_mid_write_leaves_the_old_file(tmp_path: Path, delay: Any)
 # -- inputs are read-only ------------------------------------------------------------------------
 _WATCH: dict[str, Any] = {"paths": set(), "events": []}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
-_CHANGING = {"os.rename", "os.replace", "os.remove", "os.unlink", "os.truncate", "os.chmod",
-             "os.chown", "os.utime", "os.rmdir", "shutil.move", "shutil.rmtree"}
+_CHANGING = {
+    "os.rename",
+    "os.replace",
+    "os.remove",
+    "os.unlink",
+    "os.truncate",
+    "os.chmod",
+    "os.chown",
+    "os.utime",
+    "os.rmdir",
+    "shutil.move",
+    "shutil.rmtree",
+}
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
@@ -135,10 +149,17 @@ def _samples() -> list[Path]:
 
 
 COMMANDS = [
-    ["info", "{f}"], ["info", "{f}", "--json"], ["tree", "{f}", "--json"], ["refs", "{f}"],
-    ["validate", "{f}"], ["to-json", "{f}", "-o", "{o}/x.json"], ["diff", "{f}", "{f}"],
-    ["convert", "{f}", "{o}/x.lz4bson"], ["export-godot", "{f}", "-o", "{o}/x.tscn"],
-    ["vars", "{f}"], ["rename", "{f}", "{root}", "renamed", "-o", "{o}/r.brson"],
+    ["info", "{f}"],
+    ["info", "{f}", "--json"],
+    ["tree", "{f}", "--json"],
+    ["refs", "{f}"],
+    ["validate", "{f}"],
+    ["to-json", "{f}", "-o", "{o}/x.json"],
+    ["diff", "{f}", "{f}"],
+    ["convert", "{f}", "{o}/x.lz4bson"],
+    ["export-godot", "{f}", "-o", "{o}/x.tscn"],
+    ["vars", "{f}"],
+    ["rename", "{f}", "{root}", "renamed", "-o", "{o}/r.brson"],
     ["extract", "{f}", "-s", "{root}", "-o", "{o}/e.brson"],
 ]
 

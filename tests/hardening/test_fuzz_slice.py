@@ -65,7 +65,8 @@ def test_regression_inputs_exist_for_every_fix() -> None:
 
 
 @pytest.mark.parametrize(
-    "path", sorted(p for p in targets.REGRESSIONS.glob("*-*") if p.suffix == ".bin"),
+    "path",
+    sorted(p for p in targets.REGRESSIONS.glob("*-*") if p.suffix == ".bin"),
     ids=lambda p: p.name,
 )
 def test_regression_replays_clean(path: Path) -> None:
@@ -89,7 +90,10 @@ def test_harness_runs_without_atheris(name: str) -> None:
     """The harness scripts themselves (plain-mutation driver mode), so they cannot rot."""
     proc = subprocess.run(
         [sys.executable, str(PROJECT_ROOT / "fuzz" / f"fuzz_{name}.py"), "--driver", "-runs=150"],
-        capture_output=True, text=True, timeout=300, cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PROJECT_ROOT,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "Done 150 runs" in proc.stdout and "findings 0" in proc.stdout

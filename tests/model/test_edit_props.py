@@ -19,15 +19,22 @@ from brson.model import DataTree
 from .support import STANDIN, raw_slots, sample, stored_bson
 
 INT32 = st.integers(-(2**31), 2**31 - 1)
-GUIDS = st.sampled_from([
-    "00000038-0000-0000-0000-000000000000",  # a component in the file
-    "0000001c-0000-0000-0000-000000000000",  # a slot
-    "00000035-0000-0000-0000-000000000000",  # a member
-    "0badc0de-1111-2222-3333-444455556666",  # nothing: an external reference
-])
+GUIDS = st.sampled_from(
+    [
+        "00000038-0000-0000-0000-000000000000",  # a component in the file
+        "0000001c-0000-0000-0000-000000000000",  # a slot
+        "00000035-0000-0000-0000-000000000000",  # a member
+        "0badc0de-1111-2222-3333-444455556666",  # nothing: an external reference
+    ]
+)
 VALUES = st.one_of(
-    st.none(), st.booleans(), INT32, st.integers(-(2**63), 2**63 - 1).map(Int64),
-    st.floats(allow_nan=False), st.text(max_size=20), GUIDS,
+    st.none(),
+    st.booleans(),
+    INT32,
+    st.integers(-(2**63), 2**63 - 1).map(Int64),
+    st.floats(allow_nan=False),
+    st.text(max_size=20),
+    GUIDS,
     st.lists(st.floats(allow_nan=False, width=32), min_size=3, max_size=4),
 )
 KEYS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,9}", fullmatch=True)
@@ -35,8 +42,11 @@ INDEX = st.integers(0, 10_000)
 
 OPS = st.one_of(
     st.tuples(st.just("name"), INDEX, st.text(max_size=30)),
-    st.tuples(st.just("position"), INDEX,
-              st.tuples(*[st.floats(allow_nan=False, allow_infinity=False)] * 3)),
+    st.tuples(
+        st.just("position"),
+        INDEX,
+        st.tuples(*[st.floats(allow_nan=False, allow_infinity=False)] * 3),
+    ),
     st.tuples(st.just("order"), INDEX, st.integers(-(2**40), 2**40)),
     st.tuples(st.just("value"), INDEX, INDEX, INDEX, VALUES),
     st.tuples(st.just("add"), INDEX, INDEX, KEYS, VALUES),
@@ -89,8 +99,7 @@ def _apply(tree: DataTree, doc: dict[str, Any], op: tuple[Any, ...]) -> None:
 
 @settings(max_examples=40)
 @given(st.lists(OPS, min_size=1, max_size=8))
-def test_random_edits_write_what_pymongo_writes(standin: bytes, ops: list[tuple[Any, ...]]
-                                                ) -> None:
+def test_random_edits_write_what_pymongo_writes(standin: bytes, ops: list[tuple[Any, ...]]) -> None:
     tree = brson.loads(standin, name="standin.bson")
     doc = bson.decode(standin)
     for op in ops:

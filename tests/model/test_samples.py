@@ -83,7 +83,11 @@ def test_manifest_figures() -> None:
         tree = brson.load(sample(name))
         on_slots = sum(len(s.components) for s in tree.walk())
         assert (len(tree.types), len(list(tree.walk())), on_slots, len(tree.assets)) == (
-            types, slots, components, assets)
+            types,
+            slots,
+            components,
+            assets,
+        )
 
 
 def _component(tree: DataTree, type_name: str) -> Component:
@@ -108,8 +112,9 @@ def test_standin_reference_chain() -> None:
     # The targets are the very nodes navigation hands out (identity, not equal copies).
     assert quad.slot is not None and quad in quad.slot.components
     # And a reference to a member resolves to that member.
-    value_refs = [m for c in tree.components() for m in c.fields.values()
-                  if isinstance(m.target, Member)]
+    value_refs = [
+        m for c in tree.components() for m in c.fields.values() if isinstance(m.target, Member)
+    ]
     assert value_refs and all(m.target.id == m.value for m in value_refs)  # type: ignore[union-attr]
 
 
@@ -145,7 +150,8 @@ def test_full_reassembly_round_trip(path: Path) -> None:
     for member in members:  # every plain value decoded and encoded again: widths, float bits
         value = member.get("Data")
         if not isinstance(value, dict) and not (
-                isinstance(value, list) and any(isinstance(v, dict) for v in value)):
+            isinstance(value, list) and any(isinstance(v, dict) for v in value)
+        ):
             member.set("Data", value)  # documents stay nodes (touched below)
     nodes = list(tree.walk_nodes())
     kinds = {type(node).__name__ for node in nodes}
@@ -160,14 +166,35 @@ def test_full_reassembly_round_trip(path: Path) -> None:
 def read_everything(tree: DataTree) -> int:
     """Touch every public property of every element; returns how many values were read."""
     count = 0
-    for name in ("legacy", "version_number", "feature_flags", "type_versions", "types",
-                 "assets", "ids"):
+    for name in (
+        "legacy",
+        "version_number",
+        "feature_flags",
+        "type_versions",
+        "types",
+        "assets",
+        "ids",
+    ):
         getattr(tree, name)
         count += 1
     for slot in tree.walk():
-        for name in ("id", "name", "tag", "active", "position", "rotation", "scale",
-                     "order_offset", "persistent_id", "parent_reference", "parent", "children",
-                     "components", "path", "depth"):
+        for name in (
+            "id",
+            "name",
+            "tag",
+            "active",
+            "position",
+            "rotation",
+            "scale",
+            "order_offset",
+            "persistent_id",
+            "parent_reference",
+            "parent",
+            "children",
+            "components",
+            "path",
+            "depth",
+        ):
             getattr(slot, name)
             count += 1
         slot.local_matrix()
@@ -240,21 +267,36 @@ def _edits(tree: DataTree, doc: dict[str, Any]) -> list[Edit]:
             _to_end(slot, key)
 
     return [
-        ("rename", lambda: setattr(slot, "name", "Renamed ✓"),
-         lambda: raw["Name"].__setitem__("Data", "Renamed ✓"),
-         lambda: setattr(slot, "name", old_name)),
-        ("move", lambda: setattr(slot, "position", (1.5, -2.0, 0.25)),
-         lambda: raw["Position"].__setitem__("Data", [1.5, -2.0, 0.25]),
-         lambda: setattr(slot, "position", old_position)),
-        ("order", lambda: setattr(slot, "order_offset", 7),
-         lambda: raw["OrderOffset"].__setitem__("Data", Int64(7)),
-         lambda: setattr(slot, "order_offset", int(old_order))),
-        ("field", lambda: setattr(member, "value", None),
-         lambda: raw_component["Data"][field].__setitem__("Data", None),
-         lambda: member.set("Data", old_value)),
-        ("add key", lambda: component.data.set("Extra", {"ID": "x", "Data": 1}),
-         lambda: raw_component["Data"].__setitem__("Extra", {"ID": "x", "Data": 1}),
-         lambda: component.data.delete("Extra")),
+        (
+            "rename",
+            lambda: setattr(slot, "name", "Renamed ✓"),
+            lambda: raw["Name"].__setitem__("Data", "Renamed ✓"),
+            lambda: setattr(slot, "name", old_name),
+        ),
+        (
+            "move",
+            lambda: setattr(slot, "position", (1.5, -2.0, 0.25)),
+            lambda: raw["Position"].__setitem__("Data", [1.5, -2.0, 0.25]),
+            lambda: setattr(slot, "position", old_position),
+        ),
+        (
+            "order",
+            lambda: setattr(slot, "order_offset", 7),
+            lambda: raw["OrderOffset"].__setitem__("Data", Int64(7)),
+            lambda: setattr(slot, "order_offset", int(old_order)),
+        ),
+        (
+            "field",
+            lambda: setattr(member, "value", None),
+            lambda: raw_component["Data"][field].__setitem__("Data", None),
+            lambda: member.set("Data", old_value),
+        ),
+        (
+            "add key",
+            lambda: component.data.set("Extra", {"ID": "x", "Data": 1}),
+            lambda: raw_component["Data"].__setitem__("Extra", {"ID": "x", "Data": 1}),
+            lambda: component.data.delete("Extra"),
+        ),
         ("delete key", lambda: slot.delete("Tag"), lambda: raw.pop("Tag"), undo_delete),
     ]
 
@@ -279,8 +321,9 @@ def test_edit_changes_only_that_and_undo_restores_bytes(path: Path, edit: int) -
     assert tree.to_bson() == original, what
 
 
-@pytest.mark.parametrize("given", [[1, 2, 3], (1, 2, 3), [1, 2.5, 3]], ids=["list", "tuple",
-                                                                         "mixed"])
+@pytest.mark.parametrize(
+    "given", [[1, 2, 3], (1, 2, 3), [1, 2.5, 3]], ids=["list", "tuple", "mixed"]
+)
 def test_transform_setters_write_doubles(given: Any) -> None:
     """Integers given for a vector are written as doubles, as the engine's float3 is."""
     tree = brson.load(sample(STANDIN))

@@ -28,7 +28,12 @@ from .support import PROJECT_ROOT, archive_files, ids_of, raw_components, raw_do
 ARCHIVES = archive_files()
 SCHEMAS = PROJECT_ROOT / "schemas"
 TYPES: dict[str, type] = {
-    "object": dict, "array": list, "string": str, "null": type(None), "boolean": bool}
+    "object": dict,
+    "array": list,
+    "string": str,
+    "null": type(None),
+    "boolean": bool,
+}
 
 
 def schema(stem: str) -> dict[str, Any]:
@@ -54,13 +59,13 @@ def errors(instance: Any, node: dict[str, Any], root: dict[str, Any], at: str = 
             ok = isinstance(instance, int | float) and not isinstance(instance, bool)
         else:
             ok = isinstance(instance, TYPES[kind]) and not (
-                kind != "boolean" and isinstance(instance, bool))
+                kind != "boolean" and isinstance(instance, bool)
+            )
         if not ok:
             return [*found, f"{at}: not {kind}"]
     if "enum" in node and instance not in node["enum"]:
         found.append(f"{at}: not one of {node['enum']}")
-    if isinstance(instance, str) and "pattern" in node and not re.search(node["pattern"],
-                                                                         instance):
+    if isinstance(instance, str) and "pattern" in node and not re.search(node["pattern"], instance):
         found.append(f"{at}: does not match {node['pattern']}")
     if isinstance(instance, int | float) and not isinstance(instance, bool):
         if "minimum" in node and instance < node["minimum"]:
@@ -124,8 +129,10 @@ def _broken() -> list[tuple[str, dict[str, Any]]]:
     del no_object["Object"]
     out.append(("no Object", no_object))
     changes: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
-        ("Type is a float", lambda d: d["Object"]["Components"]["Data"].append(
-            {"Type": 1.5, "Data": {"ID": "x"}})),
+        (
+            "Type is a float",
+            lambda d: d["Object"]["Components"]["Data"].append({"Type": 1.5, "Data": {"ID": "x"}}),
+        ),
         ("member without ID", lambda d: d["Object"].__setitem__("Name", {"Data": "n"})),
         ("Children not a list", lambda d: d["Object"].__setitem__("Children", {})),
         ("Types not strings", lambda d: d.__setitem__("Types", [1, 2])),
@@ -156,24 +163,38 @@ def test_json_form_of_samples_matches_its_schema(path: Path) -> None:
 
 
 def test_json_form_edge_values_match_its_schema() -> None:
-    doc = {"i32": 5, "i64": Int64(-(2**40)), "f": 1.0, "nan": math.nan, "odd": ODD_NAN,
-           "inf": math.inf, "ninf": -math.inf, "tagged": {"$x": 1, "y": [Int64(1)]},
-           "later": {"a": 1, "$numberLong": "kept"}, "nested": [[{"$y": None}]], "s": "@@x"}
+    doc = {
+        "i32": 5,
+        "i64": Int64(-(2**40)),
+        "f": 1.0,
+        "nan": math.nan,
+        "odd": ODD_NAN,
+        "inf": math.inf,
+        "ninf": -math.inf,
+        "tagged": {"$x": 1, "y": [Int64(1)]},
+        "later": {"a": 1, "$numberLong": "kept"},
+        "nested": [[{"$y": None}]],
+        "s": "@@x",
+    }
     form = json.loads(jsonform.dumps(doc))
     assert form["odd"].keys() == {"$numberDouble", "$bits"}
     assert check(form, "jsonform") == []
 
 
-@pytest.mark.parametrize(("bad", "reader_rejects"), [
-    ({"x": {"$numberLong": 5}}, False),  # the reader takes the number; the writer quotes it
-    ({"x": {"$numberDouble": "nan"}}, False),  # float() reads it; the writer spells NaN
-    ({"x": {"$numberDouble": "NaN", "$bits": "XYZ"}}, True),
-    ({"x": {"$document": 3}}, True),
-    ({"x": {"$document": {"a": 1}, "$bits": "00"}}, True),
-    ([1, 2], True),
-])
-def test_json_form_schema_rejects_what_the_writer_never_writes(bad: Any,
-                                                                reader_rejects: bool) -> None:
+@pytest.mark.parametrize(
+    ("bad", "reader_rejects"),
+    [
+        ({"x": {"$numberLong": 5}}, False),  # the reader takes the number; the writer quotes it
+        ({"x": {"$numberDouble": "nan"}}, False),  # float() reads it; the writer spells NaN
+        ({"x": {"$numberDouble": "NaN", "$bits": "XYZ"}}, True),
+        ({"x": {"$document": 3}}, True),
+        ({"x": {"$document": {"a": 1}, "$bits": "00"}}, True),
+        ([1, 2], True),
+    ],
+)
+def test_json_form_schema_rejects_what_the_writer_never_writes(
+    bad: Any, reader_rejects: bool
+) -> None:
     assert check(bad, "jsonform")
     if reader_rejects:
         with pytest.raises(DocumentError):

@@ -60,7 +60,8 @@ def test_slot_properties_match_the_raw_document(path: Path) -> None:
         assert (slot.parent.id if slot.parent else None) == (parent["ID"] if parent else None)
         assert [c.id for c in slot.children] == [c["ID"] for c in raw["Children"]]
         assert [c.id for c in slot.components] == [
-            c["Data"]["ID"] for c in raw["Components"]["Data"]]
+            c["Data"]["ID"] for c in raw["Components"]["Data"]
+        ]
         assert all(c.slot is slot for c in slot.components)
         names[raw["ID"]] = (names[parent["ID"]] + "/" if parent else "") + raw["Name"]["Data"]
         assert slot.path == names[raw["ID"]]
@@ -72,10 +73,12 @@ def test_slot_properties_match_the_raw_document(path: Path) -> None:
 def _qmul(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float, float]:
     ax, ay, az, aw = a
     bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz)
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
 
 
 def _rotate(q: Sequence[float], v: Sequence[float]) -> list[float]:
@@ -254,11 +257,13 @@ def test_duplicate_ids_are_reported(edited: bool) -> None:
     assert set(duplicates) == {twice, member_id}
     assert len(duplicates[twice].locations) == 2
     walked = list(tree.walk())  # paths checked against the raw document elsewhere
-    assert sorted(loc.describe() for loc in duplicates[twice].locations) == sorted([
-        walked[1].path, walked[2].path])
+    assert sorted(loc.describe() for loc in duplicates[twice].locations) == sorted(
+        [walked[1].path, walked[2].path]
+    )
     assert sorted(loc.describe() for loc in duplicates[member_id].locations) == [
         f"{walked[3].path}:{walked[3].components[0].type.name}.{key}"
-        for key in ("Enabled", "UpdateOrder")]
+        for key in ("Enabled", "UpdateOrder")
+    ]
     assert len(list(tree.walk())) == len(slots)  # the tree itself still loads and walks
     # Finding by the duplicated ID is ambiguous, never a silent pick of the first slot.
     assert [s.path for s in tree.find_all(twice)] == [walked[1].path, walked[2].path]
@@ -275,7 +280,8 @@ def test_assets_components_resolve_and_are_counted() -> None:
         assert component.slot is None
         assert tree.resolve(str(component.id)) is component
         assert str(component.type) == next(
-            c["Type"] for c in doc["Assets"] if c["Data"]["ID"] == component.id)
+            c["Type"] for c in doc["Assets"] if c["Data"]["ID"] == component.id
+        )
 
 
 def test_member_value_of_lists_and_widths() -> None:
@@ -310,8 +316,22 @@ def test_root_document_model(path: Path) -> None:
 #: The public contract of issue 4 ("Slot tree API"): each name must exist and be documented.
 CONTRACT: dict[type, tuple[str, ...]] = {
     DataTree: ("root", "walk()", "types", "resolve(id)", "find(selector)"),
-    Slot: ("id", "name", "tag", "active", "position", "rotation", "scale", "order_offset",
-           "parent", "children", "components", "path", "local_matrix()", "global_matrix()"),
+    Slot: (
+        "id",
+        "name",
+        "tag",
+        "active",
+        "position",
+        "rotation",
+        "scale",
+        "order_offset",
+        "parent",
+        "children",
+        "components",
+        "path",
+        "local_matrix()",
+        "global_matrix()",
+    ),
     Component: ("id", "type", "slot", "fields", 'component["FieldName"]'),
     Member: ("id", "value", "target"),
 }
@@ -320,8 +340,11 @@ CONTRACT: dict[type, tuple[str, ...]] = {
 def test_contract_names_exist_and_are_in_the_readme() -> None:
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("### Slot tree API", 1)[1].split("```", 1)[0]
-    rows = {line.split("|")[1].strip(" `"): line for line in section.splitlines()
-            if line.startswith("| `")}
+    rows = {
+        line.split("|")[1].strip(" `"): line
+        for line in section.splitlines()
+        if line.startswith("| `")
+    }
     for cls, names in CONTRACT.items():
         for name in names:
             assert f"`{name}`" in rows[cls.__name__], f"README lacks {cls.__name__}.{name}"

@@ -47,8 +47,10 @@ def test_sample_name_structure() -> None:
     assert proxy.namespace == "FrooxEngine.ProtoFlux.CoreNodes"
     assert proxy.name == "Proxy"
     assert proxy.full_name == "FrooxEngine.ProtoFlux.CoreNodes.FieldDriveBase+Proxy"
-    assert [p.name for p in proxy.parts] == ["FrooxEngine.ProtoFlux.CoreNodes.FieldDriveBase",
-                                              "Proxy"]
+    assert [p.name for p in proxy.parts] == [
+        "FrooxEngine.ProtoFlux.CoreNodes.FieldDriveBase",
+        "Proxy",
+    ]
     (arg,) = proxy.generic_args
     assert arg.name == "float3" and arg.nullable and arg.assembly is None
 
@@ -69,8 +71,10 @@ def test_legacy_dotnet_form() -> None:
 
 
 def test_nested_generics() -> None:
-    text = ("[FrooxEngine]FrooxEngine.ValueField<[FrooxEngine]FrooxEngine.Slot>+Inner<int, "
-            "[Elements.Core]Elements.Core.float3?[]>[]")
+    text = (
+        "[FrooxEngine]FrooxEngine.ValueField<[FrooxEngine]FrooxEngine.Slot>+Inner<int, "
+        "[Elements.Core]Elements.Core.float3?[]>[]"
+    )
     parsed = TypeName.parse(text)
     assert str(parsed) == text and parsed.opaque is None
     assert parsed.suffix == "[]"
@@ -81,8 +85,9 @@ def test_nested_generics() -> None:
     assert inner.args[1].suffix == "?[]" and inner.args[1].nullable is False
 
 
-@pytest.mark.parametrize("text", ["", "A<", "A<B,C>", "[Asm", "A<B>>", "<>", "x y<z>", "A+",
-                                  "A`1[[B]", "]["])
+@pytest.mark.parametrize(
+    "text", ["", "A<", "A<B,C>", "[Asm", "A<B>>", "<>", "x y<z>", "A+", "A`1[[B]", "]["]
+)
 def test_text_outside_the_grammar_is_kept(text: str) -> None:
     parsed = TypeName.parse(text)
     assert str(parsed) == text
@@ -101,27 +106,40 @@ def _part(args: st.SearchStrategy[TypeName]) -> st.SearchStrategy[TypePart]:
     angle = st.builds(TypePart, name=DOTTED, args=st.lists(args, max_size=3).map(tuple))
     dotnet = st.lists(
         st.tuples(
-            st.builds(TypeName, parts=st.lists(st.builds(TypePart, name=DOTTED), min_size=1,
-                                               max_size=2).map(tuple), suffix=SUFFIX),
+            st.builds(
+                TypeName,
+                parts=st.lists(st.builds(TypePart, name=DOTTED), min_size=1, max_size=2).map(tuple),
+                suffix=SUFFIX,
+            ),
             st.sampled_from(["", ", mscorlib", ", BaseX, Version=1.0.0.0, Culture=neutral"]),
         ),
-        min_size=1, max_size=3,
-    ).flatmap(lambda pairs: st.builds(
-        TypePart,
-        name=st.tuples(DOTTED, st.integers(1, 9)).map(lambda t: f"{t[0]}`{t[1]}"),
-        args=st.just(tuple(a for a, _ in pairs)),
-        arg_style=st.just("dotnet"),
-        arg_qualifiers=st.just(tuple(q for _, q in pairs)),
-    ))
+        min_size=1,
+        max_size=3,
+    ).flatmap(
+        lambda pairs: st.builds(
+            TypePart,
+            name=st.tuples(DOTTED, st.integers(1, 9)).map(lambda t: f"{t[0]}`{t[1]}"),
+            args=st.just(tuple(a for a, _ in pairs)),
+            arg_style=st.just("dotnet"),
+            arg_qualifiers=st.just(tuple(q for _, q in pairs)),
+        )
+    )
     return angle | dotnet
 
 
 TYPE_NAMES = st.recursive(
-    st.builds(TypeName, assembly=ASSEMBLY, parts=st.tuples(st.builds(TypePart, name=DOTTED)),
-              suffix=SUFFIX),
+    st.builds(
+        TypeName,
+        assembly=ASSEMBLY,
+        parts=st.tuples(st.builds(TypePart, name=DOTTED)),
+        suffix=SUFFIX,
+    ),
     lambda inner: st.builds(
-        TypeName, assembly=ASSEMBLY,
-        parts=st.lists(_part(inner), min_size=1, max_size=3).map(tuple), suffix=SUFFIX),
+        TypeName,
+        assembly=ASSEMBLY,
+        parts=st.lists(_part(inner), min_size=1, max_size=3).map(tuple),
+        suffix=SUFFIX,
+    ),
     max_leaves=8,
 )
 

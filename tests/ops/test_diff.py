@@ -33,8 +33,9 @@ def sample(name: str) -> DataTree:
 
 def changes(result: Diff) -> dict[str, list[Any]]:
     """The non-empty categories of a diff."""
-    return {name: getattr(result, name) for name in result.__dataclass_fields__
-            if getattr(result, name)}
+    return {
+        name: getattr(result, name) for name in result.__dataclass_fields__ if getattr(result, name)
+    }
 
 
 def reload(tree: DataTree) -> DataTree:
@@ -106,9 +107,11 @@ def test_removed_component_is_exactly_that_component(name: str) -> None:
     member.set("Data", [c for c in items if c is not victim])  # Node-level edit
     type_name = str(victim.type)
     result = diff(before, reload(after))
-    assert changes(result) == {"components_removed": [
-        ComponentChange(victim.id, type_name, f"{slot.path}:{victim.type.name}")
-    ]}
+    assert changes(result) == {
+        "components_removed": [
+            ComponentChange(victim.id, type_name, f"{slot.path}:{victim.type.name}")
+        ]
+    }
 
 
 def test_added_moved_and_removed_slots() -> None:
@@ -190,8 +193,10 @@ def test_synclist_elements_are_matched_by_id() -> None:
     for component in _all_components(doc):
         for key, field in component["Data"].items():
             items = field.get("Data") if isinstance(field, dict) else None
-            if isinstance(items, list) and items and all(
-                isinstance(i, dict) and "ID" in i for i in items
+            if (
+                isinstance(items, list)
+                and items
+                and all(isinstance(i, dict) and "ID" in i for i in items)
             ):
                 owner = (component, key)
                 break
@@ -225,7 +230,8 @@ def test_root_keys_are_compared() -> None:
     doc["FeatureFlags"]["NewFlag"] = 1
     result = diff(tree, brson.loads(brson.dumps(doc)))
     assert [(v.path, v.kind) for v in result.values] == [
-        ("<root>.VersionNumber", "changed"), ("<root>.FeatureFlags.NewFlag", "added")
+        ("<root>.VersionNumber", "changed"),
+        ("<root>.FeatureFlags.NewFlag", "added"),
     ]
 
 

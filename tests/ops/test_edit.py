@@ -38,8 +38,9 @@ def reload(tree: DataTree, name: str = "edited.brson") -> DataTree:
 
 def dangling(tree: DataTree) -> list[tuple[str, str]]:
     index = tree.ids
-    return sorted((loc.describe(), value) for loc, value in index.values
-                  if value not in index.defined)
+    return sorted(
+        (loc.describe(), value) for loc, value in index.values if value not in index.defined
+    )
 
 
 def elements(tree: DataTree) -> Iterator[tuple[str, Slot | Component | Member]]:
@@ -172,8 +173,11 @@ def test_edit_script_loads_resolves_and_keeps_untouched_bytes(
         expected.add(ref_holder or "")
         before = original.resolve(ref_holder or "")
         assert isinstance(before, Component)
-        expected |= {m.id or "" for m in before.fields.values()
-                     if isinstance(m.value, str) and m.value in visual_ids}
+        expected |= {
+            m.id or ""
+            for m in before.fields.values()
+            if isinstance(m.value, str) and m.value in visual_ids
+        }
     changed = changed_ids(original, out)
     assert changed == expected - {""} - set(done["ids"].issued)
     # Validate: clean when nulled; exactly the kept references flagged as dangling when not.
@@ -182,7 +186,8 @@ def test_edit_script_loads_resolves_and_keeps_untouched_bytes(
         assert not [f for f in findings if f.severity != Severity.INFO]
     else:
         assert sorted((f.path or "") for f in findings if f.severity != Severity.INFO) == sorted(
-            r.where for r in removal.references)
+            r.where for r in removal.references
+        )
         assert {f.code for f in findings if f.severity != Severity.INFO} == {"BR402"}
     # Diff: exactly the edit.
     changes = diff(original, out)
@@ -190,15 +195,20 @@ def test_edit_script_loads_resolves_and_keeps_untouched_bytes(
     assert {c.id for c in changes.slots_removed} == {visual.id, tree_ids(original, "UserIconTex")}
     assert [c.id for c in changes.slots_moved] == [done["mat"].id]
     assert [(c.old, c.new) for c in changes.slots_renamed] == [
-        ("LoadingStandin - Thumbnail v1.3.1", "Standin")]
+        ("LoadingStandin - Thumbnail v1.3.1", "Standin")
+    ]
     assert [c.id for c in changes.components_added] == [done["component"].id]
     assert {c.id for c in changes.components_removed} == {
-        c.id for slot in original.find("Visual").walk() for c in slot.components  # type: ignore[union-attr]
-        if slot.name != "UserIconMat"}
+        c.id
+        for slot in original.find("Visual").walk()
+        for c in slot.components  # type: ignore[union-attr]
+        if slot.name != "UserIconMat"
+    }
     assert changes.types_added == [SLOT_REF_FIELD] and not changes.types_removed
     assert not changes.children_reordered and not changes.components_moved
-    expected_values = [(r.where, r.target) for r in removal.references] if (
-        references == "null") else []
+    expected_values = (
+        [(r.where, r.target) for r in removal.references] if (references == "null") else []
+    )
     assert sorted((v.path, v.old) for v in changes.values) == sorted(expected_values)
     assert all(v.new is None for v in changes.values)
     # The moved slot's subtree itself is untouched unless a nulled value lives in it.
@@ -227,7 +237,8 @@ def test_new_ids_continue_the_sequence(samples_dir: Path) -> None:
     done = edit_script(tree, "null")
     issued = done["ids"].issued
     assert [sequential_number(i) for i in issued] == list(
-        range(highest + 1, highest + 1 + len(issued)))
+        range(highest + 1, highest + 1 + len(issued))
+    )
     # The new slot: its ID, 7 members, Components, Persistent-ID, ParentReference = 11.
     parts: Slot = done["parts"]
     assert len([i for i in issued if i in parts.to_bson().decode("latin-1")]) >= 11
@@ -303,11 +314,13 @@ def test_remove_component_from_a_slot(samples_dir: Path) -> None:
     removal = edit.remove_component(victim, references="report")
     out = reload(tree)
     assert [c.id for c in out.root.components] == [
-        c.id for c in original.root.components if c.id != victim.id]
+        c.id for c in original.root.components if c.id != victim.id
+    ]
     assert dangling(out) == sorted((r.where, r.target) for r in removal.references)
     assert removal.references and all(
         r.target_path.startswith("Avatar Root Identification:ValueField")
-        for r in removal.references)
+        for r in removal.references
+    )
     components = original.root.components_member
     assert components is not None
     assert changed_ids(original, out) == {original.root.id, components.id}
@@ -399,8 +412,13 @@ def test_add_component_layout_and_types(samples_dir: Path) -> None:
     known = edit.add_component(slot, "ValueField<bool>", {"Value": True})
     assert known.type_index == types_before.index("[FrooxEngine]FrooxEngine.ValueField<bool>")
     assert [str(t) for t in tree.types] == types_before
-    fresh = edit.add_component(slot, "[FrooxEngine]FrooxEngine.ValueField<float3>",
-                               {"Value": (1, 2, 3)}, index=0, enabled=False)
+    fresh = edit.add_component(
+        slot,
+        "[FrooxEngine]FrooxEngine.ValueField<float3>",
+        {"Value": (1, 2, 3)},
+        index=0,
+        enabled=False,
+    )
     assert fresh.type_index == len(types_before)
     assert slot.components[0] is fresh and fresh.slot is slot
     out = reload(tree)
@@ -421,8 +439,10 @@ def test_add_component_with_a_list_of_references(samples_dir: Path) -> None:
     tree = load(samples_dir, AVATAR_ROOT)
     kids = tree.root.children
     component = edit.add_component(
-        tree.root, "[FrooxEngine]FrooxEngine.ReferenceMultiplexer<[FrooxEngine]FrooxEngine.Slot>",
-        {"References": edit.SyncList(kids)})
+        tree.root,
+        "[FrooxEngine]FrooxEngine.ReferenceMultiplexer<[FrooxEngine]FrooxEngine.Slot>",
+        {"References": edit.SyncList(kids)},
+    )
     out = reload(tree)
     added = out.resolve(component.id or "")
     assert isinstance(added, Component)
@@ -457,8 +477,9 @@ def test_set_value_keeps_widths_and_kinds(samples_dir: Path) -> None:
 
 def test_set_value_stores_ids_of_elements(samples_dir: Path) -> None:
     tree = load(samples_dir, STANDIN)
-    ref = next(m for c in tree.components() for m in c.fields.values()
-               if isinstance(m.target, Slot))
+    ref = next(
+        m for c in tree.components() for m in c.fields.values() if isinstance(m.target, Slot)
+    )
     target = tree.find("UserIconTex")
     assert target is not None
     edit.set_value(ref, target)
@@ -489,28 +510,36 @@ def test_set_value_on_a_list_keeps_element_ids(samples_dir: Path) -> None:
 
 
 # -- naming fields in text ---------------------------------------------------------------------
-@pytest.mark.parametrize(("target", "expected"), [
-    ("Visual.Name", "Visual"),
-    ("LoadingStandin - Thumbnail v1.3.1.Active", True),  # a slot name with dots
-    ("Visual:MeshRenderer.ShadowCastMode", "On"),
-    ("Visual.QuadMesh.Size", [1.0, 1.0]),
-    ("LoadingStandin - Thumbnail v1.3.1/Visual:[FrooxEngine]FrooxEngine.QuadMesh.Size",
-     [1.0, 1.0]),
-    ("Visual:MeshRenderer.Materials[0]", "00000038-0000-0000-0000-000000000000"),
-])
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("Visual.Name", "Visual"),
+        ("LoadingStandin - Thumbnail v1.3.1.Active", True),  # a slot name with dots
+        ("Visual:MeshRenderer.ShadowCastMode", "On"),
+        ("Visual.QuadMesh.Size", [1.0, 1.0]),
+        (
+            "LoadingStandin - Thumbnail v1.3.1/Visual:[FrooxEngine]FrooxEngine.QuadMesh.Size",
+            [1.0, 1.0],
+        ),
+        ("Visual:MeshRenderer.Materials[0]", "00000038-0000-0000-0000-000000000000"),
+    ],
+)
 def test_field_at(samples_dir: Path, target: str, expected: Any) -> None:
     tree = load(samples_dir, STANDIN)
     assert edit.field_at(tree, target).value == expected
 
 
-@pytest.mark.parametrize(("target", "message"), [
-    ("Visual.Nope", "no member 'Nope'"),
-    ("Visual:MeshRenderer.Nope", "has no field 'Nope'"),
-    ("Visual:Nothing.Size", "no 'Nothing' component"),
-    ("Visual:MeshRenderer.Materials[3]", "the list has 1 element"),
-    ("Nowhere.Name", "no slot matches"),
-    ("Relay.Name", "'Relay' matches 4 slots"),
-])
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("Visual.Nope", "no member 'Nope'"),
+        ("Visual:MeshRenderer.Nope", "has no field 'Nope'"),
+        ("Visual:Nothing.Size", "no 'Nothing' component"),
+        ("Visual:MeshRenderer.Materials[3]", "the list has 1 element"),
+        ("Nowhere.Name", "no slot matches"),
+        ("Relay.Name", "'Relay' matches 4 slots"),
+    ],
+)
 def test_field_at_errors(samples_dir: Path, target: str, message: str) -> None:
     tree = load(samples_dir, STANDIN)
     with pytest.raises(SelectorError, match=message.replace("[", r"\[")):
@@ -518,46 +547,52 @@ def test_field_at_errors(samples_dir: Path, target: str, message: str) -> None:
 
 
 # -- values from text --------------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "current", "hint", "expected"), [
-    ("true", False, None, True),
-    ("No", True, "bool", False),
-    ("42", 0, None, 42),
-    ("42", Int64(0), None, Int64(42)),
-    ("0x10", None, "long", Int64(16)),
-    ("-7", None, "int", -7),
-    ("2.5", 0.0, None, 2.5),
-    ("3", None, "float", 3.0),
-    ("1,2,3", [0.0, 0.0, 0.0], None, [1.0, 2.0, 3.0]),
-    ("1, 2", None, "float2", [1.0, 2.0]),
-    ("0,0,0,1", None, "floatQ", [0.0, 0.0, 0.0, 1.0]),
-    ("1,2,3", None, "int3", [1, 2, 3]),
-    ("1,0,0", [0.0, 0.0, 0.0, 1.0, "Linear"], None, [1.0, 0.0, 0.0, 1.0, "Linear"]),
-    ("1,0,0,0.5,sRGB", None, "colorX", [1.0, 0.0, 0.0, 0.5, "sRGB"]),
-    ("#ff000080", None, "colorX", [1.0, 0.0, 0.0, 128 / 255, "sRGB"]),
-    ("0,1,0,1", None, "color", [0.0, 1.0, 0.0, 1.0]),
-    ("hello", "x", None, "hello"),
-    ("null", "x", None, None),
-    ("Center", "Left", None, "Center"),
-    ("resdb:///abc", None, "Uri", "@resdb:///abc"),
-    ("@resdb:///abc", "@resdb:///old", None, "@resdb:///abc"),
-    ("null", None, "float3?", None),
-])
+@pytest.mark.parametrize(
+    ("text", "current", "hint", "expected"),
+    [
+        ("true", False, None, True),
+        ("No", True, "bool", False),
+        ("42", 0, None, 42),
+        ("42", Int64(0), None, Int64(42)),
+        ("0x10", None, "long", Int64(16)),
+        ("-7", None, "int", -7),
+        ("2.5", 0.0, None, 2.5),
+        ("3", None, "float", 3.0),
+        ("1,2,3", [0.0, 0.0, 0.0], None, [1.0, 2.0, 3.0]),
+        ("1, 2", None, "float2", [1.0, 2.0]),
+        ("0,0,0,1", None, "floatQ", [0.0, 0.0, 0.0, 1.0]),
+        ("1,2,3", None, "int3", [1, 2, 3]),
+        ("1,0,0", [0.0, 0.0, 0.0, 1.0, "Linear"], None, [1.0, 0.0, 0.0, 1.0, "Linear"]),
+        ("1,0,0,0.5,sRGB", None, "colorX", [1.0, 0.0, 0.0, 0.5, "sRGB"]),
+        ("#ff000080", None, "colorX", [1.0, 0.0, 0.0, 128 / 255, "sRGB"]),
+        ("0,1,0,1", None, "color", [0.0, 1.0, 0.0, 1.0]),
+        ("hello", "x", None, "hello"),
+        ("null", "x", None, None),
+        ("Center", "Left", None, "Center"),
+        ("resdb:///abc", None, "Uri", "@resdb:///abc"),
+        ("@resdb:///abc", "@resdb:///old", None, "@resdb:///abc"),
+        ("null", None, "float3?", None),
+    ],
+)
 def test_parse_text(text: str, current: Any, hint: str | None, expected: Any) -> None:
     value = edit.parse_text(text, current, hint)
     assert value == expected and type(value) is type(expected)
 
 
-@pytest.mark.parametrize(("text", "current", "hint", "message"), [
-    ("maybe", True, None, "not a bool"),
-    ("1.5", 0, None, "not an integer"),
-    ("3000000000", 0, None, "does not fit the field's 32-bit"),
-    ("x", 0.0, None, "not a number"),
-    ("1,2", [0.0, 0.0, 0.0], None, "3 comma-separated numbers"),
-    ("red", None, "colorX", "a color"),
-    ("1,2,3", {"Min": [0, 0, 0]}, "BoundingBox", "cannot set a value of this kind"),
-    ("1", None, None, "cannot set a value of this kind"),
-    ("abc", "00000001-0000-0000-0000-000000000000", None, "an element ID"),
-])
+@pytest.mark.parametrize(
+    ("text", "current", "hint", "message"),
+    [
+        ("maybe", True, None, "not a bool"),
+        ("1.5", 0, None, "not an integer"),
+        ("3000000000", 0, None, "does not fit the field's 32-bit"),
+        ("x", 0.0, None, "not a number"),
+        ("1,2", [0.0, 0.0, 0.0], None, "3 comma-separated numbers"),
+        ("red", None, "colorX", "a color"),
+        ("1,2,3", {"Min": [0, 0, 0]}, "BoundingBox", "cannot set a value of this kind"),
+        ("1", None, None, "cannot set a value of this kind"),
+        ("abc", "00000001-0000-0000-0000-000000000000", None, "an element ID"),
+    ],
+)
 def test_parse_text_errors(text: str, current: Any, hint: str | None, message: str) -> None:
     with pytest.raises(ModelError, match=message):
         edit.parse_text(text, current, hint)
@@ -590,7 +625,8 @@ def test_readme_script(samples_dir: Path, tmp_path: Path) -> None:
     assert all(f.severity == Severity.INFO for f in validate(out))
     changes = diff(brson.load(samples_dir / AVATAR_ROOT), out)
     assert [c.type for c in changes.components_removed] == [
-        "[FrooxEngine]FrooxEngine.CommonAvatar.AvatarUserReferenceAssigner"]
+        "[FrooxEngine]FrooxEngine.CommonAvatar.AvatarUserReferenceAssigner"
+    ]
     assert len(changes.slots_renamed) == 1 and not changes.values
 
 
@@ -613,31 +649,40 @@ def test_model_shortcuts(samples_dir: Path) -> None:
 def _readme_block(heading: str) -> str:
     """The first ```python block after ``heading`` in the README, as a user would copy it."""
     text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    after = text[text.index(heading):]
+    after = text[text.index(heading) :]
     start = after.index("```python\n") + len("```python\n")
-    return after[start:after.index("```", start)]
+    return after[start : after.index("```", start)]
 
 
-def test_readme_blocks_run_on_samples(samples_dir: Path, tmp_path: Path,
-                                      monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_readme_blocks_run_on_samples(
+    samples_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """The README's extract, edit and validate/diff examples run as written, with only the
     file and slot names swapped for a sample's (the README cannot ship an avatar)."""
     monkeypatch.chdir(tmp_path)
     standin_pkg = samples_dir / "orange3134_loading_standin.resonitepackage"
     blocks = [
-        (_readme_block("### Extract an avatar"), {
-            '"world.brson"': repr(str(samples_dir / STANDIN)),
-            '"World/Avatars/Mika"': '"LoadingStandin - Thumbnail v1.3.1/Visual/UserIconMat"',
-            '"world.resonitepackage"': repr(str(standin_pkg)),
-            '.extract("Mika")': '.extract("Visual")',
-        }),
-        (_readme_block("### Edit and re-pack"), {
-            '"avatar.brson"': repr(str(samples_dir / STANDIN)),
-            '"Avatar"': '"Visual"',
-            'avatar.find_component("VRIK")': 'tree.find("UserIconTex").find_component('
-                                            '"StaticTexture2D")',
-        }),
+        (
+            _readme_block("### Extract an avatar"),
+            {
+                '"world.brson"': repr(str(samples_dir / STANDIN)),
+                '"World/Avatars/Mika"': '"LoadingStandin - Thumbnail v1.3.1/Visual/UserIconMat"',
+                '"world.resonitepackage"': repr(str(standin_pkg)),
+                '.extract("Mika")': '.extract("Visual")',
+            },
+        ),
+        (
+            _readme_block("### Edit and re-pack"),
+            {
+                '"avatar.brson"': repr(str(samples_dir / STANDIN)),
+                '"Avatar"': '"Visual"',
+                'avatar.find_component("VRIK")': 'tree.find("UserIconTex").find_component('
+                '"StaticTexture2D")',
+            },
+        ),
     ]
     for code, swaps in blocks:
         for old, new in swaps.items():
@@ -654,9 +699,11 @@ def test_readme_blocks_run_on_samples(samples_dir: Path, tmp_path: Path,
     assert package.root.name == "Visual"
     # The validate/diff example, on the file the edit example wrote.
     code = _readme_block("`brson diff A B` compares")
-    for old, new in {'"avatar.brson"': '"mika.brson"',
-                     '"before.brson"': repr(str(samples_dir / STANDIN)),
-                     '"after.7zbson"': '"mika.brson"'}.items():
+    for old, new in {
+        '"avatar.brson"': '"mika.brson"',
+        '"before.brson"': repr(str(samples_dir / STANDIN)),
+        '"after.7zbson"': '"mika.brson"',
+    }.items():
         assert old in code, old
         code = code.replace(old, new)
     exec(compile(code, "README.md", "exec"), {"brson": brson})

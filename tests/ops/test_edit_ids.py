@@ -24,8 +24,11 @@ from brson.ops.ids import (
 )
 from brson.ops.validate import Severity, validate
 
-SAMPLES = ["orange3134_AvatarRootIdentification.brson", "orange3134_loading_standin.brson",
-           "redx_5ce7cdf5.7zbson"]
+SAMPLES = [
+    "orange3134_AvatarRootIdentification.brson",
+    "orange3134_loading_standin.brson",
+    "redx_5ce7cdf5.7zbson",
+]
 
 
 def dangling(tree: DataTree) -> list[str]:
@@ -44,24 +47,30 @@ def references(tree: DataTree) -> list[tuple[str, str]]:
 
 
 # -- sequential style --------------------------------------------------------------------------
-@pytest.mark.parametrize(("number", "text"), [
-    (0, "00000000-0000-0000-0000-000000000000"),
-    (0x143, "00000143-0000-0000-0000-000000000000"),
-    (0xFFFFFFFF, "ffffffff-0000-0000-0000-000000000000"),
-    (1 << 32, "00000000-0001-0000-0000-000000000000"),  # .NET Guid layout: carry to group 2
-    (1 << 48, "00000000-0000-0001-0000-000000000000"),
-])
+@pytest.mark.parametrize(
+    ("number", "text"),
+    [
+        (0, "00000000-0000-0000-0000-000000000000"),
+        (0x143, "00000143-0000-0000-0000-000000000000"),
+        (0xFFFFFFFF, "ffffffff-0000-0000-0000-000000000000"),
+        (1 << 32, "00000000-0001-0000-0000-000000000000"),  # .NET Guid layout: carry to group 2
+        (1 << 48, "00000000-0000-0001-0000-000000000000"),
+    ],
+)
 def test_sequential_ids(number: int, text: str) -> None:
     assert sequential_id(number) == text
     assert sequential_number(text) == number
 
 
-@pytest.mark.parametrize("text", [
-    "79101779-a5cd-486a-8b61-836bfbaa723b",  # a NeosVR random GUID
-    "00000143-0000-0000-0000-000000000001",
-    "00000143-0000-0000-0000-00000000000A",  # not as the engine writes it (upper case)
-    "not-a-guid",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "79101779-a5cd-486a-8b61-836bfbaa723b",  # a NeosVR random GUID
+        "00000143-0000-0000-0000-000000000001",
+        "00000143-0000-0000-0000-00000000000A",  # not as the engine writes it (upper case)
+        "not-a-guid",
+    ],
+)
 def test_other_ids_are_not_sequential(text: str) -> None:
     assert sequential_number(text) is None
 
@@ -116,8 +125,9 @@ def test_fresh_ids_skip_taken_values() -> None:
 
 def test_style_comes_from_the_definitions() -> None:
     assert is_sequential([sequential_id(0), sequential_id(9)], default=False)
-    assert not is_sequential([sequential_id(0), "79101779-a5cd-486a-8b61-836bfbaa723b"],
-                             default=True)
+    assert not is_sequential(
+        [sequential_id(0), "79101779-a5cd-486a-8b61-836bfbaa723b"], default=True
+    )
     assert is_sequential([], default=True) and not is_sequential([], default=False)
     assert FreshIds([], sequential=True)() == sequential_id(0)
 
@@ -165,8 +175,7 @@ def test_renumber_leaves_values_naming_nothing_alone(samples_dir: Path) -> None:
     out = renumber(tree)
     assert stray not in out.ids  # skipped: it must not start naming something
     assert dangling(out) == [stray]
-    assert sorted(out.ids) == sorted(
-        sequential_id(n) for n in range(len(tree.ids) + 1) if n != 3)
+    assert sorted(out.ids) == sorted(sequential_id(n) for n in range(len(tree.ids) + 1) if n != 3)
     assert renumber(out).to_bson() == out.to_bson()
 
 
@@ -183,14 +192,21 @@ def test_renumber_an_edited_tree(samples_dir: Path) -> None:
 
 
 def test_renumber_map_follows_document_order() -> None:
-    doc = brson.api.to_bson({
-        "Object": {"ID": "bbbbbbbb-0000-4000-8000-000000000000",
-                   "Ref": "aaaaaaaa-0000-4000-8000-000000000000",
-                   "Inner": {"ID": "aaaaaaaa-0000-4000-8000-000000000000"},
-                   "ParentReference": "bbbbbbbb-0000-4000-8000-000000000000"}})
+    doc = brson.api.to_bson(
+        {
+            "Object": {
+                "ID": "bbbbbbbb-0000-4000-8000-000000000000",
+                "Ref": "aaaaaaaa-0000-4000-8000-000000000000",
+                "Inner": {"ID": "aaaaaaaa-0000-4000-8000-000000000000"},
+                "ParentReference": "bbbbbbbb-0000-4000-8000-000000000000",
+            }
+        }
+    )
     mapping = renumber_map(doc)
-    assert mapping == {"bbbbbbbb-0000-4000-8000-000000000000": sequential_id(0),
-                       "aaaaaaaa-0000-4000-8000-000000000000": sequential_id(1)}
+    assert mapping == {
+        "bbbbbbbb-0000-4000-8000-000000000000": sequential_id(0),
+        "aaaaaaaa-0000-4000-8000-000000000000": sequential_id(1),
+    }
     assert brson.loads(rewrite(doc, mapping)).root.get("Ref") == sequential_id(1)
     with pytest.raises(ValueError, match="36 characters"):
         rewrite(doc, {"x": "y"})

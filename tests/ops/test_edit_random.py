@@ -17,16 +17,24 @@ from brson.ops import edit
 from brson.ops.ids import FreshIds
 from brson.ops.validate import Severity, validate
 
-SAMPLES = ["orange3134_AvatarRootIdentification.brson", "orange3134_loading_standin.brson",
-           "redx_5ce7cdf5.7zbson"]
-TYPES = {False: "[FrooxEngine]FrooxEngine.ValueField<int>",
-         True: "FrooxEngine.ValueField<int>"}
+SAMPLES = [
+    "orange3134_AvatarRootIdentification.brson",
+    "orange3134_loading_standin.brson",
+    "redx_5ce7cdf5.7zbson",
+]
+TYPES = {False: "[FrooxEngine]FrooxEngine.ValueField<int>", True: "FrooxEngine.ValueField<int>"}
 
 Step = tuple[str, int, int, int]
-steps = st.lists(st.tuples(st.sampled_from(["add", "component", "move", "delete", "set",
-                                            "remove", "rename"]),
-                           st.integers(0, 10_000), st.integers(0, 10_000),
-                           st.integers(-3, 3)), min_size=1, max_size=8)
+steps = st.lists(
+    st.tuples(
+        st.sampled_from(["add", "component", "move", "delete", "set", "remove", "rename"]),
+        st.integers(0, 10_000),
+        st.integers(0, 10_000),
+        st.integers(-3, 3),
+    ),
+    min_size=1,
+    max_size=8,
+)
 
 
 def apply(tree: DataTree, step: Step, ids: FreshIds) -> None:
@@ -37,8 +45,9 @@ def apply(tree: DataTree, step: Step, ids: FreshIds) -> None:
         if kind == "add":
             edit.add_slot(slot, f"new{a}", index=index, ids=ids)
         elif kind == "component":
-            edit.add_component(slot, TYPES[tree.legacy], {"Value": a, "Link": other},
-                               index=index, ids=ids)
+            edit.add_component(
+                slot, TYPES[tree.legacy], {"Value": a, "Link": other}, index=index, ids=ids
+            )
         elif kind == "move":
             edit.move(slot, other, index)
         elif kind == "delete":
@@ -60,8 +69,9 @@ def apply(tree: DataTree, step: Step, ids: FreshIds) -> None:
 @pytest.mark.parametrize("name", SAMPLES)
 @settings(max_examples=25)
 @given(script=steps)
-def test_random_edits_keep_the_archive_whole(samples_dir: Path, name: str,
-                                             script: list[Step]) -> None:
+def test_random_edits_keep_the_archive_whole(
+    samples_dir: Path, name: str, script: list[Step]
+) -> None:
     tree = brson.load(samples_dir / name)
     ids = FreshIds.for_tree(tree, random.Random(0))
     for step in script:

@@ -35,8 +35,11 @@ def source(name: str) -> DataTree:
 def every_slot() -> list[Any]:
     if not SAMPLES.is_dir():
         return [pytest.param(None, None, marks=pytest.mark.skip(reason="no real samples"))]
-    return [pytest.param(name, slot.id, id=f"{name}:{n}")
-            for name in ARCHIVES for n, slot in enumerate(source(name).walk())]
+    return [
+        pytest.param(name, slot.id, id=f"{name}:{n}")
+        for name in ARCHIVES
+        for n, slot in enumerate(source(name).walk())
+    ]
 
 
 def type_name(component: Component) -> str:
@@ -57,8 +60,10 @@ def by_id(tree: DataTree) -> dict[str, Component]:
 def named(slot: dict[str, Any], types: list[str]) -> dict[str, Any]:
     """A decoded slot with each component's Type index replaced by its name."""
     out = dict(slot)
-    out["Components"] = {**slot["Components"], "Data": [
-        {**c, "Type": types[c["Type"]]} for c in slot["Components"]["Data"]]}
+    out["Components"] = {
+        **slot["Components"],
+        "Data": [{**c, "Type": types[c["Type"]]} for c in slot["Components"]["Data"]],
+    }
     out["Children"] = [named(child, types) for child in slot["Children"]]
     return out
 
@@ -76,8 +81,11 @@ def check(src: DataTree, slot: Slot, result: ExtractResult, external: str = "kee
 
     # The root is the slot itself, with its own IDs (ParentReference included).
     root = out.root
-    assert (root.id, root.name, root.parent_reference) == (slot.id, slot.name,
-                                                           slot.parent_reference)
+    assert (root.id, root.name, root.parent_reference) == (
+        slot.id,
+        slot.name,
+        slot.parent_reference,
+    )
     assert report.slot == slot.path and report.slot_id == slot.id
     source_slots = {s.id: s for s in slot.walk()}
     out_slots = {s.id: s for s in out.walk()}
@@ -85,7 +93,8 @@ def check(src: DataTree, slot: Slot, result: ExtractResult, external: str = "kee
         copy = out_slots[slot_id]
         assert copy.parent_reference == original.parent_reference
         assert [k.id for k in copy.children if k.name != HOLDER_NAME] == [
-            k.id for k in original.children]
+            k.id for k in original.children
+        ]
     assert report.slots == len(out_slots)
 
     # Components: same type names, Data bytes untouched unless a reference was nulled.
@@ -111,8 +120,9 @@ def check(src: DataTree, slot: Slot, result: ExtractResult, external: str = "kee
         assert positions == sorted(positions)
         assert report.types_dropped == [n for n in src_names if n not in used]
     versions, src_versions = out.type_versions, src.type_versions
-    assert all(src_versions[k] == v and type(src_versions[k]) is type(v)
-               for k, v in versions.items())
+    assert all(
+        src_versions[k] == v and type(src_versions[k]) is type(v) for k, v in versions.items()
+    )
     used_names = {type_name(c) for c in out.components()}
     assert set(report.type_versions_dropped) == set(src_versions) - set(versions)
     assert not set(report.type_versions_dropped) & used_names
@@ -125,8 +135,9 @@ def check(src: DataTree, slot: Slot, result: ExtractResult, external: str = "kee
     # IDs unique; every ID-shaped value resolves inside or is reported.
     index = out.ids
     assert not index.duplicates
-    dangling = [(loc.describe(), value) for loc, value in index.values
-                if value not in index.defined]
+    dangling = [
+        (loc.describe(), value) for loc, value in index.values if value not in index.defined
+    ]
     if external == "null":
         assert dangling == []
     else:
@@ -227,7 +238,8 @@ def test_extracting_the_root_reproduces_the_tree(samples_dir: Path, name: str) -
         got = result.tree.decoded()
         assert [k for k in got if k != "Object"] == [k for k in expected if k != "Object"]
         assert {k: v for k, v in got.items() if k != "Object"} == {
-            k: v for k, v in expected.items() if k != "Object"}
+            k: v for k, v in expected.items() if k != "Object"
+        }
         # The slot tree is the same once type indices are read as names.
         assert named(got["Object"], got["Types"]) == named(src.get("Object"), src.get("Types"))
         assert gizmo < len(got["Types"])  # indices after it were rewritten
@@ -240,7 +252,8 @@ def test_material_brings_its_texture(samples_dir: Path) -> None:
     result = extract(src, "UserIconMat")
     out = result.tree
     assert [c.source for c in result.report.copied] == [
-        "LoadingStandin - Thumbnail v1.3.1/Visual/UserIconTex:StaticTexture2D"]
+        "LoadingStandin - Thumbnail v1.3.1/Visual/UserIconTex:StaticTexture2D"
+    ]
     copied = result.report.copied[0]
     assert copied.target == f"UserIconMat/{HOLDER_NAME}/UserIconTex:StaticTexture2D"
     assert copied.referenced_by == ["UserIconMat:UnlitMaterial.Texture"]
@@ -250,16 +263,20 @@ def test_material_brings_its_texture(samples_dir: Path) -> None:
     assert texture.slot.path == f"UserIconMat/{HOLDER_NAME}/UserIconTex"
     assert texture["URL"].value.startswith("@packdb:///30a0bc21")
     # Source order kept: the texture's type came first there (index 6, the material's 7).
-    assert out.get("Types") == ["[FrooxEngine]FrooxEngine.StaticTexture2D",
-                                "[FrooxEngine]FrooxEngine.UnlitMaterial"]
+    assert out.get("Types") == [
+        "[FrooxEngine]FrooxEngine.StaticTexture2D",
+        "[FrooxEngine]FrooxEngine.UnlitMaterial",
+    ]
     assert [c.type_index for c in out.components()] == [1, 0]
     # Fresh IDs continue the file's sequence above every ID-shaped value in the result.
     highest = max(int(i[:8], 16) for i in src.ids.defined)
     numbers = sorted(int(i[:8], 16) for i in result.report.new_ids)
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
     assert numbers[0] <= highest + 1  # not above the source's max: only the result's
-    assert all(i not in src.ids.defined or i not in out.ids.defined or i in result.report.new_ids
-               for i in result.report.new_ids)
+    assert all(
+        i not in src.ids.defined or i not in out.ids.defined or i in result.report.new_ids
+        for i in result.report.new_ids
+    )
     holder = out.root.children[-1]
     assert holder.name == HOLDER_NAME and holder.active is True
     assert holder.keys() == out.root.keys()  # laid out like an engine slot
@@ -273,10 +290,16 @@ def test_external_references_are_reported_with_paths(samples_dir: Path) -> None:
     refs = [(r.where, r.target_path, r.kind) for r in result.report.external]
     group = "<color=#6700FF>AutoSetScale</color> - (21 Nodes)"
     assert refs == [
-        (f"{group}/ElementSource`1:GlobalReference.Reference",
-         "LoadingStandin - Thumbnail v1.3.1/Visual", "slot"),
-        (f"{group}/ValueFieldDrive`1:Proxy.Drive",
-         "LoadingStandin - Thumbnail v1.3.1/Visual.Scale", "slot"),
+        (
+            f"{group}/ElementSource`1:GlobalReference.Reference",
+            "LoadingStandin - Thumbnail v1.3.1/Visual",
+            "slot",
+        ),
+        (
+            f"{group}/ValueFieldDrive`1:Proxy.Drive",
+            "LoadingStandin - Thumbnail v1.3.1/Visual.Scale",
+            "slot",
+        ),
     ]
     nulled = extract(src, selector, external="null").tree
     for where in ("ElementSource`1", "ValueFieldDrive`1"):
@@ -294,7 +317,8 @@ def test_without_dependencies_components_are_external(samples_dir: Path) -> None
     result = extract(src, "UserIconMat", copy_dependencies=False)
     assert result.report.copied == []
     assert [(r.where, r.kind) for r in result.report.external] == [
-        ("UserIconMat:UnlitMaterial.Texture", "component")]
+        ("UserIconMat:UnlitMaterial.Texture", "component")
+    ]
     check(src, src.find("UserIconMat"), result)  # type: ignore[arg-type]
 
 
@@ -303,14 +327,20 @@ def test_neosvr_assets_and_random_ids(samples_dir: Path) -> None:
     result = extract(src, "Holder/World Publisher/Submitter/Submit Button")
     out = result.tree
     kept = {type_name(c) for c in out.assets}
-    assert kept == {"FrooxEngine.FontChain", "FrooxEngine.StaticFont",
-                    "FrooxEngine.TextUnlitMaterial"}
+    assert kept == {
+        "FrooxEngine.FontChain",
+        "FrooxEngine.StaticFont",
+        "FrooxEngine.TextUnlitMaterial",
+    }
     assert len(out.assets) < len(src.assets)
     assert "Types" not in out
     # The WorldSubmitter the button drives came along; its own _visual slot could not.
     assert [(r.where, r.target_path) for r in result.report.external] == [
-        (f"Submit Button/{HOLDER_NAME}/World Publisher/Submitter:WorldSubmitter._visual",
-         "Holder/World Publisher/Submitter/Visual")]
+        (
+            f"Submit Button/{HOLDER_NAME}/World Publisher/Submitter:WorldSubmitter._visual",
+            "Holder/World Publisher/Submitter/Visual",
+        )
+    ]
     assert all(uuid.UUID(i).version == 4 for i in result.report.new_ids)
     assert out.type_versions == {"FrooxEngine.TextRenderer": 5, "FrooxEngine.BoxCollider": 1}
     # Written in the source's own form, it reads back as a NeosVR file.
@@ -320,8 +350,9 @@ def test_neosvr_assets_and_random_ids(samples_dir: Path) -> None:
 
 def test_type_indices_are_rewritten(samples_dir: Path) -> None:
     src = brson.load(samples_dir / "orange3134_loading_standin.brson")
-    slot = src.find("LoadingStandin - Thumbnail v1.3.1/<color=#6700FF>AutoSetScale</color>"
-                    " - (21 Nodes)")
+    slot = src.find(
+        "LoadingStandin - Thumbnail v1.3.1/<color=#6700FF>AutoSetScale</color> - (21 Nodes)"
+    )
     assert slot is not None
     out = extract(src, slot).tree
     src_indices = sorted({int(str(c.type_index)) for s in slot.walk() for c in s.components})

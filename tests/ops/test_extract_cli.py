@@ -22,11 +22,19 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_extract_writes_an_archive_and_reports(samples_dir: Path, tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_extract_writes_an_archive_and_reports(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "mat.brson"
-    code, stdout, _ = run(capsys, "extract", str(samples_dir / "orange3134_loading_standin.brson"),
-                          "--slot", "UserIconMat", "-o", str(out))
+    code, stdout, _ = run(
+        capsys,
+        "extract",
+        str(samples_dir / "orange3134_loading_standin.brson"),
+        "--slot",
+        "UserIconMat",
+        "-o",
+        str(out),
+    )
     assert code == 0
     assert "extracted 'LoadingStandin - Thumbnail v1.3.1/Visual/UserIconMat'" in stdout
     assert "UserIconTex:StaticTexture2D -> UserIconMat/Extracted Dependencies" in stdout
@@ -36,12 +44,23 @@ def test_extract_writes_an_archive_and_reports(samples_dir: Path, tmp_path: Path
     assert [k.name for k in tree.root.children] == [HOLDER_NAME]
 
 
-def test_extract_json_report_and_codec(samples_dir: Path, tmp_path: Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_extract_json_report_and_codec(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "group.lz4bson"
-    code, stdout, _ = run(capsys, "extract", str(samples_dir / "orange3134_loading_standin.brson"),
-                          "-s", "00000186-0000-0000-0000-000000000000", "-o", str(out),
-                          "--json", "--external", "null", "--no-dependencies")
+    code, stdout, _ = run(
+        capsys,
+        "extract",
+        str(samples_dir / "orange3134_loading_standin.brson"),
+        "-s",
+        "00000186-0000-0000-0000-000000000000",
+        "-o",
+        str(out),
+        "--json",
+        "--external",
+        "null",
+        "--no-dependencies",
+    )
     assert code == 0
     report = json.loads(stdout)
     assert report["output"] == str(out) and report["copied"] == []
@@ -52,8 +71,9 @@ def test_extract_json_report_and_codec(samples_dir: Path, tmp_path: Path,
     assert tree.root.id == "00000186-0000-0000-0000-000000000000"
 
 
-def test_extract_keeps_neosvr_framing(samples_dir: Path, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_extract_keeps_neosvr_framing(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = str(samples_dir / "redx_5ce7cdf5.7zbson")
     legacy, frdt = tmp_path / "legacy.7zbson", tmp_path / "frdt.7zbson"
     assert run(capsys, "extract", src, "-s", "Visual", "-o", str(legacy))[0] == 0
@@ -63,29 +83,50 @@ def test_extract_keeps_neosvr_framing(samples_dir: Path, tmp_path: Path,
     assert brson.load(legacy).to_bson() == brson.load(frdt).to_bson()
 
 
-@pytest.mark.parametrize(("selector", "extra", "message"), [
-    ("Outline", (), "matches 3 slots"),
-    ("Nothing Here", (), "no slot matches"),
-    ("Holder/World Publisher/Submitter/Submit Button", ("--external", "fail"),
-     "1 reference(s) leave the extracted subtree"),
-])
-def test_extract_errors_exit_2(samples_dir: Path, tmp_path: Path,
-                               capsys: pytest.CaptureFixture[str], selector: str,
-                               extra: tuple[str, ...], message: str) -> None:
+@pytest.mark.parametrize(
+    ("selector", "extra", "message"),
+    [
+        ("Outline", (), "matches 3 slots"),
+        ("Nothing Here", (), "no slot matches"),
+        (
+            "Holder/World Publisher/Submitter/Submit Button",
+            ("--external", "fail"),
+            "1 reference(s) leave the extracted subtree",
+        ),
+    ],
+)
+def test_extract_errors_exit_2(
+    samples_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    selector: str,
+    extra: tuple[str, ...],
+    message: str,
+) -> None:
     out = tmp_path / "x.brson"
-    code, _, err = run(capsys, "extract", str(samples_dir / "redx_5ce7cdf5.7zbson"),
-                       "--slot", selector, "-o", str(out), *extra)
+    code, _, err = run(
+        capsys,
+        "extract",
+        str(samples_dir / "redx_5ce7cdf5.7zbson"),
+        "--slot",
+        selector,
+        "-o",
+        str(out),
+        *extra,
+    )
     assert code == 2
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
     assert not out.exists()
 
 
-def test_extract_package_keeps_the_png(samples_dir: Path, tmp_path: Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_extract_package_keeps_the_png(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = samples_dir / "orange3134_loading_standin.resonitepackage"
     out = tmp_path / "standin-visual.resonitepackage"
-    code, stdout, _ = run(capsys, "extract", str(src), "--slot", "Visual", "-o", str(out),
-                          "--package")
+    code, stdout, _ = run(
+        capsys, "extract", str(src), "--slot", "Visual", "-o", str(out), "--package"
+    )
     assert code == 0 and f"1 package asset(s): {PNG}" in stdout
     package = load_package(out)
     source = load_package(src)
@@ -103,11 +144,20 @@ def test_extract_package_keeps_the_png(samples_dir: Path, tmp_path: Path,
     assert dict(load_package(bare).assets) == {}
 
 
-def test_extract_package_needs_a_package_source(samples_dir: Path, tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_extract_package_needs_a_package_source(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = str(samples_dir / "orange3134_loading_standin.brson")
-    code, _, err = run(capsys, "extract", src, "-s", "Visual",
-                       "-o", str(tmp_path / "v.resonitepackage"), "--package")
+    code, _, err = run(
+        capsys,
+        "extract",
+        src,
+        "-s",
+        "Visual",
+        "-o",
+        str(tmp_path / "v.resonitepackage"),
+        "--package",
+    )
     assert code == 2 and "is not a package" in err
     plain = tmp_path / "plain.resonitepackage"
     assert run(capsys, "extract", src, "-s", "UserUserID", "-o", str(plain))[0] == 0
@@ -115,34 +165,57 @@ def test_extract_package_needs_a_package_source(samples_dir: Path, tmp_path: Pat
     assert package.record["name"] == "UserUserID" and dict(package.assets) == {}
 
 
-def test_package_commands_read_through_brson_load(samples_dir: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_package_commands_read_through_brson_load(
+    samples_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pkg = str(samples_dir / "orange3134_loading_standin.resonitepackage")
     code, stdout, _ = run(capsys, "info", pkg, "--json")
     assert code == 0 and json.loads(stdout)[0]["slots"] == 36
 
 
-@pytest.mark.parametrize(("name", "codec", "expected"), [
-    ("x.bson", (), Codec.NONE),
-    ("x.out", ("--codec", "none"), Codec.NONE),
-    ("x.brson", ("--codec", "none"), Codec.NONE),
-    ("x.out", (), Codec.BROTLI),  # no codec in the name: the source's
-])
-def test_extract_codec_none_is_honoured(samples_dir: Path, tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str], name: str,
-                                        codec: tuple[str, ...], expected: Codec) -> None:
+@pytest.mark.parametrize(
+    ("name", "codec", "expected"),
+    [
+        ("x.bson", (), Codec.NONE),
+        ("x.out", ("--codec", "none"), Codec.NONE),
+        ("x.brson", ("--codec", "none"), Codec.NONE),
+        ("x.out", (), Codec.BROTLI),  # no codec in the name: the source's
+    ],
+)
+def test_extract_codec_none_is_honoured(
+    samples_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    codec: tuple[str, ...],
+    expected: Codec,
+) -> None:
     """Codec.NONE is 0: an ``or`` chain took it for "not given" and wrote Brotli."""
     out = tmp_path / name
-    assert run(capsys, "extract", str(samples_dir / "orange3134_loading_standin.brson"),
-               "-s", "Visual", "-o", str(out), *codec)[0] == 0
+    assert (
+        run(
+            capsys,
+            "extract",
+            str(samples_dir / "orange3134_loading_standin.brson"),
+            "-s",
+            "Visual",
+            "-o",
+            str(out),
+            *codec,
+        )[0]
+        == 0
+    )
     tree = brson.load(out)
     assert tree.container is not None and tree.container.codec is expected
-    assert tree.to_bson() == brson.load(samples_dir / "orange3134_loading_standin.brson"
-                                        ).extract("Visual").to_bson()
+    assert (
+        tree.to_bson()
+        == brson.load(samples_dir / "orange3134_loading_standin.brson").extract("Visual").to_bson()
+    )
 
 
-def test_extract_never_overwrites_its_input(samples_dir: Path, tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_extract_never_overwrites_its_input(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     copy = tmp_path / "standin.brson"
     original = (samples_dir / "orange3134_loading_standin.brson").read_bytes()
     copy.write_bytes(original)
@@ -151,12 +224,20 @@ def test_extract_never_overwrites_its_input(samples_dir: Path, tmp_path: Path,
     assert copy.read_bytes() == original
 
 
-def test_package_flag_needs_a_package_name(samples_dir: Path, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_package_flag_needs_a_package_name(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A zip written as ``x.brson`` could not be read back by brson or Resonite."""
     out = tmp_path / "visual.brson"
-    code, _, err = run(capsys, "extract",
-                       str(samples_dir / "orange3134_loading_standin.resonitepackage"),
-                       "-s", "Visual", "-o", str(out), "--package")
+    code, _, err = run(
+        capsys,
+        "extract",
+        str(samples_dir / "orange3134_loading_standin.resonitepackage"),
+        "-s",
+        "Visual",
+        "-o",
+        str(out),
+        "--package",
+    )
     assert code == 2 and ".resonitepackage" in err and "Traceback" not in err
     assert not out.exists()

@@ -50,14 +50,19 @@ class World:
     def component(self, type_index: int, name: str, **fields: Any) -> dict[str, Any]:
         component_id = self.next()
         self.by_name[name] = component_id
-        data: dict[str, Any] = {"ID": component_id, "persistent-ID": self.next(),
-                                "UpdateOrder": self.member(0), "Enabled": self.member(True)}
+        data: dict[str, Any] = {
+            "ID": component_id,
+            "persistent-ID": self.next(),
+            "UpdateOrder": self.member(0),
+            "Enabled": self.member(True),
+        }
         for key, value in fields.items():
             data[key] = value(self) if callable(value) else self.member(value)
         return {"Type": type_index, "Data": data}
 
-    def slot(self, name: str, components: list[dict[str, Any]],
-             children: list[dict[str, Any]]) -> dict[str, Any]:
+    def slot(
+        self, name: str, components: list[dict[str, Any]], children: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         slot_id = self.next()
         self.by_name[name] = slot_id
         return {
@@ -80,15 +85,24 @@ def build() -> tuple[DataTree, World]:
     w = World()
     root_id = guid(9999)  # placeholder, fixed below
     textures = w.slot("Textures", [w.component(0, "texture", URL="@packdb:///abc")], [])
-    materials = w.slot("Materials", [
-        w.component(2, "material", AlbedoTexture=lambda w: w.member(w.by_name["texture"]))], [])
-    avatar = w.slot("Avatar", [
-        w.component(3, "renderer",
-                    Materials=lambda w: w.member([w.member(w.by_name["material"])]),
-                    Mesh=MISSING),
-        w.component(4, "multiplexer",
-                    Targets=lambda w: w.member([root_id, DANGLING_HIGH])),
-    ], [w.slot("Body", [], [])])
+    materials = w.slot(
+        "Materials",
+        [w.component(2, "material", AlbedoTexture=lambda w: w.member(w.by_name["texture"]))],
+        [],
+    )
+    avatar = w.slot(
+        "Avatar",
+        [
+            w.component(
+                3,
+                "renderer",
+                Materials=lambda w: w.member([w.member(w.by_name["material"])]),
+                Mesh=MISSING,
+            ),
+            w.component(4, "multiplexer", Targets=lambda w: w.member([root_id, DANGLING_HIGH])),
+        ],
+        [w.slot("Body", [], [])],
+    )
     root = w.slot("World", [], [textures, materials, avatar])
     # The multiplexer lists the world root by ID, in a bare array.
     targets = avatar["Components"]["Data"][1]["Data"]["Targets"]["Data"]
@@ -113,7 +127,8 @@ def test_dependencies_come_along_transitively() -> None:
         ("World/Materials:PBS_Metallic", f"Avatar/{HOLDER_NAME}/Materials:PBS_Metallic"),
     ]
     assert report.copied[0].referenced_by == [
-        f"Avatar/{HOLDER_NAME}/Materials:PBS_Metallic.AlbedoTexture"]
+        f"Avatar/{HOLDER_NAME}/Materials:PBS_Metallic.AlbedoTexture"
+    ]
     assert report.copied[1].referenced_by == ["Avatar:MeshRenderer.Materials[0]"]
     renderer = out.root.components[0]
     material = renderer["Materials"].elements[0].target  # type: ignore[index]
@@ -159,7 +174,8 @@ def test_what_cannot_move_is_reported_kept_or_nulled() -> None:
     before = kept.tree.root.components[0].data.decoded()
     after = renderer.data.decoded()
     assert {k: v for k, v in before.items() if k != "Mesh"} == {
-        k: v for k, v in after.items() if k != "Mesh"}
+        k: v for k, v in after.items() if k != "Mesh"
+    }
     with pytest.raises(GraphError, match="3 reference"):
         extract(tree, "Avatar", external="fail")
 
@@ -169,7 +185,8 @@ def test_no_dependencies_leaves_components_outside() -> None:
     result = extract(tree, "Avatar", copy_dependencies=False)
     assert result.report.copied == [] and result.report.new_ids == []
     assert ("Avatar:MeshRenderer.Materials[0]", "component") in [
-        (r.where, r.kind) for r in result.report.external]
+        (r.where, r.kind) for r in result.report.external
+    ]
     assert [k.name for k in result.tree.root.children] == ["Body"]
 
 
@@ -241,4 +258,5 @@ def test_parent_id_as_parent_reference_is_not_kept() -> None:
     assert root.parent_reference in result.report.new_ids and root.parent_reference != world
     assert root.children[0].parent_reference == root.id  # inside the subtree: as written
     assert ("Avatar:ReferenceMultiplexer.Targets[0]", world, "slot") in [
-        (r.where, r.target, r.kind) for r in result.report.external]
+        (r.where, r.target, r.kind) for r in result.report.external
+    ]

@@ -26,8 +26,9 @@ def reload(tree: DataTree, name: str = "out.brson") -> DataTree:
 
 def problems(tree: DataTree) -> list[str]:
     """Validate findings above info level (info: unused type-table entries and the like)."""
-    return [f"{f.code} {f.path}: {f.message}" for f in validate(tree)
-            if f.severity != Severity.INFO]
+    return [
+        f"{f.code} {f.path}: {f.message}" for f in validate(tree) if f.severity != Severity.INFO
+    ]
 
 
 def dangling(tree: DataTree) -> list[tuple[str, str]]:
@@ -57,7 +58,8 @@ def test_import_every_slot_of_a_sample_into_another(samples_dir: Path, n: int) -
     # New IDs continue the target's sequence, in document order of the imported content.
     new_ids = [i for i in defined_ids(out.to_bson()) if i not in original.ids]
     assert sorted(sequential_number(i) or 0 for i in new_ids) == list(
-        range(highest + 1, highest + 1 + report.ids))
+        range(highest + 1, highest + 1 + report.ids)
+    )
     # The imported slot is where it was asked for, with its name and its component types
     # (indices rewritten into the target's table: the names are what must survive).
     imported = out.root.children[0].children[-1]
@@ -89,7 +91,8 @@ def test_import_whole_sample_merges_types_and_versions(samples_dir: Path) -> Non
     # In the order of the source's type table.
     assert report.type_versions_added == [
         "[FrooxEngine]FrooxEngine.QuadMesh",
-        "[ProtoFluxBindings]FrooxEngine.ProtoFlux.Runtimes.Execution.Nodes.ValueDisplay<float3>"]
+        "[ProtoFluxBindings]FrooxEngine.ProtoFlux.Runtimes.Execution.Nodes.ValueDisplay<float3>",
+    ]
     assert out.type_versions == source.type_versions
     assert report.feature_flags_missing == ["NetCore", "RESONITE_LINK"]
     assert report.slots == 36 and report.components == 58 and report.ids == 822
@@ -139,9 +142,11 @@ def test_import_from_the_same_tree_duplicates_with_new_ids(samples_dir: Path) ->
     button = tree.find("Submit Button")
     assert button is not None
     inside = set(defined_ids(button.to_bson()))
-    leaving = {v for loc, v in tree.ids.values
-               if loc.slot is not None and loc.slot.path.startswith(button.path)
-               and v not in inside}
+    leaving = {
+        v
+        for loc, v in tree.ids.values
+        if loc.slot is not None and loc.slot.path.startswith(button.path) and v not in inside
+    }
     assert leaving  # the button names things outside it (the shared texture asset…)
     result = import_slot(tree, tree, button, tree.root)
     report = result.report
@@ -153,8 +158,11 @@ def test_import_from_the_same_tree_duplicates_with_new_ids(samples_dir: Path) ->
     # The copy's references to the rest of the file still name the same elements.
     copy = out.root.children[-1]
     assert copy.path == "Holder/Submit Button"
-    copy_values = {v for loc, v in out.ids.values
-                   if loc.slot is not None and loc.slot.path.startswith(copy.path)}
+    copy_values = {
+        v
+        for loc, v in out.ids.values
+        if loc.slot is not None and loc.slot.path.startswith(copy.path)
+    }
     assert leaving <= copy_values
 
 
@@ -175,8 +183,11 @@ def test_type_version_conflict_is_refused(samples_dir: Path) -> None:
     before = target.to_bson()
     source = brson.load(samples_dir / STANDIN)
     group = source.root.children[1]  # holds DynamicValueVariable<bool>
-    assert any(str(c.type) == "[FrooxEngine]FrooxEngine.DynamicValueVariable<bool>"
-               for s in group.walk() for c in s.components)
+    assert any(
+        str(c.type) == "[FrooxEngine]FrooxEngine.DynamicValueVariable<bool>"
+        for s in group.walk()
+        for c in s.components
+    )
     with pytest.raises(ModelError, match=r"DynamicValueVariable<bool> \(here 3, imported 0\)"):
         import_slot(target, source, group)
     assert target.to_bson() == before
@@ -195,8 +206,11 @@ def test_external_references_fail_on_request(samples_dir: Path) -> None:
     assert [e.action for e in result.report.external] == ["nulled"]
     out = reload(target)
     assert dangling(out) == []
-    ref = next(c for c in out.components() if c.id and c.slot is not None
-               and c.slot.name == "ElementSource`1" and "Reference" in c)
+    ref = next(
+        c
+        for c in out.components()
+        if c.id and c.slot is not None and c.slot.name == "ElementSource`1" and "Reference" in c
+    )
     assert isinstance(ref, Component) and ref["Reference"].value is None
 
 
@@ -215,8 +229,11 @@ def test_third_party_parent_links(samples_dir: Path) -> None:
     source = third_party(samples_dir, AVATAR_ROOT)
     group = source.root.children[0]
     child = group.children[0]
-    edit.add_component(child, "[FrooxEngine]FrooxEngine.ReferenceField<"
-                       "[FrooxEngine]FrooxEngine.Slot>", {"Reference": group})
+    edit.add_component(
+        child,
+        "[FrooxEngine]FrooxEngine.ReferenceField<[FrooxEngine]FrooxEngine.Slot>",
+        {"Reference": group},
+    )
     source = reload(source)
     child = source.root.children[0].children[0]
 

@@ -77,13 +77,16 @@ def test_every_rule_has_its_fixture() -> None:
 
 def test_committed_fixtures_are_what_the_generator_makes() -> None:
     made = dict(GEN.build())
-    stale = [name for name, data in made.items()
-             if (VALIDATE_FIXTURES / name).read_bytes() != data]
+    stale = [name for name, data in made.items() if (VALIDATE_FIXTURES / name).read_bytes() != data]
     assert not stale, f"run `python fixtures/validate/make_validate_fixtures.py`: {stale}"
-    on_disk = {str(p.relative_to(VALIDATE_FIXTURES)) for p in VALIDATE_FIXTURES.rglob("*")
-               if p.is_file() and "__pycache__" not in p.parts}
+    on_disk = {
+        str(p.relative_to(VALIDATE_FIXTURES))
+        for p in VALIDATE_FIXTURES.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     assert on_disk == set(made) | {
-        "make_validate_fixtures.py", "base/orange3134_AvatarRootIdentification.brson"
+        "make_validate_fixtures.py",
+        "base/orange3134_AvatarRootIdentification.brson",
     }
     assert sum(len(d) for d in made.values()) < 300_000
 
@@ -92,7 +95,14 @@ def test_unreadable_rules_are_the_reading_ones() -> None:
     """Exit code 2 belongs to files that could not be read: container, codec, size, trailing
     bytes, BSON, package, and a tree the model cannot hold."""
     assert {c for c, r in RULES.items() if r.unreadable} == {
-        "BR101", "BR102", "BR103", "BR104", "BR105", "BR106", "BR107", "BR209"
+        "BR101",
+        "BR102",
+        "BR103",
+        "BR104",
+        "BR105",
+        "BR106",
+        "BR107",
+        "BR209",
     }
 
 
@@ -126,9 +136,7 @@ def real_files() -> list[Any]:
 @pytest.mark.parametrize("path", real_files())
 def test_real_samples_validate_clean(path: Path) -> None:
     findings = validate(path)
-    assert not with_severity(findings, Severity.ERROR, Severity.WARNING), [
-        str(f) for f in findings
-    ]
+    assert not with_severity(findings, Severity.ERROR, Severity.WARNING), [str(f) for f in findings]
     assert codes(findings) == SAMPLE_INFO[path.stem]
 
 
@@ -242,20 +250,24 @@ def nested_slots(depth: int) -> bytes:
         children = raw.element_header(raw.ARRAY, "Children") + raw.assemble(
             [raw.element_header(raw.DOCUMENT, "0") + child] if child else []
         )
-        child = raw.assemble([
-            _element("ID", guid[0]),
-            _element("Components", {"ID": guid[1], "Data": []}),
-            _element("Name", {"ID": guid[2], "Data": f"level {level}"}),
-            _element("ParentReference", guid[3]),
-            children,
-        ])
-    return raw.assemble([
-        _element("VersionNumber", "2026.1.1.1"),
-        _element("FeatureFlags", {}),
-        _element("Types", []),
-        _element("TypeVersions", {}),
-        raw.element_header(raw.DOCUMENT, "Object") + child,
-    ])
+        child = raw.assemble(
+            [
+                _element("ID", guid[0]),
+                _element("Components", {"ID": guid[1], "Data": []}),
+                _element("Name", {"ID": guid[2], "Data": f"level {level}"}),
+                _element("ParentReference", guid[3]),
+                children,
+            ]
+        )
+    return raw.assemble(
+        [
+            _element("VersionNumber", "2026.1.1.1"),
+            _element("FeatureFlags", {}),
+            _element("Types", []),
+            _element("TypeVersions", {}),
+            raw.element_header(raw.DOCUMENT, "Object") + child,
+        ]
+    )
 
 
 def test_thousands_of_levels_validate_iteratively() -> None:
@@ -263,8 +275,9 @@ def test_thousands_of_levels_validate_iteratively() -> None:
     assert validate(data, name="deep.bson") == []
     tree = brson.loads(data, name="deep.bson")  # a NaN position at the bottom: found, named
     bottom = list(tree.walk())[-1]
-    bottom.set("Position", {"ID": "ffffffff-0000-0000-0000-000000000000",
-                            "Data": [math.nan, 0.0, 0.0]})
+    bottom.set(
+        "Position", {"ID": "ffffffff-0000-0000-0000-000000000000", "Data": [math.nan, 0.0, 0.0]}
+    )
     found = validate(tree)
     assert codes(found) == {"BR501"}
     assert found[0].path is not None and found[0].path.endswith("level 2999")
@@ -336,7 +349,9 @@ def test_parent_reference_repeating_a_member_or_component_id_is_a_duplicate(
     assert got[first["Name"]["ID"]] == (
         f"{first_path}.ParentReference",
         f"ID {first['Name']['ID']} is defined 2 times: {first_path}.ParentReference; "
-        f"{first_path}.Name")
+        f"{first_path}.Name",
+    )
     path, message = got[second["Components"]["Data"][0]["Data"]["ID"]]
-    assert path == f"{second_path}.ParentReference" and message.endswith(f"{second_path}:"
-                                                                        "ObjectEquals")
+    assert path == f"{second_path}.ParentReference" and message.endswith(
+        f"{second_path}:ObjectEquals"
+    )

@@ -37,14 +37,23 @@ def test_lists_the_avatar_root_variables(samples_dir: Path) -> None:
         ("RedprintPack/Color", "value", "colorX", [1.0, 0.0, 0.0, 1.0, "sRGB"]),
         ("RedprintPack/ParentRedprint", "value", "bool", True),
         ("RedprintPack/Name", "value", "string", "Check Avatar Worn"),
-        ("RedprintPack/PackTitle", "field", "string",
-         "<color=#FF0000>Check Avatar Worn</color> - (11 Nodes)"),
+        (
+            "RedprintPack/PackTitle",
+            "field",
+            "string",
+            "<color=#FF0000>Check Avatar Worn</color> - (11 Nodes)",
+        ),
         ("Title", "value", "string", "Set by AvatarUserReferenceAssigner"),
         ("Description", "value", "string", None),
-        ("Bounds", "value", "BoundingBox", {"Min": [0.41999998688697815, 0.2849999964237213,
-                                                    -0.009999999776482582],
-                                            "Max": [0.41999998688697815, 0.2849999964237213,
-                                                    -0.009999999776482582]}),
+        (
+            "Bounds",
+            "value",
+            "BoundingBox",
+            {
+                "Min": [0.41999998688697815, 0.2849999964237213, -0.009999999776482582],
+                "Max": [0.41999998688697815, 0.2849999964237213, -0.009999999776482582],
+            },
+        ),
     ]
     assert found[0].slot == "Avatar Root Identification"
     assert found[2].slot == GROUP
@@ -58,8 +67,16 @@ def test_lists_the_avatar_root_variables(samples_dir: Path) -> None:
 def test_lists_the_standin_variables_not_the_drivers(samples_dir: Path) -> None:
     tree = brson.load(samples_dir / STANDIN)
     names = [v.name for v in variables(tree)]
-    assert names == ["RedprintPack/Color", "RedprintPack/ParentRedprint", "RedprintPack/Name",
-                     "RedprintPack/PackTitle"] * 2
+    assert (
+        names
+        == [
+            "RedprintPack/Color",
+            "RedprintPack/ParentRedprint",
+            "RedprintPack/Name",
+            "RedprintPack/PackTitle",
+        ]
+        * 2
+    )
     # DynamicReferenceVariableDriver and ProtoFlux nodes carry a VariableName but define
     # nothing.
     assert "modular_avatar/HumanBone.head" not in names
@@ -69,16 +86,19 @@ def test_neosvr_sample_has_none(samples_dir: Path) -> None:
     assert variables(brson.load(samples_dir / "redx_5ce7cdf5.7zbson")) == []
 
 
-@pytest.mark.parametrize(("name", "text", "expected"), [
-    ("modular_avatar/AvatarWorn", "true", True),
-    ("RedprintPack/Color", "0,1,0", [0.0, 1.0, 0.0, 1.0, "sRGB"]),
-    ("RedprintPack/Color", "#0000ff80", [0.0, 0.0, 1.0, 128 / 255, "sRGB"]),
-    ("RedprintPack/Color", "1,1,1,1,Linear", [1.0, 1.0, 1.0, 1.0, "Linear"]),
-    ("RedprintPack/Name", "New name", "New name"),
-    ("Description", "Now described", "Now described"),
-    ("Title", "null", None),
-    ("RedprintPack/PackTitle", "Renamed group", "Renamed group"),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("modular_avatar/AvatarWorn", "true", True),
+        ("RedprintPack/Color", "0,1,0", [0.0, 1.0, 0.0, 1.0, "sRGB"]),
+        ("RedprintPack/Color", "#0000ff80", [0.0, 0.0, 1.0, 128 / 255, "sRGB"]),
+        ("RedprintPack/Color", "1,1,1,1,Linear", [1.0, 1.0, 1.0, 1.0, "Linear"]),
+        ("RedprintPack/Name", "New name", "New name"),
+        ("Description", "Now described", "Now described"),
+        ("Title", "null", None),
+        ("RedprintPack/PackTitle", "Renamed group", "Renamed group"),
+    ],
+)
 def test_set_round_trip(samples_dir: Path, name: str, text: str, expected: Any) -> None:
     original = brson.load(samples_dir / AVATAR_ROOT)
     tree = brson.load(samples_dir / AVATAR_ROOT)
@@ -114,10 +134,10 @@ def add_variable(tree: DataTree, type_name: str, name: str, value: Any) -> Compo
 def test_int_widths_follow_the_variable_type(samples_dir: Path) -> None:
     tree = brson.load(samples_dir / AVATAR_ROOT)
     add_variable(tree, "[FrooxEngine]FrooxEngine.DynamicValueVariable<int>", "count", 1)
-    add_variable(tree, "[FrooxEngine]FrooxEngine.DynamicValueVariable<long>", "big",
-                 Int64(1))
-    add_variable(tree, "[FrooxEngine]FrooxEngine.DynamicValueVariable<float3>", "where",
-                 [0.0, 0.0, 0.0])
+    add_variable(tree, "[FrooxEngine]FrooxEngine.DynamicValueVariable<long>", "big", Int64(1))
+    add_variable(
+        tree, "[FrooxEngine]FrooxEngine.DynamicValueVariable<float3>", "where", [0.0, 0.0, 0.0]
+    )
     tree = reload(tree)
     set_text(tree, "count", "42")
     set_text(tree, "big", "5000000000")
@@ -133,8 +153,7 @@ def test_int_widths_follow_the_variable_type(samples_dir: Path) -> None:
 
 def test_reference_variable(samples_dir: Path) -> None:
     tree = brson.load(samples_dir / AVATAR_ROOT)
-    slot_type = ("[FrooxEngine]FrooxEngine.DynamicReferenceVariable<[FrooxEngine]"
-                 "FrooxEngine.Slot>")
+    slot_type = "[FrooxEngine]FrooxEngine.DynamicReferenceVariable<[FrooxEngine]FrooxEngine.Slot>"
     add_variable(tree, slot_type, "target", tree.root)
     tree = reload(tree)
     (variable,) = find(tree, "target")
@@ -164,7 +183,9 @@ def test_ambiguous_and_unknown_names(samples_dir: Path) -> None:
     out = reload(tree)
     assert [v.value for v in find(out, "RedprintPack/Name")] == ["Same", "Same"]
     assert [v.value for v in find(out, "RedprintPack/Color")] == [
-        [0.4074693024158478, 0.0, 1.0, 1.0, "sRGB"], [1.0, 0.0, 0.0, 1.0, "sRGB"]]
+        [0.4074693024158478, 0.0, 1.0, 1.0, "sRGB"],
+        [1.0, 0.0, 0.0, 1.0, "sRGB"],
+    ]
 
 
 def test_values_that_do_not_parse_change_nothing(samples_dir: Path) -> None:

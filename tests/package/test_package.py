@@ -37,10 +37,31 @@ PACKAGES = [
 PNG = "30a0bc21f298c2e75427245468405849b6c7ea67eb9ced14ecbc5dc1ef3eabb3"
 #: The record keys in the order the engine writes them (both real records, notes §5).
 RECORD_KEYS = [
-    "id", "ownerId", "assetUri", "version", "name", "description", "recordType", "ownerName",
-    "tags", "path", "thumbnailUri", "lastModificationTime", "creationTime", "firstPublishTime",
-    "isDeleted", "isPublic", "isForPatrons", "isListed", "isReadOnly", "visits", "rating",
-    "randomOrder", "submissions", "assetManifest", "migrationMetadata",
+    "id",
+    "ownerId",
+    "assetUri",
+    "version",
+    "name",
+    "description",
+    "recordType",
+    "ownerName",
+    "tags",
+    "path",
+    "thumbnailUri",
+    "lastModificationTime",
+    "creationTime",
+    "firstPublishTime",
+    "isDeleted",
+    "isPublic",
+    "isForPatrons",
+    "isListed",
+    "isReadOnly",
+    "visits",
+    "rating",
+    "randomOrder",
+    "submissions",
+    "assetManifest",
+    "migrationMetadata",
 ]
 
 
@@ -68,8 +89,9 @@ def package_bytes(
     tree: bytes, *extra: tuple[str, bytes], record: dict[str, object] | None = None
 ) -> bytes:
     rec = record or {**new_record("x"), "assetUri": f"packdb:///{sha(tree)}"}
-    return make_zip([(f"Assets/{sha(tree)}", tree), *extra,
-                     (MAIN_RECORD, json.dumps(rec).encode())])
+    return make_zip(
+        [(f"Assets/{sha(tree)}", tree), *extra, (MAIN_RECORD, json.dumps(rec).encode())]
+    )
 
 
 # -- real packages --------------------------------------------------------------------------
@@ -174,9 +196,18 @@ def test_for_tree_takes_only_the_named_assets(samples_dir: Path) -> None:
 
 
 # -- hostile packages -----------------------------------------------------------------------
-@pytest.mark.parametrize("name", [
-    "../evil", "Assets/../../evil", "/etc/passwd", "C:/evil", "Assets\\..\\evil", "a//b", "./x",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../evil",
+        "Assets/../../evil",
+        "/etc/passwd",
+        "C:/evil",
+        "Assets\\..\\evil",
+        "a//b",
+        "./x",
+    ],
+)
 def test_zip_slip_names_are_refused(main_tree: bytes, name: str) -> None:
     with pytest.raises(PackageError, match="could escape"):
         check_entry_name(name)
@@ -184,8 +215,9 @@ def test_zip_slip_names_are_refused(main_tree: bytes, name: str) -> None:
         loads_package(package_bytes(main_tree, (name, b"x")))
 
 
-def test_zip_slip_package_exports_nothing(main_tree: bytes, tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_zip_slip_package_exports_nothing(
+    main_tree: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     evil = tmp_path / "evil.resonitepackage"
     evil.write_bytes(package_bytes(main_tree, ("Assets/../../escaped", b"x")))
     code = main(["assets", str(evil), "-o", str(tmp_path / "out" / "deep")])
@@ -223,8 +255,11 @@ def _patch_sizes(data: bytes, entry: str, size: int) -> bytes:
 def test_lying_sizes_never_expand_past_the_claim(main_tree: bytes) -> None:
     asset = bytes(8 << 20)
     entry = f"Assets/{sha(asset)}"
-    record = {**new_record("x"), "assetUri": f"packdb:///{sha(main_tree)}",
-              "assetManifest": [{"hash": sha(asset), "bytes": 100}]}
+    record = {
+        **new_record("x"),
+        "assetUri": f"packdb:///{sha(main_tree)}",
+        "assetManifest": [{"hash": sha(asset), "bytes": 100}],
+    }
     data = _patch_sizes(package_bytes(main_tree, (entry, asset), record=record), entry, 100)
     package = loads_package(data)
     assert package.assets.size(sha(asset)) == 100  # type: ignore[attr-defined]
@@ -240,14 +275,26 @@ def test_hash_mismatch(main_tree: bytes) -> None:
         package.assets[wrong]
     tampered = main_tree[:-1] + bytes([main_tree[-1] ^ 1])
     record = {**new_record("x"), "assetUri": f"packdb:///{sha(main_tree)}"}
-    data = make_zip([(f"Assets/{sha(main_tree)}", tampered),
-                     (MAIN_RECORD, json.dumps(record).encode())])
+    data = make_zip(
+        [(f"Assets/{sha(main_tree)}", tampered), (MAIN_RECORD, json.dumps(record).encode())]
+    )
     with pytest.raises(PackageError, match="does not match its sha256"):
         loads_package(data)
 
 
-@pytest.mark.parametrize("case", ["no record", "bad json", "not object", "no uri",
-                                  "resdb uri", "no main", "not a zip", "duplicate"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "no record",
+        "bad json",
+        "not object",
+        "no uri",
+        "resdb uri",
+        "no main",
+        "not a zip",
+        "duplicate",
+    ],
+)
 def test_broken_packages(main_tree: bytes, case: str) -> None:
     uri = f"packdb:///{sha(main_tree)}"
     tree_entry = (f"Assets/{sha(main_tree)}", main_tree)
@@ -266,12 +313,15 @@ def test_broken_packages(main_tree: bytes, case: str) -> None:
         loads_package(data)
 
 
-def test_manifest_inconsistencies_are_warnings(main_tree: bytes,
-                                               capsys: pytest.CaptureFixture[str],
-                                               tmp_path: Path) -> None:
+def test_manifest_inconsistencies_are_warnings(
+    main_tree: bytes, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     missing = "2" * 64
-    record = {**new_record("x"), "assetUri": f"packdb:///{sha(main_tree)}",
-              "assetManifest": [{"hash": missing, "bytes": 3}]}
+    record = {
+        **new_record("x"),
+        "assetUri": f"packdb:///{sha(main_tree)}",
+        "assetManifest": [{"hash": missing, "bytes": 3}],
+    }
     path = tmp_path / "p.resonitepackage"
     path.write_bytes(package_bytes(main_tree, record=record))
     package = load_package(path)
@@ -283,8 +333,9 @@ def test_manifest_inconsistencies_are_warnings(main_tree: bytes,
 
 
 # -- the assets command ---------------------------------------------------------------------
-def test_assets_lists_and_exports(samples_dir: Path, tmp_path: Path,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_assets_lists_and_exports(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = samples_dir / "orange3134_loading_standin.resonitepackage"
     out = tmp_path / "exported"
     assert main(["assets", str(src), "-o", str(out), "--json"]) == 0

@@ -29,61 +29,86 @@ from brson.ops.validate.findings import Findings, Severity, rule
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 FILE = rule(
-    "BR101", ERROR, "file cannot be read",
+    "BR101",
+    ERROR,
+    "file cannot be read",
     "Missing, a directory, or no permission: nothing else can be checked.",
-    "`brson.fileio.read_bytes`", unreadable=True,
+    "`brson.fileio.read_bytes`",
+    unreadable=True,
 )
 HEADER = rule(
-    "BR102", ERROR, "container header invalid",
+    "BR102",
+    ERROR,
+    "container header invalid",
     "No `FrDT` magic and no recognisable legacy codec, an FrDT version other than 0, an "
     "unknown compression kind, a truncated header, or an empty file: the engine refuses it.",
     "format notes §1; fixtures `empty`, `header_only`, `version1`, `kind9`, `noise`",
     unreadable=True,
 )
 CODEC = rule(
-    "BR103", ERROR, "compressed data corrupt or truncated",
+    "BR103",
+    ERROR,
+    "compressed data corrupt or truncated",
     "The Brotli/LZMA/LZ4 stream does not decode to the end.",
-    "fixtures `truncated*`, `noise_frdt`", unreadable=True,
+    "fixtures `truncated*`, `noise_frdt`",
+    unreadable=True,
 )
 LIMIT = rule(
-    "BR104", ERROR, "decompressed size over the limit",
+    "BR104",
+    ERROR,
+    "decompressed size over the limit",
     "A decompression bomb, or a file larger than `--max-size` (default 4 GiB): refused "
     "before the memory is allocated.",
-    "fixtures `bomb*`", unreadable=True,
+    "fixtures `bomb*`",
+    unreadable=True,
 )
 TRAILING = rule(
-    "BR105", ERROR, "trailing bytes",
+    "BR105",
+    ERROR,
+    "trailing bytes",
     "Bytes after the compressed stream or after the BSON document: the engine reads exactly "
     "one document and fails on the rest.",
     "format notes §1 (one BSON document, trailing bytes are an error); fixtures `trailing_*`",
     unreadable=True,
 )
 BSON = rule(
-    "BR106", ERROR, "BSON malformed",
+    "BR106",
+    ERROR,
+    "BSON malformed",
     "The payload is not one well-formed BSON document (length prefix, element framing, "
     "UTF-8 keys and strings, nesting).",
-    "fixtures `length_lie`, `not_bson`", unreadable=True,
+    "fixtures `length_lie`, `not_bson`",
+    unreadable=True,
 )
 PACKAGE = rule(
-    "BR107", ERROR, "package malformed",
+    "BR107",
+    ERROR,
+    "package malformed",
     "A `.resonitepackage` without a record or main tree, with a hash mismatch, escaping "
     "entry names or oversized entries.",
-    "`brson.package`; docs/package.md", unreadable=True,
+    "`brson.package`; docs/package.md",
+    unreadable=True,
 )
 EXTENSION = rule(
-    "BR108", WARNING, "extension disagrees with the content",
+    "BR108",
+    WARNING,
+    "extension disagrees with the content",
     "The engine picks the reader by extension: a `.lz4bson` holding LZMA data fails to "
     "import even though brson reads it.",
     "format notes §1 (how the engine picks a reader); fixtures `misnamed*`",
 )
 LZ4_FRAME = rule(
-    "BR109", WARNING, "LZ4 frame instead of the engine's chunk framing",
+    "BR109",
+    WARNING,
+    "LZ4 frame instead of the engine's chunk framing",
     "Resonite writes (and reads) the chunked framing of its lz4net fork; the LZ4 frame "
     "format comes from other tools and only a development build of the engine read it.",
     "format notes §1 (LZ4); fixture `tiny_frame.lz4bson`",
 )
 PACKAGE_CONSISTENCY = rule(
-    "BR110", WARNING, "package inconsistent",
+    "BR110",
+    WARNING,
+    "package inconsistent",
     "An asset missing from `assetManifest`, a manifest entry without its asset, metadata "
     "for an absent asset, or an asset whose name is not a sha256: the engine imports it, "
     "but the package does not describe itself correctly.",
@@ -136,9 +161,7 @@ def read(
         return None
 
 
-def _from_bytes(
-    data: bytes, findings: Findings, name: str | None, max_size: int
-) -> DataTree:
+def _from_bytes(data: bytes, findings: Findings, name: str | None, max_size: int) -> DataTree:
     container, bson_bytes = unpack(data, name, max_size)
     bson_doc.check_framing(bson_bytes)
     tree = DataTree(bson_bytes, container, name)
@@ -146,7 +169,8 @@ def _from_bytes(
         findings.add(EXTENSION, warning, offset=0)
     if container.lz4_framing == "frame":
         findings.add(
-            LZ4_FRAME, "the payload is an LZ4 frame; Resonite reads lz4net chunks",
+            LZ4_FRAME,
+            "the payload is an LZ4 frame; Resonite reads lz4net chunks",
             offset=container.header_size,
         )
     return tree

@@ -156,8 +156,11 @@ class ComponentInfo:
                 if type(value) is dict and "ID" in value:
                     if not is_guid(value["ID"]):
                         bad.append((f"{key} member ID", value["ID"]))
-                elif (key == "ID" or key.endswith("-ID")) and value is not None \
-                        and not is_guid(value):
+                elif (
+                    (key == "ID" or key.endswith("-ID"))
+                    and value is not None
+                    and not is_guid(value)
+                ):
                     bad.append(("component ID" if key == "ID" else key, value))
         self._scan = (odd, bad)
         return self._scan

@@ -25,55 +25,74 @@ from brson.ops.validate.findings import Severity, rule
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 NO_OBJECT = rule(
-    "BR201", ERROR, "no root slot",
+    "BR201",
+    ERROR,
+    "no root slot",
     "The root document has no `Object` document, the slot tree every archive holds.",
     "format notes §3; the engine reads `Object` unconditionally",
 )
 ROOT_KEY_TYPE = rule(
-    "BR202", ERROR, "root key of the wrong type",
+    "BR202",
+    ERROR,
+    "root key of the wrong type",
     "`VersionNumber` must be a string, `FeatureFlags` and `TypeVersions` documents of "
     "integers, `Types` an array of strings, `Assets` an array of component documents.",
     "format notes §3; every real sample",
 )
 UNKNOWN_ROOT_KEY = rule(
-    "BR203", INFO, "unknown root key",
+    "BR203",
+    INFO,
+    "unknown root key",
     "A root key neither generation writes; brson keeps it, the engine ignores it.",
     "format notes §3 (the six known keys)",
 )
 NO_VERSION = rule(
-    "BR204", WARNING, "no VersionNumber in a Resonite file",
+    "BR204",
+    WARNING,
+    "no VersionNumber in a Resonite file",
     "A file with a `Types` table is Resonite generation, which always records the engine "
     "version; without it the engine treats the data as old and may run migrations on it.",
     "both Resonite samples carry it",
 )
 SLOT_SHAPE = rule(
-    "BR205", ERROR, "slot malformed",
+    "BR205",
+    ERROR,
+    "slot malformed",
     "A slot needs an `ID`, a `Name` member and a `Components` member holding an "
     "array of components; `Children`, when present, is an array of slot documents.",
     "format notes §3 (Slot); `brson.model.documents.SlotDoc`",
 )
 COMPONENT_SHAPE = rule(
-    "BR206", ERROR, "component malformed",
+    "BR206",
+    ERROR,
+    "component malformed",
     "A component is a document with `Type` and a `Data` document that holds its `ID`.",
     "format notes §3 (Component); `brson.model.documents.ComponentDoc`",
 )
 NOT_MEMBER = rule(
-    "BR207", WARNING, "field is not a member",
+    "BR207",
+    WARNING,
+    "field is not a member",
     "Slot fields and component fields are members `{ID, Data}` (keys ending in `-ID` "
     "excepted); anything else is not something the engine wrote and may not load.",
     "format notes §3 (Member); every field of every real sample",
 )
 MEMBER_VALUE = rule(
-    "BR208", ERROR, "slot field of the wrong type",
+    "BR208",
+    ERROR,
+    "slot field of the wrong type",
     "`Name` and `Tag` hold a string or null, `Active` a bool, `OrderOffset` an integer: the "
     "engine cannot read the slot otherwise.",
     "format notes §3; every real sample",
 )
 NOT_MODELLED = rule(
-    "BR209", ERROR, "tree cannot be modelled",
+    "BR209",
+    ERROR,
+    "tree cannot be modelled",
     "The document is BSON but its shape stops the tree from being read at all; the "
     "message says what the model layer refused.",
-    "`brson.errors.ModelError`", unreadable=True,
+    "`brson.errors.ModelError`",
+    unreadable=True,
 )
 
 #: Root keys and the BSON shape each must have.
@@ -110,8 +129,11 @@ def children_of(ctx: Context, slot: Slot) -> list[Slot]:
         return []
     children = slot.children
     if len(children) != len(items):
-        ctx.add(SLOT_SHAPE, f"{len(items) - len(children)} entries of Children are not slot "
-                "documents", path=slot.path)
+        ctx.add(
+            SLOT_SHAPE,
+            f"{len(items) - len(children)} entries of Children are not slot documents",
+            path=slot.path,
+        )
     return children
 
 
@@ -130,9 +152,11 @@ def components_of(ctx: Context, slot: Slot) -> list[Component]:
         return []
     components = slot.components
     if len(components) != len(items):
-        ctx.add(COMPONENT_SHAPE,
-                f"{len(items) - len(components)} entries of Components are not documents",
-                path=slot.path)
+        ctx.add(
+            COMPONENT_SHAPE,
+            f"{len(items) - len(components)} entries of Components are not documents",
+            path=slot.path,
+        )
     return components
 
 
@@ -178,13 +202,17 @@ class DocumentRules(Family):
                 continue
             is_member, value = member_data(fields[key])
             if not is_member:
-                ctx.add(NOT_MEMBER, f"{key} is {kind_of(fields[key])}, not a member {{ID, Data}}",
-                        path=info.path)
+                ctx.add(
+                    NOT_MEMBER,
+                    f"{key} is {kind_of(fields[key])}, not a member {{ID, Data}}",
+                    path=info.path,
+                )
                 continue
             expected = _SLOT_VALUE.get(key)
             if expected is not None and not expected[1](value):
-                ctx.add(MEMBER_VALUE, f"{key} is {kind_of(value)}, not {expected[0]}",
-                        path=info.path)
+                ctx.add(
+                    MEMBER_VALUE, f"{key} is {kind_of(value)}, not {expected[0]}", path=info.path
+                )
 
     def component(self, ctx: Context, info: ComponentInfo) -> None:
         doc = info.doc
@@ -195,16 +223,23 @@ class DocumentRules(Family):
             if "Data" not in doc:
                 ctx.add(COMPONENT_SHAPE, "component has no Data", path=info.path)
             else:
-                ctx.add(COMPONENT_SHAPE, f"component Data is {kind_of(data)}, not a document",
-                        path=info.path)
+                ctx.add(
+                    COMPONENT_SHAPE,
+                    f"component Data is {kind_of(data)}, not a document",
+                    path=info.path,
+                )
             return
         if data.get("ID") is None:
             ctx.add(COMPONENT_SHAPE, "component Data has no ID", path=info.path)
         odd = info.scan_fields()[0]
         if odd:
             listing = ", ".join(repr(k) for k in odd[:5]) + (" …" if len(odd) > 5 else "")
-            ctx.add(NOT_MEMBER, f"{len(odd)} field(s) are not members {{ID, Data}}: {listing}",
-                    path=info.path, element=info.id)
+            ctx.add(
+                NOT_MEMBER,
+                f"{len(odd)} field(s) are not members {{ID, Data}}: {listing}",
+                path=info.path,
+                element=info.id,
+            )
 
 
 _SLOT_VALUE: dict[str, tuple[str, Any]] = {
@@ -213,4 +248,3 @@ _SLOT_VALUE: dict[str, tuple[str, Any]] = {
     "Active": ("a bool", lambda v: isinstance(v, bool)),
     "OrderOffset": ("an integer", is_int),
 }
-

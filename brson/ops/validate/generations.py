@@ -26,44 +26,58 @@ from brson.ops.validate.findings import Rule, Severity, rule
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 INDEX_IN_LEGACY = rule(
-    "BR601", ERROR, "type index in a NeosVR file",
+    "BR601",
+    ERROR,
+    "type index in a NeosVR file",
     "A component `Type` is an integer but the file has no `Types` table to index: NeosVR "
     "files name each component's type inline.",
     "format notes §3; `redx_5ce7cdf5.7zbson`",
 )
 NAME_IN_RESONITE = rule(
-    "BR602", ERROR, "type name in a Resonite file",
+    "BR602",
+    ERROR,
+    "type name in a Resonite file",
     "A component `Type` is a type-name string in a file with a `Types` table: Resonite "
     "reads `Type` as an index there.",
     "format notes §3; both Resonite samples",
 )
 INT32_IN_LEGACY = rule(
-    "BR603", WARNING, "int32 in a NeosVR file",
+    "BR603",
+    WARNING,
+    "int32 in a NeosVR file",
     "NeosVR wrote every integer as int64; an int32 means a tool re-encoded the file and "
     "lost the widths (the engine widens it back, other readers may not).",
     "format notes §2; `redx_5ce7cdf5.7zbson` is int64 throughout",
 )
 RESONITE_WIDTH = rule(
-    "BR604", WARNING, "integer width differs from Resonite's",
+    "BR604",
+    WARNING,
+    "integer width differs from Resonite's",
     "Resonite writes `Type`, `UpdateOrder`, `FeatureFlags` and `TypeVersions` values as "
     "int32 and `OrderOffset` as int64; another width means a tool lost the distinction.",
     "format notes §2; both Resonite samples",
 )
 LEGACY_TYPE_NAME = rule(
-    "BR605", WARNING, "NeosVR-style name in a Resonite Types table",
+    "BR605",
+    WARNING,
+    "NeosVR-style name in a Resonite Types table",
     "Resonite type names start with their assembly (`[FrooxEngine]FrooxEngine.Slot`); a "
     "bare `FrooxEngine.Slot` is the NeosVR form, which the Resonite type table does not "
     "resolve.",
     "format notes §3 (type names); every name of both Resonite samples",
 )
 RESONITE_KEYS_IN_LEGACY = rule(
-    "BR606", WARNING, "Resonite root keys without a Types table",
+    "BR606",
+    WARNING,
+    "Resonite root keys without a Types table",
     "`VersionNumber`/`FeatureFlags` belong to Resonite files, which always have `Types`; "
     "with inline type names the file mixes both generations.",
     "format notes §3 (root keys)",
 )
 RESONITE_HEADERLESS = rule(
-    "BR607", WARNING, "Resonite tree without the FrDT header",
+    "BR607",
+    WARNING,
+    "Resonite tree without the FrDT header",
     "Resonite always writes the `FrDT` header; a headerless (NeosVR-style) file holding a "
     "Resonite tree comes from another tool, and the engine only reads it by extension.",
     "format notes §1",
@@ -86,8 +100,7 @@ class _Tally:
 
     def report(self, ctx: Context) -> None:
         if self.count:
-            ctx.add(self.rule, f"{self.count} {self.what} (first at {self.first})",
-                    path=self.first)
+            ctx.add(self.rule, f"{self.count} {self.what} (first at {self.first})", path=self.first)
 
 
 def _int32(value: object) -> bool:
@@ -109,17 +122,19 @@ class GenerationRules(Family):
         if ctx.legacy:
             present = [key for key in ("VersionNumber", "FeatureFlags") if key in tree]
             if present:
-                ctx.add(RESONITE_KEYS_IN_LEGACY,
-                        f"{' and '.join(present)} present but no Types table")
+                ctx.add(
+                    RESONITE_KEYS_IN_LEGACY, f"{' and '.join(present)} present but no Types table"
+                )
         else:
             for index, name in enumerate(ctx.type_names):
                 parsed = TypeName.parse(name)
                 if parsed.opaque is None and parsed.assembly is None:
-                    ctx.add(LEGACY_TYPE_NAME,
-                            f"Types[{index}] {name!r} has no [Assembly] prefix")
+                    ctx.add(LEGACY_TYPE_NAME, f"Types[{index}] {name!r} has no [Assembly] prefix")
             if tree.container is not None and tree.container.legacy:
-                ctx.add(RESONITE_HEADERLESS,
-                        "a Resonite tree (Types table) in a headerless legacy container")
+                ctx.add(
+                    RESONITE_HEADERLESS,
+                    "a Resonite tree (Types table) in a headerless legacy container",
+                )
         for key in ("FeatureFlags", "TypeVersions"):
             values = tree.get(key)
             if not isinstance(values, dict):
@@ -139,13 +154,19 @@ class GenerationRules(Family):
     def component(self, ctx: Context, info: ComponentInfo) -> None:
         raw_type = info.doc.get("Type")
         if ctx.legacy and is_int(raw_type):
-            ctx.add(INDEX_IN_LEGACY,
-                    f"Type is the index {raw_type} but the file has no Types table",
-                    path=info.path, element=info.id)
+            ctx.add(
+                INDEX_IN_LEGACY,
+                f"Type is the index {raw_type} but the file has no Types table",
+                path=info.path,
+                element=info.id,
+            )
         elif not ctx.legacy and isinstance(raw_type, str):
-            ctx.add(NAME_IN_RESONITE,
-                    f"Type is the name {raw_type!r} in a file with a Types table",
-                    path=info.path, element=info.id)
+            ctx.add(
+                NAME_IN_RESONITE,
+                f"Type is the name {raw_type!r} in a file with a Types table",
+                path=info.path,
+                element=info.id,
+            )
         else:
             tally = self._width(ctx, raw_type, resonite_int32=True)
             if tally is not None:

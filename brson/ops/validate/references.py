@@ -31,54 +31,70 @@ from brson.ops.validate.findings import Severity, rule
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 DUPLICATE_ID = rule(
-    "BR401", ERROR, "duplicate ID",
+    "BR401",
+    ERROR,
+    "duplicate ID",
     "Two elements define the same ID (a `ParentReference` counts: it is the ID of the "
     "slot's parent link). References to it are ambiguous and the engine's ID translation "
     "binds them to whichever element it meets last.",
     "format notes §3 (IDs are unique); no real sample repeats an ID",
 )
 DANGLING = rule(
-    "BR402", WARNING, "dangling reference",
+    "BR402",
+    WARNING,
+    "dangling reference",
     "A value in the file's own ID numbering that names no element of the file. The engine "
     "nulls it on import, so the link (a material, a drive target) is lost; engine exports "
     "never contain one (they null such references themselves).",
     "format notes §3; no real sample has one; `extract --external keep` writes them",
 )
 EXTERNAL = rule(
-    "BR403", INFO, "external or textual GUID",
+    "BR403",
+    INFO,
+    "external or textual GUID",
     "A GUID-shaped value outside the file's ID numbering (a random GUID in a renumbered "
     "Resonite file): a reference into a world or user the archive does not hold, or a GUID "
     "kept as text. Reported so it can be checked; nothing in the file resolves it.",
     "Resonite renumbers every ID it exports (`xxxxxxxx-0000-0000-0000-000000000000`)",
 )
 PARENT_LOOP = rule(
-    "BR404", ERROR, "ParentReference loop",
+    "BR404",
+    ERROR,
+    "ParentReference loop",
     "Slots whose `ParentReference` values name each other (or the slot itself) declare a "
     "parent chain that never reaches the root; readers that trust `ParentReference` hang "
     "or reject the tree.",
     "issue 5/7 (cycles are findings, not hangs)",
 )
 SELF_REFERENCE = rule(
-    "BR405", WARNING, "member references itself",
+    "BR405",
+    WARNING,
+    "member references itself",
     "A member whose `Data` is its own ID: a drive or reference pointing at itself, which "
     "the engine either rejects or evaluates in a loop.",
     "no real sample has one",
 )
 PARENT_ID_AS_LINK = rule(
-    "BR406", WARNING, "ParentReference holds the parent's ID",
+    "BR406",
+    WARNING,
+    "ParentReference holds the parent's ID",
     "Third-party generators write the parent slot's ID as `ParentReference`; the engine "
     "writes a fresh ID there, so the parent's ID is then defined twice as far as the "
     "engine's ID translation goes. brson reads both forms.",
     "format notes §3 (ParentReference); every slot of every real sample has an ID of its own",
 )
 PARENT_MISMATCH = rule(
-    "BR407", WARNING, "ParentReference names another slot",
+    "BR407",
+    WARNING,
+    "ParentReference names another slot",
     "`ParentReference` names a slot that is not the one whose `Children` hold this slot: "
     "the two ways of telling the parent disagree.",
     "format notes §3 (the parent is the slot whose Children holds it)",
 )
 BAD_ID = rule(
-    "BR408", ERROR, "ID not a GUID",
+    "BR408",
+    ERROR,
+    "ID not a GUID",
     "Every `ID` (and `…-ID`, `ParentReference`) is a GUID string; the engine parses it and "
     "fails on anything else.",
     "format notes §3 (IDs are GUID strings)",
@@ -150,15 +166,24 @@ class ReferenceRules(Family):
         where = located(tree, wanted)
         for value, link, other in shadowed:
             if where[id(link)].path == ("ParentReference",):
-                pair = [_where(where[id(link)]) or "<unknown>",
-                        _where(where[id(other)]) or "<unknown>"]
-                ctx.add(DUPLICATE_ID, f"ID {value} is defined 2 times: " + "; ".join(pair),
-                        path=pair[0], element=value)
+                pair = [
+                    _where(where[id(link)]) or "<unknown>",
+                    _where(where[id(other)]) or "<unknown>",
+                ]
+                ctx.add(
+                    DUPLICATE_ID,
+                    f"ID {value} is defined 2 times: " + "; ".join(pair),
+                    path=pair[0],
+                    element=value,
+                )
         for dup in duplicates:
             places = [
-                where[id(loc)] for loc in dup.locations
-                if not (where[id(loc)].path == ("ParentReference",)
-                        and id(where[id(loc)].slot) in parent_links)
+                where[id(loc)]
+                for loc in dup.locations
+                if not (
+                    where[id(loc)].path == ("ParentReference",)
+                    and id(where[id(loc)].slot) in parent_links
+                )
             ]
             if len(places) > 1:
                 described = [_where(loc) or "<unknown>" for loc in places[:_LISTED]]
@@ -166,20 +191,34 @@ class ReferenceRules(Family):
                 ctx.add(
                     DUPLICATE_ID,
                     f"ID {dup.element_id} is defined {len(places)} times: "
-                    + "; ".join(described) + more,
-                    path=described[0], element=dup.element_id,
+                    + "; ".join(described)
+                    + more,
+                    path=described[0],
+                    element=dup.element_id,
                 )
         renumbered = _renumbered(defined)
         for loc, value in dangling:
             if renumbered and not _SEQUENTIAL.match(value):
-                ctx.add(EXTERNAL, f"{value} is not an ID of this file nor in its numbering",
-                        path=_where(where[id(loc)]), element=value)
+                ctx.add(
+                    EXTERNAL,
+                    f"{value} is not an ID of this file nor in its numbering",
+                    path=_where(where[id(loc)]),
+                    element=value,
+                )
             else:
-                ctx.add(DANGLING, f"references {value}, which no element of the file has",
-                        path=_where(where[id(loc)]), element=value)
+                ctx.add(
+                    DANGLING,
+                    f"references {value}, which no element of the file has",
+                    path=_where(where[id(loc)]),
+                    element=value,
+                )
         for element_id, loc in selves:
-            ctx.add(SELF_REFERENCE, "the member's Data is its own ID",
-                    path=_where(where[id(loc)]), element=element_id)
+            ctx.add(
+                SELF_REFERENCE,
+                "the member's Data is its own ID",
+                path=_where(where[id(loc)]),
+                element=element_id,
+            )
 
     def _shadowing_links(self, tree: DataTree) -> list[tuple[str, Location, Location]]:
         """ParentReferences whose value is the ID of a member or component: (the ID, the
@@ -217,9 +256,12 @@ class ReferenceRules(Family):
                 continue
             declared[id(slot)] = (slot, target)
             if target is not slot:
-                ctx.add(PARENT_MISMATCH,
-                        f"ParentReference names the slot {target.path!r}, not its parent",
-                        path=slot.path, element=value)
+                ctx.add(
+                    PARENT_MISMATCH,
+                    f"ParentReference names the slot {target.path!r}, not its parent",
+                    path=slot.path,
+                    element=value,
+                )
         if parent_style:
             ctx.add(
                 PARENT_ID_AS_LINK,
@@ -242,12 +284,15 @@ def _loops(ctx: Context, declared: dict[int, tuple[Slot, Slot]]) -> None:
         node: Slot | None = start
         while node is not None and id(node) not in done:
             if id(node) in on_chain:
-                loop = chain[on_chain[id(node)]:]
+                loop = chain[on_chain[id(node)] :]
                 names = " -> ".join(s.path for s in loop[:_LISTED])
                 more = " -> …" if len(loop) > _LISTED else ""
-                ctx.add(PARENT_LOOP,
-                        f"the ParentReference chain loops: {names}{more} -> {loop[0].path}",
-                        path=loop[0].path, element=loop[0].id)
+                ctx.add(
+                    PARENT_LOOP,
+                    f"the ParentReference chain loops: {names}{more} -> {loop[0].path}",
+                    path=loop[0].path,
+                    element=loop[0].id,
+                )
                 break
             on_chain[id(node)] = len(chain)
             chain.append(node)
@@ -279,16 +324,23 @@ def _self_references(ctx: Context) -> list[tuple[str, Location]]:
         buf = tree.to_bson()
         for location, value in ids.values:
             at = location._offset
-            if at is not None and at >= 45 and buf.startswith(_DATA_HEAD, at) \
-                    and buf[at - 45 : at] == _ID_HEAD + value.encode() + b"\x00":
+            if (
+                at is not None
+                and at >= 45
+                and buf.startswith(_DATA_HEAD, at)
+                and buf[at - 45 : at] == _ID_HEAD + value.encode() + b"\x00"
+            ):
                 out.append((value, Location(tree=tree, offset=at - 45)))
         return out
     for location, value in ids.values:
         path = location.path
         if path and path[-1] == "Data":
             defined = ids.where(value)
-            if defined is not None and defined.anchor is location.anchor \
-                    and defined.path == path[:-1]:
+            if (
+                defined is not None
+                and defined.anchor is location.anchor
+                and defined.path == path[:-1]
+            ):
                 out.append((value, defined))
     return out
 
@@ -296,4 +348,3 @@ def _self_references(ctx: Context) -> list[tuple[str, Location]]:
 def _where(location: Location) -> str | None:
     text = location.describe()
     return None if text == "<unknown>" else text
-

@@ -90,5 +90,7 @@ def build_report(files: list[FileReport], *, strict: bool = False) -> ValidateRe
 def report_schema() -> dict[str, Any]:
     """The JSON Schema of :class:`ValidateReport` (``make schemas`` writes it with the
     document schemas)."""
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
-            **ValidateReport.model_json_schema()}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **ValidateReport.model_json_schema(),
+    }

@@ -18,30 +18,40 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 QUATERNION_TOLERANCE = 1e-3
 
 NON_FINITE = rule(
-    "BR501", ERROR, "non-finite transform",
+    "BR501",
+    ERROR,
+    "non-finite transform",
     "NaN or infinity in `Position`, `Rotation` or `Scale` spreads to every descendant's "
     "global transform and to physics; the slot and its children vanish or explode.",
     "IEEE 754; the engine does not sanitise loaded transforms",
 )
 ZERO_SCALE = rule(
-    "BR502", INFO, "zero scale",
+    "BR502",
+    INFO,
+    "zero scale",
     "A scale of 0 on an axis makes the global transform singular. Creators use it on "
     "purpose to hide a slot while keeping it active, so it is only reported.",
     "`orange3134_loading_standin.brson` slot `Visual` has scale [0, 0, 0]",
 )
 NON_UNIT = rule(
-    "BR503", WARNING, "rotation not a unit quaternion",
+    "BR503",
+    WARNING,
+    "rotation not a unit quaternion",
     f"A rotation whose norm is off from 1 by more than {QUATERNION_TOLERANCE:g} also "
     "scales and skews what it rotates; tools that normalise and tools that do not disagree.",
     "real samples: norm off by at most 8.3e-8 (float32 rounding)",
 )
 ZERO_ROTATION = rule(
-    "BR504", ERROR, "zero quaternion",
+    "BR504",
+    ERROR,
+    "zero quaternion",
     "A rotation of [0, 0, 0, 0] has no orientation; normalising it divides by zero.",
     "quaternion algebra",
 )
 TRANSFORM_SHAPE = rule(
-    "BR505", ERROR, "transform malformed",
+    "BR505",
+    ERROR,
+    "transform malformed",
     "`Position` and `Scale` are arrays of 3 numbers, `Rotation` an array of 4 (x, y, z, w).",
     "format notes §2 (float3, floatQ)",
 )
@@ -70,21 +80,24 @@ class TransformRules(Family):
             numbers = _numbers(data, size)
             if numbers is None:
                 what = kind_of(data) if not isinstance(data, list) else f"{data!r}"[:80]
-                ctx.add(TRANSFORM_SHAPE, f"{key} is {what}, not an array of {size} numbers",
-                        path=info.path)
+                ctx.add(
+                    TRANSFORM_SHAPE,
+                    f"{key} is {what}, not an array of {size} numbers",
+                    path=info.path,
+                )
             elif not all(math.isfinite(v) for v in numbers):
                 ctx.add(NON_FINITE, f"{key} is {numbers}", path=info.path)
             else:
                 values[key] = numbers
         scale = values.get("Scale")
         if scale is not None and 0.0 in scale:
-            ctx.add(ZERO_SCALE, f"Scale is {scale} (hidden; global transform singular)",
-                    path=info.path)
+            ctx.add(
+                ZERO_SCALE, f"Scale is {scale} (hidden; global transform singular)", path=info.path
+            )
         rotation = values.get("Rotation")
         if rotation is not None:
             norm = math.sqrt(math.fsum(v * v for v in rotation))
             if norm == 0.0:
                 ctx.add(ZERO_ROTATION, "Rotation is the zero quaternion", path=info.path)
             elif abs(norm - 1.0) > QUATERNION_TOLERANCE:
-                ctx.add(NON_UNIT, f"Rotation {rotation} has norm {norm:.6g}, not 1",
-                        path=info.path)
+                ctx.add(NON_UNIT, f"Rotation {rotation} has norm {norm:.6g}, not 1", path=info.path)

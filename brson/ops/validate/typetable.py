@@ -11,39 +11,51 @@ from brson.ops.validate.findings import Severity, rule
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 INDEX_RANGE = rule(
-    "BR301", ERROR, "type index out of range",
+    "BR301",
+    ERROR,
+    "type index out of range",
     "A component's `Type` must index the `Types` table; the engine cannot tell what the "
     "component is.",
     "format notes §3 (Component); `Component.type`",
 )
 TYPE_VALUE = rule(
-    "BR302", ERROR, "Type neither an index nor a name",
+    "BR302",
+    ERROR,
+    "Type neither an index nor a name",
     "`Type` is an integer index (Resonite) or a type-name string (NeosVR); a double, bool, "
     "null or document names nothing.",
     "format notes §3 (Component)",
 )
 UNUSED = rule(
-    "BR303", INFO, "type listed but unused",
+    "BR303",
+    INFO,
+    "type listed but unused",
     "A `Types` entry no component uses. The engine writes these itself (a non-persistent "
     "component such as `SlotGizmo` registers its type before being skipped), so it is "
     "harmless; an extract trims them.",
     "`orange3134_AvatarRootIdentification.brson` lists an unused `SlotGizmo`",
 )
 DUPLICATE = rule(
-    "BR304", WARNING, "type listed twice",
+    "BR304",
+    WARNING,
+    "type listed twice",
     "The same type name at two indices of `Types`: the engine writes each type once, and "
     "tools matching types by name or index disagree about such files.",
     "every real sample lists each type once",
 )
 UNPARSED = rule(
-    "BR305", WARNING, "type name unknown-looking",
+    "BR305",
+    WARNING,
+    "type name unknown-looking",
     "A type name that does not follow `[Assembly]Namespace.Type<args>` (or NeosVR's "
     "`Namespace.Type`): empty, unbalanced brackets, stray characters. It is kept verbatim, "
     "but no engine type has such a name.",
     "`brson.model.typename` grammar; every name in the real samples parses",
 )
 TYPE_VERSION_UNUSED = rule(
-    "BR306", INFO, "TypeVersions entry for a type no component uses",
+    "BR306",
+    INFO,
+    "TypeVersions entry for a type no component uses",
     "Versions matter only for the types present; a stray entry is left over from an edit.",
     "every `TypeVersions` entry of the real samples names a type in use",
 )
@@ -77,15 +89,20 @@ class TypeRules(Family):
                 ctx.add(
                     INDEX_RANGE,
                     f"Type index {index} is out of range (Types has {len(ctx.type_names)})",
-                    path=info.path, element=info.id,
+                    path=info.path,
+                    element=info.id,
                 )
         elif isinstance(raw_type, str):
             if not ctx.legacy:
                 return  # a name where an index belongs: a generation mix-up (BR602)
             self.used_names.add(raw_type)
             if TypeName.parse(raw_type).opaque is not None:
-                ctx.add(UNPARSED, f"Type {raw_type!r} is not a well-formed type name",
-                        path=info.path, element=info.id)
+                ctx.add(
+                    UNPARSED,
+                    f"Type {raw_type!r} is not a well-formed type name",
+                    path=info.path,
+                    element=info.id,
+                )
         else:
             ctx.add(TYPE_VALUE, f"Type is {kind_of(raw_type)}", path=info.path, element=info.id)
 
@@ -99,5 +116,6 @@ class TypeRules(Family):
         if isinstance(versions, dict):
             for name in versions:
                 if name not in used:
-                    ctx.add(TYPE_VERSION_UNUSED,
-                            f"TypeVersions names {name!r}, which no component uses")
+                    ctx.add(
+                        TYPE_VERSION_UNUSED, f"TypeVersions names {name!r}, which no component uses"
+                    )

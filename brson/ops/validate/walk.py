@@ -73,9 +73,7 @@ def _walk(
     stack = [root]
     while stack:
         slot = stack.pop()
-        fields: dict[str, Any] = {
-            key: slot.get(key) for key in slot if key not in _STRUCTURE
-        }
+        fields: dict[str, Any] = {key: slot.get(key) for key in slot if key not in _STRUCTURE}
         info = SlotInfo(slot, fields)
         for hook in slot_hooks:
             hook(ctx, info)
