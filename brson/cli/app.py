@@ -5,6 +5,7 @@ Errors on bad input are one line on stderr and exit code 2; ``--debug`` shows th
 
 from __future__ import annotations
 
+import functools
 import importlib
 import signal
 import sys
@@ -12,6 +13,7 @@ import traceback
 from typing import Annotated, Any
 
 import typer
+import typer.main
 
 from brson.cli.common import EXIT_BAD_INPUT, State, stderr, stdout
 from brson.codecs import limits
@@ -82,13 +84,21 @@ def _assemble() -> None:
 _assemble()
 
 
+@functools.cache
+def _command() -> Any:
+    """The click command, built once: typer builds it anew from every command's signature on
+    each call (~30 ms), which every run of ``main`` in one process (the test suite's thousands
+    of in-process runs, embedding) paid again."""
+    return typer.main.get_command(app)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning every error into one line and an exit code."""
     args = sys.argv[1:] if argv is None else argv
     State.debug = "--debug" in args
     try:
         # Not standalone, typer returns the code of a ``typer.Exit`` raised by a command.
-        code = app(args=args, prog_name="brson", standalone_mode=False)
+        code = _command()(args=args, prog_name="brson", standalone_mode=False)
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_BAD_INPUT
     except BrsonError as exc:
