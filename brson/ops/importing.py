@@ -149,6 +149,9 @@ def import_slot(
     root_bytes = staged.root.to_bson()
     grafted = Slot(root_bytes, 0, len(root_bytes))
     if parent_links(parent):
+        # The link replaces the root's own ParentReference: that fresh ID is not in the file.
+        if grafted.parent_reference in mapping.values():
+            report.ids -= 1
         grafted.set("ParentReference", parent.id)
     items = list(parent.children_list())
     items.insert(insert_position(items, index, Slot), grafted)
