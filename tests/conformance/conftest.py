@@ -1,0 +1,136 @@
+"""The conformance matrix's files, its check counter and the size line at the end of the run.
+
+Files: every archive and package in ``../shared/samples/`` (globbed, so a new file joins with
+no code change), each package's main tree as an archive, and the writer variants
+(:mod:`conformance.writers`) derived from them.  Operations: the ``test_*`` functions of
+``test_matrix.py``, each parametrized over every file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .writers import Sample, corpus
+
+SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples"
+CORPUS: list[Sample] = corpus(SAMPLES) if SAMPLES.is_dir() else []
+
+#: Cells that fail on main for a defect listed in issue 11 and being fixed elsewhere:
+#: (operation, defect number, file patterns, exceptions).  Each is a strict xfail, so the fix
+#: landing turns the cell red here until its entry is removed.
+KNOWN: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]] = [
+    # extract matches only an int32 Type: Types [] with indices kept (and import, which
+    # extracts first, fails on the empty table).
+    (
+        "extract",
+        1,
+        ("mar_AimConstraint.pg.brson", "mar_AimConstraint.pg~*", "*~int64.*", "*~type-int64.*"),
+        ("*~string-types*",),
+    ),
+    (
+        "import",
+        1,
+        ("orange3134_*.brson", "mar_coresys.main.brson", "mar_coresys~brotli-*.brson"),
+        (),
+    ),
+    # TypeName.parse does not split generic arguments without a space: BR305 on the engine's
+    # own ProtoFlux types.
+    ("validate", 2, ("mar_coresys.resonitepackage", "mar_coresys.main.brson"), ()),
+    # Removing components (a slot's, or one) leaves their types in Types.
+    ("delete", 8, ("mar_AimConstraint.pg*", "orange3134_*"), ("*~string-types*",)),
+]
+
+
+def known_defect(operation: str, name: str) -> int | None:
+    for op, defect, patterns, but in KNOWN:
+        if op != operation or any(fnmatch.fnmatch(name, b) for b in but):
+            continue
+        if any(fnmatch.fnmatch(name, p) for p in patterns):
+            return defect
+    return None
+
+
+class Tally:
+    """What the matrix ran: cells (file, operation) and individual checks."""
+
+    checks = 0
+    cells: set[tuple[str, str]] = set()  # noqa: RUF012 (one tally per session)
+    failed: set[tuple[str, str]] = set()  # noqa: RUF012
+
+
+Check = Callable[..., None]
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The corpus written once per session (inputs are read-only to every operation)."""
+    where = tmp_path_factory.mktemp("corpus")
+    for sample in CORPUS:
+        (where / sample.name).write_bytes(sample.data)
+    return where
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "sample" in metafunc.fixturenames:
+        if not CORPUS:
+            metafunc.parametrize(
+                "sample", [pytest.param(None, marks=pytest.mark.skip("no samples"))]
+            )
+            return
+        metafunc.parametrize("sample", CORPUS, ids=[s.name for s in CORPUS])
+
+
+def _operation(request: pytest.FixtureRequest) -> str:
+    return request.node.originalname.removeprefix("test_").replace("_", "-")
+
+
+@pytest.fixture
+def check(request: pytest.FixtureRequest, sample: Sample) -> Check:
+    """``check(condition, message)``: one counted invariant of this cell."""
+    operation = _operation(request)
+    defect = known_defect(operation, sample.name)
+    if defect is not None:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 11 defect {defect}"))
+    Tally.cells.add((sample.name, operation))
+
+    def run(condition: object, message: str = "") -> None:
+        Tally.checks += 1
+        if not condition:
+            Tally.failed.add((sample.name, operation))
+        assert condition, message
+
+    return run
+
+
+@pytest.fixture
+def path(sample: Sample, corpus_dir: Path) -> Path:
+    return corpus_dir / sample.name
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not Tally.cells:
+        return
+    files = len({f for f, _ in Tally.cells})
+    operations = len({o for _, o in Tally.cells})
+    failed = sum(
+        1
+        for outcome in ("failed", "error")
+        for r in terminalreporter.stats.get(outcome, [])
+        if "tests/conformance/" in getattr(r, "nodeid", "")
+    )
+    xfailed = sum(
+        1
+        for r in terminalreporter.stats.get("xfailed", [])
+        if "tests/conformance/" in getattr(r, "nodeid", "")
+    )
+    state = "all passed" if not failed else f"{failed} failed"
+    if xfailed:
+        state += f", {xfailed} known defect(s) xfailed"
+    terminalreporter.write_line(
+        f"conformance matrix: {files} files x {operations} operations = "
+        f"{len(Tally.cells)} cells, {Tally.checks} checks, {state}"
+    )

@@ -1,0 +1,814 @@
+"""The conformance matrix: every file (real samples, packages' main trees, writer variants) x
+every operation, through the real CLI in-process (``brson.cli.app.main``) or the API.
+
+Invariants, not snapshots: exit codes as documented; every output reloads; an output has no
+validate error its input did not have; untouched values keep their BSON type and width; type
+tables and type indices agree; counts add up; each report matches the file written.  The
+expected side comes from :mod:`conformance.oracle` (pymongo's view of the bytes), not from
+brson's model.  docs/conformance.md describes each operation's checks.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import bson
+import pytest
+
+import brson
+from brson.cli.app import main
+from brson.codecs import Codec
+from brson.container import MAGIC, unpack
+from brson.errors import GraphError
+from brson.godot import loads as variant_loads
+from brson.ops.diff import diff
+from brson.ops.extract import extract
+from brson.ops.validate import Severity, validate
+from brson.package import load_package
+
+from .conftest import CORPUS, Check
+from .oracle import View, file_view, is_guid, type_table_problems, typed, view
+from .writers import Sample, decoded
+
+#: Exit codes (README): success, findings, bad input.
+OK, FINDINGS, BAD = 0, 1, 2
+EXT = {Codec.BROTLI: ".brson", Codec.LZMA: ".7zbson", Codec.LZ4: ".lz4bson", Codec.NONE: ".bson"}
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def bson_of(path: Path) -> bytes:
+    """The BSON an archive or a package's main tree holds (container layer only)."""
+    return bson.encode(decoded(Sample(path.name, path.read_bytes(), path.name)))
+
+
+@functools.cache
+def findings_of(path: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """(error codes, warning codes) that validate reports for an input."""
+    found = validate(path)
+    return _codes(found, Severity.ERROR), _codes(found, Severity.WARNING)
+
+
+def _codes(found: list[Any], severity: Severity) -> frozenset[str]:
+    return frozenset(f.code for f in found if f.severity == severity)
+
+
+@functools.cache
+def source_view(path: Path) -> View:
+    return file_view(path)
+
+
+def archive_suffix(path: Path) -> str:
+    """The output name's suffix for an edit of this input: the same kind of file."""
+    return ".resonitepackage" if path.suffix == ".resonitepackage" else path.suffix
+
+
+def no_new_errors(
+    check: Check, src: Path, out: Path | brson.DataTree, allowed: frozenset[str] = frozenset()
+) -> None:
+    before = findings_of(src)[0]
+    found = validate(out)
+    after = _codes(found, Severity.ERROR)
+    new = after - before - allowed
+    check(
+        not new,
+        f"validate errors the input did not have: {sorted(new)}: "
+        + "; ".join(str(f) for f in found if f.code in new)[:600],
+    )
+
+
+def output_ok(check: Check, src: Path, out: Path, allowed: frozenset[str] = frozenset()) -> View:
+    """The checks every written file gets: reloads (brson and the oracle), type table
+    consistent, no new validate error."""
+    tree = brson.load(out)
+    check(sum(1 for _ in tree.walk()) >= 1, "output reloads with a root slot")
+    v = file_view(out)
+    problems = type_table_problems(v)
+    check(not problems, f"type table: {problems}")
+    no_new_errors(check, src, out, allowed)
+    return v
+
+
+def untouched(check: Check, a: View, b: View, skip: frozenset[str] = frozenset()) -> None:
+    """Every component in both views, except ``skip``, keeps its type name, the width of its
+    Type element and its Data (every value's BSON type and width)."""
+    same = [c for c in a.components if c in b.components and c not in skip]
+    for cid in same:
+        ta, tb = a.components[cid], b.components[cid]
+        check(ta[0] == tb[0], f"component {cid}: type {ta[0]!r} became {tb[0]!r}")
+        check(ta[1] == tb[1], f"component {cid}: Type element {ta[1]} became {tb[1]}")
+        check(ta[2] == tb[2], f"component {cid}: Data changed (value or width)")
+
+
+def slot_fields(doc: dict[str, Any]) -> dict[str, Any]:
+    """Slot ID -> its typed fields other than structure."""
+    from .writers import slots
+
+    return {
+        s["ID"]: {k: typed(v) for k, v in s.items() if k not in ("Children", "Components")}
+        for s, _ in slots(doc)
+    }
+
+
+def picks(v: View) -> dict[str, str]:
+    """Deterministic slots to operate on: the root, a middle slot (a child of the root with
+    descendants, else any child), and the deepest, last leaf."""
+    root = v.slot_order[0]
+    children = [s for s in v.slot_order if v.slots[s][1] == root]
+    parents = {p for _, p in v.slots.values()}
+    middle = next((c for c in children if c in parents), children[0] if children else root)
+    depth: dict[str, int] = {root: 0}
+    for s in v.slot_order[1:]:
+        depth[s] = depth[v.slots[s][1]] + 1  # type: ignore[index]
+    leaves = [s for s in v.slot_order if s not in parents]
+    leaf = max(leaves, key=lambda s: (depth[s], v.slot_order.index(s)))
+    return {"root": root, "middle": middle, "leaf": leaf}
+
+
+# -- the operations ------------------------------------------------------------------------------
+
+
+def test_info(path: Path, sample: Sample, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "info", "--json", path)
+    check(code == OK, f"exit {code}: {err}")
+    row = json.loads(out)[0]
+    v = source_view(path)
+    check(row["slots"] == len(v.slots), f"slots {row['slots']} != {len(v.slots)}")
+    on_slots = sum(1 for c in v.holder.values() if c is not None)
+    check(row["components"] == on_slots, f"components {row['components']} != {on_slots}")
+    check(row["assets"] == len(v.components) - on_slots, "assets count")
+    check(row["types"] == v.type_count(), f"types {row['types']} != {v.type_count()}")
+    check(row["engine_version"] == v.doc.get("VersionNumber"), "engine version")
+    check(row["uncompressed_size"] == len(bson_of(path)), "uncompressed size is the BSON's")
+    check((row["package"] is not None) == sample.package, "package described iff a package")
+    code, out, _ = run(capsys, "info", path)
+    check(code == OK and str(len(v.slots)) in out, "text form")
+
+
+def _flatten(node: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    out.append(node)
+    for child in node.get("children", []):
+        _flatten(child, out)
+
+
+def test_tree(path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "tree", "--json", "--components", path)
+    check(code == OK, f"exit {code}: {err}")
+    nodes: list[dict[str, Any]] = []
+    _flatten(json.loads(out), nodes)
+    v = source_view(path)
+    check([n["id"] for n in nodes] == v.slot_order, "slots in file order, by ID")
+    check([n["name"] for n in nodes] == [v.slots[s][0] for s in v.slot_order], "slot names")
+    listed = [(c["id"], c["type"]) for n in nodes for c in n["components"]]
+    expected = [(c, v.components[c][0]) for c in v.component_order if v.holder[c] is not None]
+    check(listed == expected, "components: IDs and full type names, in order")
+    code, out, err = run(capsys, "tree", "--json", "--depth", "1", path)
+    check(code == OK, f"--depth exit {code}: {err}")
+    top = json.loads(out)
+    shown = 1 + len(top.get("children", []))
+    hidden = sum(c.get("hidden_children", 0) for c in top.get("children", []))
+    hidden += top.get("hidden_children", 0)
+    check(shown <= len(v.slots), "--depth shows no more slots than there are")
+    code, out, err = run(capsys, "tree", "--components", path)
+    check(code == OK, f"text --components exit {code}: {err}")
+    check(hidden >= 0, "hidden counts")
+
+
+def test_refs(path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "refs", "--json", path)
+    check(code == OK, f"exit {code}: {err}")
+    data = json.loads(out)
+    v = source_view(path)
+    counts = data["counts"]
+    check(
+        counts["internal"] == len(v.internal), f"internal {counts['internal']} != {len(v.internal)}"
+    )
+    check(
+        counts["external"] == len(v.external), f"external {counts['external']} != {len(v.external)}"
+    )
+    check(counts["internal"] + counts["external"] == counts["references"], "counts add up")
+    check(sorted(data["external_ids"]) == sorted(set(v.external)), "external IDs")
+    check(len(data["references"]) == counts["references"], "one entry per reference")
+    kinds = Counter(r["kind"] for r in data["references"])
+    check(kinds["internal"] == counts["internal"], "entries' kinds match the counts")
+
+
+def test_json(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
+    form = tmp_path / "x.json"
+    code, _, err = run(capsys, "to-json", path, "-o", form)
+    check(code == OK, f"to-json exit {code}: {err}")
+    text = form.read_text()
+    ints64 = sum(
+        1
+        for t in _leaves(typed(decoded(Sample(path.name, path.read_bytes(), ""))))
+        if t[0] == "int64"
+    )
+    check(text.count("$numberLong") == ints64, "every int64 and only those as $numberLong")
+    out = tmp_path / "y.brson"
+    code, _, err = run(capsys, "from-json", form, "-o", out)
+    check(code == OK, f"from-json exit {code}: {err}")
+    check(bson_of(out) == bson_of(path), "to-json | from-json gives the same BSON bytes")
+
+
+def _leaves(t: Any) -> list[Any]:
+    if t[0] in ("doc",):
+        return [x for _, v in t[1] for x in _leaves(v)]
+    if t[0] == "array":
+        return [x for v in t[1] for x in _leaves(v)]
+    return [t]
+
+
+CONVERSIONS = [
+    (c, legacy) for c in Codec for legacy in (False, True) if not (legacy and c is Codec.BROTLI)
+]
+
+
+def test_convert(
+    path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = bson_of(path)
+    data = path.read_bytes()
+    engine_brotli = path.suffix == ".brson" and unpack(data, path.name)[0].codec is Codec.BROTLI
+    for codec, legacy in CONVERSIONS:
+        mid = tmp_path / f"mid-{codec.label}-{legacy}{EXT[codec]}"
+        args = ["convert", path, mid, *(["--legacy"] if legacy else [])]
+        code, _, err = run(capsys, *args)
+        check(code == OK, f"convert to {codec.label} legacy={legacy}: exit {code}: {err}")
+        written = mid.read_bytes()
+        check(written.startswith(MAGIC) != legacy, "framing as asked")
+        container, payload = unpack(written, mid.name)
+        check(container.codec is codec, f"codec {container.codec} != {codec}")
+        check(payload == source, f"{codec.label}: same BSON")
+        back = tmp_path / f"back-{codec.label}-{legacy}.brson"
+        code, _, err = run(capsys, "convert", mid, back)
+        check(code == OK, f"convert back: exit {code}: {err}")
+        check(bson_of(back) == source, "back: same BSON")
+        if engine_brotli and _engine_settings(data):
+            check(back.read_bytes() == data, "back to Brotli: the engine's bytes")
+
+
+def _engine_settings(data: bytes) -> bool:
+    """Whether a Brotli archive is compressed as the engine does (quality 9, window 16)."""
+    import brotli
+
+    _, payload = unpack(data, "x.brson")
+    return bool(data[9:] == brotli.compress(payload, quality=9, lgwin=16))
+
+
+# -- extract --------------------------------------------------------------------------------------
+
+
+def _extract_checks(
+    check: Check,
+    src: View,
+    tree: brson.DataTree,
+    slot_id: str,
+    mode: str,
+    report: Any,
+    errors_before: frozenset[str],
+) -> None:
+    data = tree.to_bson()
+    again = brson.loads(brson.dumps(tree, codec="lz4"))
+    check(again.to_bson() == data, "the result writes and reloads")
+    v = view(bson.decode(data))
+    check(v.slot_order[0] == slot_id or report.new_ids, "the result's root is the slot")
+    problems = type_table_problems(v, trimmed=True)
+    check(not problems, f"type table: {problems}")
+    check(report.slots == len(v.slots), f"report slots {report.slots} != {len(v.slots)}")
+    # The report counts the NeosVR root assets among the components (info counts them apart).
+    check(
+        report.components == len(v.components),
+        f"report components {report.components} != {len(v.components)}",
+    )
+    check(report.types == v.type_count(), f"report types {report.types} != {v.type_count()}")
+    for cid, (name, width, data_typed) in v.components.items():
+        if cid in src.components:
+            check(src.components[cid][0] == name, f"{cid}: type name kept")
+            check(src.components[cid][1] == width, f"{cid}: Type width kept")
+            if mode == "keep":
+                check(src.components[cid][2] == data_typed, f"{cid}: Data kept with widths")
+    targets = {e.target for e in report.external}
+    for value in v.external:
+        check(mode == "keep" and value in targets, f"{value} leaves the subtree unreported")
+    if mode == "null":
+        check(not v.external, "null mode leaves no reference outside")
+    found = validate(tree)
+    new = _codes(found, Severity.ERROR) - errors_before - ({"BR402"} if mode == "keep" else set())
+    check(
+        not new,
+        f"new validate errors {sorted(new)}: "
+        + "; ".join(str(f) for f in found if f.code in new)[:400],
+    )
+
+
+#: How many slots of a writer variant are extracted through the API (real files: all of them).
+VARIANT_SLOTS = 30
+
+
+def test_extract(
+    path: Path, sample: Sample, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every slot with each --external mode through the API (of a variant: every slot up to
+    :data:`VARIANT_SLOTS`, else an even spread of them), three slots through the CLI."""
+    tree = brson.load(path)
+    src = source_view(path)
+    errors_before = findings_of(path)[0]
+    every = list(tree.walk())
+    if sample.variant not in ("", "main tree"):
+        every = every[:: -(-len(every) // VARIANT_SLOTS)]
+    for slot in every:
+        kept = extract(tree, slot, "keep")
+        _extract_checks(check, src, kept.tree, slot.id, "keep", kept.report, errors_before)
+        nulled = extract(tree, slot, "null")
+        _extract_checks(check, src, nulled.tree, slot.id, "null", nulled.report, errors_before)
+        check(len(nulled.report.external) == len(kept.report.external), "same references")
+        try:
+            failed = extract(tree, slot, "fail")
+            check(not kept.report.external, "fail mode wrote a subtree with external references")
+            check(failed.tree.to_bson() == kept.tree.to_bson(), "fail mode = keep when none leave")
+        except GraphError:
+            check(bool(kept.report.external), "fail mode failed with no external reference")
+    check(not tree.modified, "extracting leaves the source unmodified")
+    for which, slot_id in picks(src).items():
+        for mode in ("keep", "null", "fail"):
+            out = tmp_path / f"{which}-{mode}{path.suffix if not sample.package else '.brson'}"
+            code, stdout, err = run(
+                capsys, "extract", path, "--slot", slot_id, "--external", mode, "--json", "-o", out
+            )
+            if code == BAD:
+                check(mode == "fail" and "leave" in err and not out.exists(), f"exit 2: {err}")
+                check(err.count("\n") == 1, "one error line")
+                continue
+            check(code == OK, f"extract {which} {mode}: exit {code}: {err}")
+            report = json.loads(stdout)
+            v = output_ok(check, path, out, {"BR402"} if mode == "keep" else set())
+            check(report["slots"] == len(v.slots), "CLI report slots = file")
+            check(report["types"] == v.type_count(), "CLI report types = file")
+            check(not type_table_problems(v, trimmed=True), "CLI result's types trimmed")
+        if sample.package:
+            out = tmp_path / f"{which}.resonitepackage"
+            code, stdout, err = run(
+                capsys, "extract", path, "--slot", slot_id, "--package", "--json", "-o", out
+            )
+            check(code == OK, f"--package: exit {code}: {err}")
+            package = load_package(out)
+            wanted = set(
+                re.findall(
+                    r"packdb:///([0-9a-f]{64})",
+                    json.dumps(decoded(Sample(out.name, out.read_bytes(), "")), default=str),
+                )
+            )
+            check(set(package.assets) == wanted, "the package holds exactly the assets named")
+            check(
+                sorted(json.loads(stdout)["package_assets"]) == sorted(package.assets),
+                "the report lists the package's assets",
+            )
+            no_new_errors(check, path, out, {"BR402"})
+
+
+# -- edits ---------------------------------------------------------------------------------------
+
+
+def _edited(path: Path, tmp_path: Path, stem: str) -> Path:
+    return tmp_path / f"{stem}{archive_suffix(path)}"
+
+
+def test_rename(
+    path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = source_view(path)
+    target = picks(src)["middle"]
+    out = _edited(path, tmp_path, "renamed")
+    code, stdout, err = run(capsys, "rename", path, target, "Renamed by conformance", "-o", out)
+    check(code == OK, f"exit {code}: {err}")
+    v = output_ok(check, path, out)
+    check(v.slots[target][0] == "Renamed by conformance", "the slot has its new name")
+    check(v.slot_order == src.slot_order, "no slot added, removed or moved")
+    untouched(check, src, v)
+    changes = diff(brson.load(path), brson.load(out))
+    check([c.id for c in changes.slots_renamed] == [target], "diff: that one rename")
+    check(len(list(changes.lines())) == 1, f"diff: nothing else {list(changes.lines())[:5]}")
+    check("Renamed by conformance" in stdout, "the message names the new path")
+
+
+def test_move(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
+    src = source_view(path)
+    chosen = picks(src)
+    leaf, root = chosen["leaf"], chosen["root"]
+    out = _edited(path, tmp_path, "moved")
+    if leaf == root:
+        code, _, err = run(capsys, "move", path, leaf, "--to", root, "-o", out)
+        check(code == BAD and err.count("\n") == 1, f"moving the root into itself: {err}")
+        return
+    code, _, err = run(capsys, "move", path, leaf, "--to", root, "-o", out)
+    check(code == OK, f"exit {code}: {err}")
+    v = output_ok(check, path, out)
+    check(v.slots[leaf][1] == root, "the slot's parent is the root")
+    check(sorted(v.slot_order) == sorted(src.slot_order), "the same slots")
+    untouched(check, src, v)
+    before, after = slot_fields(src.doc), slot_fields(v.doc)
+    for sid, fields in before.items():
+        moved_link = sid == leaf and "ParentReference" in fields
+        for key, value in fields.items():
+            if moved_link and key == "ParentReference":
+                new = after[sid].get(key)
+                check(
+                    new != ("str", src.slots[leaf][1]),
+                    "ParentReference no longer names the old parent",
+                )
+                continue
+            check(after[sid].get(key) == value, f"slot {sid} {key} kept")
+    changes = diff(brson.load(path), brson.load(out))
+    check([c.id for c in changes.slots_moved] == [leaf], "diff: that one move")
+
+
+def _settable(src: View) -> list[tuple[str, str, str, Any]]:
+    """(component ID, field, kind, new text) for one field of each scalar kind in the file."""
+    wanted: dict[str, tuple[str, str, str, Any]] = {}
+    for cid in src.component_order:
+        if src.holder[cid] is None:
+            continue
+        for key, (kind, tagged) in _data_fields(src.components[cid][2]):
+            if key in ("ID", "persistent-ID", "UpdateOrder", "Enabled"):
+                continue
+            if kind == "str" and (is_guid(tagged) or str(tagged).startswith("@")):
+                continue  # a reference or a URI: not free text
+            if kind not in wanted and kind in ("int32", "int64", "double", "bool", "str"):
+                text = {"int32": "7", "int64": "7", "double": "2.5", "str": "conformance"}.get(
+                    kind, "false" if tagged else "true"
+                )
+                wanted[kind] = (cid, key, kind, text)
+    return list(wanted.values())
+
+
+def _data_fields(data: Any) -> list[tuple[str, tuple[str, Any]]]:
+    """(field, typed Data) of a component's Data members."""
+    out = []
+    for key, value in data[1]:
+        if value[0] == "doc":
+            inner = dict(value[1])
+            if "Data" in inner and "ID" in inner and inner["Data"][0] != "doc":
+                out.append((key, inner["Data"]))
+    return out
+
+
+def test_set(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
+    src = source_view(path)
+    tree = brson.load(path)
+    by_id = {c.id: c for c in tree.components()}
+    for n, (cid, key, kind, text) in enumerate(_settable(src)):
+        component = by_id[cid]
+        slot = component.slot
+        assert slot is not None
+        same = [c for c in slot.components if str(c.type) == str(component.type)]
+        target = f"{slot.id}:{component.type}[{same.index(component)}].{key}"
+        out = _edited(path, tmp_path, f"set{n}")
+        code, _, err = run(capsys, "set", path, target, text, "-o", out)
+        check(code == OK, f"set {kind} {target}: exit {code}: {err}")
+        v = output_ok(check, path, out)
+        new = dict(_data_fields(v.components[cid][2]))[key]
+        check(new[0] == kind, f"{key}: a {kind} stays a {kind} (now {new[0]})")
+        untouched(check, src, v, skip={cid})
+    slot_id = picks(src)["leaf"]
+    out = _edited(path, tmp_path, "setpos")
+    code, _, err = run(capsys, "set", path, f"{slot_id}.Position", "1,2,3", "-o", out)
+    check(code == OK, f"set Position: exit {code}: {err}")
+    v = output_ok(check, path, out)
+    position = slot_fields(v.doc)[slot_id]["Position"]
+    values = dict(position[1])["Data"][1]
+    check([t[0] for t in values] == ["double"] * 3, f"Position stays doubles: {values}")
+    untouched(check, src, v)
+
+
+def test_delete(
+    path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = source_view(path)
+    chosen = picks(src)
+    leaf = chosen["leaf"]
+    out = _edited(path, tmp_path, "deleted")
+    if leaf == chosen["root"]:
+        code, _, err = run(capsys, "delete", path, leaf, "-o", out)
+        check(code == BAD and err.count("\n") == 1, f"deleting the root: {err}")
+    else:
+        code, stdout, err = run(capsys, "delete", path, leaf, "--json", "-o", out)
+        check(code == OK, f"exit {code}: {err}")
+        report = json.loads(stdout)
+        v = output_ok(check, path, out)
+        gone = src.defined - v.defined
+        check(report["ids"] == len(gone), f"report ids {report['ids']} != {len(gone)} gone")
+        check(leaf not in v.slots and len(v.slots) == len(src.slots) - 1, "one leaf fewer")
+        dangling = [x for x in src.values if x in gone]
+        check(
+            len(report["references"]) == len(dangling) - _inside(src, leaf, dangling),
+            "every reference into it reported",
+        )
+        check(not [x for x in v.values if x in gone], "references to it nulled")
+        untouched(check, src, v, skip={c for c in src.components if _refers(src, c, gone)})
+        unused_before = set(src.table or ()) - src.used_types
+        unused_after = set(v.table or ()) - v.used_types
+        check(unused_after <= unused_before, f"types left unused: {unused_after - unused_before}")
+    # One component: the first on the middle slot.
+    middle = chosen["middle"]
+    on = [c for c in src.component_order if src.holder[c] == middle]
+    if not on:
+        return
+    cid = on[0]
+    name = src.components[cid][0]
+    same = [c for c in on if src.components[c][0] == name]
+    out = _edited(path, tmp_path, "uncomponent")
+    code, stdout, err = run(
+        capsys, "delete", path, middle, "-c", f"{name}[{same.index(cid)}]", "--json", "-o", out
+    )
+    check(code == OK, f"delete -c {name}: exit {code}: {err}")
+    v = output_ok(check, path, out)
+    check(cid not in v.components, "the component is gone")
+    check(len(v.components) == len(src.components) - 1, "only that one")
+    unused_before = set(src.table or ()) - src.used_types
+    unused_after = set(v.table or ()) - v.used_types
+    check(unused_after <= unused_before, f"its type left unused: {unused_after - unused_before}")
+
+
+def _inside(src: View, slot_id: str, values: list[str]) -> int:
+    """How many of ``values`` sit inside the deleted slot itself (they go with it)."""
+    doc_slot = next(
+        s
+        for s, _ in __import__("conformance.writers", fromlist=["slots"]).slots(src.doc)
+        if s["ID"] == slot_id
+    )
+    inner = view(
+        {"Object": doc_slot, "Types": src.table} if src.table is not None else {"Object": doc_slot}
+    )
+    return sum(1 for x in inner.values if x in values)
+
+
+def _refers(src: View, cid: str, ids: set[str]) -> bool:
+    text = repr(src.components[cid][2])
+    return any(i in text for i in ids)
+
+
+@functools.cache
+def _legacy(path: Path) -> bool:
+    return brson.load(path).legacy
+
+
+def _donor(sample: Sample, corpus_dir: Path) -> Path:
+    """The file to import from: the first real sample of another origin and the same
+    generation (brson refuses NeosVR <-> Resonite imports, with one line and exit 2), else
+    the file itself."""
+    legacy = _legacy(corpus_dir / sample.name)
+    for other in CORPUS:
+        if other.variant or other.origin == sample.origin or other.package != sample.package:
+            continue
+        if _legacy(corpus_dir / other.name) == legacy:
+            return corpus_dir / other.name
+    return corpus_dir / sample.name
+
+
+def test_import(
+    path: Path,
+    sample: Sample,
+    corpus_dir: Path,
+    tmp_path: Path,
+    check: Check,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    donor = _donor(sample, corpus_dir)
+    dv = source_view(donor)
+    chosen = picks(dv)["middle"]
+    src = source_view(path)
+    out = _edited(path, tmp_path, "imported")
+    code, stdout, err = run(capsys, "import", path, donor, "--slot", chosen, "--json", "-o", out)
+    check(code == OK, f"import from {donor.name}: exit {code}: {err}")
+    report = json.loads(stdout)
+    v = output_ok(check, path, out)
+    check(len(v.slots) == len(src.slots) + report["slots"], "slots add up")
+    check(len(v.components) == len(src.components) + report["components"], "components add up")
+    new_ids = v.defined - src.defined
+    check(len(new_ids) == report["ids"], f"{report['ids']} fresh IDs reported, {len(new_ids)} new")
+    check(src.defined <= v.defined, "every ID of the file kept")
+    untouched(check, src, v)
+    added = set(v.table or ()) - set(src.table or ())
+    check(sorted(added) == sorted(report["types_added"]), "types added as reported")
+    imported = [c for c in v.component_order if c not in src.components]
+    below = {chosen}
+    for s in dv.slot_order:
+        if dv.slots[s][1] in below:
+            below.add(s)
+    donated = [c for c in dv.component_order if dv.holder[c] in below]
+    # Components referenced from outside come along too (extract's dependencies).
+    got = Counter(v.components[c][:2] for c in imported if v.holder[c] is not None)
+    want = Counter(dv.components[c][:2] for c in donated)
+    check(not want - got, f"each imported component keeps its type and Type width: {want - got}")
+
+
+def test_renumber(
+    path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = source_view(path)
+    a, b = _edited(path, tmp_path, "renumbered-a"), _edited(path, tmp_path, "renumbered-b")
+    code, stdout, err = run(capsys, "renumber", path, "-o", a)
+    check(code == OK, f"exit {code}: {err}")
+    run(capsys, "renumber", path, "-o", b)
+    check(bson_of(a) == bson_of(b), "deterministic")
+    v = output_ok(check, path, a)
+    check(len(v.defined) == len(src.defined), "as many IDs")
+    check(
+        all(re.fullmatch(r"[0-9a-f]{8}-0000-0000-0000-000000000000", i) for i in v.defined),
+        "every ID sequential",
+    )
+    check(
+        [v.slots[s][0] for s in v.slot_order] == [src.slots[s][0] for s in src.slot_order],
+        "the same slots in the same order",
+    )
+    check(
+        [v.components[c][0] for c in v.component_order]
+        == [src.components[c][0] for c in src.component_order],
+        "the same components",
+    )
+    check(
+        len(v.internal) == len(src.internal) and len(v.external) == len(src.external),
+        "references still resolve",
+    )
+    check(str(len(v.defined)) in stdout or "renumbered" in stdout, "the message counts IDs")
+
+
+def test_vars(path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "vars", "--json", path)
+    check(code == OK, f"exit {code}: {err}")
+    found = json.loads(out)
+    src = source_view(path)
+    for var in found:
+        check(var["component_id"] in src.components, "a variable is a component of the file")
+        check("Dynamic" in src.components[var["component_id"]][0], "of a dynamic variable type")
+    code, _, err = run(capsys, "vars", path)
+    check(code == OK, f"text exit {code}: {err}")
+
+
+def test_set_var(
+    path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "vars", "--json", path)
+    found = json.loads(out)
+    names = Counter(v["name"] for v in found)
+    simple = [
+        v
+        for v in found
+        if names[v["name"]] == 1
+        and v["kind"] == "value"
+        and isinstance(v["value"], bool | int | float | str)
+        and v["name"]
+    ]
+    out_path = _edited(path, tmp_path, "setvar")
+    if not simple:
+        code, _, err = run(capsys, "set-var", path, "no/such/variable=1", "-o", out_path)
+        check(code == BAD and err.count("\n") == 1, f"unknown variable: exit {code}: {err}")
+        check(not out_path.exists(), "nothing written")
+        return
+    var = simple[0]
+    value = var["value"]
+    text = {bool: "true" if not value else "false", int: "5", float: "0.25", str: "conformance"}[
+        type(value)
+    ]
+    code, _, err = run(capsys, "set-var", path, f"{var['name']}={text}", "-o", out_path)
+    check(code == OK, f"set-var {var['name']}: exit {code}: {err}")
+    src = source_view(path)
+    v = output_ok(check, path, out_path)
+    untouched(check, src, v, skip={var["component_id"]})
+    before = dict(_data_fields(src.components[var["component_id"]][2]))
+    after = dict(_data_fields(v.components[var["component_id"]][2]))
+    changed = [k for k in before if before[k] != after.get(k)]
+    check(len(changed) == 1, f"one field changed: {changed}")
+    check(all(before[k][0] == after[k][0] for k in changed), "its width kept")
+
+
+#: Real files written by the engine's own export: validate --strict must pass on them.
+ENGINE_WRITTEN = ("orange3134_", "mar_coresys")
+
+
+def test_validate(
+    path: Path, sample: Sample, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "validate", "--format", "json", path)
+    report = json.loads(out)
+    api = validate(path)
+    errors = [f for f in api if f.severity == Severity.ERROR]
+    warnings = [f for f in api if f.severity == Severity.WARNING]
+    check(code == (FINDINGS if errors else OK), f"exit {code} with {len(errors)} errors: {err}")
+    listed = (
+        [f["code"] for file in report["files"] for f in file["findings"]]
+        if "files" in report
+        else None
+    )
+    if listed is not None:
+        check(sorted(listed) == sorted(f.code for f in api), "JSON report = API findings")
+    code, _, _ = run(capsys, "validate", "--strict", path)
+    check(code == (FINDINGS if errors or warnings else OK), "--strict fails on warnings too")
+    code, out, _ = run(capsys, "validate", "--format", "github", path)
+    check(out.count("::") >= len(errors) + len(warnings), "one annotation per finding")
+    engine = sample.name.startswith(ENGINE_WRITTEN) and sample.variant in ("", "main tree")
+    if engine:
+        check(
+            not errors and not warnings,
+            "validate --strict is clean on the engine's own export: "
+            + "; ".join(str(f) for f in errors + warnings)[:600],
+        )
+
+
+def test_diff(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "diff", path, path)
+    check(code == OK, f"a file equals itself: exit {code}: {err}")
+    other = tmp_path / "other.lz4bson"
+    run(capsys, "convert", path, other)
+    code, out, err = run(capsys, "diff", "--json", path, other)
+    check(code == OK and json.loads(out)["equal"], f"codec makes no difference: {out[:300]} {err}")
+    renamed = _edited(path, tmp_path, "r")
+    slot = picks(source_view(path))["leaf"]
+    run(capsys, "rename", path, slot, "Another name", "-o", renamed)
+    code, out, err = run(capsys, "diff", "--json", path, renamed)
+    report = json.loads(out)
+    check(code == FINDINGS and not report["equal"], "a rename is a difference (exit 1)")
+    check([s["id"] for s in report["slots_renamed"]] == [slot], "exactly the rename")
+
+
+def _scene_checks(check: Check, tscn: str, godot: int, slots: int) -> None:
+    header = tscn.splitlines()[0]
+    check(header.startswith("[gd_scene") and f"format={godot - 1}" in header, f"header {header}")
+    nodes = re.findall(
+        r'^\[node name="((?:[^"\\]|\\.)*)"(?: type="(\w+)")?(?: parent="((?:[^"\\]|\\.)*)")?',
+        tscn,
+        re.M,
+    )
+    check(len(nodes) == slots, f"one node per slot: {len(nodes)} != {slots}")
+    paths: set[str] = set()
+    for n, (name, _, parent) in enumerate(nodes):
+        if n == 0:
+            check(parent == "", "the first node is the root")
+            paths.add(".")
+            continue
+        check(parent in paths, f"node {name!r}: parent {parent!r} is an earlier node")
+        paths.add(name if parent == "." else f"{parent}/{name}")
+    subs = set(re.findall(r'^\[sub_resource type="\w+" id=("?[\w]+"?)\]', tscn, re.M))
+    used = set(re.findall(r"SubResource\(\s*(\"?[\w]+\"?)\s*\)", tscn))
+    check(used <= subs, f"every SubResource used is defined: {sorted(used - subs)[:5]}")
+
+
+def _export(
+    path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str], godot: int
+) -> None:
+    src = source_view(path)
+    scene, variant = tmp_path / "scene.tscn", tmp_path / "tree.bin"
+    code, _, err = run(
+        capsys, "export-godot", path, "-o", scene, "--godot", godot, "--variant", variant
+    )
+    check(code == OK, f"exit {code}: {err}")
+    _scene_checks(check, scene.read_text(encoding="utf-8"), godot, len(src.slots))
+    value = variant_loads(variant.read_bytes(), godot=godot)
+    stack, seen = [value["root"]], []
+    while stack:
+        item = stack.pop()
+        seen.append(item)
+        stack.extend(reversed(item["children"]))
+    check(
+        [(n["id"], n["name"]) for n in seen] == [(s, src.slots[s][0]) for s in src.slot_order],
+        "the Variant reloads with every slot: IDs and names in order",
+    )
+    check(
+        [[c["id"] for c in n["components"]] for n in seen]
+        == [[c for c in src.component_order if src.holder[c] == s] for s in src.slot_order],
+        "and every component, by ID",
+    )
+    check(
+        len(value["assets"]) == len(src.components) - sum(1 for h in src.holder.values() if h),
+        "and the root assets",
+    )
+    middle = picks(src)["middle"]
+    part = tmp_path / "part.tscn"
+    code, _, err = run(capsys, "export-godot", path, "-o", part, "--godot", godot, "--slot", middle)
+    check(code == OK, f"--slot: exit {code}: {err}")
+    below = {middle}
+    for s in src.slot_order:
+        if src.slots[s][1] in below:
+            below.add(s)
+    _scene_checks(check, part.read_text(encoding="utf-8"), godot, len(below))
+
+
+def test_export_godot3(
+    path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _export(path, tmp_path, check, capsys, 3)
+
+
+def test_export_godot4(
+    path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _export(path, tmp_path, check, capsys, 4)
