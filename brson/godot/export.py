@@ -33,7 +33,8 @@ from brson.errors import ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.tscn import SceneNode, SubResource, write
 from brson.godot.variant import dumps
-from brson.model.tree import Component, DataTree, Member, Slot
+from brson.model.fields import field_member, field_number, field_numbers, field_value
+from brson.model.tree import Component, DataTree, Slot
 from brson.model.typename import TypeName
 
 NODE = {3: "Spatial", 4: "Node3D"}
@@ -198,36 +199,6 @@ def export_variant(tree: DataTree, godot: int, slot: Slot | None = None) -> byte
 # --- meshes and materials ---------------------------------------------------------------------
 
 
-def _member(component: Component, key: str) -> Member | None:
-    try:
-        return component[key]
-    except KeyError:
-        return None
-
-
-def _value(component: Component, key: str) -> Any:
-    member = _member(component, key)
-    return member.value if member is not None else None
-
-
-def _number(component: Component, key: str) -> float | None:
-    value = _value(component, key)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    return None
-
-
-def _numbers(component: Component, key: str, count: int) -> list[float] | None:
-    value = _value(component, key)
-    if (
-        isinstance(value, list)
-        and len(value) >= count
-        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value[:count])
-    ):
-        return [float(v) for v in value[:count]]
-    return None
-
-
 def _srgb(channel: float) -> float:
     if channel <= 0.0031308:
         return 12.92 * channel
@@ -236,10 +207,10 @@ def _srgb(channel: float) -> float:
 
 def _color(component: Component, key: str) -> gv.Color | None:
     """A ``color``/``colorX`` field as Godot's sRGB Color (``Linear`` profiles are converted)."""
-    rgba = _numbers(component, key, 4)
+    rgba = field_numbers(component, key, 4)
     if rgba is None:
         return None
-    value = _value(component, key)
+    value = field_value(component, key)
     profile = value[4] if len(value) > 4 else None
     r, g, b, a = rgba
     if profile == "Linear":
@@ -262,9 +233,9 @@ class _Converter:
         """Mesh and material of the slot's first MeshRenderer that draws a known primitive."""
         found: tuple[SubResource, SubResource | None] | None = None
         for component in slot.components:
-            if component.type.full_name != _RENDERER or _value(component, "Enabled") is False:
+            if component.type.full_name != _RENDERER or field_value(component, "Enabled") is False:
                 continue
-            mesh_member = _member(component, "Mesh")
+            mesh_member = field_member(component, "Mesh")
             target = mesh_member.target if mesh_member is not None else None
             if not isinstance(target, Component):
                 continue
@@ -292,9 +263,9 @@ class _Converter:
         props: dict[str, Any] | None = None
         cls = kind
         if kind == "QuadMesh":
-            size = _numbers(component, "Size", 2)
+            size = field_numbers(component, "Size", 2)
             props = {"size": gv.Vector2(*size)} if size else None
-            rotation = _numbers(component, "Rotation", 4)
+            rotation = field_numbers(component, "Rotation", 4)
             if (
                 props
                 and rotation
@@ -305,22 +276,25 @@ class _Converter:
                     "applied (a Godot QuadMesh cannot be rotated)"
                 )
         elif kind == "BoxMesh":
-            size3 = _numbers(component, "Size", 3)
+            size3 = field_numbers(component, "Size", 3)
             props = {"size": gv.Vector3(*size3)} if size3 else None
             cls = "BoxMesh" if godot4 else "CubeMesh"
         elif kind in ("SphereMesh", "IcoSphereMesh"):
-            radius = _number(component, "Radius")
+            radius = field_number(component, "Radius")
             props = {"radius": radius, "height": 2 * radius} if radius is not None else None
             cls = "SphereMesh"
         elif kind in ("CylinderMesh", "ConeMesh"):
-            height = _number(component, "Height")
+            height = field_number(component, "Height")
             if kind == "CylinderMesh":
-                top = bottom = _number(component, "Radius")
+                top = bottom = field_number(component, "Radius")
             else:
-                top, bottom = _number(component, "RadiusTop"), _number(component, "RadiusBase")
+                top, bottom = (
+                    field_number(component, "RadiusTop"),
+                    field_number(component, "RadiusBase"),
+                )
             if height is not None and top is not None and bottom is not None:
                 props = {"top_radius": top, "bottom_radius": bottom, "height": height}
-                caps = _value(component, "Caps")
+                caps = field_value(component, "Caps")
                 if isinstance(caps, bool) and godot4:
                     props.update(cap_top=caps, cap_bottom=caps)
                 elif caps is False:
@@ -330,11 +304,14 @@ class _Converter:
                     )
             cls = "CylinderMesh"
         elif kind == "CapsuleMesh" and godot4:  # 3.x capsules lie along Z, not Y
-            radius, height = _number(component, "Radius"), _number(component, "Height")
+            radius, height = field_number(component, "Radius"), field_number(component, "Height")
             if radius is not None and height is not None:
                 props = {"radius": radius, "height": height}
         elif kind == "TorusMesh" and godot4:  # no TorusMesh in 3.x
-            major, minor = _number(component, "MajorRadius"), _number(component, "MinorRadius")
+            major, minor = (
+                field_number(component, "MajorRadius"),
+                field_number(component, "MinorRadius"),
+            )
             if major is not None and minor is not None:
                 props = {"inner_radius": major - minor, "outer_radius": major + minor}
         if props is None:
@@ -343,7 +320,7 @@ class _Converter:
         return SubResource(cls, props)
 
     def material(self, renderer: Component) -> SubResource | None:
-        member = _member(renderer, "Materials")
+        member = field_member(renderer, "Materials")
         items = member.elements if member is not None else None
         target = items[0].target if items else None
         if not isinstance(target, Component):
@@ -369,14 +346,17 @@ class _Converter:
             props["shading_mode" if godot4 else "flags_unshaded"] = 0 if godot4 else True
         transparent = (
             color.a < 1.0
-            or _value(component, "BlendMode") in _TRANSPARENT_BLEND
-            or _value(component, "Transparent") is True
+            or field_value(component, "BlendMode") in _TRANSPARENT_BLEND
+            or field_value(component, "Transparent") is True
         )
         if transparent:
             props["transparency" if godot4 else "flags_transparent"] = 1 if godot4 else True
-        if _value(component, "Sidedness") in ("Double", "DualSided"):
+        if field_value(component, "Sidedness") in ("Double", "DualSided"):
             props["cull_mode" if godot4 else "params_cull_mode"] = 2  # CULL_DISABLED
-        metallic, smoothness = _number(component, "Metallic"), _number(component, "Smoothness")
+        metallic, smoothness = (
+            field_number(component, "Metallic"),
+            field_number(component, "Smoothness"),
+        )
         if metallic is not None:
             props["metallic"] = metallic
         if smoothness is not None:
