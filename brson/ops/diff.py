@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bson.int64 import Int64
+
 from brson.document import jsonform
 from brson.errors import BrsonError
 from brson.model.node import Node
@@ -336,6 +338,17 @@ def _diff_components(left: _Side, right: _Side, out: Diff) -> None:
                     new_type,
                 )
             )
+        elif _wide(old.get("Type")) != _wide(component.get("Type")):
+            # The same type, but its index stored in another width (int32 <-> int64): a
+            # change of the file like any other width change.
+            out.values.append(
+                ValueChange(
+                    right.component_path(key) + " (Type)",
+                    _component_id(component),
+                    old.get("Type"),
+                    component.get("Type"),
+                )
+            )
         data_a, data_b = _data(old), _data(component)
         if data_a is None or data_b is None or data_a.to_bson() != data_b.to_bson():
             _compare(
@@ -345,6 +358,12 @@ def _diff_components(left: _Side, right: _Side, out: Diff) -> None:
                 (),
                 out,
             )
+
+
+def _wide(value: Any) -> bool:
+    """Whether an integer is stored as int64 (pymongo decodes those as ``Int64``; a plain
+    ``int`` set by an edit is written as int32 when it fits)."""
+    return isinstance(value, Int64)
 
 
 def _data(component: Component) -> Node | None:
