@@ -91,6 +91,23 @@ def output_ok(check: Check, src: Path, out: Path, allowed: frozenset[str] = froz
     consistent, no new validate error."""
     tree = brson.load(out)
     check(sum(1 for _ in tree.walk()) >= 1, "output reloads with a root slot")
+    if src.suffix == out.suffix != ".resonitepackage":
+        before, after = unpack(src.read_bytes(), src.name)[0], unpack(out.read_bytes(), out.name)[0]
+        check(
+            (before.codec, before.legacy) == (after.codec, after.legacy),
+            f"the input's codec and framing kept: {after.codec} legacy={after.legacy}",
+        )
+    elif out.suffix == ".resonitepackage":
+        package = load_package(out)
+        named = set(
+            re.findall(
+                r"packdb:///([0-9a-f]{64})", str(decoded(Sample(out.name, out.read_bytes(), "")))
+            )
+        )
+        check(
+            named <= set(package.assets),
+            f"the package holds its assets: {named - set(package.assets)}",
+        )
     v = file_view(out)
     problems = type_table_problems(v)
     check(not problems, f"type table: {problems}")
@@ -724,9 +741,24 @@ def test_validate(
         )
 
 
-def test_diff(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
+def test_diff(
+    path: Path,
+    sample: Sample,
+    corpus_dir: Path,
+    tmp_path: Path,
+    check: Check,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, out, err = run(capsys, "diff", path, path)
     check(code == OK, f"a file equals itself: exit {code}: {err}")
+    origin = corpus_dir / sample.origin
+    if origin != path:
+        same = bson_of(origin) == bson_of(path)
+        code, out, err = run(capsys, "diff", origin, path)
+        check(
+            code == (OK if same else FINDINGS),
+            f"against its origin (same BSON: {same}): {out[:300]}",
+        )
     other = tmp_path / "other.lz4bson"
     run(capsys, "convert", path, other)
     code, out, err = run(capsys, "diff", "--json", path, other)
