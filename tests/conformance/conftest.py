@@ -40,6 +40,10 @@ KNOWN: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]] = [
     # TypeName.parse does not split generic arguments without a space: BR305 on the engine's
     # own ProtoFlux types.
     ("validate", 2, ("mar_coresys.resonitepackage", "mar_coresys.main.brson"), ()),
+    # export-godot writes over the archive it reads; no command knows a hard link to its
+    # input for the input.
+    ("no-overwrite-godot", 5, ("*",), ()),
+    ("no-overwrite-hard-link", 5, ("*",), ()),
     # Removing components (a slot's, or one) leaves their types in Types.
     ("delete", 8, ("mar_AimConstraint.pg*", "orange3134_*"), ("*~string-types*",)),
 ]
