@@ -16,9 +16,11 @@ from brson.cli.common import (
     State,
     check_output,
     human_size,
+    is_package_name,
     output_codec,
     print_json,
     read_input,
+    save_package,
     stderr,
     stdout,
     write_output,
@@ -139,6 +141,10 @@ def convert(
     check_output(src, dst)
     if str(dst) == STDIO:
         _refuse_terminal()
+    if is_package_name(dst):  # a package again: the tree and the assets it names
+        source = Source(src)
+        save_package(source.tree, dst, [source.package] if source.package else [])
+        return
     tree = api.load(src, max_size=State.max_size)
     _write_archive(tree, dst, output_codec(codec, str(dst)), legacy)
 
@@ -194,4 +200,7 @@ def from_json(
     except api.BrsonError as exc:
         raise exc.in_file(str(src)) from None
     data = bson_doc.encode(doc)
+    if is_package_name(output):
+        save_package(DataTree(data), output, [])
+        return
     _write_archive(data, output, output_codec(codec, str(output), Codec.BROTLI), legacy)

@@ -17,9 +17,18 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from brson import api
 from brson.codecs import Codec, limits
 from brson.container import codec_for_name
+from brson.errors import PackageError
 from brson.fileio import read_bytes, write_atomic
 from brson.model.tree import DataTree
-from brson.package import SUFFIX, Package, load_package
+from brson.package import (
+    SUFFIX,
+    AssetMetadata,
+    Package,
+    load_package,
+    new_record,
+    packdb_names,
+    write_package,
+)
 
 T = TypeVar("T")
 
@@ -155,3 +164,40 @@ class Source:
             self.tree: DataTree = self.package.tree
         else:
             self.tree = api.load(path, max_size=State.max_size)
+
+
+def is_package_name(path: str | os.PathLike[str]) -> bool:
+    """Resonite and brson tell a package by its extension: an archive written under that
+    name is unreadable to both."""
+    return os.fspath(path).lower().endswith(SUFFIX)
+
+
+def save_package(tree: DataTree, output: Path, packages: list[Package]) -> None:
+    """Write ``tree`` as a ``.resonitepackage`` holding the assets it names, taken from
+    ``packages`` (the inputs that are packages; the first one's record is kept).  With no
+    package among the inputs, a new record; a tree naming package assets then fails, since
+    nothing holds them."""
+    name = tree.root.name if isinstance(tree.root.name, str) else output.stem
+    wanted = packdb_names(tree.to_bson())
+    if not packages:
+        if wanted:
+            raise PackageError(
+                f"the tree names package assets ({', '.join(wanted)}) but "
+                "no input is a package to take them from",
+                file=str(output),
+            )
+        write_package(output, tree, new_record(name))
+        return
+    assets: dict[str, bytes] = {}
+    metadata: dict[str, AssetMetadata] = {}
+    for package in packages:
+        for asset in wanted:
+            if asset in package.assets and asset not in assets:
+                assets[asset] = package.assets[asset]
+                if asset in package.metadata:
+                    metadata[asset] = package.metadata[asset]
+    first = packages[0]
+    combined = Package(
+        record=dict(first.record), tree=tree, assets=assets, metadata=metadata, path=first.path
+    )
+    combined.for_tree(tree).save(output)

@@ -15,26 +15,19 @@ from brson import api
 from brson.cli.common import (
     Source,
     check_output,
+    is_package_name,
     output_codec,
     print_json,
     progress,
+    save_package,
     stdout,
 )
 from brson.codecs import Codec
-from brson.errors import PackageError
 from brson.model.tree import DataTree, Slot
 from brson.ops import edit as ops_edit
 from brson.ops import ids as ops_ids
 from brson.ops import importing, variables
 from brson.ops.extract import select
-from brson.package import (
-    SUFFIX,
-    AssetMetadata,
-    Package,
-    new_record,
-    packdb_names,
-    write_package,
-)
 
 app = typer.Typer()
 
@@ -73,32 +66,9 @@ def _save(
 ) -> None:
     """Write the tree: an archive in OUTPUT's (or FILE's) codec and framing, or a package
     holding the assets the tree names (from FILE's package and any ``more`` packages)."""
-    if str(output).lower().endswith(SUFFIX):
+    if is_package_name(output):
         packages = [p.package for p in [source, *(more or [])] if p.package is not None]
-        name = tree.root.name if isinstance(tree.root.name, str) else output.stem
-        wanted = packdb_names(tree.to_bson())
-        if not packages:
-            if wanted:
-                raise PackageError(
-                    f"the tree names package assets ({', '.join(wanted)}) but "
-                    "no input is a package to take them from",
-                    file=str(output),
-                )
-            write_package(output, tree, new_record(name))
-            return
-        assets: dict[str, bytes] = {}
-        metadata: dict[str, AssetMetadata] = {}
-        for package in packages:
-            for asset in wanted:
-                if asset in package.assets and asset not in assets:
-                    assets[asset] = package.assets[asset]
-                    if asset in package.metadata:
-                        metadata[asset] = package.metadata[asset]
-        first = packages[0]
-        combined = Package(
-            record=dict(first.record), tree=tree, assets=assets, metadata=metadata, path=first.path
-        )
-        combined.for_tree(tree).save(output)
+        save_package(tree, output, packages)
         return
     container = source.tree.container
     chosen = output_codec(
