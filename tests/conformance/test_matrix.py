@@ -272,6 +272,15 @@ def test_convert(
         check(bson_of(back) == source, "back: same BSON")
         if engine_brotli and _engine_settings(data):
             check(back.read_bytes() == data, "back to Brotli: the engine's bytes")
+    package = tmp_path / "as.resonitepackage"
+    code, _, err = run(capsys, "convert", path, package)
+    named = re.findall(r"@packdb:///([0-9a-f]{64})", str(decoded(Sample(path.name, data, ""))))
+    if named and not path.name.endswith(".resonitepackage"):
+        check(code == BAD and not package.exists(), f"no package to take assets from: {err}")
+    else:
+        check(code == OK, f"convert to a package: exit {code}: {err}")
+        check(bson_of(package) == source, "the package holds the same tree")
+        check(set(named) <= set(load_package(package).assets), "and the assets it names")
 
 
 def _engine_settings(data: bytes) -> bool:
