@@ -971,3 +971,39 @@ def test_no_overwrite_hard_link(
         lambda v, o, s: _writers(v, o, s) + _godot_writers(v, o, s),
         hard_link=True,
     )
+
+
+def test_type_names(path: Path, check: Check) -> None:
+    """Every type name of the file parses and prints back identically, has a short name
+    free of generic syntax, and finds its components by full and short name alike (the
+    model's matcher and the edit selectors agree)."""
+    from brson.model.typename import TypeName
+
+    src = source_view(path)
+    for name in sorted(src.used_types | set(src.table or ())):
+        parsed = TypeName.parse(name)
+        check(str(parsed) == name, f"{name!r} prints back as {str(parsed)!r}")
+        short = parsed.name or ""
+        check(short and not set(short) & set("<>[], "), f"{name!r}: short name {short!r}")
+
+
+def test_find_component(path: Path, check: Check) -> None:
+    """Every component is found on its slot by its full name, and by its name without
+    assembly and namespace but with its generic arguments (the README promises both), by the
+    model's matcher and the edit selectors alike."""
+    from brson.ops.edit import component_on
+
+    tree = brson.load(path)
+    for slot in tree.walk():
+        for component in slot.components:
+            full = str(component.type)
+            found = slot.find_component(full)
+            check(found is not None and str(found.type) == full, f"find_component({full!r})")
+            check(component_on(slot, f"{full}[0]") is not None, f"edit selector {full!r}")
+            head = full.split("<", 1)
+            generic = re.sub(r"^(\[[^\]]*\])?([\w`]+\.)*", "", head[0])
+            if len(head) == 2 and generic:
+                named = f"{generic}<{head[1]}"  # DynamicField<[FrooxEngine]FrooxEngine.Slot>
+                found = slot.find_component(named)
+                check(found is not None, f"find_component({named!r}) (README: namespaced names)")
+                check(component_on(slot, f"{named}[0]") is not None, f"edit selector {named!r}")
