@@ -6,12 +6,12 @@ STAMP  := $(VENV)/.installed
 SAMPLE := fixtures/real/orange3134_loading_standin.brson
 OUT    := out
 
-.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 clean
+.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,gltf]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -30,10 +30,14 @@ godot3:
 godot4:
 	sh scripts/get-godot4.sh
 
+# The glTF checks' tools: Khronos glTF-Validator (npm, lockfile in tests/gltf/node) and Blender.
+gltf-tools:
+	sh scripts/ensure-gltf-tools.sh
+
 # The whole suite, lint, types and a short atheris fuzz slice (~1 min). Godot 3 engine tests
 # always run in CI (CI=true fails them without the engine); Godot 4 engine tests run when the
 # engine can be fetched, else they skip.
-test: $(STAMP) godot3
+test: $(STAMP) godot3 gltf-tools
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q

@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "brson.cli.diff",
     "brson.cli.edit",
     "brson.cli.godot",
+    "brson.cli.gltf",
 ]
 
 #: click's exception base, reached through typer's public BadParameter (typer vendors click).

@@ -1,0 +1,82 @@
+"""``brson export-gltf``: a Slot tree as glTF 2.0 (``.glb``, or ``.gltf`` + ``.bin``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from brson.assets.store import AssetStore
+from brson.cli.common import Source, check_output, print_json, progress, stderr, stdout
+from brson.errors import BrsonError
+from brson.ops.extract import select
+
+app = typer.Typer()
+
+
+@app.command("export-gltf")
+def export_gltf_command(
+    src: Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")],
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", help="File to write: .glb, or .gltf (with a .bin beside)."),
+    ],
+    slot: Annotated[
+        str | None,
+        typer.Option("--slot", "-s", help="Export only this slot's subtree: a name, ID or path."),
+    ] = None,
+    assets: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--assets",
+            help="Folder of asset files named by hash (resdb/packdb URLs); may be repeated.",
+        ),
+    ] = None,
+    omit_inactive: Annotated[
+        bool,
+        typer.Option(
+            "--omit-inactive",
+            help="Leave inactive slots out (default: keep them, hidden by KHR_node_visibility).",
+        ),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Export meshes, materials, textures, skins and blendshapes as glTF 2.0.
+
+    Example: brson export-gltf avatar.resonitepackage -o avatar.glb --assets ~/resonite-cache
+    """
+    check_output(src, output)
+    try:  # numpy and Pillow come with the optional extra: brson[gltf]
+        from brson.gltf.export import export_gltf
+    except ImportError as exc:
+        raise BrsonError(
+            f"export-gltf needs the gltf extra (pip install 'brson[gltf]'): {exc}"
+        ) from None
+    source = Source(src)
+    try:
+        top = select(source.tree, slot) if slot is not None else source.tree.root
+        store = AssetStore(source.package, assets or ())
+        with progress("exporting slots") as bar:
+            document, report = export_gltf(
+                source.tree,
+                top,
+                assets=store,
+                inactive="omit" if omit_inactive else "hide",
+                on_slot=bar.advance,
+            )
+        written = document.save(output)
+    except BrsonError as exc:
+        raise exc.in_file(str(src)) from None
+    if as_json:
+        print_json({"files": [str(p) for p in written], **report.as_dict()})
+        return
+    for warning in report.warnings:
+        stderr.print(f"brson: warning: {warning}", markup=False)
+    stdout.print(
+        f"{output}: {report.nodes} nodes ({report.hidden} hidden), {report.meshes} meshes "
+        f"({report.vertices} vertices), {report.materials} materials, {report.textures} "
+        f"textures, {report.skins} skins ({report.joints} joints), {report.morph_targets} "
+        "morph targets",
+        markup=False,
+    )

@@ -1,0 +1,75 @@
+"""Runs inside Blender: ``blender -b --factory-startup --python blender_probe.py -- FILE [PNG]``.
+
+Imports FILE with Blender's own glTF importer into an empty scene and prints one line
+``BRSON_COUNTS {json}`` (objects by type, meshes, vertices, materials, images, bones, shape
+keys, and each object's world location).  With PNG, also renders the scene with Cycles from a
+camera on glTF +Z (Blender -Y) looking at the origin's +X side, and saves the picture there.
+"""
+
+import json
+import sys
+
+import bpy
+import numpy
+
+# Debian's Blender 3.4 importer uses ``np.bool``, removed in the numpy 1.24 Debian ships with
+# it: give the alias back (the importer only uses it as a dtype).
+if "bool" not in numpy.__dict__:
+    numpy.bool = bool
+
+args = sys.argv[sys.argv.index("--") + 1 :]
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.ops.import_scene.gltf(filepath=args[0])
+objects = list(bpy.data.objects)
+counts = {
+    "objects": len(objects),
+    "by_type": {},
+    "meshes": len(bpy.data.meshes),
+    "vertices": sum(len(m.vertices) for m in bpy.data.meshes),
+    "materials": len(bpy.data.materials),
+    "images": len([i for i in bpy.data.images if i.type == "IMAGE"]),
+    "armatures": len(bpy.data.armatures),
+    "bones": sum(len(a.bones) for a in bpy.data.armatures),
+    "shape_keys": sum(
+        len(m.shape_keys.key_blocks) - 1 for m in bpy.data.meshes if m.shape_keys is not None
+    ),
+    "armature_names": [o.name for o in objects if o.type == "ARMATURE"],
+    "locations": {o.name: list(o.matrix_world.translation) for o in objects},
+    "uv_by_vertex": {},
+}
+for o in objects:
+    counts["by_type"][o.type] = counts["by_type"].get(o.type, 0) + 1
+    if o.type == "MESH" and o.data.uv_layers:
+        uv = o.data.uv_layers[0].data
+        rows = []
+        for poly in o.data.polygons:
+            normal = o.matrix_world.to_3x3() @ poly.normal
+            for loop in poly.loop_indices:
+                v = o.data.loops[loop].vertex_index
+                world = o.matrix_world @ o.data.vertices[v].co
+                rows.append([list(world), list(uv[loop].uv), list(normal)])
+        counts["uv_by_vertex"][o.name] = rows
+print("BRSON_COUNTS " + json.dumps(counts))
+
+if len(args) > 1:
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    scene.cycles.samples = 4
+    scene.cycles.device = "CPU"
+    scene.cycles.use_denoising = False
+    scene.render.resolution_x, scene.render.resolution_y = 160, 120
+    scene.render.filepath = args[1]
+    world = bpy.data.worlds.new("w")
+    world.use_nodes = True
+    world.node_tree.nodes["Background"].inputs[0].default_value = (1, 1, 1, 1)
+    scene.world = world
+    target = [float(v) for v in args[2].split(",")] if len(args) > 2 else [0.0, 0.0, 0.0]
+    distance = float(args[3]) if len(args) > 3 else 4.0
+    cam_data = bpy.data.cameras.new("cam")
+    cam = bpy.data.objects.new("cam", cam_data)
+    scene.collection.objects.link(cam)
+    # glTF +Z is Blender -Y: stand in front (on -Y) and look along +Y.
+    cam.location = (target[0], target[1] - distance, target[2])
+    cam.rotation_euler = (1.5707963, 0.0, 0.0)
+    scene.camera = cam
+    bpy.ops.render.render(write_still=True)

@@ -1,0 +1,47 @@
+"""Exports shared by the glTF tests: every real sample and the generated fixtures, made once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from brson import api
+from brson.assets import AssetStore
+from brson.gltf import GltfReport, export_gltf
+from brson.package import SUFFIX, load_package
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT.parent / "shared" / "samples"
+FIXTURES = ROOT / "fixtures" / "gltf"
+AVATAR = FIXTURES / "test_avatar.resonitepackage"
+HANDEDNESS = FIXTURES / "handedness.resonitepackage"
+
+
+def inputs() -> list[Path]:
+    """Every sample archive and package, and the generated glTF fixtures."""
+    found = sorted(p for p in SAMPLES.glob("*") if p.is_file() and p.name != "MANIFEST.md")
+    return [*found, AVATAR, HANDEDNESS]
+
+
+@dataclass
+class Exported:
+    source: Path
+    glb: Path
+    report: GltfReport
+
+
+def export(source: Path, out_dir: Path, suffix: str = ".glb") -> Exported:
+    package = load_package(source) if source.name.endswith(SUFFIX) else None
+    tree = package.tree if package is not None else api.load(source)
+    document, report = export_gltf(tree, assets=AssetStore(package))
+    target = out_dir / (source.name + suffix)
+    document.save(target)
+    return Exported(source, target, report)
+
+
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Exported]:
+    out = tmp_path_factory.mktemp("gltf")
+    return {p.name: export(p, out) for p in inputs()}

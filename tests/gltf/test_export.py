@@ -1,0 +1,119 @@
+"""export-gltf from the API and the CLI: assets from the package or a folder of hash-named
+files (verified by hash), missing assets as warnings with a placeholder, .gltf + .bin, inactive
+slots hidden or omitted, node extras, and the command's report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import brson
+from brson.assets import AssetStore, identify, parse_url
+from brson.cli.app import main
+from brson.gltf import export_gltf
+from brson.package import load_package
+from tests.gltf.conftest import AVATAR, HANDEDNESS, SAMPLES
+from tests.gltf.test_engines import gltf_json
+from tests.gltf.tools import validate
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_parse_url() -> None:
+    h = "ab" * 32
+    assert parse_url(f"@packdb:///{h}").scheme == "packdb"  # type: ignore[union-attr]
+    assert parse_url(f"@resdb:///{h}.webp") == parse_url(f"resdb:///{h}.webp")
+    assert parse_url(f"@neosdb:///{h}.png").ext == ".png"  # type: ignore[union-attr]
+    assert parse_url("@local://machine/some/file.png").name == "file"  # type: ignore[union-attr]
+    assert parse_url("@@packdb:///literal") is None and parse_url(3) is None
+
+
+def test_identify_by_bytes() -> None:
+    package = load_package(AVATAR)
+    kinds = sorted(identify(package.assets[n]) for n in package.assets)
+    assert kinds == ["meshx", "png", "webp"]
+
+
+def test_assets_from_a_folder_by_hash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The bare tree (no package around it) finds its assets in --assets DIR; a file whose
+    bytes do not match its hash name is not used."""
+    package = load_package(AVATAR)
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    names = list(package.assets)
+    for name in names[1:]:
+        (folder / (name + ".bin")).write_bytes(package.assets[name])
+    (folder / names[0]).write_bytes(b"not the asset")
+    tree_file = tmp_path / "avatar.brson"
+    brson.dump(package.tree, tree_file)
+    out = tmp_path / "avatar.glb"
+    code, stdout, err = run(
+        capsys, "export-gltf", tree_file, "-o", out, "--assets", folder, "--json"
+    )
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert any("does not hash to its name" in w for w in report["warnings"])
+    assert any(names[0] in w and "not available" in w for w in report["warnings"])
+    (folder / names[0]).write_bytes(package.assets[names[0]])
+    code, stdout, _ = run(capsys, "export-gltf", tree_file, "-o", out, "--assets", folder, "--json")
+    assert json.loads(stdout)["warnings"] == []
+
+
+def test_missing_texture_is_a_warning_with_url_and_slot() -> None:
+    tree = load_package(HANDEDNESS).tree  # the tree alone: its texture asset is unavailable
+    _document, report = export_gltf(tree, assets=AssetStore())
+    (warning,) = report.warnings
+    assert "Handedness/Sign" in warning and "@packdb:///" in warning and "placeholder" in warning
+    assert report.images == 1  # the placeholder
+
+
+def test_gltf_with_bin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "avatar.gltf"
+    code, stdout, err = run(capsys, "export-gltf", AVATAR, "-o", out)
+    assert code == 0, err
+    assert "1 skins (5 joints), 2 morph targets" in stdout
+    doc = json.loads(out.read_text())
+    assert doc["buffers"][0]["uri"] == "avatar.bin"
+    assert (tmp_path / "avatar.bin").stat().st_size == doc["buffers"][0]["byteLength"]
+    (report,) = validate(out)
+    assert report["errors"] == 0
+
+
+def test_inactive_slots_hidden_or_omitted(tmp_path: Path) -> None:
+    tree = brson.load(SAMPLES / "mar_AimConstraint.pg.brson")
+    inactive = [s for s in tree.walk() if s.active is False]
+    assert inactive
+    _, hidden = export_gltf(tree)
+    assert hidden.hidden == len(inactive)
+    _, omitted = export_gltf(tree, inactive="omit")
+    assert omitted.hidden == 0 and omitted.nodes < hidden.nodes
+
+
+def test_node_extras_and_subtree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sign.glb"
+    code, _, err = run(capsys, "export-gltf", HANDEDNESS, "-o", out, "--slot", "Handedness")
+    assert code == 0, err
+    doc = gltf_json(out)
+    names = [n["name"] for n in doc["nodes"]]
+    assert names == ["Handedness", "Sign", "Ahead"]
+    sign = doc["nodes"][1]
+    assert sign["translation"] == [1.0, 0.0, -0.0]
+    assert "QuadMesh" in sign["extras"]["resonite_components"]
+    tree = load_package(HANDEDNESS).tree
+    assert sign["extras"]["resonite_id"] == tree.find("Sign").id  # type: ignore[union-attr]
+
+
+def test_cli_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.brson"
+    bad.write_bytes(b"FrDT\x00\x00\x00\x00\x03garbage")
+    code, _, err = run(capsys, "export-gltf", bad, "-o", tmp_path / "x.glb")
+    assert code == 2 and "Traceback" not in err and "bad.brson" in err
+    assert not (tmp_path / "x.glb").exists()
+    code, _, err = run(capsys, "export-gltf", AVATAR, "-o", AVATAR)
+    assert code == 2 and "never overwrites" in err
