@@ -80,6 +80,8 @@ def test_godot4_imports_what_brson_reports(name: str, exported: dict[str, Export
     assert result["state_skins"] == r.skins
     assert result["bones"] == r.joints
     assert result["blend_shapes"] == r.morph_targets
+    # Inverse bind matrices right: each joint's rest transform undoes its bind matrix.
+    assert result["bind_error"] < 1e-4
     assert result["mesh_instances"] == sum(
         1 for n in gltf_json(export.glb).get("nodes", []) if "mesh" in n
     )

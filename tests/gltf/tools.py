@@ -70,6 +70,7 @@ if err == OK:
 \tout["skeletons"] = 0
 \tout["bones"] = 0
 \tout["blend_shapes"] = 0
+\tout["bind_error"] = 0.0
 \tout["positions"] = {}
 \tout["surfaces"] = {}
 \tvar stack = [[root, Transform3D()]]
@@ -83,6 +84,16 @@ if err == OK:
 \t\tif n is Skeleton3D:
 \t\t\tout["skeletons"] += 1
 \t\t\tout["bones"] += n.get_bone_count()
+\t\tif n is MeshInstance3D and n.skin != null:
+\t\t\tvar skel = n.get_node_or_null(n.skeleton)
+\t\t\tfor b in range(n.skin.get_bind_count()):
+\t\t\t\tvar bone = skel.find_bone(n.skin.get_bind_name(b))
+\t\t\t\tif n.skin.get_bind_bone(b) >= 0:
+\t\t\t\t\tbone = n.skin.get_bind_bone(b)
+\t\t\t\tvar m = skel.get_bone_global_rest(bone) * n.skin.get_bind_pose(b)
+\t\t\t\tvar e = (m.basis.x - Vector3(1, 0, 0)).length() + (m.basis.y - Vector3(0, 1, 0)).length()
+\t\t\t\te += (m.basis.z - Vector3(0, 0, 1)).length() + m.origin.length()
+\t\t\t\tout["bind_error"] = max(out["bind_error"], e)
 \t\tif n is MeshInstance3D and n.mesh != null:
 \t\t\tout["mesh_instances"] += 1
 \t\t\tout["blend_shapes"] += n.mesh.get_blend_shape_count()
