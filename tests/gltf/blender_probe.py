@@ -1,4 +1,5 @@
-"""Runs inside Blender: ``blender -b --factory-startup --python blender_probe.py -- FILE [PNG]``.
+"""Runs inside Blender: ``blender -b --factory-startup --python blender_probe.py -- FILE
+[PNG [TARGET [DISTANCE [WxH [lit]]]]]``.
 
 Imports FILE with Blender's own glTF importer into an empty scene and prints one line
 ``BRSON_COUNTS {json}`` (objects by type, meshes, vertices, materials, images, bones, shape
@@ -57,11 +58,20 @@ if len(args) > 1:
     scene.cycles.samples = 4
     scene.cycles.device = "CPU"
     scene.cycles.use_denoising = False
-    scene.render.resolution_x, scene.render.resolution_y = 160, 120
+    size = args[4] if len(args) > 4 else "160x120"
+    scene.render.resolution_x, scene.render.resolution_y = (int(v) for v in size.split("x"))
+    if len(args) > 5:  # a sun for shading (the handedness check wants flat colours)
+        sun = bpy.data.objects.new("sun", bpy.data.lights.new("sun", "SUN"))
+        sun.data.energy = 3.0
+        sun.rotation_euler = (0.9, 0.3, -0.5)
+        scene.collection.objects.link(sun)
+        scene.cycles.samples = 32
     scene.render.filepath = args[1]
     world = bpy.data.worlds.new("w")
     world.use_nodes = True
-    world.node_tree.nodes["Background"].inputs[0].default_value = (1, 1, 1, 1)
+    background = world.node_tree.nodes["Background"]
+    background.inputs[0].default_value = (1, 1, 1, 1)
+    background.inputs[1].default_value = 0.4 if len(args) > 5 else 1.0
     scene.world = world
     target = [float(v) for v in args[2].split(",")] if len(args) > 2 else [0.0, 0.0, 0.0]
     distance = float(args[3]) if len(args) > 3 else 4.0
