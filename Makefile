@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 SAMPLE := fixtures/real/orange3134_loading_standin.brson
 OUT    := out
 
-.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools clean
+.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,11 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix benchmarks/js
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+
+# glTF export of a 100k-vertex skinned avatar and of the 10k-slot world against reading the same
+# bytes (docs/benchmarks-gltf.json, docs/gltf-export.md).
+bench-gltf: $(STAMP)
+	$(BIN)/python benchmarks/gltf.py
 
 # Long fuzz run (atheris/libFuzzer; FUZZ_RUNS executions per target, findings in fuzz/findings/).
 FUZZ_RUNS    ?= 100000
