@@ -7,12 +7,13 @@ from typing import Annotated
 
 import typer
 
-from brson import api
-from brson.cli.common import State, progress, stderr, stdout
+from brson.assets.store import AssetStore
+from brson.cli.common import Source, progress, stderr, stdout
 from brson.errors import BrsonError
 from brson.fileio import write_atomic
 from brson.godot import export
 from brson.godot.tscn import FORMAT
+from brson.model.tree import Slot
 from brson.ops.extract import select
 
 app = typer.Typer()
@@ -38,6 +39,18 @@ def export_godot(
             help="Also write the tree as one binary Variant (bytes2var / bytes_to_var reads it).",
         ),
     ] = None,
+    gltf: Annotated[
+        bool,
+        typer.Option(
+            "--gltf",
+            help="Godot 4: also write OUT.glb (brson export-gltf) and show its real meshes in "
+            "the scene, loaded at run time.",
+        ),
+    ] = False,
+    assets: Annotated[
+        list[Path] | None,
+        typer.Option("--assets", help="With --gltf: folder of asset files named by hash."),
+    ] = None,
 ) -> None:
     """Bring a Slot tree to Godot: nodes with transforms, primitive meshes, metadata."""
     if godot not in FORMAT:
@@ -46,12 +59,20 @@ def export_godot(
         )
     if output is None and variant is None:
         raise typer.BadParameter("nothing to write: give -o OUT.tscn and/or --variant OUT.bin")
-    tree = api.load(src, max_size=State.max_size)
+    if gltf and (godot != 4 or output is None):
+        raise typer.BadParameter("--gltf needs --godot 4 and -o OUT.tscn", param_hint="--gltf")
+    source = Source(src)
+    tree = source.tree
     try:
         top = select(tree, slot) if slot is not None else tree.root
         if output is not None:
+            glb = output.with_suffix(".glb") if gltf else None
             with progress("exporting slots") as bar:
-                scene = export.export_scene(tree, godot, top, on_slot=bar.advance)
+                scene = export.export_scene(
+                    tree, godot, top, on_slot=bar.advance, gltf=glb.name if glb else None
+                )
+            if glb is not None:
+                _write_glb(source, top, glb, assets or [])
             write_atomic(output, scene.tscn().encode("utf-8"))
             for note in scene.notes:
                 stderr.print(f"brson: note: {note}", markup=False)
@@ -66,3 +87,19 @@ def export_godot(
             stdout.print(f"{variant}: {len(data)} bytes, Godot {godot} Variant", markup=False)
     except BrsonError as exc:
         raise exc.in_file(str(src)) from None
+
+
+def _write_glb(source: Source, top: Slot, path: Path, assets: list[Path]) -> None:
+    """The subtree's meshes as glTF for the scene's loader node (the scene root places it)."""
+    try:  # numpy and Pillow come with the optional extra: brson[gltf]
+        from brson.gltf.export import export_gltf
+    except ImportError as exc:
+        raise BrsonError(
+            f"--gltf needs the gltf extra (pip install 'brson[gltf]'): {exc}"
+        ) from None
+    store = AssetStore(source.package, assets)
+    document, report = export_gltf(source.tree, top, assets=store, place_top=False)
+    document.save(path)
+    for warning in report.warnings:
+        stderr.print(f"brson: warning: {warning}", markup=False)
+    stdout.print(f"{path}: {report.meshes} meshes, {report.materials} materials", markup=False)

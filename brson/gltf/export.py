@@ -460,14 +460,20 @@ def export_gltf(
     assets: AssetStore | None = None,
     inactive: Literal["hide", "omit"] = "hide",
     on_slot: Callable[[], None] | None = None,
+    place_top: bool = True,
 ) -> tuple[Document, GltfReport]:
     """The glTF document for ``slot``'s subtree (default: the whole tree) and its report.
 
     ``assets`` resolves asset URLs (default: none available; pass
     ``AssetStore(package, dirs)``).  Inactive slots are hidden with ``KHR_node_visibility``
     (``inactive="hide"``) or left out with their subtrees (``"omit"``).  The top slot's node
-    carries its local transform: a subtree is placed as it is relative to its parent.
+    carries its local transform: a subtree is placed as it is relative to its parent
+    (``place_top=False``: no transform, for a host that places the top slot itself).
     """
     exporter = _Exporter(tree, assets or AssetStore(), inactive == "omit")
     exporter.run(slot if slot is not None else tree.root, on_slot)
+    if not place_top and exporter.doc.json["scenes"][0]["nodes"]:
+        top_node = exporter.doc.json["scenes"][0]["nodes"][0]
+        for key in ("translation", "rotation", "scale"):
+            exporter.doc.json["nodes"][top_node].pop(key, None)
     return exporter.doc, exporter.report

@@ -380,27 +380,64 @@ class _Converter:
 # --- scene ------------------------------------------------------------------------------------
 
 
+#: Node added under the scene root by ``export_scene(..., gltf=NAME)``.
+GLTF_NODE = "ResoniteMeshes"
+#: Its script: Godot 4 loads a .glb at run time with GLTFDocument (a TSCN cannot refer to an
+#: unimported .glb), from the scene's own folder.
+GLTF_LOADER = """extends Node3D
+
+const GLTF_FILE = "@FILE@"
+
+func _ready():
+\tvar scene_root = owner if owner != null else get_parent()
+\tvar path = scene_root.scene_file_path.get_base_dir().path_join(GLTF_FILE)
+\tvar document = GLTFDocument.new()
+\tvar state = GLTFState.new()
+\tif document.append_from_file(path, state) == OK:
+\t\tadd_child(document.generate_scene(state))
+\telse:
+\t\tpush_error("brson: cannot load " + path)
+"""
+
+
+def _gltf_node(file_name: str) -> SceneNode:
+    """The node that shows the meshes of a glTF export (``brson.gltf``, exported with
+    ``place_top=False``) in this scene's frame: glTF mirrored Z, so the node mirrors it back."""
+    mirror = gv.Transform3D(
+        gv.Basis(gv.Vector3(1, 0, 0), gv.Vector3(0, 1, 0), gv.Vector3(0, 0, -1)),
+        gv.Vector3(0, 0, 0),
+    )
+    source = GLTF_LOADER.replace("@FILE@", file_name.replace("\\", "").replace('"', ""))
+    script = SubResource("GDScript", {"script/source": source})
+    return SceneNode(GLTF_NODE, NODE[4], {"transform": mirror, "script": script})
+
+
 @paused_gc()  # a bulk pass over every slot (brson.collector)
 def export_scene(
     tree: DataTree,
     godot: int,
     slot: Slot | None = None,
     on_slot: Callable[[], None] | None = None,
+    gltf: str | None = None,
 ) -> SceneExport:
     """The scene for ``slot``'s subtree (default: the whole tree) for Godot ``godot``.
 
     The scene root carries the slot's global transform, so every node's global transform is
-    its slot's ``global_matrix()`` even when a subtree is exported.
+    its slot's ``global_matrix()`` even when a subtree is exported.  With ``gltf`` (Godot 4:
+    the file name of the same subtree's glTF export beside the scene), the real meshes come
+    from that file at run time instead of primitive meshes on the nodes.
     """
     if godot not in NODE:
         raise VariantError(f"unsupported Godot version {godot!r} (use 3 or 4)")
+    if gltf is not None and godot != 4:
+        raise VariantError("a glTF file can be placed in Godot 4 scenes only")
     top = slot if slot is not None else tree.root
     converter = _Converter(godot)
     result = SceneExport(godot, SceneNode("", NODE[godot]))
     stack: list[tuple[Slot, SceneNode | None]] = [(top, None)]
     while stack:
         current, parent = stack.pop()
-        node = _node(current, godot, converter, parent is None)
+        node = _node(current, godot, converter, parent is None, meshes=gltf is None)
         if parent is None:
             node.metadata[META_DOCUMENT] = document_fields(tree)
             if "Assets" in tree:
@@ -414,18 +451,22 @@ def export_scene(
         if on_slot is not None:
             on_slot()
         stack.extend((child, node) for child in reversed(current.children))
+    if gltf is not None:
+        result.root.children.append(_gltf_node(gltf))
     result.materials = sum(1 for m in converter.materials.values() if m is not None)
     result.notes = converter.summary()
     return result
 
 
-def _node(slot: Slot, godot: int, converter: _Converter, is_root: bool) -> SceneNode:
+def _node(
+    slot: Slot, godot: int, converter: _Converter, is_root: bool, meshes: bool = True
+) -> SceneNode:
     name = slot.name if isinstance(slot.name, str) else ""
     node = SceneNode(name, NODE[godot])
     node.properties["transform"] = _transform(slot, is_root)
     if slot.active is False:
         node.properties["visible"] = False
-    drawn = converter.renderer(slot)
+    drawn = converter.renderer(slot) if meshes else None
     if drawn is not None:
         mesh, material = drawn
         node.type = MESH_NODE[godot]

@@ -1,0 +1,81 @@
+"""``export-godot --godot 4 --gltf``: the scene loads the glTF export at run time and shows the
+real meshes where the slots are (the scene keeps Resonite's coordinates; the loader node mirrors
+the glTF frame back)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from brson.cli.app import main
+from tests.gltf.conftest import AVATAR, HANDEDNESS
+from tests.godot.engine import require_godot, run_script
+
+#: The scene enters the tree on the first frame (inside ``_init`` the root is not in the tree
+#: yet, so ``_ready`` would not run); the check runs right after that frame.
+PROBE = """
+var scene = load(OUT + "scene.tscn").instantiate()
+process_frame.connect(func():
+\tif scene.is_inside_tree():
+\t\treturn
+\tget_root().add_child(scene)
+\tvar out = {"meshes": 0, "skins": 0, "mesh_positions": {}, "slot_positions": {}}
+\tvar stack = [scene]
+\twhile stack.size() > 0:
+\t\tvar n = stack.pop_back()
+\t\tif n is MeshInstance3D:
+\t\t\tout["meshes"] += 1
+\t\t\tif n.skin != null:
+\t\t\t\tout["skins"] += 1
+\t\t\tvar g = n.global_transform.origin
+\t\t\tout["mesh_positions"][String(n.name)] = [g.x, g.y, g.z]
+\t\telif n is Node3D and n.has_meta("resonite_id"):
+\t\t\tvar h = n.global_transform.origin
+\t\t\tout["slot_positions"][String(n.name)] = [h.x, h.y, h.z]
+\t\tfor c in n.get_children():
+\t\t\tstack.append(c)
+\t_save("result.json", JSON.stringify(out).to_utf8_buffer())
+)
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "slot", "meshes", "skins"),
+    [(AVATAR, None, 2, 1), (HANDEDNESS, None, 2, 0), (HANDEDNESS, "Sign", 1, 0)],
+)
+def test_godot4_scene_shows_the_gltf_meshes(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    source: Path,
+    slot: str | None,
+    meshes: int,
+    skins: int,
+) -> None:
+    binary = require_godot(4)
+    out = tmp_path / "scene.tscn"
+    args = ["export-godot", str(source), "-o", str(out), "--godot", "4", "--gltf"]
+    if slot is not None:
+        args += ["--slot", slot]
+    assert main(args) == 0, capsys.readouterr().err
+    files = {"scene.tscn": out.read_bytes(), "scene.glb": (tmp_path / "scene.glb").read_bytes()}
+    run = run_script(binary, 4, PROBE, files=files)
+    assert run.finished and (run.directory / "result.json").is_file(), run.explain()
+    result = json.loads(run.read("result.json"))
+    assert result["meshes"] == meshes and result["skins"] == skins
+    # Each mesh sits where its slot's node is (both in the scene's Resonite coordinates).
+    for name, position in result["mesh_positions"].items():
+        if name in result["slot_positions"]:
+            assert np.allclose(position, result["slot_positions"][name], atol=1e-5), name
+    if source == HANDEDNESS:
+        assert np.allclose(result["mesh_positions"]["Sign"], [1, 0, 0], atol=1e-5)
+        if slot is None:  # Resonite +Z in the scene's Resonite coordinates: the mirror undone
+            assert np.allclose(result["mesh_positions"]["Ahead"], [0, 0, 1], atol=1e-5)
+
+
+def test_gltf_needs_godot4(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["export-godot", str(AVATAR), "-o", str(tmp_path / "s.tscn"), "--godot", "3", "--gltf"]
+    assert main(args) == 2
+    assert "--gltf" in capsys.readouterr().err
