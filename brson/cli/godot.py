@@ -49,7 +49,10 @@ def export_godot(
     ] = False,
     assets: Annotated[
         list[Path] | None,
-        typer.Option("--assets", help="With --gltf: folder of asset files named by hash."),
+        typer.Option(
+            "--assets",
+            help="Folder of asset files named by hash (meshes for --gltf or Godot 3); repeatable.",
+        ),
     ] = None,
 ) -> None:
     """Bring a Slot tree to Godot: nodes with transforms, primitive meshes, metadata."""
@@ -69,7 +72,12 @@ def export_godot(
             glb = output.with_suffix(".glb") if gltf else None
             with progress("exporting slots") as bar:
                 scene = export.export_scene(
-                    tree, godot, top, on_slot=bar.advance, gltf=glb.name if glb else None
+                    tree,
+                    godot,
+                    top,
+                    on_slot=bar.advance,
+                    gltf=glb.name if glb else None,
+                    assets=AssetStore(source.package, assets or []) if godot == 3 else None,
                 )
             if glb is not None:
                 _write_glb(source, top, glb, assets or [])

@@ -28,8 +28,9 @@ from typing import Any
 
 from bson import json_util
 
+from brson.assets.store import AssetStore
 from brson.collector import paused_gc
-from brson.errors import ModelError, VariantError
+from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.tscn import SceneNode, SubResource, write
 from brson.godot.variant import dumps
@@ -221,8 +222,9 @@ def _color(component: Component, key: str) -> gv.Color | None:
 class _Converter:
     """Builds mesh and material sub-resources once per Resonite component."""
 
-    def __init__(self, godot: int) -> None:
+    def __init__(self, godot: int, assets: AssetStore | None = None) -> None:
         self.godot = godot
+        self.assets = assets
         self.meshes: dict[str, SubResource | None] = {}
         self.materials: dict[str, SubResource | None] = {}
         self.unmapped_meshes: Counter[str] = Counter()
@@ -314,10 +316,62 @@ class _Converter:
             )
             if major is not None and minor is not None:
                 props = {"inner_radius": major - minor, "outer_radius": major + minor}
+        elif kind == "StaticMesh" and not godot4 and self.assets is not None:
+            array_mesh = self._static_mesh(component, slot)
+            if array_mesh is not None:
+                return array_mesh
         if props is None:
             self.unmapped_meshes[kind] += 1
             return None
         return SubResource(cls, props)
+
+    def _static_mesh(self, component: Component, slot: Slot) -> SubResource | None:
+        """Godot 3: a MeshX asset as an ``ArrayMesh`` whose surfaces use the engine's "arrays"
+        form (``surfaces/N = {"primitive", "arrays", "morph_arrays"}``, loaded by
+        ``add_surface_from_arrays``).  Positions and normals stay in Resonite's numbers like
+        the rest of the scene; triangles are reversed (Godot's front faces are clockwise with
+        ``cross(b - a, c - a)`` pointing away from the viewer) and v is flipped (Godot's UV
+        origin is the top left)."""
+        assert self.assets is not None
+        url = field_value(component, "URL")
+        data = self.assets.get(url)
+        if data is None:
+            self.notes.append(f"slot {slot.path!r}: mesh asset {url} is not available")
+            return None
+        from brson.meshx.format import read  # numpy: the optional gltf extra
+
+        try:
+            mesh = read(data)
+        except BrsonError as exc:
+            self.notes.append(f"slot {slot.path!r}: mesh asset {url}: {exc.message}")
+            return None
+        positions = gv.PackedVector3Array([gv.Vector3(*map(float, p)) for p in mesh.positions])
+        normals = (
+            gv.PackedVector3Array([gv.Vector3(*map(float, n)) for n in mesh.normals])
+            if mesh.normals is not None
+            else None
+        )
+        uv = (
+            gv.PackedVector2Array(
+                [gv.Vector2(float(u), 1.0 - float(v)) for u, v, *_ in mesh.uvs[0]]
+            )
+            if mesh.uvs
+            else None
+        )
+        props: dict[str, Any] = {}
+        for sub in mesh.submeshes:
+            if sub.topology not in ("Triangles", "Points") or len(sub.indices) == 0:
+                continue
+            triangles = sub.topology == "Triangles"
+            order = sub.indices[:, [0, 2, 1]] if triangles else sub.indices
+            indices = gv.PackedInt32Array([int(i) for i in order.reshape(-1)])
+            arrays = [positions, normals, None, None, uv, None, None, None, indices]
+            props[f"surfaces/{len(props)}"] = {
+                "primitive": 4 if triangles else 0,
+                "arrays": arrays,
+                "morph_arrays": [],
+            }
+        return SubResource("ArrayMesh", props) if props else None
 
     def material(self, renderer: Component) -> SubResource | None:
         member = field_member(renderer, "Materials")
@@ -419,20 +473,22 @@ def export_scene(
     slot: Slot | None = None,
     on_slot: Callable[[], None] | None = None,
     gltf: str | None = None,
+    assets: AssetStore | None = None,
 ) -> SceneExport:
     """The scene for ``slot``'s subtree (default: the whole tree) for Godot ``godot``.
 
     The scene root carries the slot's global transform, so every node's global transform is
     its slot's ``global_matrix()`` even when a subtree is exported.  With ``gltf`` (Godot 4:
     the file name of the same subtree's glTF export beside the scene), the real meshes come
-    from that file at run time instead of primitive meshes on the nodes.
+    from that file at run time instead of primitive meshes on the nodes.  With ``assets``
+    (Godot 3), ``StaticMesh`` MeshX assets become ``ArrayMesh`` sub-resources.
     """
     if godot not in NODE:
         raise VariantError(f"unsupported Godot version {godot!r} (use 3 or 4)")
     if gltf is not None and godot != 4:
         raise VariantError("a glTF file can be placed in Godot 4 scenes only")
     top = slot if slot is not None else tree.root
-    converter = _Converter(godot)
+    converter = _Converter(godot, assets)
     result = SceneExport(godot, SceneNode("", NODE[godot]))
     stack: list[tuple[Slot, SceneNode | None]] = [(top, None)]
     while stack:

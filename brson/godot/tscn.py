@@ -61,6 +61,17 @@ _ESCAPES = {
 _NEEDS_ESCAPE = re.compile(r'[\\"\x00-\x1f\x7f]')
 
 
+#: Packed arrays with a TSCN literal: (Godot 3 name, Godot 4 name, components of an item;
+#: None for integers).  Literals list every component flat: ``PoolVector3Array( 0, 0, 1, ... )``.
+_PACKED: dict[type, tuple[str, str, Callable[[Any], Sequence[float]] | None]] = {
+    gv.PackedInt32Array: ("PoolIntArray", "PackedInt32Array", None),
+    gv.PackedFloat32Array: ("PoolRealArray", "PackedFloat32Array", lambda v: (v,)),
+    gv.PackedVector2Array: ("PoolVector2Array", "PackedVector2Array", lambda v: (v.x, v.y)),
+    gv.PackedVector3Array: ("PoolVector3Array", "PackedVector3Array", lambda v: (v.x, v.y, v.z)),
+    gv.PackedColorArray: ("PoolColorArray", "PackedColorArray", lambda v: (v.r, v.g, v.b, v.a)),
+}
+
+
 @dataclass(eq=False)
 class SubResource:
     """A resource embedded in the scene (``[sub_resource]``), referenced from properties.
@@ -360,6 +371,13 @@ class _Writer:
         if isinstance(value, bytes | bytearray):
             name = "PoolByteArray" if godot3 else "PackedByteArray"
             return self.call(name, [str(b) for b in value])
+        packed = _PACKED.get(type(value))
+        if packed is not None:
+            name3, name4, flatten = packed
+            name = name3 if godot3 else name4
+            if flatten is None:
+                return self.call(name, [str(int(v)) for v in value.values])
+            return self.reals(name, [n for item in value.values for n in flatten(item)])
         return self.literal(self.replace(value))
 
     def replace(self, value: Any) -> Any:

@@ -37,7 +37,7 @@ def test_parse_url() -> None:
 def test_identify_by_bytes() -> None:
     package = load_package(AVATAR)
     kinds = sorted(identify(package.assets[n]) for n in package.assets)
-    assert kinds == ["meshx", "png", "webp"]
+    assert kinds == ["meshx", "meshx", "png", "webp"]
 
 
 def test_assets_from_a_folder_by_hash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

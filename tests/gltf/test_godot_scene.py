@@ -44,7 +44,7 @@ process_frame.connect(func():
 
 @pytest.mark.parametrize(
     ("source", "slot", "meshes", "skins"),
-    [(AVATAR, None, 2, 1), (HANDEDNESS, None, 2, 0), (HANDEDNESS, "Sign", 1, 0)],
+    [(AVATAR, None, 3, 1), (HANDEDNESS, None, 2, 0), (HANDEDNESS, "Sign", 1, 0)],
 )
 def test_godot4_scene_shows_the_gltf_meshes(
     tmp_path: Path,
@@ -79,3 +79,49 @@ def test_gltf_needs_godot4(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     args = ["export-godot", str(AVATAR), "-o", str(tmp_path / "s.tscn"), "--godot", "3", "--gltf"]
     assert main(args) == 2
     assert "--gltf" in capsys.readouterr().err
+
+
+PROBE3 = """
+var scene = load(OUT + "scene.tscn").instance()
+var out = {}
+var stack = [scene]
+while stack.size() > 0:
+\tvar n = stack.pop_back()
+\tif n is MeshInstance and n.mesh is ArrayMesh:
+\t\tvar arrays = n.mesh.surface_get_arrays(0)
+\t\tvar verts = []
+\t\tfor v in arrays[Mesh.ARRAY_VERTEX]:
+\t\t\tverts.append([v.x, v.y, v.z])
+\t\tvar normals = []
+\t\tfor v in arrays[Mesh.ARRAY_NORMAL]:
+\t\t\tnormals.append([v.x, v.y, v.z])
+\t\tout[n.name] = {"surfaces": n.mesh.get_surface_count(), "vertices": verts,
+\t\t\t"normals": normals, "indices": Array(arrays[Mesh.ARRAY_INDEX]),
+\t\t\t"material": n.material_override != null}
+\tfor c in n.get_children():
+\t\tstack.append(c)
+_save("result.json", to_json(out).to_utf8())
+scene.free()
+"""
+
+
+def test_godot3_static_meshx_becomes_an_array_mesh(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    binary = require_godot(3)
+    out = tmp_path / "scene.tscn"
+    args = ["export-godot", str(AVATAR), "-o", str(out), "--godot", "3"]
+    assert main(args) == 0, capsys.readouterr().err
+    run = run_script(binary, 3, PROBE3, files={"scene.tscn": out.read_bytes()})
+    assert run.finished, run.explain()
+    result = json.loads(run.read("result.json"))
+    base = result["Base"]
+    assert base["surfaces"] == 1 and base["material"]
+    positions = np.asarray(base["vertices"])
+    normals = np.asarray(base["normals"])
+    tri = np.asarray(base["indices"]).reshape(-1, 3)
+    assert len(positions) == 24 and len(tri) == 12
+    assert np.allclose(np.ptp(positions, axis=0), [0.5, 0.1, 0.5], atol=1e-6)
+    # Godot's front faces are clockwise: cross(b - a, c - a) points against the normal.
+    a, b, c = (positions[tri[:, k]] for k in range(3))
+    assert ((np.cross(b - a, c - a) * normals[tri[:, 0]]).sum(axis=1) < 0).all()
