@@ -669,11 +669,38 @@ def test_renumber(
     check(str(len(v.defined)) in stdout or "renumbered" in stdout, "the message counts IDs")
 
 
+#: Dynamic variable components (docs: brson/ops/variables.py), by short name.
+VARIABLE_TYPES = {
+    "DynamicValueVariable",
+    "DynamicReferenceVariable",
+    "DynamicTypeVariable",
+    "DynamicField",
+    "DynamicReference",
+    "DynamicTypeField",
+}
+
+
+def _short_type(name: str) -> str:
+    """``DynamicField`` from ``[FrooxEngine]FrooxEngine.DynamicField<colorX>`` or NeosVR's
+    ``FrooxEngine.DynamicField`1[[BaseX.color, BaseX, …]]``."""
+    head = re.sub(r"^\[[^\]]*\]", "", name)
+    head = re.split(r"[<`\[]", head, maxsplit=1)[0]
+    return head.rpartition("+")[2].rpartition(".")[2]
+
+
 def test_vars(path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "vars", "--json", path)
     check(code == OK, f"exit {code}: {err}")
     found = json.loads(out)
     src = source_view(path)
+    expected = [
+        c
+        for c in src.component_order
+        if src.holder[c] is not None
+        and _short_type(src.components[c][0]) in VARIABLE_TYPES
+        and any(k == "VariableName" for k, _ in src.components[c][2][1])
+    ]
+    check([v["component_id"] for v in found] == expected, "every variable component, in order")
     for var in found:
         check(var["component_id"] in src.components, "a variable is a component of the file")
         check("Dynamic" in src.components[var["component_id"]][0], "of a dynamic variable type")
