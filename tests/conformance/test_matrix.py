@@ -1034,3 +1034,48 @@ def test_find_component(path: Path, check: Check) -> None:
                 found = slot.find_component(named)
                 check(found is not None, f"find_component({named!r}) (README: namespaced names)")
                 check(component_on(slot, f"{named}[0]") is not None, f"edit selector {named!r}")
+
+
+def test_export_gltf(
+    path: Path, sample: Sample, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A binary glTF that reloads: GLB framing, one node per slot in tree order with the
+    slot's ID, the report's counts equal to the file's, every index in range; a package's
+    own assets are found.  (The Khronos validator, Blender and Godot checks are in tests/gltf.)"""
+    import struct
+
+    src = source_view(path)
+    out = tmp_path / "scene.glb"
+    code, stdout, err = run(capsys, "export-gltf", path, "-o", out, "--json")
+    check(code == OK, f"exit {code}: {err}")
+    report = json.loads(stdout)
+    data = out.read_bytes()
+    magic, version, length = struct.unpack_from("<4sII", data)
+    check((magic, version, length) == (b"glTF", 2, len(data)), "GLB header")
+    size, kind = struct.unpack_from("<I4s", data, 12)
+    check(kind == b"JSON", "the JSON chunk first")
+    doc = json.loads(data[20 : 20 + size])
+    binary = b""
+    if 20 + size < len(data):
+        bsize, bkind = struct.unpack_from("<I4s", data, 20 + size)
+        check(bkind == b"BIN\x00", "then the BIN chunk")
+        binary = data[28 + size : 28 + size + bsize]
+    nodes = doc.get("nodes", [])
+    order: list[str] = []
+    stack = list(reversed(doc["scenes"][doc.get("scene", 0)]["nodes"]))
+    while stack:
+        node = nodes[stack.pop()]
+        order.append(node.get("extras", {}).get("resonite_id"))
+        stack.extend(reversed(node.get("children", [])))
+    check(order == src.slot_order, "one node per slot, in tree order, with its ID")
+    check(report["nodes"] == len(nodes), "report: nodes")
+    for key in ("meshes", "materials", "textures", "images", "skins"):
+        check(report[key] == len(doc.get(key, [])), f"report: {key}")
+    for part in doc.get("bufferViews", []):
+        end = part.get("byteOffset", 0) + part["byteLength"]
+        check(end <= len(binary), "buffer view in range")
+    for accessor in doc.get("accessors", []):
+        check(accessor.get("bufferView", 0) < len(doc.get("bufferViews", [])), "accessor's view")
+    if sample.package:
+        missing = [w for w in report["warnings"] if "packdb" in w and "not available" in w]
+        check(not missing, f"the package's assets are used: {missing[:2]}")
