@@ -7,6 +7,11 @@
 set -eu
 cd "$(dirname "$0")/../tests/gltf/node"
 
+if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "ensure-gltf-tools: installing nodejs and npm" >&2
+    apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm >&2
+fi
 if command -v npm >/dev/null 2>&1; then
     if [ ! -d node_modules/gltf-validator ]; then
         npm ci --silent --no-audit --no-fund >&2

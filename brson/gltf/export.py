@@ -68,6 +68,16 @@ def _finite(values: list[float], what: str, slot: Slot) -> list[float]:
     return values
 
 
+def _finite_mesh(mesh: Mesh) -> bool:
+    """Every float of the mesh finite (glTF JSON has no inf/NaN: accessor bounds, matrices)."""
+    arrays = [mesh.positions, mesh.normals, mesh.tangents, mesh.colors, mesh.bone_weights]
+    arrays += mesh.uvs + [b.bind_pose for b in mesh.bones]
+    for shape in mesh.blendshapes:
+        for f in shape.frames:
+            arrays += [f.positions, f.normals, f.tangents]
+    return all(a is None or bool(np.isfinite(a).all()) for a in arrays)
+
+
 def _unit_rows(v: Floats) -> Floats:
     n = np.linalg.norm(v, axis=1, keepdims=True)
     out = np.where(
@@ -200,7 +210,11 @@ class _Exporter:
             values = weights.value if weights is not None else None
             if geometry.blendshapes and isinstance(values, list):
                 defaults = [
-                    float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0
+                    float(v)
+                    if isinstance(v, int | float)
+                    and not isinstance(v, bool)
+                    and math.isfinite(float(v))
+                    else 0.0
                     for v in values
                 ]
                 defaults = (defaults + [0.0] * len(geometry.blendshapes))[
@@ -238,7 +252,8 @@ class _Exporter:
                     self.warn(slot, f"mesh asset {url}: {exc}")
         else:
             try:
-                mesh = procedural.generate(source)
+                with np.errstate(all="ignore"):  # overflow is caught below as non-finite data
+                    mesh = procedural.generate(source)
             except (ValueError, ArithmeticError) as exc:
                 self.warn(slot, f"{kind}: cannot generate ({exc})")
             else:
@@ -248,6 +263,9 @@ class _Exporter:
                         f"mesh provider {kind or source.type_label} unsupported; node left empty",
                     )
         if mesh is not None and mesh.vertex_count == 0:
+            mesh = None
+        if mesh is not None and not _finite_mesh(mesh):
+            self.warn(slot, f"{kind}: vertex data is not finite (inf/NaN); node left empty")
             mesh = None
         self.geometry[key] = mesh
         return mesh

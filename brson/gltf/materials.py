@@ -7,6 +7,7 @@ go through a callback that the exporter resolves (asset lookup, sampler, image c
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +31,12 @@ _TEXTURE = ("AlbedoTexture", "Texture", "MainTexture", "MainTex", "NearTexture")
 _KNOWN_PREFIXES = ("PBS_", "Unlit", "OverlayUnlit", "XiexeToon", "Toon")
 
 
+#: Largest colour channel kept (half-float max: HDR emission fits, a hostile 1e308 does not).
+MAX_CHANNEL = 65504.0
+
+
 def to_linear(channel: float) -> float:
+    channel = min(max(channel, 0.0), MAX_CHANNEL)
     if channel <= 0.04045:
         return channel / 12.92
     return float(((channel + 0.055) / 1.055) ** 2.4)
@@ -44,12 +50,19 @@ def linear_color(component: Component, key: str) -> list[float] | None:
         if rgb is None:
             return None
         rgba = [*rgb, 1.0]
+    if not all(math.isfinite(c) for c in rgba):
+        return None
     value = field_value(component, key)
     profile = value[4] if isinstance(value, list) and len(value) > 4 else "sRGB"
-    r, g, b, a = rgba
+    r, g, b, a = (min(max(c, 0.0), MAX_CHANNEL) for c in rgba)
     if profile != "Linear":
         r, g, b = to_linear(max(r, 0.0)), to_linear(max(g, 0.0)), to_linear(max(b, 0.0))
     return [r, g, b, a]
+
+
+def _number(component: Component, key: str) -> float | None:
+    value = field_number(component, key)
+    return value if value is not None and math.isfinite(value) else None
 
 
 def _first(component: Component, keys: tuple[str, ...]) -> str | None:
@@ -90,6 +103,8 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
         pbr["baseColorFactor"] = [_clamp(c) for c in color]
     scale = field_numbers(component, "TextureScale", 2) or [1.0, 1.0]
     offset = field_numbers(component, "TextureOffset", 2) or [0.0, 0.0]
+    if not all(math.isfinite(v) for v in (*scale, *offset)):
+        scale, offset = [1.0, 1.0], [0.0, 0.0]
 
     def info(tex: Component | None, role: str) -> dict[str, Any] | None:
         if tex is None:
@@ -108,12 +123,12 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
         pbr["metallicFactor"] = 0.0
         pbr["roughnessFactor"] = 1.0
     else:
-        metallic = field_number(component, "Metallic")
-        smoothness = field_number(component, "Smoothness")
+        metallic = _number(component, "Metallic")
+        smoothness = _number(component, "Smoothness")
         if kind.startswith("PBS_") and "Specular" in kind:
             pbr["metallicFactor"] = 0.0
             spec = field_numbers(component, "SpecularColor", 4)
-            if spec is not None:
+            if spec is not None and math.isfinite(spec[3]):
                 smoothness = spec[3]
             notes.append(f"{kind}: specular color approximated as metallic 0")
         elif metallic is not None:
@@ -127,7 +142,7 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
             pbr["metallicRoughnessTexture"] = metal_map
         normal = info(_texture(component, "NormalMap"), "normal")
         if normal is not None:
-            normal_scale = field_number(component, "NormalScale")
+            normal_scale = _number(component, "NormalScale")
             if normal_scale is not None and normal_scale != 1.0:
                 normal["scale"] = normal_scale
             material["normalTexture"] = normal
@@ -157,7 +172,7 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
     if mode is not None and mode != "OPAQUE":
         material["alphaMode"] = mode
         if mode == "MASK":
-            cutoff = field_number(component, "AlphaCutoff")
+            cutoff = _number(component, "AlphaCutoff")
             if cutoff is not None:
                 material["alphaCutoff"] = _clamp(cutoff)
     sidedness = field_value(component, "Sidedness")

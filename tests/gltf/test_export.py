@@ -5,6 +5,7 @@ slots hidden or omitted, node extras, and the command's report."""
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from brson.assets import AssetStore, identify, parse_url
 from brson.cli.app import main
 from brson.gltf import export_gltf
 from brson.package import load_package
-from tests.gltf.conftest import AVATAR, HANDEDNESS, SAMPLES
+from tests.gltf.conftest import AVATAR, HANDEDNESS, ROOT, SAMPLES
 from tests.gltf.test_engines import gltf_json
 from tests.gltf.tools import validate
 
@@ -117,3 +118,37 @@ def test_cli_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert not (tmp_path / "x.glb").exists()
     code, _, err = run(capsys, "export-gltf", AVATAR, "-o", AVATAR)
     assert code == 2 and "never overwrites" in err
+
+
+def test_hostile_numbers_become_warnings_not_crashes() -> None:
+    """Found by mutating trees: sizes overflowing float32 and colours of 1e308 made the JSON
+    writer fail (glTF JSON has no inf/NaN)."""
+    from brson.ops.edit import SyncList
+
+    tree = brson.load(ROOT / "fixtures" / "tiny.brson")
+    slot = tree.root.add_child("Huge")
+    quad = slot.add_component("[FrooxEngine]FrooxEngine.QuadMesh", {"Size": [1e300, 1.0]})
+    box = slot.add_component("[FrooxEngine]FrooxEngine.BoxMesh", {"Size": [1.0, 1.0, 1.0]})
+    bad = slot.add_component(
+        "[FrooxEngine]FrooxEngine.PBS_Metallic",
+        {"AlbedoColor": [1e308, float("nan"), 1.0, 1.0, "sRGB"], "Metallic": float("inf")},
+    )
+    hot = slot.add_component(
+        "[FrooxEngine]FrooxEngine.PBS_Metallic", {"EmissiveColor": [1e308, 0.0, 0.0, 1.0, "sRGB"]}
+    )
+    for mesh, material in ((quad, bad), (box, bad), (box, hot)):
+        slot.add_component(
+            "[FrooxEngine]FrooxEngine.MeshRenderer",
+            {"Mesh": mesh, "Materials": SyncList([material])},
+        )
+    document, report = export_gltf(tree)
+    assert any("not finite" in w for w in report.warnings)
+    assert report.meshes == 2 and report.materials == 2
+    glb = document.glb()  # raised ValueError before the fix
+    (length,) = struct.unpack_from("<I", glb, 12)
+    doc = json.loads(glb[20 : 20 + length])
+    assert all(
+        0.0 <= c <= 1.0
+        for m in doc["materials"]
+        for c in m["pbrMetallicRoughness"].get("baseColorFactor", [])
+    )

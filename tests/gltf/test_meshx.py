@@ -122,6 +122,81 @@ def test_every_version_layout(version: int) -> None:
     assert_same(read(data), expected)
 
 
+def legacy_full(version: int, lz4: bool) -> tuple[bytes, Mesh]:
+    """Every flag of ``version``: normals, tangents, colors, bones, two UV channels, two
+    submeshes (v1-2: a per-triangle submesh index), bones, a blendshape (v4+)."""
+    from brson.codecs import lz4net
+
+    n = 4
+    rng = np.random.default_rng(version)
+    pos, nrm = rng.random((n, 3), np.float32), rng.random((n, 3), np.float32)
+    tan, col = rng.random((n, 4), np.float32), rng.random((n, 4), np.float32)
+    uv0, uv1 = rng.random((n, 2), np.float32), rng.random((n, 2), np.float32)
+    idx = np.array([[0, 1, 2, 3]] * n, np.uint32)
+    wts = np.array([[0.25] * 4] * n, np.float32)
+    tris = np.array([[0, 1, 2], [2, 3, 0]], np.uint32)
+    bind = [np.eye(4, dtype=np.float32) * (k + 1) for k in range(4)]
+    delta = rng.random((n, 3), np.float32)
+    flags = 1 | 2 | 4 | 8 | (16 | 32 if version < 6 else 0)
+    head = MAGIC + struct.pack("<iI", version, flags) + write_varint(n)
+    head += write_varint(2) + write_varint(4)  # triangles (v0-2) or submeshes, bones
+    if version >= 4:
+        head += write_varint(1)
+    if version in (1, 2):
+        head += write_varint(2)
+    if version >= 6:
+        head += write_varint(2) + bytes([2, 2])
+    if version >= 7:
+        head += write_varint(6) + b"Linear"
+    body = pos.tobytes() + nrm.tobytes() + tan.tobytes() + col.tobytes()
+    for v in range(n):
+        body += bytes(int(i) for i in idx[v]) + wts[v].tobytes()
+    body += uv0.tobytes() + uv1.tobytes()
+    if version >= 3:
+        for t in tris:
+            body += write_varint(9) + b"Triangles" + write_varint(1) + t.astype("<i4").tobytes()
+    else:
+        body += tris.astype("<i4").tobytes()
+        if version in (1, 2):
+            body += np.array([0, 1], "<i4").tobytes()
+    for k, m in enumerate(bind):
+        body += write_varint(2) + f"b{k}".encode() + m.tobytes()
+    if version >= 4:
+        body += write_varint(1) + b"s" + write_varint(0) + write_varint(1)
+        body += struct.pack("<f", 1.0) + delta.tobytes()
+    if version >= 2:
+        head += b"\x01" if lz4 else b"\x00"
+        body = lz4net.compress(body) if lz4 else body
+    submeshes = (
+        [Submesh(TRIANGLES, tris[:1]), Submesh(TRIANGLES, tris[1:])]
+        if version != 0
+        else [Submesh(TRIANGLES, tris)]
+    )
+    mesh = Mesh(
+        pos,
+        normals=nrm,
+        tangents=tan,
+        colors=col,
+        uvs=[uv0, uv1],
+        submeshes=submeshes,
+        bones=[Bone(f"b{k}", m) for k, m in enumerate(bind)],
+        bone_indices=idx,
+        bone_weights=wts,
+        blendshapes=[Blendshape("s", [BlendshapeFrame(1.0, delta)])] if version >= 4 else [],
+        color_profile="Linear" if version >= 7 else "sRGB",
+    )
+    return head + body, mesh
+
+
+@pytest.mark.parametrize(
+    ("version", "lz4"), [(v, z) for v in range(8) for z in (False, True) if v >= 2 or not z]
+)
+def test_every_version_with_every_flag(version: int, lz4: bool) -> None:
+    """(LZ4 bodies exist from v2 on, where the encoding byte appears.)"""
+    data, expected = legacy_full(version, lz4)
+    assert_same(read(data), expected)
+
+
 def test_legacy_weights_are_renormalised() -> None:
     pos = np.zeros((1, 3), np.float32)
     head = MAGIC + struct.pack("<iI", 4, 8) + write_varint(1) + write_varint(0)
