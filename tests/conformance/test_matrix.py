@@ -323,6 +323,11 @@ def _extract_checks(
             check(src.components[cid][1] == width, f"{cid}: Type width kept")
             if mode == "keep":
                 check(src.components[cid][2] == data_typed, f"{cid}: Data kept with widths")
+    if src.table is not None and v.table is not None:
+        dropped = set(src.table) - set(v.table)
+        check(set(report.types_dropped) == dropped, "the report's dropped types are the file's")
+    for copied in report.copied:
+        check(copied.id in v.components, f"copied component {copied.id} is in the result")
     targets = {e.target for e in report.external}
     for value in v.external:
         check(mode == "keep" and value in targets, f"{value} leaves the subtree unreported")
@@ -456,6 +461,21 @@ def test_move(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFi
             check(after[sid].get(key) == value, f"slot {sid} {key} kept")
     changes = diff(brson.load(path), brson.load(out))
     check([c.id for c in changes.slots_moved] == [leaf], "diff: that one move")
+    # Reorder: the root's last child first.
+    children = [sid for sid in src.slot_order if src.slots[sid][1] == root]
+    if len(children) > 1:
+        reordered = _edited(path, tmp_path, "reordered")
+        code, _, err = run(capsys, "move", path, children[-1], "--index", "0", "-o", reordered)
+        check(code == OK, f"--index 0: exit {code}: {err}")
+        r = output_ok(check, path, reordered)
+        now = [sid for sid in r.slot_order if r.slots[sid][1] == root]
+        check(now == [children[-1], *children[:-1]], "the last child is first, the rest in order")
+        untouched(check, src, r)
+        changes = diff(brson.load(path), brson.load(reordered))
+        check(
+            [c.id for c in changes.children_reordered] == [root] and not changes.slots_moved,
+            f"diff: the root's children reordered, nothing moved: {list(changes.lines())[:4]}",
+        )
 
 
 def _settable(src: View) -> list[tuple[str, str, str, Any]]:
@@ -522,6 +542,7 @@ def test_delete(
     src = source_view(path)
     chosen = picks(src)
     leaf = chosen["leaf"]
+    left_unused: list[set[str]] = []
     out = _edited(path, tmp_path, "deleted")
     if leaf == chosen["root"]:
         code, _, err = run(capsys, "delete", path, leaf, "-o", out)
@@ -541,13 +562,25 @@ def test_delete(
         )
         check(not [x for x in v.values if x in gone], "references to it nulled")
         untouched(check, src, v, skip={c for c in src.components if _refers(src, c, gone)})
-        unused_before = set(src.table or ()) - src.used_types
-        unused_after = set(v.table or ()) - v.used_types
-        check(unused_after <= unused_before, f"types left unused: {unused_after - unused_before}")
+        left_unused.append(_unused(v) - _unused(src))
+    # The other reference policies: report keeps the values (dangling), fail refuses.
+    if leaf != chosen["root"]:
+        kept = _edited(path, tmp_path, "deleted-report")
+        code, stdout, err = run(
+            capsys, "delete", path, leaf, "--references", "report", "--json", "-o", kept
+        )
+        check(code == OK, f"--references report: exit {code}: {err}")
+        reported = json.loads(stdout)["references"]
+        output_ok(check, path, kept, frozenset({"BR402"}))
+        refused = _edited(path, tmp_path, "deleted-fail")
+        code, _, err = run(capsys, "delete", path, leaf, "--references", "fail", "-o", refused)
+        check(code == (BAD if reported else OK), f"--references fail: exit {code}: {err}")
+        check(refused.exists() != bool(reported), "nothing written when it fails")
     # One component: the first on the middle slot.
     middle = chosen["middle"]
     on = [c for c in src.component_order if src.holder[c] == middle]
     if not on:
+        _no_unused(check, left_unused)
         return
     cid = on[0]
     name = src.components[cid][0]
@@ -560,9 +593,18 @@ def test_delete(
     v = output_ok(check, path, out)
     check(cid not in v.components, "the component is gone")
     check(len(v.components) == len(src.components) - 1, "only that one")
-    unused_before = set(src.table or ()) - src.used_types
-    unused_after = set(v.table or ()) - v.used_types
-    check(unused_after <= unused_before, f"its type left unused: {unused_after - unused_before}")
+    left_unused.append(_unused(v) - _unused(src))
+    _no_unused(check, left_unused)
+
+
+def _no_unused(check: Check, left_unused: list[set[str]]) -> None:
+    """Checked last, so a file failing only this (issue 11 defect 8) runs every other check."""
+    for unused in left_unused:
+        check(not unused, f"types left in Types with no component: {sorted(unused)}")
+
+
+def _unused(v: View) -> set[str]:
+    return set(v.table or ()) - v.used_types
 
 
 def _inside(src: View, slot_id: str, values: list[str]) -> int:
