@@ -76,6 +76,15 @@ def _uv_transform(mesh: Mesh, component: Component, size: list[float] | None = N
     uv += np.asarray(offset[:2], dtype=np.float32)
 
 
+def _rotate(mesh: Mesh, component: Component) -> None:
+    """The component's own ``Rotation`` (QuadMesh, GridMesh) applied to the geometry."""
+    rotation = _vec(component, "Rotation", (0.0, 0.0, 0.0, 1.0))
+    rot = np.asarray(rotation_matrix(rotation), dtype=np.float32)
+    mesh.positions = mesh.positions @ rot.T
+    if mesh.normals is not None:
+        mesh.normals = mesh.normals @ rot.T
+
+
 def quad(component: Component) -> Mesh:
     w, h = _vec(component, "Size", (1.0, 1.0))
     x, y = w / 2, h / 2
@@ -86,11 +95,7 @@ def quad(component: Component) -> Mesh:
         [[0, 3, 2], [0, 2, 1]],
     )
     _uv_transform(mesh, component, [w, h])
-    rotation = _vec(component, "Rotation", (0.0, 0.0, 0.0, 1.0))
-    rot = np.asarray(rotation_matrix(rotation), dtype=np.float32)
-    mesh.positions = mesh.positions @ rot.T
-    assert mesh.normals is not None
-    mesh.normals = mesh.normals @ rot.T
+    _rotate(mesh, component)
     if field_value(component, "UseVertexColors") is not False:
         corners = [
             field_numbers(component, key, 4)
@@ -429,6 +434,7 @@ def grid(component: Component) -> Mesh:
             tris += [[a, a + nx + 1, a + nx + 2], [a, a + nx + 2, a + 1]]
     mesh = _mesh(positions, [[0.0, 1.0, 0.0]] * len(positions), uv, tris)
     _uv_transform(mesh, component)
+    _rotate(mesh, component)
     return mesh
 
 

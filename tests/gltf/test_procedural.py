@@ -92,3 +92,14 @@ def test_frame_conversion_of_transforms() -> None:
     m = np.arange(16, dtype=np.float64).reshape(4, 4)
     assert np.allclose(frame.matrix(frame.matrix(m)), m)
     assert frame.texture_transform([2, 3], [0.5, 0.25]) == ([2.0, 3.0], [0.5, 1.0 - 3.0 - 0.25])
+
+
+def test_rotation_field_turns_quad_and_grid() -> None:
+    s = 2**-0.5  # a quarter turn about X: a quad facing -Z then faces +Y
+    quad = procedural.quad(component("QuadMesh", {"Size": [1.0, 1.0], "Rotation": [s, 0, 0, s]}))
+    assert quad.normals is not None and np.allclose(quad.normals, [0, 1, 0], atol=1e-6)
+    grid = procedural.grid(
+        component("GridMesh", {"Size": [1.0, 1.0], "Points": [1, 1], "Rotation": [s, 0, 0, s]})
+    )
+    assert grid.normals is not None and np.allclose(grid.normals, [0, 0, 1], atol=1e-6)
+    assert (facing(grid.positions, grid.normals, grid.submeshes[0].indices) > 0).all()
