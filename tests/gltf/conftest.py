@@ -19,9 +19,13 @@ AVATAR = FIXTURES / "test_avatar.resonitepackage"
 HANDEDNESS = FIXTURES / "handedness.resonitepackage"
 
 
+#: File kinds the samples folder holds that brson reads.
+ARCHIVES = (".brson", ".7zbson", ".lz4bson", ".bson", SUFFIX)
+
+
 def inputs() -> list[Path]:
     """Every sample archive and package, and the generated glTF fixtures."""
-    found = sorted(p for p in SAMPLES.glob("*") if p.is_file() and p.name != "MANIFEST.md")
+    found = sorted(p for p in SAMPLES.glob("*") if p.is_file() and p.suffix in ARCHIVES)
     return [*found, AVATAR, HANDEDNESS]
 
 
