@@ -26,6 +26,10 @@ class TypePart(BaseModel):
     arg_style: str = "angle"
     #: For the .NET form: the text of each argument after its type (", Assembly, Version=…").
     arg_qualifiers: tuple[str, ...] = ()
+    #: For the angle form: the text between consecutive arguments. The engine writes a bare
+    #: ``","`` (``ValueWrite<[FrooxEngine]…FrooxEngineContext,bool>`` in mar_coresys), other
+    #: writers ``", "``; each is kept so the name prints back identically (empty: all ``", "``).
+    arg_separators: tuple[str, ...] = ()
 
 
 class TypeName(BaseModel):
@@ -84,7 +88,13 @@ class TypeName(BaseModel):
                 )
                 out.append(f"[{inner}]")
             elif part.args:
-                out.append("<" + ", ".join(str(arg) for arg in part.args) + ">")
+                out.append("<")
+                out.append(str(part.args[0]))
+                seps = part.arg_separators or (", ",) * (len(part.args) - 1)
+                for sep, arg in zip(seps, part.args[1:], strict=True):
+                    out.append(sep)
+                    out.append(str(arg))
+                out.append(">")
         out.append(self.suffix)
         return "".join(out)
 
@@ -93,10 +103,16 @@ class TypeName(BaseModel):
         return _parse_cached(text)
 
 
+#: Generic nesting deeper than this is kept opaque: real names nest a few levels, and a
+#: hostile ``A<A<A<…>>>`` must not exhaust the interpreter's stack.
+MAX_NESTING = 64
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.depth = 0
 
     def peek(self) -> str:
         return self.text[self.pos] if self.pos < len(self.text) else ""
@@ -113,6 +129,15 @@ class _Parser:
         return self.text[start : self.pos]
 
     def type_name(self, stops: str) -> TypeName:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise ValueError(f"generic arguments nested deeper than {MAX_NESTING}")
+        try:
+            return self._type_name(stops)
+        finally:
+            self.depth -= 1
+
+    def _type_name(self, stops: str) -> TypeName:
         assembly = None
         if self.peek() == "[":
             self.pos += 1
@@ -136,15 +161,18 @@ class _Parser:
         if self.peek() == "<":
             self.pos += 1
             args = [self.type_name(",>")]
+            separators = []
             while self.peek() == ",":
+                start = self.pos
                 self.pos += 1
-                if self.peek() == " ":
+                while self.peek() == " ":
                     self.pos += 1
-                else:
-                    raise ValueError("argument separator without space")
+                separators.append(self.text[start : self.pos])
                 args.append(self.type_name(",>"))
             self.expect(">")
-            return TypePart(name=name, args=tuple(args))
+            if all(sep == ", " for sep in separators):
+                separators = []  # the default spelling; keeps equal names equal as structures
+            return TypePart(name=name, args=tuple(args), arg_separators=tuple(separators))
         if "`" in name and self.text.startswith("[[", self.pos):
             self.pos += 1
             args, quals = [], []

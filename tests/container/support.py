@@ -38,6 +38,14 @@ REAL: dict[str, Real] = {
     "orange3134_AvatarRootIdentification.brson": Real("frdt", 3, 26589, RESONITE_KEYS),
     "orange3134_loading_standin.brson": Real("frdt", 3, 68443, RESONITE_KEYS),
     "redx_5ce7cdf5.7zbson": Real("legacy", 2, 111579, ("Object", "Assets", "TypeVersions")),
+    "mar_AimConstraint.pg.brson": Real("frdt", 3, 103871, (*RESONITE_KEYS, "Assets")),
+}
+#: Written with the engine's own Brotli settings (quality 9, window 16): these re-compress to
+#: the identical bytes. mar_AimConstraint.pg.brson was written at quality 5 / window 22
+#: (MANIFEST.md), so only its BSON, and its stored compressed bytes, come back identical.
+ENGINE_SETTINGS = {
+    "orange3134_AvatarRootIdentification.brson",
+    "orange3134_loading_standin.brson",
 }
 
 

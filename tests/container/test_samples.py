@@ -13,11 +13,14 @@ from pathlib import Path
 
 import pytest
 
+import brson
+
 from brson.codecs import Codec
 from brson.container import frame, pack, read_header, unpack
 from brson.document import bson as bsondoc
 
 from .support import (
+    ENGINE_SETTINGS,
     REAL,
     SAMPLES,
     lzma_sdk_header,
@@ -30,6 +33,7 @@ from .support import (
 
 REAL_FILES = real_files()
 BRSON_FILES = [p for p in REAL_FILES if p.suffix == ".brson"]
+ENGINE_BRSON = [p for p in BRSON_FILES if p.name in ENGINE_SETTINGS]
 
 
 @pytest.mark.parametrize("path", REAL_FILES, ids=real_ids(REAL_FILES))
@@ -57,7 +61,31 @@ def test_real_bson_decode_encode_is_identical(path: Path) -> None:
     assert bsondoc.encode(doc) == raw
 
 
+def test_every_real_brson_is_described() -> None:
+    """A new sample must be added to REAL (and to ENGINE_SETTINGS when it re-packs exactly)."""
+    assert {p.name for p in REAL_FILES} <= set(REAL)
+
+
 @pytest.mark.parametrize("path", BRSON_FILES, ids=real_ids(BRSON_FILES))
+def test_real_brson_dumps_unmodified_byte_identical(path: Path) -> None:
+    """Whatever settings wrote it, an unmodified tree comes back as the file's own bytes."""
+    data = path.read_bytes()
+    assert brson.dumps(brson.loads(data, name=path.name)) == data
+
+
+def test_other_writer_settings_do_not_recompress_identically() -> None:
+    """Quality 5 / window 22 (MANIFEST.md): Brotli at the engine's settings gives other bytes,
+    which is why dumps keeps the stored stream instead of re-compressing."""
+    path = SAMPLES / "mar_AimConstraint.pg.brson"
+    if not path.is_file():
+        pytest.skip("shared samples not present")
+    data = path.read_bytes()
+    container, raw = unpack(data, path.name)
+    assert pack(raw, container.codec) != data
+    assert unpack(pack(raw, container.codec))[1] == raw
+
+
+@pytest.mark.parametrize("path", ENGINE_BRSON, ids=real_ids(ENGINE_BRSON))
 def test_real_brson_repacks_byte_identical(path: Path) -> None:
     """Brotli q9/w16 over the decoded BSON reproduces the engine's file exactly."""
     data = path.read_bytes()
@@ -111,7 +139,7 @@ def test_convert_chain_keeps_bson(path: Path) -> None:
     brotli_file = pack(back, Codec.BROTLI)
     _, back = unpack(brotli_file, "x.brson")
     assert back == raw
-    if path.suffix == ".brson":
+    if path.name in ENGINE_SETTINGS:
         assert brotli_file == path.read_bytes()
 
 

@@ -122,7 +122,13 @@ SAMPLE_INFO = {
     "orange3134_AvatarRootIdentification": {"BR303"},  # an unused SlotGizmo type
     "orange3134_loading_standin": {"BR502"},  # a slot hidden by scale 0
     "redx_5ce7cdf5": set(),
+    "mar_coresys": {"BR303"},  # an unused SlotGizmo type
+    # Another writer (a generator): parent-ID ParentReferences, int64 FeatureFlags values and
+    # zero quaternions on ProtoFlux node slots are warnings that describe it truly.
+    "mar_AimConstraint.pg": {"BR303", "BR406", "BR504", "BR604"},
 }
+#: Files the engine wrote with its own settings: no error or warning may fire on them.
+NOT_ENGINE_EXPORTS = {"mar_AimConstraint.pg"}
 
 
 def real_files() -> list[Any]:
@@ -136,7 +142,9 @@ def real_files() -> list[Any]:
 @pytest.mark.parametrize("path", real_files())
 def test_real_samples_validate_clean(path: Path) -> None:
     findings = validate(path)
-    assert not with_severity(findings, Severity.ERROR, Severity.WARNING), [str(f) for f in findings]
+    assert not with_severity(findings, Severity.ERROR), [str(f) for f in findings]
+    if path.stem not in NOT_ENGINE_EXPORTS:
+        assert not with_severity(findings, Severity.WARNING), [str(f) for f in findings]
     assert codes(findings) == SAMPLE_INFO[path.stem]
 
 

@@ -43,10 +43,12 @@ NON_UNIT = rule(
 )
 ZERO_ROTATION = rule(
     "BR504",
-    ERROR,
+    WARNING,
     "zero quaternion",
-    "A rotation of [0, 0, 0, 0] has no orientation; normalising it divides by zero.",
-    "quaternion algebra",
+    "A rotation of [0, 0, 0, 0] has no orientation; normalising it divides by zero. Readers "
+    "(brson's matrices, the Godot and glTF exports) take it as no rotation. A warning, not an "
+    "error: a real generator writes it (43 ProtoFlux node slots of mar_AimConstraint.pg.brson).",
+    "quaternion algebra; mar_AimConstraint.pg.brson",
 )
 TRANSFORM_SHAPE = rule(
     "BR505",
