@@ -37,10 +37,6 @@ KNOWN: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]] = [
         ("orange3134_*.brson", "mar_coresys.main.brson", "mar_coresys~brotli-*.brson"),
         (),
     ),
-    # TypeName.parse does not split generic arguments without a space: BR305 on the engine's
-    # own ProtoFlux types.
-    ("validate", 2, ("mar_coresys.resonitepackage", "mar_coresys.main.brson"), ()),
-    ("type-names", 2, ("mar_coresys*", "*~unknown-component*"), ("*~generic-spaced*",)),
     # Slot.find_component does not take a short name with generic arguments, which the
     # README promises and the edit selectors take.
     ("find-component", 3, ("mar_*", "orange3134_*", "redx_5ce7cdf5~unknown-component*"), ()),

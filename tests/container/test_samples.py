@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 import brson
-
 from brson.codecs import Codec
 from brson.container import frame, pack, read_header, unpack
 from brson.document import bson as bsondoc
