@@ -214,6 +214,15 @@ class Component(Node):
         except ModelError:
             return repr(self.type_index)
 
+    def is_type(self, spelling: str) -> bool:
+        """Whether ``spelling`` names this component's type, by :meth:`TypeName.matches` (the
+        one rule shared by ``Slot.find_component``, the edit selectors and the CLI). A
+        component whose ``Type`` names no type matches nothing."""
+        try:
+            return self.type.matches(spelling)
+        except ModelError:
+            return False
+
     @property
     def slot(self) -> Slot | None:
         return self._slot
@@ -461,8 +470,10 @@ class Slot(Node):
             stack.extend(reversed(kids))
 
     def find_component(self, type_name: str) -> Component | None:
+        """The first component on this slot (not its children) whose type ``type_name`` names
+        in any spelling :meth:`TypeName.spellings` allows, or ``None``."""
         for component in self.components:
-            if _type_matches(component, type_name):
+            if component.is_type(type_name):
                 return component
         return None
 
@@ -500,14 +511,6 @@ class Slot(Node):
 
     def __repr__(self) -> str:
         return f"Slot(id={self.id!r}, name={self.name!r})"
-
-
-def _type_matches(component: Component, type_name: str) -> bool:
-    try:
-        parsed = component.type
-    except ModelError:
-        return False
-    return type_name in (str(parsed), parsed.full_name, parsed.name)
 
 
 class IdRef:

@@ -73,6 +73,24 @@ class TypeName(BaseModel):
     def nullable(self) -> bool:
         return self.suffix.endswith("?")
 
+    def spellings(self) -> frozenset[str]:
+        """Every way a user may name this type (the one rule for ``find_component``, the edit
+        selectors and the CLI): as written, without the assembly, without the namespace too
+        (``ValueField<bool>``, ``DynamicReferenceVariableDriver<[FrooxEngine]FrooxEngine.Slot>``),
+        and the bare ``full_name`` / ``name``."""
+        text = str(self)
+        forms = {text, self.full_name, self.name}
+        if self.assembly is not None and text.startswith(f"[{self.assembly}]"):
+            text = text[len(self.assembly) + 2 :]
+            forms.add(text)
+        if self.namespace and text.startswith(self.namespace + "."):
+            forms.add(text[len(self.namespace) + 1 :])
+        return frozenset(forms)
+
+    def matches(self, spelling: str) -> bool:
+        """Whether ``spelling`` names this type (see :meth:`spellings`)."""
+        return spelling in self.spellings()
+
     def __str__(self) -> str:
         if self.opaque is not None:
             return self.opaque

@@ -329,7 +329,7 @@ def _type_value(tree: DataTree, type_name: str | TypeName, slot: Slot) -> int | 
         return names.index(text)
     parsed = TypeName.parse(text)
     if parsed.assembly is None:
-        found = [i for i, t in enumerate(tree.types) if text in _type_forms(t)]
+        found = [i for i, t in enumerate(tree.types) if t.matches(text)]
         if len(found) == 1:
             return found[0]
         if found:
@@ -434,7 +434,7 @@ def component_on(slot: Slot, spec: str) -> Component:
     second of that type."""
     indexed = _INDEXED.match(spec)
     name, nth = (indexed.group(1), int(indexed.group(2))) if indexed else (spec, None)
-    found = [c for c in slot.components if _type_is(c, name)]
+    found = [c for c in slot.components if c.is_type(name)]
     if not found:
         have = ", ".join(sorted({c.type_label for c in slot.components})) or "none"
         raise SelectorError(f"no {name!r} component on this slot (it has: {have})", path=slot.path)
@@ -535,27 +535,6 @@ def _field_getter(slot: Slot, component: str | None, field_name: str) -> Callabl
         return elements[nth]
 
     return get
-
-
-def _type_is(component: Component, name: str) -> bool:
-    try:
-        parsed = component.type
-    except ModelError:
-        return False
-    return name in _type_forms(parsed)
-
-
-def _type_forms(parsed: TypeName) -> set[str]:
-    """The ways a type may be named in a selector: as written, without the assembly, without
-    the namespace too (``ValueField<bool>``), and the bare ``full_name`` / ``name``."""
-    text = str(parsed)
-    forms = {text, parsed.full_name, parsed.name}
-    if parsed.assembly is not None and text.startswith(f"[{parsed.assembly}]"):
-        text = text[len(parsed.assembly) + 2 :]
-        forms.add(text)
-    if parsed.namespace and text.startswith(parsed.namespace + "."):
-        forms.add(text[len(parsed.namespace) + 1 :])
-    return forms
 
 
 # -- values from text (the command line) -------------------------------------------------------

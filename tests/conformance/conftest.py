@@ -37,9 +37,6 @@ KNOWN: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]] = [
         ("orange3134_*.brson", "mar_coresys.main.brson", "mar_coresys~brotli-*.brson"),
         (),
     ),
-    # Slot.find_component does not take a short name with generic arguments, which the
-    # README promises and the edit selectors take.
-    ("find-component", 3, ("mar_*", "orange3134_*", "redx_5ce7cdf5~unknown-component*"), ()),
     # export-godot writes over the archive it reads; no command knows a hard link to its
     # input for the input.
     ("no-overwrite-godot", 5, ("*",), ()),
