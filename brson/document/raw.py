@@ -8,6 +8,7 @@ original element bytes plus newly encoded ones, so untouched elements stay byte-
 
 from __future__ import annotations
 
+import re
 import struct
 from typing import Any
 
@@ -251,6 +252,32 @@ def component_index(buf: bytes, start: int, end: int) -> dict[str, Element]:
                 "Data": (0x03, start + 14, vstart, vstart + n),
             }
     return index(buf, start, end)
+
+
+#: A component element as written: ``Type`` (an int32 or int64 index into ``Types``, or a
+#: NeosVR type-name string) directly followed by its ``Data`` document. The one byte-level
+#: statement of that shape; scans of serialized subtrees (extract) use these, never their own.
+COMPONENT_TYPE_INDEX = re.compile(
+    rb"(?:\x10Type\x00(.{4})|\x12Type\x00(.{8}))\x03Data\x00", re.DOTALL
+)
+COMPONENT_TYPE_NAME = re.compile(rb"\x02Type\x00.{4}([^\x00]*)\x00\x03Data\x00", re.DOTALL)
+
+
+def component_type_indices(data: bytes) -> list[tuple[int, int, int]]:
+    """Every component ``Type`` index in serialized bytes: (value offset, width, index).
+    Both widths: the engine writes int32, other writers int64 (mar_AimConstraint.pg.brson)."""
+    found = []
+    for match in COMPONENT_TYPE_INDEX.finditer(data):
+        if match.group(1) is not None:
+            found.append((match.start(1), 4, _I32.unpack_from(data, match.start(1))[0]))
+        else:
+            found.append((match.start(2), 8, _I64.unpack_from(data, match.start(2))[0]))
+    return found
+
+
+def set_type_index(out: bytearray, offset: int, width: int, value: int) -> None:
+    """Overwrite a ``Type`` index in place, keeping the width it was written with."""
+    (_I32 if width == 4 else _I64).pack_into(out, offset, value)
 
 
 def int32_bytes(value: int) -> bytes:

@@ -188,6 +188,12 @@ class Component(Node):
         value = self.get("Type")
         return int(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
+    def set_type_index(self, index: int) -> None:
+        """Point ``Type`` at another ``Types`` entry in the width it was written with: the
+        engine writes int32, other writers int64 (mar_AimConstraint.pg.brson)."""
+        wide = self.etype("Type") == raw.INT64 or isinstance(self._vals.get("Type"), Int64)
+        self.set("Type", Int64(index) if wide else index)
+
     @property
     def type(self) -> TypeName:
         raw_type = self.type_index

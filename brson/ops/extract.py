@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-import struct
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -37,6 +36,7 @@ from typing import Any, Literal
 from bson.int64 import Int64
 
 from brson.collector import paused_gc
+from brson.document import raw
 from brson.errors import GraphError, ModelError, SelectorError
 from brson.graph import located
 from brson.model.ids import IdIndex, Location, ids_in_bytes
@@ -51,9 +51,6 @@ HOLDER_NAME = "Extracted Dependencies"
 
 #: A component's head: ``Type`` (an int32 index into ``Types``; a type-name string in NeosVR
 #: files) directly followed by its ``Data`` document, the layout every engine-written file uses.
-_COMPONENT_INDEX = re.compile(rb"\x10Type\x00(.{4})\x03Data\x00", re.DOTALL)
-_COMPONENT_TYPE_NAME = re.compile(rb"\x02Type\x00.{4}([^\x00]*)\x00\x03Data\x00", re.DOTALL)
-_INT32 = struct.Struct("<i")
 
 
 @dataclass(frozen=True)
@@ -468,17 +465,17 @@ def _rewrite_types(
 ) -> bytes:
     """Trim ``Types`` to the used entries and rewrite the indices; trim ``TypeVersions``.
 
-    Indices are rewritten in the bytes: a component is ``{Type: int32, Data: {…}}``, so its
-    index is four bytes at a fixed place and changing them moves nothing else (and costs
-    nothing on a big tree, unlike re-assembling every component).
+    Indices are rewritten in the bytes: a component is ``{Type: int32 or int64, Data: {…}}``,
+    so its index sits at a fixed place and changing it in its own width moves nothing else (and
+    costs nothing on a big tree, unlike re-assembling every component).
     """
-    found = list(_COMPONENT_INDEX.finditer(data))
-    named = {m.group(1).decode("utf-8", "replace") for m in _COMPONENT_TYPE_NAME.finditer(data)}
-    report.components = len(found) + sum(1 for _ in _COMPONENT_TYPE_NAME.finditer(data))
+    found = raw.component_type_indices(data)
+    named = {m.group(1).decode("utf-8", "replace") for m in raw.COMPONENT_TYPE_NAME.finditer(data)}
+    report.components = len(found) + sum(1 for _ in raw.COMPONENT_TYPE_NAME.finditer(data))
     report.slots = data.count(b"\x04Children\x00")
     out = bytearray(data)
     if type_names is not None:
-        indices = [_INT32.unpack_from(data, m.start(1))[0] for m in found]
+        indices = [index for _, _, index in found]
         used = sorted(set(indices))
         bad = [i for i in used if not 0 <= i < len(type_names)]
         if bad:
@@ -487,9 +484,9 @@ def _rewrite_types(
                 path=report.slot,
             )
         remap = {old: new for new, old in enumerate(used)}
-        for match, old in zip(found, indices, strict=True):
+        for offset, width, old in found:
             if remap[old] != old:
-                _INT32.pack_into(out, match.start(1), remap[old])
+                raw.set_type_index(out, offset, width, remap[old])
         new_names = [type_names[i] for i in used]
         report.types = len(new_names)
         report.types_dropped = [n for i, n in enumerate(type_names) if i not in remap]
@@ -506,7 +503,7 @@ def _rewrite_types(
         if type_names is None and versions:
             known = {
                 m.group(1).decode("utf-8", "replace")
-                for m in _COMPONENT_TYPE_NAME.finditer(source.to_bson())
+                for m in raw.COMPONENT_TYPE_NAME.finditer(source.to_bson())
             }
         dropped = [k for k in versions if k in known and k not in used_names]
         if dropped:

@@ -129,7 +129,7 @@ def import_slot(
             if new is None:
                 new = remap[old] = tree.type_index(names[old])
             if new != old:
-                component.set("Type", new)
+                component.set_type_index(new)
         report.types_added = [str(t) for t in tree.types[before:]]
     if new_versions:
         versions = tree.get("TypeVersions")

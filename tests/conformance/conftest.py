@@ -23,20 +23,6 @@ CORPUS: list[Sample] = corpus(SAMPLES) if SAMPLES.is_dir() else []
 #: (operation, defect number, file patterns, exceptions).  Each is a strict xfail, so the fix
 #: landing turns the cell red here until its entry is removed.
 KNOWN: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]] = [
-    # extract matches only an int32 Type: Types [] with indices kept (and import, which
-    # extracts first, fails on the empty table).
-    (
-        "extract",
-        1,
-        ("mar_AimConstraint.pg.brson", "mar_AimConstraint.pg~*", "*~int64.*", "*~type-int64.*"),
-        ("*~string-types*",),
-    ),
-    (
-        "import",
-        1,
-        ("orange3134_*.brson", "mar_coresys.main.brson", "mar_coresys~brotli-*.brson"),
-        (),
-    ),
     # export-godot writes over the archive it reads; no command knows a hard link to its
     # input for the input.
     ("no-overwrite-godot", 5, ("*",), ()),

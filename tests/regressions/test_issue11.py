@@ -1,0 +1,58 @@
+"""Regression tests for the defects of issue 11 (real files from every writer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import bson
+import pytest
+
+import brson
+from brson.document import raw
+from brson.ops.extract import extract
+
+SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples"
+AIM = SAMPLES / "mar_AimConstraint.pg.brson"
+
+
+def _sample(path: Path) -> Path:
+    if not path.is_file():
+        pytest.skip("shared samples not present")
+    return path
+
+
+def test_extract_keeps_int64_type_indices() -> None:
+    """Defect 1: extract matched only an int32 ``Type``, wrote ``Types: []`` and kept stale
+    indices. The other writer stores ``Type`` as int64; it must be remapped in its own width."""
+    tree = brson.load(_sample(AIM))
+    done = extract(tree, "AimConstraintBackend")
+    result, report = done.tree, done.report
+    assert report.components > 0 and report.types > 0
+    doc = bson.decode(result.to_bson(), codec_options=bson.CodecOptions(document_class=dict))
+    types = doc["Types"]
+    assert len(types) == report.types
+    seen = [comp["Type"] for comp in doc.get("Assets", [])]  # the closure's asset components
+    stack = [doc["Object"]]
+    while stack:
+        slot = stack.pop()
+        for comp in slot["Components"]["Data"]:
+            seen.append(comp["Type"])
+        stack.extend(slot["Children"])
+    assert len(seen) == report.components
+    assert all(isinstance(t, bson.int64.Int64) for t in seen)  # width kept
+    assert sorted(set(seen)) == list(range(len(types)))  # trimmed and dense
+
+
+def test_component_type_indices_reads_both_widths() -> None:
+    data32 = bson.encode({"c": {"Type": 7, "Data": {"ID": "x"}}})
+    data64 = bson.encode({"c": {"Type": bson.int64.Int64(7), "Data": {"ID": "x"}}})
+    (off32, w32, v32), (off64, w64, v64) = (
+        raw.component_type_indices(data32)[0],
+        raw.component_type_indices(data64)[0],
+    )
+    assert (w32, v32, w64, v64) == (4, 7, 8, 7)
+    out = bytearray(data64)
+    raw.set_type_index(out, off64, w64, 3)
+    assert bson.decode(bytes(out))["c"]["Type"] == 3
+    assert isinstance(bson.decode(bytes(out))["c"]["Type"], bson.int64.Int64)
+    assert off32 > 0
