@@ -29,6 +29,14 @@ _BLEND_LIKE = {"Additive", "Multiply"}  # no glTF equivalent: blended, with a wa
 _COLOR = ("AlbedoColor", "TintColor", "Color", "MainColor", "NearColor")
 _TEXTURE = ("AlbedoTexture", "Texture", "MainTexture", "MainTex", "NearTexture")
 _KNOWN_PREFIXES = ("PBS_", "Unlit", "OverlayUnlit", "XiexeToon", "Toon")
+#: XiexeToonMaterial's spellings of the same roles (from the engine's component definition).
+_SCALE = ("TextureScale", "MainTextureScale")
+_OFFSET = ("TextureOffset", "MainTextureOffset")
+_SMOOTHNESS = ("Smoothness", "Glossiness")
+_METAL_MAP = ("MetallicMap", "MetallicGlossMap")
+_EMISSIVE = ("EmissiveColor", "EmissionColor")
+_EMISSIVE_MAP = ("EmissiveMap", "EmissionMap")
+_CUTOFF = ("AlphaCutoff", "AlphaClip")
 
 
 #: Largest colour channel kept (half-float max: HDR emission fits, a hostile 1e308 does not).
@@ -101,8 +109,8 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
     color = linear_color(component, color_key) if color_key else None
     if color is not None:
         pbr["baseColorFactor"] = [_clamp(c) for c in color]
-    scale = field_numbers(component, "TextureScale", 2) or [1.0, 1.0]
-    offset = field_numbers(component, "TextureOffset", 2) or [0.0, 0.0]
+    scale = field_numbers(component, _first(component, _SCALE) or "", 2) or [1.0, 1.0]
+    offset = field_numbers(component, _first(component, _OFFSET) or "", 2) or [0.0, 0.0]
     if not all(math.isfinite(v) for v in (*scale, *offset)):
         scale, offset = [1.0, 1.0], [0.0, 0.0]
 
@@ -124,7 +132,7 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
         pbr["roughnessFactor"] = 1.0
     else:
         metallic = _number(component, "Metallic")
-        smoothness = _number(component, "Smoothness")
+        smoothness = _number(component, _first(component, _SMOOTHNESS) or "")
         if kind.startswith("PBS_") and "Specular" in kind:
             pbr["metallicFactor"] = 0.0
             spec = field_numbers(component, "SpecularColor", 4)
@@ -137,7 +145,7 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
             pbr["metallicFactor"] = 0.0
         if smoothness is not None:
             pbr["roughnessFactor"] = _clamp(1.0 - smoothness)
-        metal_map = info(_texture(component, "MetallicMap"), "metallicRoughness")
+        metal_map = info(_texture(component, _first(component, _METAL_MAP)), "metallicRoughness")
         if metal_map is not None:
             pbr["metallicRoughnessTexture"] = metal_map
         normal = info(_texture(component, "NormalMap"), "normal")
@@ -149,7 +157,7 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
         occlusion = info(_texture(component, "OcclusionMap"), "occlusion")
         if occlusion is not None:
             material["occlusionTexture"] = occlusion
-        emissive = linear_color(component, "EmissiveColor")
+        emissive = linear_color(component, _first(component, _EMISSIVE) or "")
         if emissive is not None and max(emissive[:3]) > 0.0:
             peak = max(emissive[:3])
             if peak > 1.0:
@@ -157,7 +165,7 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
                 material["emissiveFactor"] = [c / peak for c in emissive[:3]]
             else:
                 material["emissiveFactor"] = emissive[:3]
-        emissive_map = info(_texture(component, "EmissiveMap"), "emissive")
+        emissive_map = info(_texture(component, _first(component, _EMISSIVE_MAP)), "emissive")
         if emissive_map is not None:
             material["emissiveTexture"] = emissive_map
             material.setdefault("emissiveFactor", [1.0, 1.0, 1.0])
@@ -172,7 +180,7 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
     if mode is not None and mode != "OPAQUE":
         material["alphaMode"] = mode
         if mode == "MASK":
-            cutoff = _number(component, "AlphaCutoff")
+            cutoff = _number(component, _first(component, _CUTOFF) or "")
             if cutoff is not None:
                 material["alphaCutoff"] = _clamp(cutoff)
     sidedness = field_value(component, "Sidedness")

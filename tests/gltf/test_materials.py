@@ -78,3 +78,30 @@ def test_unknown_material_is_approximated_with_a_note() -> None:
     )
     assert out["pbrMetallicRoughness"]["baseColorFactor"] == [1.0, 0.0, 0.0, 1.0]
     assert any("no glTF equivalent" in n for n in notes)
+
+
+def test_xiexe_toon_fields() -> None:
+    tree = brson.load(ROOT / "fixtures" / "tiny.brson")
+    tex = tree.root.add_component("[FrooxEngine]FrooxEngine.StaticTexture2D", {"URL": None})
+    comp = tree.root.add_component(
+        "[FrooxEngine]FrooxEngine.XiexeToonMaterial",
+        {
+            "MainTexture": tex,
+            "Color": [1.0, 1.0, 1.0, 1.0, "sRGB"],
+            "AlphaClip": 0.4,
+            "MainTextureScale": [2.0, 1.0],
+            "MainTextureOffset": [0.0, 0.0],
+            "Metallic": 0.5,
+            "Glossiness": 0.8,
+            "EmissionColor": [0.5, 0.0, 0.0, 1.0, "Linear"],
+            "BlendMode": "Cutout",
+            "Culling": "Off",
+        },
+    )
+    out, notes = materials.convert(comp, lambda t, r: {"index": 0})
+    pbr = out["pbrMetallicRoughness"]
+    assert pbr["metallicFactor"] == 0.5 and pbr["roughnessFactor"] == pytest.approx(0.2)
+    assert pbr["baseColorTexture"]["extensions"][materials.TEXTURE_TRANSFORM]["scale"] == [2, 1]
+    assert out["emissiveFactor"] == [0.5, 0.0, 0.0]
+    assert (out["alphaMode"], out["alphaCutoff"], out["doubleSided"]) == ("MASK", 0.4, True)
+    assert notes == []
