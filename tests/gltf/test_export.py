@@ -152,3 +152,16 @@ def test_hostile_numbers_become_warnings_not_crashes() -> None:
         for m in doc["materials"]
         for c in m["pbrMetallicRoughness"].get("baseColorFactor", [])
     )
+
+
+def test_committed_fixtures_are_what_the_script_makes(tmp_path: Path) -> None:
+    import importlib.util
+
+    script = ROOT / "fixtures" / "gltf" / "make_gltf_fixtures.py"
+    spec = importlib.util.spec_from_file_location("make_gltf_fixtures", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for out in module.write(tmp_path):
+        committed = ROOT / "fixtures" / "gltf" / out.name
+        assert out.read_bytes() == committed.read_bytes(), f"run {script.name} ({out.name})"
