@@ -78,6 +78,7 @@ fuzz-short: $(STAMP)
 fixtures: $(STAMP)
 	$(BIN)/python fixtures/make_fixtures.py
 	$(BIN)/python fixtures/validate/make_validate_fixtures.py
+	$(BIN)/python fixtures/gltf/make_gltf_fixtures.py
 
 # JSON Schema of the document models and the JSON form (committed; a test checks they are current).
 schemas: $(STAMP)
