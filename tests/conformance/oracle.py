@@ -67,6 +67,16 @@ class View:
     used_types: set[str] = field(default_factory=set)
     table: list[str] | None = None
     problems: list[str] = field(default_factory=list)
+    #: Slot ID -> its typed fields other than structure (built on first use).
+    _slot_fields: dict[str, dict[str, Any]] | None = None
+
+    def slot_fields(self) -> dict[str, dict[str, Any]]:
+        if self._slot_fields is None:
+            self._slot_fields = {
+                s["ID"]: {k: typed(v) for k, v in s.items() if k not in ("Children", "Components")}
+                for s, _ in slots(self.doc)
+            }
+        return self._slot_fields
 
     @property
     def internal(self) -> list[str]:

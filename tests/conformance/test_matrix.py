@@ -127,14 +127,22 @@ def untouched(check: Check, a: View, b: View, skip: frozenset[str] = frozenset()
         check(ta[2] == tb[2], f"component {cid}: Data changed (value or width)")
 
 
-def slot_fields(doc: dict[str, Any]) -> dict[str, Any]:
-    """Slot ID -> its typed fields other than structure."""
-    from .writers import slots
-
-    return {
-        s["ID"]: {k: typed(v) for k, v in s.items() if k not in ("Children", "Components")}
-        for s, _ in slots(doc)
-    }
+def slots_untouched(
+    check: Check,
+    a: View,
+    b: View,
+    skip: frozenset[tuple[str, str]] = frozenset(),
+    only: set[str] | None = None,
+) -> None:
+    """Every slot in both views (of ``only``, when given) keeps every field (unknown keys
+    included) with its BSON type, except the (slot ID, key) pairs in ``skip``."""
+    before, after = a.slot_fields(), b.slot_fields()
+    for sid in before.keys() & after.keys() & (only if only is not None else before.keys()):
+        for key, value in before[sid].items():
+            if (sid, key) not in skip:
+                check(after[sid].get(key) == value, f"slot {sid}: {key} kept")
+        extra = set(after[sid]) - set(before[sid])
+        check(not extra, f"slot {sid}: keys added {sorted(extra)}")
 
 
 def picks(v: View) -> dict[str, str]:
@@ -214,6 +222,8 @@ def test_refs(path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> N
         counts["external"] == len(v.external), f"external {counts['external']} != {len(v.external)}"
     )
     check(counts["internal"] + counts["external"] == counts["references"], "counts add up")
+    check(counts["ids"] == len(v.defined), f"IDs defined {counts['ids']} != {len(v.defined)}")
+    check(counts["referenced_ids"] == len(set(v.internal)), "referenced IDs")
     check(sorted(data["external_ids"]) == sorted(set(v.external)), "external IDs")
     check(len(data["references"]) == counts["references"], "one entry per reference")
     kinds = Counter(r["kind"] for r in data["references"])
@@ -317,6 +327,11 @@ def _extract_checks(
         f"report components {report.components} != {len(v.components)}",
     )
     check(report.types == v.type_count(), f"report types {report.types} != {v.type_count()}")
+    if mode == "keep":
+        # The subtree's own slots (a holder of copied dependencies is new: its fresh ID may
+        # be one a slot left behind had, which is no reference of the result).
+        subtree = _subtree(src, slot_id)
+        slots_untouched(check, src, v, frozenset({(slot_id, "ParentReference")}), subtree)
     for cid, (name, width, data_typed) in v.components.items():
         if cid in src.components:
             check(src.components[cid][0] == name, f"{cid}: type name kept")
@@ -426,6 +441,7 @@ def test_rename(
     check(v.slots[target][0] == "Renamed by conformance", "the slot has its new name")
     check(v.slot_order == src.slot_order, "no slot added, removed or moved")
     untouched(check, src, v)
+    slots_untouched(check, src, v, frozenset({(target, "Name")}))
     changes = diff(brson.load(path), brson.load(out))
     check([c.id for c in changes.slots_renamed] == [target], "diff: that one rename")
     check(len(list(changes.lines())) == 1, f"diff: nothing else {list(changes.lines())[:5]}")
@@ -447,7 +463,7 @@ def test_move(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFi
     check(v.slots[leaf][1] == root, "the slot's parent is the root")
     check(sorted(v.slot_order) == sorted(src.slot_order), "the same slots")
     untouched(check, src, v)
-    before, after = slot_fields(src.doc), slot_fields(v.doc)
+    before, after = src.slot_fields(), v.slot_fields()
     for sid, fields in before.items():
         moved_link = sid == leaf and "ParentReference" in fields
         for key, value in fields.items():
@@ -530,7 +546,7 @@ def test_set(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFix
     code, _, err = run(capsys, "set", path, f"{slot_id}.Position", "1,2,3", "-o", out)
     check(code == OK, f"set Position: exit {code}: {err}")
     v = output_ok(check, path, out)
-    position = slot_fields(v.doc)[slot_id]["Position"]
+    position = v.slot_fields()[slot_id]["Position"]
     values = dict(position[1])["Data"][1]
     check([t[0] for t in values] == ["double"] * 3, f"Position stays doubles: {values}")
     untouched(check, src, v)
@@ -605,6 +621,15 @@ def _no_unused(check: Check, left_unused: list[set[str]]) -> None:
 
 def _unused(v: View) -> set[str]:
     return set(v.table or ()) - v.used_types
+
+
+def _subtree(v: View, slot_id: str) -> set[str]:
+    """The IDs of a slot and its descendants."""
+    below = {slot_id}
+    for sid in v.slot_order:
+        if v.slots[sid][1] in below:
+            below.add(sid)
+    return below
 
 
 def _inside(src: View, slot_id: str, values: list[str]) -> int:
