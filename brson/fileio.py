@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
+import time
 from pathlib import Path
 
 from brson.errors import BrsonError
@@ -33,12 +35,59 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         raise FileError(f"cannot read ({exc.strerror})", file=str(path)) from None
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Replace ``path`` with ``data`` all at once (temp file in the same folder + rename)."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name one file, however spelled: relative or absolute, ``./``, a
+    symlink, a hard link (same device and inode). A path that does not exist is no file."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        first, second = os.stat(a), os.stat(b)
+    except OSError:
+        return False
+    return (first.st_dev, first.st_ino) == (second.st_dev, second.st_ino)
+
+
+def refuse_inputs(output: str | os.PathLike[str], *inputs: str | os.PathLike[str]) -> None:
+    """The one rule every writing command applies: never write over any of its inputs (the
+    atomic write would replace the source with the result, and the original would be gone)."""
+    for source in inputs:
+        if str(source) != "-" and str(output) != "-" and same_file(output, source):
+            raise FileError(
+                f"is an input of this command ({source}); brson never writes over its inputs: "
+                "write elsewhere, then rename",
+                file=str(output),
+            )
+
+
+#: Temporaries are ``.NAME.PID.RANDOM.tmp`` beside the output; one older than this whose
+#: writer is gone was left by a killed run and is removed by the next write to NAME.
+STALE_SECONDS = 60.0
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace ``path`` with ``data`` all at once (temp file in the same folder + rename).
+
+    Only a regular file (or nothing) is replaced by a rename: a FIFO, a character device or
+    ``/proc/self/fd/1`` behind a symlink is written to directly, as ``cat > OUT`` would, and a
+    symlink to a regular file keeps being a symlink (its target is replaced)."""
+    target = Path(path)
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise FileError(f"cannot write ({exc.strerror})", file=str(path)) from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise FileError("is a directory", file=str(path))
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        _write_through(target, data)
+        return
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    folder = target.parent if str(target.parent) else Path(".")
+    _remove_stale(folder, target.name)
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=folder
+        )
     except OSError as exc:
         raise FileError(f"cannot write ({exc.strerror})", file=str(path)) from None
     try:
@@ -54,6 +103,55 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         if isinstance(exc, OSError):
             raise FileError(f"cannot write ({exc.strerror})", file=str(path)) from None
         raise
+
+
+def _write_through(target: Path, data: bytes) -> None:
+    """Stream into a special file (FIFO, device): renaming over it would replace it."""
+    try:
+        with open(target, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
+        raise FileError(f"cannot write ({exc.strerror})", file=str(target)) from None
+
+
+def _remove_stale(folder: Path, name: str) -> None:
+    """Remove temporaries of ``name`` provably left by a killed writer: our name pattern, a
+    pid that no longer runs, and older than :data:`STALE_SECONDS`."""
+    prefix = f".{name}."
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
+            continue
+        pid_text = entry.name[len(prefix) :].split(".", 1)[0]
+        if not pid_text.isdigit():
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if now - entry.stat(follow_symlinks=False).st_mtime < STALE_SECONDS:
+                continue
+        except OSError:
+            continue
+        if _alive(int(pid_text)):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def _output_mode(target: Path) -> int:

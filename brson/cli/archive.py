@@ -138,7 +138,7 @@ def convert(
     legacy: Annotated[bool, typer.Option(help="Write a headerless NeosVR-style file.")] = False,
 ) -> None:
     """Re-compress an archive; an unmodified Brotli file converts to itself byte for byte."""
-    check_output(src, dst)
+    check_output(dst, src)
     if str(dst) == STDIO:
         _refuse_terminal()
     if is_package_name(dst):  # a package again: the tree and the assets it names
@@ -173,7 +173,7 @@ def to_json(
 ) -> None:
     """The lossless JSON form (int64 as $numberLong, exact doubles); see docs/json-form.md."""
     if output is not None:
-        check_output(src, output)
+        check_output(output, src)
     tree = api.load(src, max_size=State.max_size)
     text = jsonform.dumps(tree.decoded(), indent=None if compact else 1) + "\n"
     if output is None:
@@ -192,7 +192,7 @@ def from_json(
     legacy: Annotated[bool, typer.Option(help="Write a headerless NeosVR-style file.")] = False,
 ) -> None:
     """Build an archive from the JSON form; byte-identical BSON to the original."""
-    check_output(src, output)
+    check_output(output, src)
     if str(output) == STDIO:
         _refuse_terminal()
     try:

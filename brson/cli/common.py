@@ -18,7 +18,7 @@ from brson import api
 from brson.codecs import Codec, limits
 from brson.container import codec_for_name
 from brson.errors import PackageError
-from brson.fileio import read_bytes, write_atomic
+from brson.fileio import read_bytes, refuse_inputs, write_atomic
 from brson.model.tree import DataTree
 from brson.package import (
     SUFFIX,
@@ -96,14 +96,10 @@ def codec_option(value: str | None) -> Codec | None:
         raise typer.BadParameter(str(exc)) from None
 
 
-def check_output(src: Path, output: Path) -> None:
-    """Refuse OUTPUT naming the input file: the atomic write would replace the source with
-    the result (a subtree, an edit) and the original would be gone."""
-    if output.exists() and output.resolve() == src.resolve():
-        raise typer.BadParameter(
-            "OUTPUT is FILE: brson never overwrites its input; write elsewhere and rename",
-            param_hint="'-o'",
-        )
+def check_output(output: Path | None, *inputs: Path) -> None:
+    """Refuse an output naming any input, however spelled (see :func:`fileio.refuse_inputs`)."""
+    if output is not None:
+        refuse_inputs(output, *inputs)
 
 
 def output_codec(option: str | None, output: str, fallback: Codec | None = None) -> Codec | None:

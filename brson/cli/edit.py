@@ -118,7 +118,7 @@ def set_field(
     codec: CodecOption = None,
 ) -> None:
     """Set one field's value."""
-    check_output(src, output)
+    check_output(output, src)
     source = Source(src)
     tree = source.tree
     member = ops_edit.field_at(tree, target)
@@ -138,7 +138,7 @@ def rename(
     codec: CodecOption = None,
 ) -> None:
     """Rename a slot."""
-    check_output(src, output)
+    check_output(output, src)
     source = Source(src)
     slot = select(source.tree, selector)
     before = slot.path
@@ -169,7 +169,7 @@ def move(
     """Re-parent a slot or reorder it among its siblings; its subtree keeps its bytes."""
     if to is None and index is None:
         raise typer.BadParameter("give --to PARENT, --index N or both")
-    check_output(src, output)
+    check_output(output, src)
     source = Source(src)
     slot = select(source.tree, selector)
     parent = select(source.tree, to) if to is not None else None
@@ -202,7 +202,7 @@ def delete(
     json_out: JsonOption = False,
 ) -> None:
     """Delete a slot with its subtree, or one component; report the references it leaves."""
-    check_output(src, output)
+    check_output(output, src)
     source = Source(src)
     slot = select(source.tree, selector)
     with progress("deleting"):
@@ -274,7 +274,7 @@ def set_var(
     codec: CodecOption = None,
 ) -> None:
     """Set dynamic variables (templates' parameters)."""
-    check_output(src, output)
+    check_output(output, src)
     source = Source(src)
     changes = []
     for assignment in assignments:
@@ -297,7 +297,7 @@ def renumber(
 ) -> None:
     """Rewrite every ID in Resonite's sequential style, in document order: the same input
     always gives the same bytes; references follow."""
-    check_output(src, output)
+    check_output(output, src)
     source = Source(src)
     result = ops_ids.renumber(source.tree)
     _save(result, source, output, codec)
@@ -330,8 +330,7 @@ def import_subtree(
     json_out: JsonOption = False,
 ) -> None:
     """Copy a subtree of OTHER into FILE: fresh IDs, types merged, assets along."""
-    check_output(src, output)
-    check_output(other, output)
+    check_output(output, src, other)
     source = Source(src)
     donor = Source(other)
     target_parent: Slot | None = select(source.tree, parent) if parent is not None else None

@@ -76,7 +76,7 @@ def extract(
 ) -> None:
     """Write SLOT's subtree as a new archive: only the types it uses, the components it
     references copied along, every reference that leaves it reported."""
-    check_output(src, output)
+    check_output(output, src)
     as_package = str(output).lower().endswith(SUFFIX)
     if package and not as_package:
         # Resonite and brson tell a package by its extension: a zip named .brson would be

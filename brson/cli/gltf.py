@@ -46,7 +46,7 @@ def export_gltf_command(
 
     Example: brson export-gltf avatar.resonitepackage -o avatar.glb --assets ~/resonite-cache
     """
-    check_output(src, output)
+    check_output(output, src)
     try:  # numpy and Pillow come with the optional extra: brson[gltf]
         from brson.gltf.export import export_gltf
     except ImportError as exc:

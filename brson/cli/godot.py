@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from brson.assets.store import AssetStore
-from brson.cli.common import Source, progress, stderr, stdout
+from brson.cli.common import Source, check_output, progress, stderr, stdout
 from brson.errors import BrsonError
-from brson.fileio import write_atomic
+from brson.fileio import same_file, write_atomic
 from brson.godot import export
 from brson.godot.tscn import FORMAT
 from brson.model.tree import Slot
@@ -64,6 +64,16 @@ def export_godot(
         raise typer.BadParameter("nothing to write: give -o OUT.tscn and/or --variant OUT.bin")
     if gltf and (godot != 4 or output is None):
         raise typer.BadParameter("--gltf needs --godot 4 and -o OUT.tscn", param_hint="--gltf")
+    check_output(output, src)
+    check_output(variant, src)
+    if gltf and output is not None:
+        check_output(output.with_suffix(".glb"), src)
+    if (
+        output is not None
+        and variant is not None
+        and (output.resolve() == variant.resolve() or same_file(output, variant))
+    ):
+        raise typer.BadParameter("-o and --variant name the same file", param_hint="--variant")
     source = Source(src)
     tree = source.tree
     try:

@@ -198,7 +198,7 @@ def test_convert_refuses_to_overwrite_its_input(
     src = tmp_path / "x.brson"
     src.write_bytes((FIXTURES / "tiny.brson").read_bytes())
     code, _, err = run(capsys, "convert", src, src, "--codec", "lz4")
-    assert code == 2 and "overwrites its input" in err
+    assert code == 2 and "never writes over its inputs" in err
     assert src.read_bytes() == (FIXTURES / "tiny.brson").read_bytes()
 
 

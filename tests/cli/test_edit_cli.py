@@ -296,11 +296,11 @@ def test_output_codec_and_input_protection(
     copy = tmp_path / "copy.brson"
     copy.write_bytes((src / AVATAR_ROOT).read_bytes())
     code, _, err = run(capsys, "rename", copy, "Avatar Root Identification", "X", "-o", copy)
-    assert code == 2 and "never overwrites its input" in err
+    assert code == 2 and "never writes over its inputs" in err
     assert copy.read_bytes() == (src / AVATAR_ROOT).read_bytes()
     # Nor OTHER, the archive an import reads from.
     code, _, err = run(capsys, "import", src / STANDIN, copy, "-s", "PackedComment", "-o", copy)
-    assert code == 2 and "never overwrites its input" in err
+    assert code == 2 and "never writes over its inputs" in err
     assert copy.read_bytes() == (src / AVATAR_ROOT).read_bytes()
     # --codec none is a choice, not "not given" (Codec.NONE is 0, so an `or` chain lost it).
     for name in ("plain.out", "plain.brson"):

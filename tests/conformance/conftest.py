@@ -23,10 +23,6 @@ CORPUS: list[Sample] = corpus(SAMPLES) if SAMPLES.is_dir() else []
 #: (operation, defect number, file patterns, exceptions).  Each is a strict xfail, so the fix
 #: landing turns the cell red here until its entry is removed.
 KNOWN: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]] = [
-    # export-godot writes over the archive it reads; no command knows a hard link to its
-    # input for the input.
-    ("no-overwrite-godot", 5, ("*",), ()),
-    ("no-overwrite-hard-link", 5, ("*",), ()),
     # Removing components (a slot's, or one) leaves their types in Types.
     ("delete", 8, ("mar_AimConstraint.pg*", "orange3134_*"), ("*~string-types*",)),
 ]

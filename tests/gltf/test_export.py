@@ -117,7 +117,7 @@ def test_cli_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert code == 2 and "Traceback" not in err and "bad.brson" in err
     assert not (tmp_path / "x.glb").exists()
     code, _, err = run(capsys, "export-gltf", AVATAR, "-o", AVATAR)
-    assert code == 2 and "never overwrites" in err
+    assert code == 2 and "never writes over its inputs" in err
 
 
 def test_hostile_numbers_become_warnings_not_crashes() -> None:

@@ -220,7 +220,7 @@ def test_extract_never_overwrites_its_input(
     original = (samples_dir / "orange3134_loading_standin.brson").read_bytes()
     copy.write_bytes(original)
     code, _, err = run(capsys, "extract", str(copy), "-s", "Visual", "-o", str(copy))
-    assert code == 2 and "never overwrites its input" in err
+    assert code == 2 and "never writes over its inputs" in err
     assert copy.read_bytes() == original
 
 
