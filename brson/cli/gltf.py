@@ -80,3 +80,41 @@ def export_gltf_command(
         "morph targets",
         markup=False,
     )
+
+
+@app.command("import-gltf")
+def import_gltf_command(
+    src: Annotated[Path, typer.Argument(help="A .glb, or a .gltf with its buffers beside it.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The .resonitepackage to write.")],
+    name: Annotated[
+        str | None, typer.Option("--name", help="Item name (default: the file's stem).")
+    ] = None,
+) -> None:
+    """Turn a static glTF scene into a .resonitepackage: slots, MeshX meshes, PBS materials,
+    textures (skins and morph targets are not imported).
+
+    Example: brson import-gltf chair.glb -o chair.resonitepackage
+    """
+    check_output(src, output)
+    try:
+        from brson.gltf.importer import import_gltf
+    except ImportError as exc:
+        raise BrsonError(
+            f"import-gltf needs the gltf extra (pip install 'brson[gltf]'): {exc}"
+        ) from None
+    from brson.fileio import read_bytes
+    from brson.package import new_record, write_package
+
+    title = name or src.stem
+    try:
+        tree, assets, report = import_gltf(read_bytes(src), title, base=src.parent)
+        write_package(output, tree, new_record(title), assets)
+    except BrsonError as exc:
+        raise exc.in_file(str(src)) from None
+    for note in report.notes:
+        stderr.print(f"brson: note: {note}", markup=False)
+    stdout.print(
+        f"{output}: {report.slots} slots, {report.meshes} meshes, {report.materials} "
+        f"materials, {report.textures} textures",
+        markup=False,
+    )
