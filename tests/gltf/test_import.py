@@ -3,6 +3,7 @@ gives the same geometry (positions and indices) and the same texture bytes."""
 
 from __future__ import annotations
 
+import contextlib
 import struct
 from pathlib import Path
 
@@ -73,7 +74,5 @@ def test_mutated_files_raise_only_brson_errors(tmp_path: Path) -> None:
         mutated = bytearray(data)
         for _ in range(rng.randint(1, 4)):
             mutated[rng.randrange(len(mutated))] = rng.randrange(256)
-        try:
+        with contextlib.suppress(BrsonError):
             import_gltf(bytes(mutated), "x")
-        except BrsonError:
-            pass
