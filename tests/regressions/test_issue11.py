@@ -56,3 +56,28 @@ def test_component_type_indices_reads_both_widths() -> None:
     assert bson.decode(bytes(out))["c"]["Type"] == 3
     assert isinstance(bson.decode(bytes(out))["c"]["Type"], bson.int64.Int64)
     assert off32 > 0
+
+
+def test_neosvr_file_with_mixed_widths_validates_clean() -> None:
+    """Defect 4: BR603 warned on a genuine NeosVR export. A 2022 NeosVR export mixes int32
+    UpdateOrder/TypeVersions with int64 OrderOffset; both widths are the format."""
+    from brson.container import unpack
+    from brson.ops.validate import validate
+
+    redx = _sample(SAMPLES / "redx_5ce7cdf5.7zbson")
+    doc = bson.decode(unpack(redx.read_bytes(), redx.name)[1])
+    changed = 0
+    stack = [doc["Object"]]
+    while stack:
+        slot = stack.pop()
+        for comp in slot["Components"]["Data"]:
+            order = comp["Data"].get("UpdateOrder")
+            if isinstance(order, dict) and "Data" in order:
+                order["Data"] = int(order["Data"])  # int32, as the 2022 export writes it
+                changed += 1
+        stack.extend(slot["Children"])
+    doc["TypeVersions"] = {k: int(v) for k, v in doc["TypeVersions"].items()}
+    assert changed > 0
+    data = brson.dumps(bson.encode(doc), codec="lzma", legacy=True)
+    findings = validate(data, name="mixed.7zbson")
+    assert not [f for f in findings if f.severity.value in ("error", "warning")], findings

@@ -41,14 +41,6 @@ NAME_IN_RESONITE = rule(
     "reads `Type` as an index there.",
     "format notes §3; both Resonite samples",
 )
-INT32_IN_LEGACY = rule(
-    "BR603",
-    WARNING,
-    "int32 in a NeosVR file",
-    "NeosVR wrote every integer as int64; an int32 means a tool re-encoded the file and "
-    "lost the widths (the engine widens it back, other readers may not).",
-    "format notes §2; `redx_5ce7cdf5.7zbson` is int64 throughout",
-)
 RESONITE_WIDTH = rule(
     "BR604",
     WARNING,
@@ -101,10 +93,6 @@ class _Tally:
     def report(self, ctx: Context) -> None:
         if self.count:
             ctx.add(self.rule, f"{self.count} {self.what} (first at {self.first})", path=self.first)
-
-
-def _int32(value: object) -> bool:
-    return is_int(value) and not isinstance(value, Int64)
 
 
 class GenerationRules(Family):
@@ -176,22 +164,15 @@ class GenerationRules(Family):
         tally = self._width(ctx, value, resonite_int32=True) if is_member else None
         if tally is not None:
             tally.note(info.path + ".UpdateOrder")
-        if ctx.legacy:
-            for key, field in data.items():
-                is_member, value = member_data(field)
-                if is_member and key != "UpdateOrder" and _int32(value):
-                    self._tally("legacy", INT32_IN_LEGACY, "int32 values").note(
-                        f"{info.path}.{key}"
-                    )
 
     def _width(self, ctx: Context, value: object, *, resonite_int32: bool) -> _Tally | None:
         """The tally a value of the wrong width belongs to (None when its width is right)."""
-        if not is_int(value):
+        # NeosVR files have no width rule: the redx sample is int64 throughout, a 2022 export
+        # mixes int32 UpdateOrder/TypeVersions/RenderQueue with int64 OrderOffset, and the
+        # engine widens every int32 on reading (format notes §2). BR603 said otherwise; retired.
+        if not is_int(value) or ctx.legacy:
             return None
-        if ctx.legacy:
-            if _int32(value):
-                return self._tally("legacy", INT32_IN_LEGACY, "int32 values")
-        elif resonite_int32 and isinstance(value, Int64):
+        if resonite_int32 and isinstance(value, Int64):
             return self._tally("int64", RESONITE_WIDTH, "int64 values where Resonite writes int32")
         elif not resonite_int32 and not isinstance(value, Int64):
             return self._tally("int32", RESONITE_WIDTH, "int32 values where Resonite writes int64")
