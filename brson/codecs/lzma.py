@@ -78,15 +78,38 @@ def compress(data: bytes) -> bytes:
     return HEADER.pack(props_bytes(), len(data), len(body)) + body
 
 
+#: No real archive declares more than this (256 TiB) in either size field: a larger value means
+#: the 21 bytes are not an LZMA header (text, another format), not that the limit is too low.
+MAX_PLAUSIBLE_SIZE = 1 << 48
+
+
+def header_problem(props: bytes, size: int, csize: int) -> str | None:
+    """Why 21 bytes cannot be an LZMA SDK header, or None when they can."""
+    first = props[0]
+    if first >= 9 * 5 * 5:
+        return f"invalid properties byte 0x{first:02x}"
+    if (first % 9) + (first // 9) % 5 > 4:
+        return f"unsupported properties byte 0x{first:02x} (lc+lp > 4)"
+    if size < -1 or size > MAX_PLAUSIBLE_SIZE:
+        return f"impossible uncompressed size {size}"
+    if csize < 0 or csize > MAX_PLAUSIBLE_SIZE:
+        return f"impossible compressed size {csize}"
+    return None
+
+
 def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE) -> bytes:
-    """Decode the 21-byte-header form, stopping at the declared uncompressed size."""
+    """Decode the 21-byte-header form, stopping at the declared uncompressed size.
+
+    The header is judged before its sizes are: an impossible one says "not an LZMA archive",
+    and only a plausible size over the limit suggests raising ``--max-size``."""
     if len(data) < HEADER_SIZE:
         raise CodecError(
             f"LZMA header needs {HEADER_SIZE} bytes, the data has {len(data)}", offset=0
         )
     props, size, csize = HEADER.unpack_from(data)
-    if size < -1:
-        raise CodecError(f"LZMA header declares a negative size ({size})", offset=5)
+    problem = header_problem(props, size, csize)
+    if problem is not None:
+        raise CodecError(f"not an LZMA archive: {problem}", offset=0)
     if size >= 0:
         limits.check(size, max_size, f"declared LZMA size ({size} bytes)")
     body = memoryview(data)[HEADER_SIZE:]

@@ -81,3 +81,32 @@ def test_neosvr_file_with_mixed_widths_validates_clean() -> None:
     data = brson.dumps(bson.encode(doc), codec="lzma", legacy=True)
     findings = validate(data, name="mixed.7zbson")
     assert not [f for f in findings if f.severity.value in ("error", "warning")], findings
+
+
+def test_text_named_7zbson_is_not_an_lzma_archive(tmp_path: Path) -> None:
+    """Defect 6: a text file named .7zbson was told to raise --max-size."""
+    from brson.cli.app import main
+
+    text = tmp_path / "t.7zbson"
+    text.write_bytes(b"this is a note, not an archive\n" * 40)
+    plain_props = tmp_path / "p.7zbson"  # a valid properties byte, then text as sizes
+    plain_props.write_bytes(b"\x5d\x00\x00\x20\x00" + b"sixteen bytes!!!" + b"x" * 100)
+    for path in (text, plain_props):
+        with pytest.raises(brson.BrsonError, match="not an LZMA archive") as caught:
+            brson.load(path)
+        assert "max-size" not in str(caught.value)
+        assert main(["info", str(path)]) == 2
+
+
+def test_plausible_lzma_header_over_the_limit_advises_the_limit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import struct
+
+    from brson.cli.app import main
+
+    big = tmp_path / "big.7zbson"
+    body = b"\x00" * 32
+    big.write_bytes(struct.pack("<5sqq", b"\x5d\x00\x00\x20\x00", 1 << 40, len(body)) + body)
+    assert main(["info", str(big)]) == 2
+    assert "--max-size" in capsys.readouterr().err
