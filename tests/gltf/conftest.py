@@ -49,3 +49,30 @@ def export(source: Path, out_dir: Path, suffix: str = ".glb") -> Exported:
 def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Exported]:
     out = tmp_path_factory.mktemp("gltf")
     return {p.name: export(p, out) for p in inputs()}
+
+
+#: Which real tool a glTF test runs, by a word in its name.
+_TOOLS = ("validator", "blender", "godot4", "godot3")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Count the glTF tests that ran each real tool, so a CI log shows they ran, not skipped."""
+    counts: dict[str, dict[str, int]] = {}
+    for outcome in ("passed", "failed", "skipped", "error"):
+        for report in terminalreporter.stats.get(outcome, []):
+            nodeid: str = getattr(report, "nodeid", "")
+            if not nodeid.startswith("tests/gltf/") or (
+                outcome == "passed" and report.when != "call"
+            ):
+                continue
+            name = nodeid.partition("::")[2].partition("[")[0]
+            for tool in _TOOLS:
+                if tool in name:
+                    per = counts.setdefault(tool, {})
+                    per[outcome] = per.get(outcome, 0) + 1
+    if counts:
+        parts = [
+            f"{tool} " + ", ".join(f"{n} {o}" for o, n in sorted(per.items()))
+            for tool, per in sorted(counts.items())
+        ]
+        terminalreporter.write_line("real glTF tool tests: " + "; ".join(parts))

@@ -75,7 +75,9 @@ def test_godot4_scene_shows_the_gltf_meshes(
             assert np.allclose(result["mesh_positions"]["Ahead"], [0, 0, 1], atol=1e-5)
 
 
-def test_gltf_needs_godot4(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_gltf_option_is_refused_for_godot_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     args = ["export-godot", str(AVATAR), "-o", str(tmp_path / "s.tscn"), "--godot", "3", "--gltf"]
     assert main(args) == 2
     assert "--gltf" in capsys.readouterr().err
