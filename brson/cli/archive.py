@@ -29,6 +29,7 @@ from brson.codecs import Codec
 from brson.collector import paused_gc
 from brson.document import bson as bson_doc
 from brson.document import jsonform
+from brson.model.transform import restore_transform_doubles
 from brson.model.tree import DataTree
 
 app = typer.Typer()
@@ -199,6 +200,13 @@ def from_json(
         doc = jsonform.loads(read_input(src))
     except api.BrsonError as exc:
         raise exc.in_file(str(src)) from None
+    restored = restore_transform_doubles(doc)
+    if restored:
+        stderr.print(
+            f"brson: note: {src}: {restored} slot transform value(s) written as integers "
+            "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)",
+            markup=False,
+        )
     data = bson_doc.encode(doc)
     if is_package_name(output):
         save_package(DataTree(data), output, [])

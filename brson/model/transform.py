@@ -7,8 +7,40 @@ Pure Python: a slot tree holds at most a few hundred thousand slots and these ar
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 Matrix = list[list[float]]
+
+#: A slot's transform members and their arity. Every real writer stores their elements as BSON
+#: doubles (float3 / floatQ); the one home of that fact for validate and from-json.
+TRANSFORM_FIELDS = (("Position", 3), ("Rotation", 4), ("Scale", 3))
+
+
+def restore_transform_doubles(doc: dict[str, Any]) -> int:
+    """Turn integer elements of every slot's transform back into doubles; the count changed.
+
+    A JSON tool that rewrites ``0.0`` as ``0`` (jq 1.6 does) makes from-json's exact BSON an
+    int32 transform, which no writer produces. Slot transforms are the fields whose type the
+    data tree itself fixes, so from-json restores them; a component member's type is not in the
+    file, so its numbers are kept as written (docs/json-form.md)."""
+    changed = 0
+    stack = [doc.get("Object")]
+    while stack:
+        slot = stack.pop()
+        if not isinstance(slot, dict):
+            continue
+        for key, size in TRANSFORM_FIELDS:
+            member = slot.get(key)
+            data = member.get("Data") if isinstance(member, dict) else None
+            if isinstance(data, list) and len(data) == size:
+                for i, value in enumerate(data):
+                    if isinstance(value, int) and not isinstance(value, bool):
+                        data[i] = float(value)
+                        changed += 1
+        children = slot.get("Children")
+        if isinstance(children, list):
+            stack.extend(children)
+    return changed
 
 
 def identity() -> Matrix:

@@ -110,3 +110,39 @@ def test_plausible_lzma_header_over_the_limit_advises_the_limit(
     big.write_bytes(struct.pack("<5sqq", b"\x5d\x00\x00\x20\x00", 1 << 40, len(body)) + body)
     assert main(["info", str(big)]) == 2
     assert "--max-size" in capsys.readouterr().err
+
+
+def test_from_json_restores_transform_doubles_a_json_tool_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Defect 7: jq 1.6 turns [0.0, 0.0, 0.0] into [0, 0, 0]; from-json wrote int32 transforms
+    and validate found nothing wrong. Now from-json restores them and validate flags BR506."""
+    import json
+    import re
+
+    from brson.cli.app import main
+    from brson.ops.validate import validate
+
+    src = (
+        Path(__file__).resolve().parents[2]
+        / "fixtures"
+        / "real"
+        / "orange3134_loading_standin.brson"
+    )
+    assert main(["to-json", str(src), "-o", str(tmp_path / "a.json")]) == 0
+    text = (tmp_path / "a.json").read_text()
+    as_jq16 = re.sub(r"(?<![\w.])(-?\d+)\.0(?![\d])", r"\1", text)  # what jq 1.6 prints
+    assert as_jq16 != text
+    (tmp_path / "b.json").write_text(as_jq16)
+    assert main(["from-json", str(tmp_path / "b.json"), "-o", str(tmp_path / "b.brson")]) == 0
+    assert "restored as doubles" in capsys.readouterr().err
+    tree = brson.load(tmp_path / "b.brson")
+    for slot in tree.walk():
+        for key in ("Position", "Rotation", "Scale"):
+            value = slot.get(key)
+            assert all(isinstance(v, float) for v in value["Data"]), (slot.path, key)
+    assert not [f for f in validate(tmp_path / "b.brson") if f.code == "BR506"]
+    # The same JSON built into BSON without the restoring step is what validate now flags.
+    doc = json.loads(as_jq16)
+    raw_tree = brson.loads(bson.encode(doc), name="x.bson")
+    assert "BR506" in {f.code for f in validate(raw_tree)}

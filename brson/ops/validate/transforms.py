@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from brson.model.transform import TRANSFORM_FIELDS
 from brson.ops.validate.context import Context, Family, SlotInfo, is_int, kind_of, member_data
 from brson.ops.validate.findings import Severity, rule
 
@@ -57,8 +58,15 @@ TRANSFORM_SHAPE = rule(
     "`Position` and `Scale` are arrays of 3 numbers, `Rotation` an array of 4 (x, y, z, w).",
     "format notes §2 (float3, floatQ)",
 )
-
-_SIZES = (("Position", 3), ("Rotation", 4), ("Scale", 3))
+TRANSFORM_NOT_DOUBLE = rule(
+    "BR506",
+    ERROR,
+    "transform element not a double",
+    "Every real writer stores `Position`, `Rotation` and `Scale` elements as BSON doubles "
+    "(float3, floatQ); an integer means a tool lost the type on the way (jq 1.6 turns `0.0` "
+    "into `0` between to-json and from-json; from-json now restores these).",
+    "format notes §2; every slot of every real sample",
+)
 
 
 def _numbers(value: object, size: int) -> list[float] | None:
@@ -73,7 +81,7 @@ class TransformRules(Family):
     def slot(self, ctx: Context, info: SlotInfo) -> None:
         fields = info.fields
         values: dict[str, list[float]] = {}
-        for key, size in _SIZES:
+        for key, size in TRANSFORM_FIELDS:
             if key not in fields:
                 continue
             is_member, data = member_data(fields[key])
@@ -87,6 +95,13 @@ class TransformRules(Family):
                     f"{key} is {what}, not an array of {size} numbers",
                     path=info.path,
                 )
+            elif not all(isinstance(v, float) for v in data):
+                ctx.add(
+                    TRANSFORM_NOT_DOUBLE,
+                    f"{key} is {data!r} (integers where the engine writes doubles)",
+                    path=info.path,
+                )
+                values[key] = numbers
             elif not all(math.isfinite(v) for v in numbers):
                 ctx.add(NON_FINITE, f"{key} is {numbers}", path=info.path)
             else:
