@@ -434,6 +434,23 @@ def ensure(slots: int, codecs: list[str], log: Any = print) -> dict[str, Any]:
     return meta
 
 
+def _main(argv: list[str]) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        description="Generate (and cache in benchmarks/worlds/) synthetic worlds of N slots "
+        "in every codec, for make bench."
+    )
+    parser.add_argument(
+        "sizes", nargs="*", type=int, default=list(SIZES), metavar="N", help="slot counts"
+    )
+    args = parser.parse_args(argv)
+    for size in args.sizes:
+        if size <= 0:
+            parser.error(f"a world needs at least one slot, not {size}")
+        ensure(size, list(CODECS))
+    return 0
+
+
 if __name__ == "__main__":
-    for arg in sys.argv[1:] or [str(s) for s in SIZES]:
-        ensure(int(arg), list(CODECS))
+    sys.exit(_main(sys.argv[1:]))

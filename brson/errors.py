@@ -22,12 +22,15 @@ class BrsonError(Exception):
         file: str | None = None,
         offset: int | None = None,
         path: str | None = None,
+        field: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.file = file
         self.offset = offset
         self.path = path
+        #: A field target as the user wrote it (``SLOT:COMPONENT.FIELD``), not a slot path.
+        self.field = field
 
     def in_file(self, file: str) -> BrsonError:
         """Attach the file name if nothing more specific is known yet; returns self."""
@@ -41,6 +44,8 @@ class BrsonError(Exception):
             where.append(f"offset {self.offset}")
         if self.path is not None:
             where.append(f"slot {self.path!r}")
+        if self.field is not None:
+            where.append(f"field {self.field!r}")
         location = f" at {', '.join(where)}" if where else ""
         prefix = f"{self.file}: " if self.file else ""
         return f"{prefix}{self.layer} error{location}: {self.message}"

@@ -97,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning every error into one line and an exit code."""
     args = sys.argv[1:] if argv is None else argv
     State.debug = "--debug" in args
+    State.input = None
     try:
         # Not standalone, typer returns the code of a ``typer.Exit`` raised by a command.
         code = _command()(args=args, prog_name="brson", standalone_mode=False)
@@ -107,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         # (1 means findings) must not change meaning when someone turns on debugging.
         if State.debug:
             traceback.print_exc()
+        if State.input is not None:
+            exc.in_file(State.input)
         stderr.print(f"brson: {exc}", markup=False)
         return EXIT_BAD_INPUT
     except typer.Exit as exc:

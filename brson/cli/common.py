@@ -42,6 +42,9 @@ stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 class State:
     debug = False
     max_size = limits.DEFAULT_MAX_SIZE
+    #: The input the running command read last: an error that names no file (a selector or
+    #: field that matches nothing) is reported against it, so every message names its file.
+    input: str | None = None
 
 
 def interactive() -> bool:
@@ -154,6 +157,7 @@ class Source:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        State.input = str(path)
         self.package: Package | None = None
         if str(path).lower().endswith(SUFFIX):
             self.package = load_package(path, max_size=State.max_size)

@@ -198,25 +198,39 @@ def delete(
             "report them and keep them, or fail."
         ),
     ] = ReferencePolicy.null,
+    prune_types: Annotated[
+        bool,
+        typer.Option(
+            "--prune-types",
+            help="Also drop the Types entries only the removed components used (re-writes "
+            "the components whose type index moves; default keeps the table, so untouched "
+            "components stay byte-identical).",
+        ),
+    ] = False,
     codec: CodecOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Delete a slot with its subtree, or one component; report the references it leaves."""
     check_output(output, src)
     source = Source(src)
-    slot = select(source.tree, selector)
+    tree = source.tree
+    slot = select(tree, selector)
     with progress("deleting"):
         if component is not None:
-            removal = ops_edit.remove_component(
-                ops_edit.component_on(slot, component), references.value
-            )
+            victim = ops_edit.component_on(slot, component)
+            kinds = {victim.type_index}
+            removal = ops_edit.remove_component(victim, references.value)
         else:
+            kinds = {c.type_index for s in slot.walk() for c in s.components}
             removal = ops_edit.delete(slot, references.value)
-    _save(source.tree, source, output, codec)
+    pruned = tree.drop_unused_types({k for k in kinds if isinstance(k, int)}) if prune_types else []
+    _save(tree, source, output, codec)
     if json_out:
-        print_json({"output": str(output), **removal.to_dict()})
+        print_json({"output": str(output), **removal.to_dict(), "types_pruned": pruned})
         return
     _say(f"deleted {removal.path!r} ({removal.ids} IDs) -> {output}")
+    if pruned:
+        _say(f"  {len(pruned)} type(s) no longer used dropped from Types")
     if removal.references:
         action = removal.references[0].action
         _say(f"  {len(removal.references)} reference(s) to it {action}:")

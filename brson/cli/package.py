@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zipfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,6 +26,12 @@ def assets(
     json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List a package's assets (hash, size, kind, which components use them); export them."""
+    if src.is_file() and not zipfile.is_zipfile(src):
+        raise PackageError(
+            "not a .resonitepackage: assets lists the files a package (a zip) carries; a "
+            "bare archive names its assets by URL only (see brson refs)",
+            file=str(src),
+        )
     package = load_package(src, max_size=State.max_size)
     for warning in package.warnings:
         stderr.print(f"brson: warning: {src}: {warning}", markup=False)

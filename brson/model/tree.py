@@ -608,6 +608,48 @@ class DataTree(Node):
         self._types = None
         return len(names) - 1
 
+    def drop_unused_types(self, candidates: set[int] | None = None) -> list[str]:
+        """Remove ``Types`` entries no component uses (only those among ``candidates`` when
+        given) and their ``TypeVersions``; returns the names removed.
+
+        Edits do not call this by themselves: removing an entry shifts the index of every
+        later type, so every component using one would be re-written, and untouched content
+        would no longer come out byte-identical. An unused entry is what the engine writes
+        too (``SlotGizmo`` in orange3134_AvatarRootIdentification), so validate reports it as
+        information (BR303), not a problem. Call this (or ``brson delete --prune-types``) when
+        a trimmed table matters more than a minimal diff; extract always trims."""
+        if self.legacy:
+            return []
+        components = list(self.components())
+        used = {c.type_index for c in components}
+        names = [str(t) for t in self.types]
+        if candidates is None:
+            candidates = set(range(len(names)))
+        drop = sorted(i for i in candidates if i not in used and 0 <= i < len(names))
+        if not drop:
+            return []
+        gone = set(drop)
+        remap: dict[int, int] = {}
+        kept: list[str] = []
+        for index, name in enumerate(names):
+            if index not in gone:
+                remap[index] = len(kept)
+                kept.append(name)
+        for component in components:
+            old = component.type_index
+            if isinstance(old, int) and old in remap and remap[old] != old:
+                component.set_type_index(remap[old])
+        self.set("Types", kept)
+        self._types = None
+        dropped = [names[i] for i in drop]
+        versions = self.get("TypeVersions")
+        if isinstance(versions, dict) and any(n in versions for n in dropped if n not in kept):
+            self.set(
+                "TypeVersions",
+                {k: v for k, v in versions.items() if k in kept or k not in dropped},
+            )
+        return dropped
+
     @property
     def root(self) -> Slot:
         slot = self.child_node("Object", Slot)

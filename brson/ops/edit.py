@@ -565,7 +565,7 @@ def parse_text(
     nullable = bool(type_hint and type_hint.endswith("?"))
 
     def fail(expected: str) -> ModelError:
-        return ModelError(f"{text!r} is not {expected}", path=where)
+        return ModelError(f"{text!r} is not {expected}", field=where)
 
     if reference or (not hint and (is_guid(current) or (current is None and is_guid(text)))):
         if text in ("null", ""):
@@ -573,7 +573,7 @@ def parse_text(
         if not is_guid(text):
             raise fail("an element ID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx) or null")
         if tree is not None and text not in tree.ids:
-            raise ModelError(f"no element has the ID {text}", path=where)
+            raise ModelError(f"no element has the ID {text}", field=where)
         return text
     if text == "null" and (
         nullable or current is None or isinstance(current, str) or hint in ("string", "Uri")
@@ -600,7 +600,7 @@ def parse_text(
         smallest, largest = _INT64 if wide else _INT32
         if not smallest <= number <= largest:
             raise ModelError(
-                f"{number} does not fit the field's {64 if wide else 32}-bit integer", path=where
+                f"{number} does not fit the field's {64 if wide else 32}-bit integer", field=where
             )
         return Int64(number) if wide else number
     if kind == "float":
@@ -644,7 +644,7 @@ def parse_text(
     raise ModelError(
         f"cannot set a value of this kind from text (now {current!r}"
         f"{f', type {type_hint}' if type_hint else ''})",
-        path=where,
+        field=where,
     )
 
 

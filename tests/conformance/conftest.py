@@ -22,10 +22,7 @@ CORPUS: list[Sample] = corpus(SAMPLES) if SAMPLES.is_dir() else []
 #: Cells that fail on main for a defect listed in issue 11 and being fixed elsewhere:
 #: (operation, defect number, file patterns, exceptions).  Each is a strict xfail, so the fix
 #: landing turns the cell red here until its entry is removed.
-KNOWN: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]] = [
-    # Removing components (a slot's, or one) leaves their types in Types.
-    ("delete", 8, ("mar_AimConstraint.pg*", "orange3134_*"), ("*~string-types*",)),
-]
+KNOWN: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]] = []
 
 
 def known_defect(operation: str, name: str) -> int | None:

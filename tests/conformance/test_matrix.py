@@ -578,7 +578,9 @@ def test_delete(
         )
         check(not [x for x in v.values if x in gone], "references to it nulled")
         untouched(check, src, v, skip={c for c in src.components if _refers(src, c, gone)})
-        left_unused.append(_unused(v) - _unused(src))
+        left_unused.append(
+            _pruned(check, capsys, path, tmp_path, _unused(v) - _unused(src), src, leaf)
+        )
     # The other reference policies: report keeps the values (dangling), fail refuses.
     if leaf != chosen["root"]:
         kept = _edited(path, tmp_path, "deleted-report")
@@ -609,12 +611,53 @@ def test_delete(
     v = output_ok(check, path, out)
     check(cid not in v.components, "the component is gone")
     check(len(v.components) == len(src.components) - 1, "only that one")
-    left_unused.append(_unused(v) - _unused(src))
+    left_unused.append(
+        _pruned(
+            check,
+            capsys,
+            path,
+            tmp_path,
+            _unused(v) - _unused(src),
+            src,
+            middle,
+            "-c",
+            f"{name}[{same.index(cid)}]",
+        )
+    )
     _no_unused(check, left_unused)
 
 
+def _pruned(
+    check: Check,
+    capsys: pytest.CaptureFixture[str],
+    path: Path,
+    tmp_path: Path,
+    left: set[str],
+    src: View,
+    selector: str,
+    *extra: str,
+) -> set[str]:
+    """The same delete with --prune-types: it drops exactly the types the default run left
+    unused (the default keeps Types so untouched components keep their bytes); returns what
+    the pruned output still leaves unused that the input did not."""
+    out = _edited(path, tmp_path, "pruned-component" if extra else "pruned-slot")
+    code, stdout, err = run(
+        capsys, "delete", path, selector, *extra, "--prune-types", "--json", "-o", out
+    )
+    check(code == OK, f"--prune-types: exit {code}: {err}")
+    if code != OK:
+        return set()
+    check(
+        sorted(json.loads(stdout)["types_pruned"]) == sorted(left),
+        "--prune-types drops exactly the types only the removed elements used",
+    )
+    pv = output_ok(check, path, out)
+    return _unused(pv) - _unused(src)
+
+
 def _no_unused(check: Check, left_unused: list[set[str]]) -> None:
-    """Checked last, so a file failing only this (issue 11 defect 8) runs every other check."""
+    """Checked last: with --prune-types a delete leaves no type unused that was used before
+    (issue 11 defect 8; the default keeps them, as BR303 information, for byte identity)."""
     for unused in left_unused:
         check(not unused, f"types left in Types with no component: {sorted(unused)}")
 

@@ -146,3 +146,75 @@ def test_from_json_restores_transform_doubles_a_json_tool_dropped(
     doc = json.loads(as_jq16)
     raw_tree = brson.loads(bson.encode(doc), name="x.bson")
     assert "BR506" in {f.code for f in validate(raw_tree)}
+
+
+STANDIN = (
+    Path(__file__).resolve().parents[2] / "fixtures" / "real" / "orange3134_loading_standin.brson"
+)
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    from brson.cli.app import main
+
+    code = main(list(args))
+    return code, capsys.readouterr().err
+
+
+def test_errors_name_the_file_and_say_field_not_slot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Defect 8: a selector error named no file; a field target was called a slot."""
+    code, err = _cli(
+        capsys, "extract", str(STANDIN), "--slot", "Relay", "-o", str(tmp_path / "x.brson")
+    )
+    assert (
+        code == 2 and err.startswith(f"brson: {STANDIN}: selector error") and err.count("\n") == 1
+    )
+    code, err = _cli(
+        capsys, "set", str(STANDIN), "Visual.Active", "maybe", "-o", str(tmp_path / "y.brson")
+    )
+    assert code == 2 and f"{STANDIN}: model error at field 'Visual.Active'" in err
+    assert "slot 'Visual.Active'" not in err
+
+
+def test_convert_onto_its_input_names_no_missing_option(capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = _cli(capsys, "convert", str(STANDIN), str(STANDIN))
+    assert code == 2 and "-o" not in err and "never writes over its inputs" in err
+
+
+def test_assets_of_a_bare_archive_says_it_needs_a_package(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, err = _cli(capsys, "assets", str(STANDIN))
+    assert code == 2 and "not a .resonitepackage" in err and "readable zip" not in err
+
+
+def test_benchmark_world_script_has_help() -> None:
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "worlds.py"
+    done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True)
+    assert done.returncode == 0 and "usage" in done.stdout and not done.stderr
+
+
+def test_removing_components_and_validate_agree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Defect 8: the API's removal left types that validate then reported. Edits keep Types
+    (byte identity); BR303 is information, never a problem, and --prune-types trims."""
+    from brson.ops import edit
+    from brson.ops.validate import validate
+
+    tree = brson.load(STANDIN)
+    before = len(tree.types)
+    edit.delete(tree.find("Visual"))  # type: ignore[arg-type]
+    findings = validate(tree)
+    assert {f.code for f in findings if f.severity.value != "info"} == set()
+    dropped = tree.drop_unused_types()
+    assert dropped and len(tree.types) == before - len(dropped)
+    assert not {f.code for f in validate(brson.loads(brson.dumps(tree)))} & {"BR303", "BR306"}
+    out = tmp_path / "d.brson"
+    code, _ = _cli(capsys, "delete", str(STANDIN), "Visual", "--prune-types", "-o", str(out))
+    assert code == 0
+    assert not {f.code for f in validate(out)} & {"BR303", "BR306"}

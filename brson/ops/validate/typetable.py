@@ -32,7 +32,10 @@ UNUSED = rule(
     "type listed but unused",
     "A `Types` entry no component uses. The engine writes these itself (a non-persistent "
     "component such as `SlotGizmo` registers its type before being skipped), so it is "
-    "harmless; an extract trims them.",
+    "harmless. brson's edits keep the table as it was (removing an entry re-writes every "
+    "component whose index moves), so this is information, not a problem; an extract trims "
+    "unused entries, and `brson delete --prune-types` / `DataTree.drop_unused_types()` do on "
+    "request.",
     "`orange3134_AvatarRootIdentification.brson` lists an unused `SlotGizmo`",
 )
 DUPLICATE = rule(
