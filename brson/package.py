@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from brson.codecs import Codec, limits
+from brson.document.jsonform import parse_json
 from brson.errors import BrsonError, LimitError, PackageError
 from brson.fileio import read_bytes, write_atomic
 from brson.model.tree import DataTree
@@ -94,7 +95,7 @@ class AssetMetadata:
     @property
     def data(self) -> Any:
         try:
-            return json.loads(self.raw)
+            return parse_json(self.raw)
         except ValueError:
             return None
 
@@ -354,7 +355,7 @@ def new_record(name: str, when: datetime | None = None) -> dict[str, Any]:
 
 def _parse_record(data: bytes, where: str) -> dict[str, Any]:
     try:
-        record = json.loads(data.decode("utf-8-sig"))
+        record = parse_json(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise PackageError(f"{MAIN_RECORD} is not JSON ({exc})", file=where) from None
     if not isinstance(record, dict):

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from brson import api
 from brson.codecs import Codec, limits
 from brson.container import codec_for_name
-from brson.errors import PackageError
+from brson.errors import BrsonError, PackageError
 from brson.fileio import read_bytes, refuse_inputs, write_atomic
 from brson.model.tree import DataTree
 from brson.package import (
@@ -164,6 +164,10 @@ class Source:
             self.tree: DataTree = self.package.tree
         else:
             self.tree = api.load(path, max_size=State.max_size)
+        try:  # checked now, so a malformed table is reported against this file, not another
+            self.tree.types  # noqa: B018
+        except BrsonError as exc:
+            raise exc.in_file(str(path)) from None
 
 
 def is_package_name(path: str | os.PathLike[str]) -> bool:

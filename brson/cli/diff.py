@@ -9,6 +9,8 @@ import typer
 
 from brson import api
 from brson.cli.common import EXIT_FINDINGS, State, print_json, stdout
+from brson.errors import BrsonError
+from brson.model.tree import DataTree
 from brson.ops.diff import diff as diff_trees
 
 app = typer.Typer()
@@ -22,7 +24,7 @@ def diff(
 ) -> None:
     """Slots added/removed/moved/renamed, components added/removed, member values changed,
     type table changes. Exit 0 when the trees are equal (whatever their codecs), 1 when not."""
-    result = diff_trees(api.load(a, max_size=State.max_size), api.load(b, max_size=State.max_size))
+    result = diff_trees(_loaded(a), _loaded(b))
     if json_out:
         print_json(result.to_dict())
     else:
@@ -30,3 +32,14 @@ def diff(
             stdout.print(line, markup=False)
     if not result.equal:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _loaded(path: Path) -> DataTree:
+    """A tree whose type table is checked now, so an error names the file it is in (diff reads
+    two; what it finds later could be in either)."""
+    tree = api.load(path, max_size=State.max_size)
+    try:
+        tree.types  # noqa: B018 -- raises ModelError for a malformed table
+    except BrsonError as exc:
+        raise exc.in_file(str(path)) from None
+    return tree

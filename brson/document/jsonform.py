@@ -113,13 +113,22 @@ def dumps(doc: dict[str, Any], indent: int | None = 1) -> str:
         raise DocumentError("document nesting too deep for the JSON form") from None
 
 
+def parse_json(text: str | bytes) -> Any:
+    """``json.loads`` for untrusted text, failing only with ``ValueError``: syntax, encoding,
+    an integer literal past Python's 4,300-digit limit (a plain ValueError) and nesting deep
+    enough to exhaust the stack (a RecursionError) all become one kind of error. Every reader
+    of JSON from a file (the JSON form, package records, asset metadata) goes through here."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nesting too deep") from None
+
+
 def loads(text: str | bytes) -> dict[str, Any]:
     try:
-        raw = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raw = parse_json(text)
+    except ValueError as exc:
         raise DocumentError(f"invalid JSON ({exc})") from None
-    except RecursionError:
-        raise DocumentError("JSON nesting too deep") from None
     if not isinstance(raw, dict):
         raise DocumentError("the JSON form of a data tree must be an object")
     try:

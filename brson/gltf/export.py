@@ -24,7 +24,7 @@ from brson.gltf import frame, images, materials, procedural
 from brson.gltf.document import Document
 from brson.meshx import format as meshx
 from brson.meshx.mesh import POINTS, TRIANGLES, Floats, Mesh
-from brson.model.fields import field_member, field_value
+from brson.model.fields import field_member, field_text, field_value
 from brson.model.tree import Component, DataTree, Slot
 
 VISIBILITY = "KHR_node_visibility"
@@ -449,7 +449,7 @@ class _Exporter:
     def sampler(self, component: Component) -> int:
         wrap_u = _WRAP.get(str(field_value(component, "WrapModeU")), 10497)
         wrap_v = _WRAP.get(str(field_value(component, "WrapModeV")), 10497)
-        point = field_value(component, "FilterMode") == "Point"
+        point = field_text(component, "FilterMode") == "Point"
         mipmaps = field_value(component, "MipMaps") is not False
         key = (wrap_u, wrap_v, point, mipmaps)
         if key not in self.sampler_cache:

@@ -34,7 +34,7 @@ from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.tscn import SceneNode, SubResource, write
 from brson.godot.variant import dumps
-from brson.model.fields import field_member, field_number, field_numbers, field_value
+from brson.model.fields import field_member, field_number, field_numbers, field_text, field_value
 from brson.model.tree import Component, DataTree, Slot
 from brson.model.typename import TypeName
 
@@ -400,12 +400,12 @@ class _Converter:
             props["shading_mode" if godot4 else "flags_unshaded"] = 0 if godot4 else True
         transparent = (
             color.a < 1.0
-            or field_value(component, "BlendMode") in _TRANSPARENT_BLEND
+            or field_text(component, "BlendMode") in _TRANSPARENT_BLEND
             or field_value(component, "Transparent") is True
         )
         if transparent:
             props["transparency" if godot4 else "flags_transparent"] = 1 if godot4 else True
-        if field_value(component, "Sidedness") in ("Double", "DualSided"):
+        if field_text(component, "Sidedness") in ("Double", "DualSided"):
             props["cull_mode" if godot4 else "params_cull_mode"] = 2  # CULL_DISABLED
         metallic, smoothness = (
             field_number(component, "Metallic"),

@@ -20,6 +20,13 @@ def field_value(component: Component, key: str) -> Any:
     return member.value if member is not None else None
 
 
+def field_text(component: Component, key: str) -> str | None:
+    """An enum or string field's text; None for anything else (a hostile document or list in
+    an enum field must not reach a set lookup: it is unhashable)."""
+    value = field_value(component, key)
+    return value if type(value) is str else None
+
+
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 

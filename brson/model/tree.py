@@ -20,7 +20,7 @@ from brson.document import raw
 from brson.errors import ModelError, SelectorError
 from brson.model import transform
 from brson.model.node import Node
-from brson.model.typename import TypeName
+from brson.model.typename import TypeName, is_type_name
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -197,7 +197,8 @@ class Component(Node):
     @property
     def type(self) -> TypeName:
         raw_type = self.type_index
-        if isinstance(raw_type, str):
+        if is_type_name(raw_type):
+            assert isinstance(raw_type, str)
             return TypeName.parse(raw_type)
         if isinstance(raw_type, int) and not isinstance(raw_type, bool) and self._tree is not None:
             types = self._tree.types
@@ -589,7 +590,7 @@ class DataTree(Node):
             names = self.get("Types")
             if names is None:
                 self._types = []
-            elif not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            elif not isinstance(names, list) or not all(is_type_name(n) for n in names):
                 raise ModelError("Types is not an array of type-name strings")
             else:
                 self._types = [TypeName.parse(n) for n in names]

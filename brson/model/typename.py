@@ -15,6 +15,13 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict
 
 
+def is_type_name(value: object) -> bool:
+    """Whether a BSON value can be a type name: a BSON string (0x02) and nothing else. The
+    one statement of that rule: pymongo decodes JavaScript code (0x0D) as a ``str``
+    subclass, which ``isinstance(value, str)`` would take for a name."""
+    return type(value) is str
+
+
 class TypePart(BaseModel):
     """One ``+``-separated segment: a (possibly dotted) name and its generic arguments."""
 
@@ -118,6 +125,8 @@ class TypeName(BaseModel):
 
     @classmethod
     def parse(cls, text: str) -> TypeName:
+        if type(text) is not str:  # a str subclass (BSON JavaScript code): never a type name
+            return TypeName(opaque=str(text))
         return _parse_cached(text)
 
 

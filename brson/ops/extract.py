@@ -139,8 +139,8 @@ def extract(
     slot = select(tree, slot_or_selector)
     report = ExtractReport(slot=slot.path, slot_id=slot.id)
     sub_bytes = slot.to_bson()
-    types = tree.get("Types")
-    type_names = list(types) if isinstance(types, list) else None
+    # Through the model's table, which refuses entries that are not type-name strings.
+    type_names = [str(t) for t in tree.types] if "Types" in tree else None
 
     # The result is assembled with the source's type table and indexed from its bytes; what
     # it references but does not define decides what else comes along.

@@ -14,7 +14,7 @@ from typing import Any
 from bson.int64 import Int64
 
 from brson.model.tree import Component, DataTree, Slot, is_guid
-from brson.model.typename import TypeName
+from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.findings import Findings
 
 _GUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -84,7 +84,7 @@ class Context:
         #: False when ``Types`` is there but not a list of strings (BR202 says so; indices
         #: into it are then not checked one by one).
         self.types_ok = self.legacy or (
-            isinstance(names, list) and all(isinstance(n, str) for n in names)
+            isinstance(names, list) and all(is_type_name(n) for n in names)
         )
         #: The Types table (empty for NeosVR files and when it is malformed).
         self.type_names: list[str] = names if self.types_ok and names is not None else []
@@ -96,7 +96,7 @@ class Context:
             if 0 <= index < len(self.type_names):
                 return TypeName.parse(self.type_names[index]).name
             return f"#{index}"
-        if isinstance(raw_type, str) and raw_type:
+        if isinstance(raw_type, str) and is_type_name(raw_type) and raw_type:
             return TypeName.parse(raw_type).name
         return "?"
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from brson.model.tree import Component, Slot
+from brson.model.typename import is_type_name
 from brson.ops.validate.context import (
     SLOT_MEMBER_KEYS,
     ComponentInfo,
@@ -104,7 +105,7 @@ def _int_map(value: object) -> bool:
 
 
 def _str_list(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return isinstance(value, list) and all(is_type_name(v) for v in value)
 
 
 def _is_str(value: object) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bson.int64 import Int64
 
-from brson.model.typename import TypeName
+from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.context import (
     ComponentInfo,
     Context,
@@ -148,7 +148,7 @@ class GenerationRules(Family):
                 path=info.path,
                 element=info.id,
             )
-        elif not ctx.legacy and isinstance(raw_type, str):
+        elif not ctx.legacy and is_type_name(raw_type):
             ctx.add(
                 NAME_IN_RESONITE,
                 f"Type is the name {raw_type!r} in a file with a Types table",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from brson.model.typename import TypeName
+from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.context import ComponentInfo, Context, Family, is_int, kind_of
 from brson.ops.validate.findings import Severity, rule
 
@@ -95,7 +95,7 @@ class TypeRules(Family):
                     path=info.path,
                     element=info.id,
                 )
-        elif isinstance(raw_type, str):
+        elif is_type_name(raw_type):
             if not ctx.legacy:
                 return  # a name where an index belongs: a generation mix-up (BR602)
             self.used_names.add(raw_type)
