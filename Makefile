@@ -61,6 +61,9 @@ bench-gltf: $(STAMP)
 # Long fuzz run (atheris/libFuzzer; FUZZ_RUNS executions per target, findings in fuzz/findings/).
 FUZZ_RUNS    ?= 100000
 FUZZ_TARGETS ?= loads validate godot3 godot4 package
+# Hostile data trees through every command (fuzz/trees.py): ~0.4 s an input, so fewer runs;
+# the test suite runs a fixed slice of it (tests/hardening/test_tree_fuzz.py).
+FUZZ_TREE_RUNS ?= 3000
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[fuzz]' || echo "atheris unavailable: plain mutation driver"
 	mkdir -p fuzz/findings
@@ -70,10 +73,16 @@ fuzz: $(STAMP)
 	  grep -E "^(Done|stat::(number_of|average|slowest|peak)|fuzz target|atheris|FINDING)|Uncaught|Traceback" \
 	    fuzz/findings/$$t.log; [ $$rc = 0 ] || { tail -n 40 fuzz/findings/$$t.log; exit $$rc; }; \
 	done
+	if [ "$(FUZZ_TREE_RUNS)" -gt 0 ]; then \
+	  echo "== fuzz trees (log: fuzz/findings/trees.log)"; \
+	  $(BIN)/python fuzz/fuzz_trees.py -runs=$(FUZZ_TREE_RUNS) > fuzz/findings/trees.log 2>&1; rc=$$?; \
+	  grep -E "^(Done|FINDING)|Uncaught|Traceback" fuzz/findings/trees.log; \
+	  [ $$rc = 0 ] || { tail -n 40 fuzz/findings/trees.log; exit $$rc; }; \
+	fi
 
 # A short slice of the same (what CI runs besides the in-suite hypothesis mutation tests).
 fuzz-short: $(STAMP)
-	$(MAKE) fuzz FUZZ_RUNS=2000
+	$(MAKE) fuzz FUZZ_RUNS=2000 FUZZ_TREE_RUNS=0
 
 fixtures: $(STAMP)
 	$(BIN)/python fixtures/make_fixtures.py

@@ -218,6 +218,17 @@ def _package_seeds() -> list[bytes]:
     return [p.read_bytes() for p in _files("*.resonitepackage")]
 
 
+def _trees(data: bytes) -> None:
+    """Hostile data trees through every command (``fuzz/trees.py``)."""
+    from fuzz.trees import fuzz_one
+
+    fuzz_one(data)
+
+
+def _tree_seeds() -> list[bytes]:
+    return [bytes([i]) * (1 + i % 7) for i in range(32)]
+
+
 @dataclass(frozen=True)
 class Target:
     name: str
@@ -245,6 +256,7 @@ TARGETS: dict[str, Target] = {
         Target("godot3", _godot(3), _godot_seeds(3), _importable("brson.godot.variant")),
         Target("godot4", _godot(4), _godot_seeds(4), _importable("brson.godot.variant")),
         Target("package", load_package, _package_seeds, _importable("brson.package")),
+        Target("trees", _trees, _tree_seeds, lambda: True),
     )
 }
 

@@ -218,10 +218,10 @@ def delete(
     with progress("deleting"):
         if component is not None:
             victim = ops_edit.component_on(slot, component)
-            kinds = {victim.type_index}
+            kinds = [victim.type_index]
             removal = ops_edit.remove_component(victim, references.value)
         else:
-            kinds = {c.type_index for s in slot.walk() for c in s.components}
+            kinds = [c.type_index for s in slot.walk() for c in s.components]
             removal = ops_edit.delete(slot, references.value)
     pruned = tree.drop_unused_types({k for k in kinds if isinstance(k, int)}) if prune_types else []
     _save(tree, source, output, codec)

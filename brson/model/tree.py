@@ -622,7 +622,7 @@ class DataTree(Node):
         if self.legacy:
             return []
         components = list(self.components())
-        used = {c.type_index for c in components}
+        used = {i for c in components if type(i := c.type_index) is int}
         names = [str(t) for t in self.types]
         if candidates is None:
             candidates = set(range(len(names)))

@@ -119,16 +119,17 @@ def import_slot(
     report.slots = sum(1 for _ in staged.walk())
     report.components = len(components)
     if not tree.legacy:
-        names = [str(t) for t in staged.types]
         before = len(tree.types)
-        remap: dict[int, int] = {}
+        remap: dict[str, int] = {}
         for component in components:
             old = component.type_index
-            assert isinstance(old, int)  # extract checked the indices
-            new = remap.get(old)
+            name = str(component.type)  # ModelError for an index out of range or no type
+            new = remap.get(name)
             if new is None:
-                new = remap[old] = tree.type_index(names[old])
-            if new != old:
+                new = remap[name] = tree.type_index(name)
+            if type(old) is not int:
+                component.set("Type", new)  # a name (or worse) where this file keeps indices
+            elif new != old:
                 component.set_type_index(new)
         report.types_added = [str(t) for t in tree.types[before:]]
     if new_versions:
