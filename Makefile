@@ -41,10 +41,18 @@ test: $(STAMP) godot3 gltf-tools
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q
-	$(BIN)/ruff check brson tests fixtures
-	$(BIN)/ruff format --check brson tests fixtures benchmarks fuzz scripts
-	$(BIN)/mypy brson
+	$(MAKE) lint typecheck
 	$(MAKE) fuzz-short
+
+# ruff (lint and format, pinned in the test extra) over everything the repo runs.
+lint: $(STAMP)
+	$(BIN)/ruff check brson tests fixtures fuzz benchmarks scripts
+	$(BIN)/ruff format --check brson tests fixtures benchmarks fuzz scripts
+
+typecheck: $(STAMP)
+	$(BIN)/mypy brson
+
+check: lint typecheck
 
 # Benchmarks (docs/performance.md): worlds cached in benchmarks/worlds/, results to docs/.
 # BENCH_ARGS="--sizes 1000,10000" for a quick run; Node (for the JS peer) is optional.

@@ -57,7 +57,7 @@ def floor(path: Path) -> int:
             with zipfile.ZipFile(path) as z:
                 entries = {n: z.read(n) for n in z.namelist()}
             total = 0
-            for name, data in entries.items():
+            for data in entries.values():
                 if data[:4] == b"FrDT":
                     total += len(bson.decode(brotli.decompress(data[9:])))
                 elif data[:6] == b"\x05MeshX":
@@ -81,16 +81,16 @@ def export(path: Path) -> int:
         tree, store = package.tree, AssetStore(package)
     else:
         tree, store = brson.load(path), AssetStore()
-    document, report = export_gltf(tree, assets=store)
+    document, _report = export_gltf(tree, assets=store)
     return len(document.glb())
 
 
 def child(op: str, path: str, reps: int) -> None:
-    import bson  # noqa: F401
     import brotli  # noqa: F401
+    import bson  # noqa: F401
     import numpy  # noqa: F401
 
-    import brson.gltf.export  # noqa: F401
+    import brson.gltf.export
     import brson.package  # noqa: F401
 
     baseline = _max_rss()
