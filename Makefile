@@ -44,10 +44,12 @@ test: $(STAMP) godot3 gltf-tools
 	$(MAKE) lint typecheck
 	$(MAKE) fuzz-short
 
-# ruff (lint and format, pinned in the test extra) over everything the repo runs.
+# ruff (lint and format) over everything the repo runs, and the layers contract in
+# pyproject.toml (import-linter); all pinned in the test extra.
 lint: $(STAMP)
 	$(BIN)/ruff check brson tests fixtures fuzz benchmarks scripts
 	$(BIN)/ruff format --check brson tests fixtures benchmarks fuzz scripts
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy brson
