@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SAMPLE := fixtures/real/orange3134_loading_standin.brson
+PACKAGE := fixtures/demo/orange3134_loading_standin.resonitepackage
 OUT    := out
 
 .PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf clean
@@ -14,14 +15,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test,gltf]'
 	touch $(STAMP)
 
+# The card's jobs on a real package: extract a subtree (the thumbnail: mesh, material, texture)
+# into a package of its own, validate it as CI would, diff it against its source, export it to
+# glTF and Godot 4; then the byte-exact codec round trip. Outputs in out/.
 demo: $(STAMP)
 	mkdir -p $(OUT)
-	$(BIN)/brson info $(SAMPLE)
+	$(BIN)/brson info $(PACKAGE)
+	$(BIN)/brson extract $(PACKAGE) --slot Visual --package -o $(OUT)/visual.resonitepackage
+	$(BIN)/brson validate --strict $(OUT)/visual.resonitepackage
+	$(BIN)/brson diff $(PACKAGE) $(OUT)/visual.resonitepackage | tail -n 5; true
+	$(BIN)/brson export-gltf $(OUT)/visual.resonitepackage -o $(OUT)/visual.glb
+	$(BIN)/brson export-godot $(OUT)/visual.resonitepackage -o $(OUT)/visual.tscn --godot 4 --gltf
 	$(BIN)/brson convert $(SAMPLE) $(OUT)/standin.lz4bson
 	$(BIN)/brson convert $(OUT)/standin.lz4bson $(OUT)/standin.7zbson
 	$(BIN)/brson convert $(OUT)/standin.7zbson $(OUT)/standin.brson
 	cmp $(SAMPLE) $(OUT)/standin.brson && echo "round trip brotli -> lz4 -> lzma -> brotli: byte-identical"
-	$(BIN)/brson info $(OUT)/standin.lz4bson $(OUT)/standin.7zbson
+	@echo "outputs in $(OUT)/: visual.resonitepackage (the extracted subtree), visual.glb (glTF 2.0), visual.tscn + visual.glb (Godot 4), standin.{lz4bson,7zbson,brson} (codecs)"
 
 godot3:
 	sh scripts/ensure-godot3.sh
