@@ -30,13 +30,14 @@ from typing import Any
 
 from brson.collector import paused_gc
 from brson.document import raw
+from brson.model.idforms import GUID_PATTERN
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot, is_guid
 
 #: A path inside an anchor: keys (str) and list positions (int).
 Path = tuple[str | int, ...]
 
-_GUID = "([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+_GUID = f"({GUID_PATTERN})"
 #: String elements defining an ID (key ``ID``, ``ParentReference`` or ``…-ID``), matched in
 #: the BSON bytes read as latin-1 text (one char per byte, so offsets stay byte offsets).
 _DEFINITION = re.compile(

@@ -9,7 +9,6 @@ memory.  These classes index the bytes instead and decode on access; the pydanti
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -19,6 +18,7 @@ from brson.container import Container
 from brson.document import raw
 from brson.errors import ModelError, SelectorError
 from brson.model import transform
+from brson.model.idforms import GUID
 from brson.model.node import Node
 from brson.model.typename import TypeName, is_type_name
 
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from brson.model.ids import IdIndex
     from brson.ops.edit import Removal
 
-GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
 
 #: Slot keys that hold a Member (``{ID, Data}``), with the Python attribute that exposes them.
 SLOT_MEMBERS = {

@@ -27,10 +27,11 @@ import re
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 
+from brson.model.idforms import GUID_PATTERN
 from brson.model.ids import defines_id
 from brson.model.tree import DataTree
 
-_GUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_GUID = GUID_PATTERN
 #: A BSON string element whose value is ID-shaped: key, value (latin-1 text of the bytes,
 #: one character a byte, so match offsets are byte offsets).
 _GUID_ELEMENT = re.compile("\x02([\x20-\x7e]{1,64})\x00\x25\x00\x00\x00(" + _GUID + ")\x00")

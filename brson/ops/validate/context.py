@@ -13,11 +13,12 @@ from typing import Any
 
 from bson.int64 import Int64
 
+from brson.model.idforms import GUID_PATTERN
 from brson.model.tree import Component, DataTree, Slot, is_guid
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.findings import Findings
 
-_GUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_GUID = GUID_PATTERN
 #: GUIDs joined by newlines.
 _GUIDS = re.compile(f"{_GUID}(?:\n{_GUID})*")
 
