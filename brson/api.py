@@ -6,13 +6,11 @@ import os
 from typing import Any
 
 from brson.codecs import Codec, limits
-from brson.container import codec_for_name, frame, pack, unpack
+from brson.container import codec_for_name, frame, is_package_name, pack, unpack
 from brson.document import bson as bson_doc
 from brson.errors import BrsonError, ContainerError, ModelError
 from brson.fileio import read_bytes, write_atomic
 from brson.model.tree import DataTree
-
-PACKAGE_SUFFIX = ".resonitepackage"
 
 
 def loads(
@@ -38,7 +36,7 @@ def load(path: str | os.PathLike[str], *, max_size: int = limits.DEFAULT_MAX_SIZ
     """Read an archive file (``.brson``, ``.7zbson``, ``.lz4bson``, ``.bson``, or the main
     tree of a ``.resonitepackage``)."""
     name = os.fspath(path)
-    if name.lower().endswith(PACKAGE_SUFFIX):
+    if is_package_name(name):
         from brson import package  # beside the tree; imported when needed
 
         tree: DataTree = package.load_package(name, max_size=max_size).tree

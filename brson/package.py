@@ -35,12 +35,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from brson.codecs import Codec, limits
+from brson.container import PACKAGE_SUFFIX
 from brson.document.jsonform import parse_json
 from brson.errors import BrsonError, LimitError, PackageError
 from brson.fileio import read_bytes, write_atomic
 from brson.model.tree import DataTree
 
-SUFFIX = ".resonitepackage"
+SUFFIX = PACKAGE_SUFFIX
 MAIN_RECORD = "R-Main.record"
 ASSETS_DIR = "Assets/"
 METADATA_DIR = "Metadata/"

@@ -16,7 +16,6 @@ from brson.cli.common import (
     State,
     check_output,
     human_size,
-    is_package_name,
     output_codec,
     print_json,
     read_input,
@@ -27,6 +26,7 @@ from brson.cli.common import (
 )
 from brson.codecs import Codec
 from brson.collector import paused_gc
+from brson.container import is_package_name
 from brson.document import bson as bson_doc
 from brson.document import jsonform
 from brson.model.transform import restore_transform_doubles

@@ -16,12 +16,11 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from brson import api
 from brson.codecs import Codec, limits
-from brson.container import codec_for_name
+from brson.container import codec_for_name, is_package_name
 from brson.errors import BrsonError, PackageError
 from brson.fileio import read_bytes, refuse_inputs, write_atomic
 from brson.model.tree import DataTree
 from brson.package import (
-    SUFFIX,
     AssetMetadata,
     Package,
     load_package,
@@ -159,7 +158,7 @@ class Source:
         self.path = path
         State.input = str(path)
         self.package: Package | None = None
-        if str(path).lower().endswith(SUFFIX):
+        if is_package_name(path):
             self.package = load_package(path, max_size=State.max_size)
             self.tree: DataTree = self.package.tree
         else:
@@ -168,12 +167,6 @@ class Source:
             self.tree.types  # noqa: B018
         except BrsonError as exc:
             raise exc.in_file(str(path)) from None
-
-
-def is_package_name(path: str | os.PathLike[str]) -> bool:
-    """Resonite and brson tell a package by its extension: an archive written under that
-    name is unreadable to both."""
-    return os.fspath(path).lower().endswith(SUFFIX)
 
 
 def save_package(tree: DataTree, output: Path, packages: list[Package]) -> None:

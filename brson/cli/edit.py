@@ -15,7 +15,6 @@ from brson import api
 from brson.cli.common import (
     Source,
     check_output,
-    is_package_name,
     output_codec,
     print_json,
     progress,
@@ -23,6 +22,7 @@ from brson.cli.common import (
     stdout,
 )
 from brson.codecs import Codec
+from brson.container import is_package_name
 from brson.model.tree import DataTree, Slot
 from brson.ops import edit as ops_edit
 from brson.ops import ids as ops_ids

@@ -19,6 +19,7 @@ from brson.cli.common import (
     stdout,
 )
 from brson.codecs import Codec
+from brson.container import is_package_name
 from brson.errors import PackageError
 from brson.model.tree import DataTree
 from brson.ops import extract as ops_extract
@@ -77,7 +78,7 @@ def extract(
     """Write SLOT's subtree as a new archive: only the types it uses, the components it
     references copied along, every reference that leaves it reported."""
     check_output(output, src)
-    as_package = str(output).lower().endswith(SUFFIX)
+    as_package = is_package_name(output)
     if package and not as_package:
         # Resonite and brson tell a package by its extension: a zip named .brson would be
         # unreadable to both (brson reads the name as a codec).

@@ -3,9 +3,11 @@
 from brson.container.frdt import (
     EXTENSIONS,
     MAGIC,
+    PACKAGE_SUFFIX,
     Container,
     codec_for_name,
     frame,
+    is_package_name,
     pack,
     read_header,
     unpack,
@@ -15,9 +17,11 @@ from brson.container.frdt import (
 __all__ = [
     "EXTENSIONS",
     "MAGIC",
+    "PACKAGE_SUFFIX",
     "Container",
     "codec_for_name",
     "frame",
+    "is_package_name",
     "pack",
     "read_header",
     "unpack",

@@ -6,6 +6,7 @@ comes from the file extension, confirmed by sniffing the content.
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,14 @@ EXTENSIONS: dict[str, Codec] = {
     ".lz4bson": Codec.LZ4,
     ".bson": Codec.NONE,
 }
+
+#: A ``.resonitepackage`` is a zip around an archive, told apart by this extension alone (as
+#: Resonite does); the one statement of it, for the API, the CLI and validate.
+PACKAGE_SUFFIX = ".resonitepackage"
+
+
+def is_package_name(name: str | os.PathLike[str]) -> bool:
+    return os.fspath(name).lower().endswith(PACKAGE_SUFFIX)
 
 
 @dataclass(frozen=True)

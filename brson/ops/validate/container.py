@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from brson.codecs import limits
-from brson.container import unpack
+from brson.container import is_package_name, unpack
 from brson.document import bson as bson_doc
 from brson.errors import (
     BrsonError,
@@ -114,7 +114,6 @@ PACKAGE_CONSISTENCY = rule(
     "but the package does not describe itself correctly.",
     "`brson.package` warnings; docs/package.md",
 )
-PACKAGE_SUFFIX = ".resonitepackage"
 
 
 def report_error(findings: Findings, exc: BrsonError, file: str | None = None) -> None:
@@ -153,7 +152,7 @@ def read(
         if isinstance(source, bytes | bytearray | memoryview):
             return _from_bytes(bytes(source), findings, name, max_size)
         path = os.fspath(source)
-        if path.lower().endswith(PACKAGE_SUFFIX):
+        if is_package_name(path):
             return _from_package(path, findings, max_size)
         return _from_bytes(read_bytes(path), findings, path, max_size)
     except BrsonError as exc:
