@@ -28,10 +28,11 @@ def props_bytes(lc: int = LC, lp: int = LP, pb: int = PB, dict_size: int = DICT_
     return struct.pack("<BI", (pb * 5 + lp) * 9 + lc, dict_size)
 
 
-def parse_props(props: bytes, size: int = -1) -> dict[str, int]:
+def parse_props(props: bytes, size: int = -1, limit: int | None = None) -> dict[str, int]:
     """Turn the 5 property bytes into a liblzma LZMA1 filter; CodecError when impossible.
 
-    The dictionary is clamped to the declared size: a decoder never needs more, and liblzma
+    The dictionary is clamped to the declared size, or, for a stream of unknown size, to the
+    output limit: a decoder never needs a window larger than what it may produce, and liblzma
     allocates the whole dictionary up front (a tiny file could otherwise claim 4 GiB).
     """
     first, dict_size = struct.unpack("<BI", props)
@@ -46,6 +47,8 @@ def parse_props(props: bytes, size: int = -1) -> dict[str, int]:
         )
     if size >= 0:
         dict_size = min(dict_size, size)
+    elif limit is not None:
+        dict_size = min(dict_size, limit)
     return {
         "id": _lzma.FILTER_LZMA1,
         "lc": lc,
@@ -127,7 +130,9 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
     out: list[bytes] = []
     total = 0
     try:
-        decoder = _lzma.LZMADecompressor(_lzma.FORMAT_RAW, filters=[parse_props(props, size)])
+        decoder = _lzma.LZMADecompressor(
+            _lzma.FORMAT_RAW, filters=[parse_props(props, size, max_size)]
+        )
         chunk = decoder.decompress(bytes(body), max_length=min(limits.STEP, want))
         while True:
             out.append(chunk)

@@ -119,3 +119,24 @@ def test_huge_json_integer_is_a_document_error(tmp_path: Path) -> None:
     src = tmp_path / "big.json"
     src.write_text(json.dumps({"a": 1})[:-1] + ', "n": ' + "9" * 5000 + "}")
     assert main(["from-json", str(src), "-o", str(tmp_path / "x.brson")]) == 2
+
+
+def test_lzma_of_unknown_size_caps_its_dictionary_by_the_limit() -> None:
+    """Defect 15: a stream of unknown size (-1) kept the header's 4 GiB dictionary claim, which
+    liblzma allocates; the window never needs to exceed what the decoder may produce."""
+    import lzma
+    import struct
+
+    from brson.codecs import lzma as brson_lzma
+
+    claim = b"\x5d" + struct.pack("<I", 0xFFFFFFFF)
+    assert brson_lzma.parse_props(claim, -1, 64 << 20)["dict_size"] == 64 << 20
+    assert brson_lzma.parse_props(claim, 1000)["dict_size"] == 4096  # declared size, floor 4 KiB
+    payload = bytes(range(256)) * 400
+    body = lzma.compress(
+        payload,
+        format=lzma.FORMAT_RAW,
+        filters=[{"id": lzma.FILTER_LZMA1, "dict_size": 1 << 16, "lc": 3, "lp": 0, "pb": 2}],
+    )
+    data = struct.pack("<5sqq", claim, -1, len(body)) + body
+    assert brson_lzma.decompress(data, max_size=1 << 20) == payload
