@@ -153,6 +153,8 @@ class _Side:
         self.parents: dict[str, str | None] = {}
         self.children: dict[str, list[str]] = {}
         self.components: dict[str, tuple[Component, str]] = {}
+        #: Per table (slots, components): the last ``#n`` suffix handed to each duplicated key.
+        self._suffixes: dict[int, dict[str, int]] = {}
         self.type_names = [str(t) for t in tree.types] if not tree.legacy else []
         stack: list[tuple[Slot, str | None, int]] = [(tree.root, None, 0)]
         while stack:
@@ -170,13 +172,16 @@ class _Side:
         for position, component in enumerate(tree.assets):
             self._add_component(component, "<Assets>", position)
 
-    @staticmethod
-    def _key(seen: dict[str, Any], element_id: str | None, fallback: str) -> str:
+    def _key(self, seen: dict[str, Any], element_id: str | None, fallback: str) -> str:
         key = element_id if element_id is not None else f"@{fallback}"
         if key in seen:  # a duplicate ID (validate reports those); keep both apart
-            n = 2
+            # Counting on from the last suffix given to this key: probing #2, #3, ... from the
+            # start for each duplicate was quadratic (10k duplicates: 15 s; issue 12, 12).
+            counters = self._suffixes.setdefault(id(seen), {})
+            n = counters.get(key, 1) + 1
             while f"{key}#{n}" in seen:
                 n += 1
+            counters[key] = n
             key = f"{key}#{n}"
         return key
 

@@ -184,8 +184,9 @@ def _from_package(path: str, findings: Findings, max_size: int) -> DataTree:
     for warning in pkg.warnings:
         findings.add(PACKAGE_CONSISTENCY, warning, file=path)
     if container is not None:
+        known = set(pkg.warnings)  # a list lookup per warning was quadratic (issue 12, 13)
         for warning in container.warnings:
-            if warning not in pkg.warnings:
+            if warning not in known:
                 findings.add(EXTENSION, f"main tree: {warning}")
         if container.lz4_framing == "frame":
             findings.add(LZ4_FRAME, "the main tree is an LZ4 frame; Resonite reads lz4net chunks")

@@ -1,0 +1,64 @@
+"""Complexity guards for issue 12's quadratic paths fixed here (defects 9 and 12): the cost
+at 2n must stay near twice the cost at n (measured in one run, CPU time, best of three, with a
+floor for noise). The old code fails each by a wide margin (quadratic: about 4x)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import bson
+
+import brson
+from brson.ops.diff import diff
+from brson.package import packdb_names
+
+STANDIN = (
+    Path(__file__).resolve().parents[2] / "fixtures" / "real" / "orange3134_loading_standin.brson"
+)
+FLOOR = 0.02  # seconds: below this, timing noise dominates
+
+
+def _cost(run: Callable[[], object]) -> float:
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        run()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def _linear(make: Callable[[int], Callable[[], object]], n: int) -> tuple[float, float]:
+    small, large = _cost(make(n)), _cost(make(2 * n))
+    assert large <= 2.6 * small + FLOOR, f"n={n}: {small:.4f} s, 2n: {large:.4f} s"
+    return small, large
+
+
+def test_packdb_scan_is_linear_on_runs_of_string_type_bytes() -> None:
+    """Defect 9: a regex scanning a key forward from every 0x02 byte (a 940-byte package made
+    `assets` take 23 s)."""
+
+    def make(n: int) -> Callable[[], object]:
+        data = b"\x02" * n + b"\x00....no url"  # every 0x02 starts a key that ends at the NUL
+        return lambda: packdb_names(data)
+
+    _linear(make, 20_000)
+    url = b"\x02Data\x00" + (13).to_bytes(4, "little") + b"@packdb:///a\x00"
+    assert packdb_names(b"\x02" * 100 + b"\x00" + url) == ["a"]
+
+
+def test_diff_of_duplicate_ids_is_linear() -> None:
+    """Defect 12: diff probed #2, #3, ... from the start for every duplicate (10k: 15 s)."""
+    doc = bson.decode(brson.load(STANDIN).to_bson())
+    template = doc["Object"]["Children"][0]
+
+    def make(n: int) -> Callable[[], object]:
+        copy = bson.decode(bson.encode(doc))
+        leaf = {k: v for k, v in template.items() if k != "Children"}
+        leaf["Children"] = []
+        copy["Object"]["Children"] = [dict(leaf) for _ in range(n)]  # n slots, one ID
+        tree = brson.loads(bson.encode(copy), name="d.bson")
+        return lambda: diff(tree, tree)
+
+    _linear(make, 1500)
