@@ -306,6 +306,12 @@ def _member_property(key: str, doc: str) -> property:
     return property(fget, fset, doc=doc)
 
 
+#: Paths longer than this are not memoized (memory would grow with depth squared).
+PATH_MEMO_LIMIT = 4096
+#: How much of a path a message shows (see :meth:`Slot.display_path`).
+DISPLAY_PATH_LIMIT = 1000
+
+
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
@@ -419,14 +425,36 @@ class Slot(Node):
                 break
             chain.append(node)
             node = node._parent
-        for slot in reversed(chain):
-            name = slot.name
+        base = prefix  # the nearest memoized ancestor's path, or None
+        names = [n if isinstance(n := slot.name, str) else "" for slot in reversed(chain)]
+        if generation is not None:  # memoize the short prefixes (all of any real tree)
+            text = base
+            for slot, name in zip(reversed(chain), names, strict=True):
+                text = name if text is None else f"{text}/{name}"
+                if len(text) > PATH_MEMO_LIMIT:
+                    break
+                slot._path_memo = (generation, text)
+        # Joined once: growing a long path name by name was quadratic in its depth.
+        return "/".join(names if base is None else [base, *names])
+
+    def display_path(self, limit: int = DISPLAY_PATH_LIMIT) -> str:
+        """The path for messages: exact while it is short, else ``…/`` and its last ``limit``
+        characters. Paths grow with depth times name length, so a report that printed every
+        full path of a 2,000-deep tree of 1,000-character names wrote gigabytes (issue 12,
+        defect 10); this costs O(depth + limit) and keeps each line bounded."""
+        parts: list[str] = []
+        size = 0
+        node: Slot | None = self
+        while node is not None:
+            name = node.name
             name = name if isinstance(name, str) else ""
-            prefix = name if prefix is None else f"{prefix}/{name}"
-            if generation is not None:
-                slot._path_memo = (generation, prefix)
-        assert prefix is not None
-        return prefix
+            parts.append(name)
+            size += len(name) + 1
+            if size > limit and node._parent is not None:
+                text = "/".join(reversed(parts))
+                return "…/" + text[-limit:]
+            node = node._parent
+        return "/".join(reversed(parts))
 
     @property
     def depth(self) -> int:

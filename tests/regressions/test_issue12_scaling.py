@@ -62,3 +62,33 @@ def test_diff_of_duplicate_ids_is_linear() -> None:
         return lambda: diff(tree, tree)
 
     _linear(make, 1500)
+
+
+def test_deep_tree_of_long_names_gives_a_bounded_report() -> None:
+    """Defect 10: every slot's full path was kept and printed; 2,000 levels of 1,000-character
+    names (19 KB compressed) cost 2 GB in validate and a 502 MB scene. Paths in findings are
+    now bounded and long paths are not memoized: the report grows with the findings, not
+    with depth squared."""
+    import sys
+
+    from brson.ops.validate import validate
+    from brson.ops.validate.findings import MAX_MESSAGE, MAX_PATH
+
+    doc = bson.decode(brson.load(STANDIN).to_bson())
+    leaf = {k: v for k, v in doc["Object"]["Children"][0].items() if k != "Children"}
+    node = doc["Object"]
+    for i in range(300):
+        child = dict(leaf, Children=[], Name={"ID": f"n{i}", "Data": f"{i:05d}" + "x" * 1000})
+        node["Children"] = [child]
+        node = child
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        data = bson.encode(doc)
+    finally:
+        sys.setrecursionlimit(limit)
+    findings = validate(brson.loads(data, name="deep.bson"))
+    assert len(findings) >= 300  # duplicate IDs on every level: many findings, each bounded
+    assert all(len(f.path or "") <= MAX_PATH + 1 for f in findings)
+    assert all(len(f.message) <= MAX_MESSAGE + 1 for f in findings)
+    assert sum(len(str(f)) for f in findings) < 20 * len(findings) * 1000

@@ -113,7 +113,7 @@ class SlotInfo:
 
     @property
     def path(self) -> str:
-        return self.slot.path
+        return self.slot.display_path()
 
 
 class ComponentInfo:
@@ -173,7 +173,7 @@ class ComponentInfo:
 
     @property
     def path(self) -> str:
-        head = self.slot.path if self.slot is not None else "<Assets>"
+        head = self.slot.display_path() if self.slot is not None else "<Assets>"
         return f"{head}:{self.ctx.type_label(self.doc.get('Type'))}"
 
 
