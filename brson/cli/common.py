@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -36,6 +36,17 @@ EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+#: ``--assets DIR`` (repeatable), for every command that reads asset files beside a tree.
+AssetsOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--assets",
+        help="Folder of asset files named by hash (resdb/packdb URLs, e.g. the engine's cache); "
+        "repeatable.",
+    ),
+]
 
 
 class State:

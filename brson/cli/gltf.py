@@ -8,7 +8,15 @@ from typing import Annotated
 import typer
 
 from brson.assets.store import AssetStore
-from brson.cli.common import Source, check_output, print_json, progress, stderr, stdout
+from brson.cli.common import (
+    AssetsOption,
+    Source,
+    check_output,
+    print_json,
+    progress,
+    stderr,
+    stdout,
+)
 from brson.errors import BrsonError
 from brson.ops.extract import select
 
@@ -26,13 +34,7 @@ def export_gltf_command(
         str | None,
         typer.Option("--slot", "-s", help="Export only this slot's subtree: a name, ID or path."),
     ] = None,
-    assets: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--assets",
-            help="Folder of asset files named by hash (resdb/packdb URLs); may be repeated.",
-        ),
-    ] = None,
+    assets: AssetsOption = None,
     omit_inactive: Annotated[
         bool,
         typer.Option(

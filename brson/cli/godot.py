@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from brson.assets.store import AssetStore
-from brson.cli.common import Source, check_output, progress, stderr, stdout
+from brson.cli.common import AssetsOption, Source, check_output, progress, stderr, stdout
 from brson.errors import BrsonError
 from brson.fileio import same_file, write_atomic
 from brson.godot import export
@@ -47,13 +47,7 @@ def export_godot(
             "the scene, loaded at run time.",
         ),
     ] = False,
-    assets: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--assets",
-            help="Folder of asset files named by hash (meshes for --gltf or Godot 3); repeatable.",
-        ),
-    ] = None,
+    assets: AssetsOption = None,
 ) -> None:
     """Bring a Slot tree to Godot: nodes with transforms, primitive meshes, metadata."""
     if godot not in FORMAT:
