@@ -127,6 +127,13 @@ class Location:
         self._locate()
         return self._anchor
 
+    @property
+    def offset(self) -> int | None:
+        """The byte offset this location was made from, while its anchor is not yet known
+        (None once located or when built with a known anchor and path): callers that locate
+        many offsets at once read it instead of locating each one."""
+        return self._offset if self._path is None else None
+
     def may_be_key(self, key: str) -> bool:
         """False when this is surely not an element named ``key``; cheap, for filtering many
         locations before locating the rest (an offset location reads its element header in

@@ -171,6 +171,13 @@ class Node:
     def modified(self) -> bool:
         return self._dirty
 
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """Where this node's bytes start and end in the buffer it was read from (None for a
+        node an edit built): byte offsets found by scanning the buffer (an ID's definition)
+        lead back to their node by it without descending the tree."""
+        return (self._start, self._end) if self._buf else None
+
     def to_bson(self) -> bytes:
         if not self._dirty:
             return self._buf[self._start : self._end]

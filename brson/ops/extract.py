@@ -38,7 +38,7 @@ from bson.int64 import Int64
 from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import GraphError, ModelError, SelectorError
-from brson.graph import located
+from brson.graph import ComponentSpans, located
 from brson.model.ids import IdIndex, Location, ids_in_bytes
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
@@ -300,6 +300,7 @@ class _Closure:
 
     def run(self) -> None:
         source: IdIndex | None = None  # built only when something is not defined inside
+        spans: ComponentSpans | None = None  # from the second round of a reference chain on
         while self.pending:
             found: list[Component] = []
             wanted = [v for v in dict.fromkeys(self.pending) if v not in self.defined]
@@ -307,11 +308,17 @@ class _Closure:
             if wanted and self.enabled:
                 if source is None:
                     source = self.tree.ids
-                # Located together: one descent per target was O(depth x siblings) each.
-                targets = [source.where(value) for value in wanted]
-                where = located(self.tree, targets)
-                for location in targets:
-                    anchor = where[id(location)].anchor if location is not None else None
+                    # The first round holds most targets: located together in one partial
+                    # walk (one descent per target was O(depth x siblings) each).
+                    targets = [source.where(value) for value in wanted]
+                    where = located(self.tree, targets)
+                    anchors = [where[id(t)].anchor if t is not None else None for t in targets]
+                else:
+                    # Later rounds follow chains, a few links each: a walk per round made a
+                    # chain of n links cost n walks (10k links: 33 s).
+                    spans = spans or ComponentSpans(self.tree)
+                    anchors = [_anchor(source.where(value), spans) for value in wanted]
+                for anchor in anchors:
                     if isinstance(anchor, Component) and id(anchor) not in self._taken:
                         self._taken.add(id(anchor))
                         found.append(anchor)
@@ -330,6 +337,13 @@ class _Closure:
                     _position(c.slot.components if c.slot else [])(c),
                 )
             )
+
+
+def _anchor(location: Location | None, spans: ComponentSpans) -> Slot | Component | None:
+    if location is None:
+        return None
+    offset = location.offset
+    return location.anchor if offset is None else spans.at(offset)
 
 
 def _copy(component: Component) -> Component:
