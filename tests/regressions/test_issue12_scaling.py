@@ -150,3 +150,36 @@ def test_extract_and_import_follow_a_reference_chain_in_linear_time() -> None:
     target = brson.load(STANDIN)
     imported = import_slot(target, brson.loads(data, name="chain.bson"), "S")
     assert imported.report.components == 301
+
+
+def test_variant_dictionary_of_colliding_keys_is_refused_in_linear_time() -> None:
+    """Defect 14: Python's dict compares a key with every key of its hash; arrays of -1 and
+    -2 (the two ints share a hash) all collide, so 1.4 MB of such keys took 41 s to decode.
+    Past MAX_KEYS_PER_HASH keys of one hash the dictionary is refused, before the compares."""
+    import itertools
+
+    import pytest
+
+    from brson.errors import VariantError
+    from brson.godot import variant
+
+    def colliding(n: int) -> bytes:
+        # Encoded entry by entry: building the Python dict itself would be quadratic.
+        head = bytearray(variant.dumps({}, godot=4))
+        head[4:8] = n.to_bytes(4, "little")
+        keys = itertools.islice(itertools.product((-1, -2), repeat=24), n)
+        entries = b"".join(variant.dumps(k, godot=4) + variant.dumps(0, godot=4) for k in keys)
+        return bytes(head) + entries
+
+    assert len(variant.loads(colliding(variant.MAX_KEYS_PER_HASH), godot=4)) == 64
+
+    def make(n: int) -> Callable[[], object]:
+        data = colliding(n)
+
+        def run() -> None:
+            with pytest.raises(VariantError, match="keys of one hash"):
+                variant.loads(data, godot=4)
+
+        return run
+
+    _linear(make, 3000)
