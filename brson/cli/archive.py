@@ -13,9 +13,9 @@ from brson import api
 from brson.cli.common import (
     STDIO,
     Source,
-    State,
     check_output,
     human_size,
+    load_tree,
     output_codec,
     print_json,
     read_input,
@@ -146,7 +146,7 @@ def convert(
         source = Source(src)
         save_package(source.tree, dst, [source.package] if source.package else [])
         return
-    tree = api.load(src, max_size=State.max_size)
+    tree = load_tree(src)
     _write_archive(tree, dst, output_codec(codec, str(dst)), legacy)
 
 
@@ -175,7 +175,7 @@ def to_json(
     """The lossless JSON form (int64 as $numberLong, exact doubles); see docs/json-form.md."""
     if output is not None:
         check_output(output, src)
-    tree = api.load(src, max_size=State.max_size)
+    tree = load_tree(src)
     text = jsonform.dumps(tree.decoded(), indent=None if compact else 1) + "\n"
     if output is None:
         stdout.file.write(text)

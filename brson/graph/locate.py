@@ -105,6 +105,7 @@ def _slots(root: Slot, offsets: list[int], out: dict[int, Location]) -> None:
     while stack:
         slot, inside = stack.pop()
         own: _Items = []
+        own_offsets: list[int] = []  # only these: ``inside`` holds the whole subtree's
         for key, elem in slot._index().items():
             here = _between(inside, elem[1], elem[3])
             if not here:
@@ -126,8 +127,9 @@ def _slots(root: Slot, offsets: list[int], out: dict[int, Location]) -> None:
                     _descend(slot, buf, [(key, elem)], (), sorted(rest), out)
                 continue
             own.append((key, elem))
+            own_offsets.extend(here)
         if own:
-            _descend(slot, buf, own, (), inside, out)
+            _descend(slot, buf, own, (), sorted(own_offsets), out)
 
 
 def _component(component: Component, offsets: list[int], out: dict[int, Location]) -> None:

@@ -156,19 +156,21 @@ class Location:
         return anchor if isinstance(anchor, Slot) else anchor.slot if anchor else None
 
     def describe(self) -> str:
-        """Human path: ``Root/Body:MeshRenderer.Materials[0]``."""
+        """Human path: ``Root/Body:MeshRenderer.Materials[0]``.  The slot part is the
+        bounded display path (exact unless over a thousand characters): a report describing
+        every reference of a deep tree by full paths grew with depth squared (issue 12)."""
         anchor = self.anchor
         if anchor is None:
             return "<unknown>"
         if isinstance(anchor, Slot):
-            head = anchor.path
+            head = anchor.display_path()
         else:
             slot = anchor.slot
             try:
                 type_name = anchor.type.name
             except Exception:  # an invalid Type index is reported elsewhere
                 type_name = "?"
-            head = f"{slot.path if slot else '<Assets>'}:{type_name}"
+            head = f"{slot.display_path() if slot else '<Assets>'}:{type_name}"
         tail = ""
         for part in self.path:
             if isinstance(part, int):
@@ -299,14 +301,20 @@ class IdIndex:
             keys = {element_id: key for key, element_id in found}
         self.defined = _LazyDefinitions(tree, keys)
         if len(keys) != len(found):
-            for element_id, count in Counter(eid for _, eid in found).items():
-                if count > 1:
-                    key = keys[element_id]
-                    pattern = f"\x02{key}\x00\x25\x00\x00\x00{element_id}\x00"
-                    offsets = [m.start() for m in re.finditer(re.escape(pattern), text)]
-                    self.duplicates[element_id] = Duplicate(
-                        element_id, [Location(tree=tree, offset=o) for o in offsets]
-                    )
+            counts = Counter(eid for _, eid in found)
+            # One pass for every duplicated ID: a search of the whole buffer per ID was
+            # quadratic in a file made of copies (issue 12).
+            where: dict[str, list[int]] = {eid: [] for eid, n in counts.items() if n > 1}
+            for lo, hi in spans:
+                for match in _DEFINITION.finditer(text, lo, hi):
+                    key, element_id = match.groups()
+                    offsets = where.get(element_id)
+                    if offsets is not None and keys[element_id] == key:
+                        offsets.append(match.start())
+            for element_id, offsets in where.items():
+                self.duplicates[element_id] = Duplicate(
+                    element_id, [Location(tree=tree, offset=o) for o in offsets]
+                )
 
     def _parent_links_from_bytes(
         self, text: str, spans: list[tuple[int, int]], found: list[tuple[str, str]]

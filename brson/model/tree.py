@@ -16,7 +16,7 @@ from bson.int64 import Int64
 
 from brson.container import Container
 from brson.document import raw
-from brson.errors import ModelError, SelectorError
+from brson.errors import PATH_LIMIT, ModelError, SelectorError
 from brson.model import transform
 from brson.model.idforms import GUID
 from brson.model.node import Node
@@ -308,8 +308,6 @@ def _member_property(key: str, doc: str) -> property:
 
 #: Paths longer than this are not memoized (memory would grow with depth squared).
 PATH_MEMO_LIMIT = 4096
-#: How much of a path a message shows (see :meth:`Slot.display_path`).
-DISPLAY_PATH_LIMIT = 1000
 
 
 class Slot(Node):
@@ -437,7 +435,7 @@ class Slot(Node):
         # Joined once: growing a long path name by name was quadratic in its depth.
         return "/".join(names if base is None else [base, *names])
 
-    def display_path(self, limit: int = DISPLAY_PATH_LIMIT) -> str:
+    def display_path(self, limit: int = PATH_LIMIT) -> str:
         """The path for messages: exact while it is short, else ``…/`` and its last ``limit``
         characters. Paths grow with depth times name length, so a report that printed every
         full path of a 2,000-deep tree of 1,000-character names wrote gigabytes (issue 12,
@@ -718,11 +716,28 @@ class DataTree(Node):
                 return [s for s in self.walk() if s.id == selector]
             element = self.resolve(selector)
             return [element] if isinstance(element, Slot) else []
-        slots = list(self.walk())
-        by_path = [s for s in slots if s.path == selector]
+        by_path = self._with_path(selector)
         if by_path:
             return by_path
-        return [s for s in slots if s.name == selector]
+        return [s for s in self.walk() if s.name == selector]
+
+    def _with_path(self, path: str) -> list[Slot]:
+        """Slots whose :attr:`Slot.path` is ``path``, in walk order, entering only slots whose
+        path is a prefix of it: comparing every slot's whole path was O(slots x depth), and a
+        2,000-deep tree of long names took seconds and gigabytes per lookup (issue 12)."""
+        found: list[Slot] = []
+        stack: list[tuple[Slot, int]] = [(self.root, 0)]
+        while stack:
+            slot, at = stack.pop()
+            name = slot.name if isinstance(slot.name, str) else ""
+            if not path.startswith(name, at):
+                continue
+            end = at + len(name)
+            if end == len(path):
+                found.append(slot)
+            if end < len(path) and path[end] == "/":
+                stack.extend((child, end + 1) for child in reversed(slot.children))
+        return found
 
     def find(self, selector: str) -> Slot | None:
         """The one slot a selector names; None when none does; SelectorError if ambiguous."""

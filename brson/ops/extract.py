@@ -252,25 +252,33 @@ _RICH_TEXT = re.compile(r"<[^<>]*>")
 
 
 def _hint(tree: DataTree, selector: str) -> str:
-    """Paths of slots whose visible name (rich-text tags removed) contains or resembles it."""
+    """Paths of slots whose visible name (rich-text tags removed) contains or resembles it.
+
+    Paths are made only for the few slots shown, and bounded: one full path per slot of a
+    2,000-deep tree of long names took 2 GB (issue 12)."""
     import difflib
 
     wanted = selector.lower()
-    paths: dict[str, str] = {}
+    slots: dict[str, Slot] = {}
     for slot in tree.walk():
         name = slot.name
         if isinstance(name, str):
-            paths.setdefault(_RICH_TEXT.sub("", name).strip().lower(), slot.path)
-    found = [path for plain, path in paths.items() if wanted in plain]
+            slots.setdefault(_RICH_TEXT.sub("", name).strip().lower()[:_HINT_NAME], slot)
+    found = [slot for plain, slot in slots.items() if wanted in plain]
     found += [
-        paths[p]
-        for p in difflib.get_close_matches(wanted, list(paths), n=5)
-        if paths[p] not in found
+        slots[p]
+        for p in difflib.get_close_matches(wanted[:_HINT_NAME], list(slots), n=5)
+        if slots[p] not in found
     ]
     if not found:
         return ""
-    listing = "; ".join(repr(p) for p in found[:5])
+    listing = "; ".join(repr(slot.display_path()) for slot in found[:5])
     return f"; did you mean {listing}? (a path or an ID selects exactly)"
+
+
+#: Characters of a name compared with the selector for the hint (similarity is quadratic
+#: in the length of the two texts).
+_HINT_NAME = 200
 
 
 # -- dependencies ---------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from brson.errors import ModelError, SelectorError
-from brson.model.tree import Component, DataTree, Member
+from brson.model.tree import Component, DataTree, Member, Slot
 from brson.ops import edit
 
 #: Variable component (short generic name) -> (kind, member holding the value or its target).
@@ -76,13 +76,13 @@ def variables(tree: DataTree) -> list[Variable]:
     out = []
     for slot in tree.walk():
         for component in slot.components:
-            variable = _variable(tree, component, slot.path)
+            variable = _variable(tree, component, slot)
             if variable is not None:
                 out.append(variable)
     return out
 
 
-def _variable(tree: DataTree, component: Component, slot_path: str) -> Variable | None:
+def _variable(tree: DataTree, component: Component, slot: Slot) -> Variable | None:
     try:
         type_name = component.type
     except ModelError:
@@ -101,7 +101,7 @@ def _variable(tree: DataTree, component: Component, slot_path: str) -> Variable 
         name if isinstance(name, str) else "",
         kind,
         str(args[0]) if args else "",
-        slot_path,
+        slot.display_path(),  # only for slots holding one: a path is O(depth) to make
         component,
         member,
     )
