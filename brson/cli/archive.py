@@ -27,8 +27,7 @@ from brson.cli.common import (
 from brson.codecs import Codec
 from brson.collector import paused_gc
 from brson.container import is_package_name
-from brson.document import bson as bson_doc
-from brson.document import jsonform
+from brson.document import bsondoc, jsonform
 from brson.model.transform import restore_transform_doubles
 from brson.model.tree import DataTree
 
@@ -207,7 +206,7 @@ def from_json(
             "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)",
             markup=False,
         )
-    data = bson_doc.encode(doc)
+    data = bsondoc.encode(doc)
     if is_package_name(output):
         save_package(DataTree(data), output, [])
         return

@@ -29,6 +29,7 @@ from typing import Any
 
 from brson.errors import VariantError
 from brson.godot import values as gv
+from brson.godot.variant import INT64_MAX, INT64_MIN
 
 #: ``format=`` written for each engine major version.
 FORMAT = {3: 2, 4: 3}
@@ -51,7 +52,6 @@ MAX_NODE_NAME = 64
 MAX_SCENE_DEPTH = 1024
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_INT64 = (-(2**63), 2**63 - 1)
 #: Mantissa digits Godot's ``built_in_strtod`` reads; it ignores the rest.
 _PARSER_DIGITS = 18
 
@@ -345,7 +345,7 @@ class _Writer:
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, int):
-            if not _INT64[0] <= value <= _INT64[1]:
+            if not INT64_MIN <= value <= INT64_MAX:
                 raise VariantError(f"integer {value} does not fit a Godot int (int64)")
             return str(int(value))
         if isinstance(value, float):

@@ -17,7 +17,7 @@ from bson.int64 import Int64
 from brson.container import Container
 from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
-from brson.model import transform
+from brson.model import editing, transform
 from brson.model.idforms import GUID
 from brson.model.node import Node
 from brson.model.typename import TypeName, is_type_name
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
     from brson.model.documents import ComponentDoc, DataTreeDoc, MemberDoc, SlotDoc
     from brson.model.ids import IdIndex
-    from brson.ops.edit import Removal
 
 
 #: Slot keys that hold a Member (``{ID, Data}``), with the Python attribute that exposes them.
@@ -272,11 +271,9 @@ class Component(Node):
 
         return _validated(ComponentDoc, self.decoded(), self._where())
 
-    def remove(self, references: str = "null") -> Removal:
+    def remove(self, references: str = "null") -> editing.Removal:
         """Remove this component (see :func:`brson.ops.edit.remove_component`)."""
-        from brson.ops import edit  # operations layer, imported on use
-
-        return edit.remove_component(self, references)
+        return editing.editor().remove_component(self, references)
 
     def __repr__(self) -> str:
         try:
@@ -514,32 +511,25 @@ class Slot(Node):
 
         return _validated(SlotDoc, self.decoded(), self.path)
 
-    # Editing lives in the operations layer (brson.ops.edit); these are shortcuts to it.
+    # Editing lives in the operations layer (brson.ops.edit); these are shortcuts to it,
+    # reached through the protocol it installs (brson.model.editing), not an upward import.
     def add_child(self, name: str, **options: Any) -> Slot:
         """A new empty child slot (see :func:`brson.ops.edit.add_slot`)."""
-        from brson.ops import edit
-
-        return edit.add_slot(self, name, **options)
+        return editing.editor().add_slot(self, name, **options)
 
     def add_component(
         self, type_name: str, fields: dict[str, Any] | None = None, **options: Any
     ) -> Component:
         """A new component on this slot (see :func:`brson.ops.edit.add_component`)."""
-        from brson.ops import edit
-
-        return edit.add_component(self, type_name, fields, **options)
+        return editing.editor().add_component(self, type_name, fields, **options)
 
     def move(self, parent: Slot | None = None, index: int | None = None) -> None:
         """Re-parent or reorder this slot (see :func:`brson.ops.edit.move`)."""
-        from brson.ops import edit
+        editing.editor().move(self, parent, index)
 
-        edit.move(self, parent, index)
-
-    def remove(self, references: str = "null") -> Removal:
+    def remove(self, references: str = "null") -> editing.Removal:
         """Delete this slot and its subtree (see :func:`brson.ops.edit.delete`)."""
-        from brson.ops import edit
-
-        return edit.delete(self, references)
+        return editing.editor().delete(self, references)
 
     def __repr__(self) -> str:
         return f"Slot(id={self.id!r}, name={self.name!r})"
@@ -569,13 +559,15 @@ Element = Slot | Component | Member | IdRef
 class DataTree(Node):
     """The root document; what :func:`brson.load` returns."""
 
-    __slots__ = ("_generation", "_ids", "_original", "_types", "container", "source")
+    __slots__ = ("_generation", "_ids", "_stored", "_types", "container", "source")
 
     def __init__(
         self,
         buf: bytes,
         container: Container | None = None,
         source: str | None = None,
+        *,
+        stored: memoryview | None = None,
     ) -> None:
         super().__init__(buf, 0, len(buf), None)
         self.container = container
@@ -584,8 +576,13 @@ class DataTree(Node):
         self._ids: IdIndex | None = None
         #: Counts edits anywhere in the tree (caches derived from content check it).
         self._generation = 0
-        #: The stored payload and framing it was read from (reused by an unmodified dump).
-        self._original: tuple[memoryview, Container] | None = None
+        self._stored = stored
+
+    @property
+    def stored_payload(self) -> memoryview | None:
+        """The compressed payload this tree was read from (after the container header), for
+        an unmodified write with the same codec to reuse; None for a tree built in memory."""
+        return self._stored
 
     # -- root keys ------------------------------------------------------------------------
     @property
@@ -785,16 +782,11 @@ class DataTree(Node):
 
     def renumber(self) -> DataTree:
         """A copy with every ID renumbered sequentially (see :func:`brson.ops.ids.renumber`)."""
-        from brson.ops import ids
-
-        return ids.renumber(self)
+        return editing.editor().renumber(self)
 
     def extract(self, slot: Slot | str, **options: Any) -> DataTree:
         """A new tree holding just this slot's subtree (see :mod:`brson.ops.extract`)."""
-        from brson.ops import extract  # operations layer, imported on use
-
-        result: DataTree = extract.extract(self, slot, **options).tree
-        return result
+        return editing.editor().extract(self, slot, **options)
 
     def __repr__(self) -> str:
         kind = "legacy NeosVR" if self.legacy else f"Resonite {self.version_number}"

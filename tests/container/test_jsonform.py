@@ -20,8 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brson.container import unpack
-from brson.document import bson as bsondoc
-from brson.document import jsonform
+from brson.document import bsondoc, jsonform
 from brson.errors import DocumentError
 
 from .support import FIXTURES, real_files, real_ids
