@@ -455,7 +455,7 @@ def packdb_references(tree: DataTree) -> dict[str, list[str]]:
     if tree.modified:
         tree = DataTree(tree.to_bson())
     out: dict[str, list[str]] = {}
-    for head, match in _packdb_elements(tree._buf):
+    for head, match in _packdb_elements(tree.buffer):
         name = match.group(1).decode("utf-8", "replace")
         found = locate(tree, head)
         where = Location(*found).describe() if found else "<unknown>"

@@ -75,12 +75,6 @@ _TYPE_INT32 = b"\x10Type\x00"
 class Member(Node):
     """A field: ``{"ID": ..., "Data": ...}``.  ``value`` is Data; lists hold Members."""
 
-    __slots__ = ("_tree",)
-
-    def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        super().__init__(buf, start, end, owner)
-        self._tree: DataTree | None = None
-
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
         if idx is None:
@@ -126,7 +120,7 @@ class Member(Node):
         if not items or not all(isinstance(i, Member) and "ID" in i for i in items):
             return None
         for item in items:
-            item._tree = self._tree
+            item.tree = self._tree
         return items
 
     @property
@@ -149,11 +143,10 @@ class Member(Node):
 class Component(Node):
     """``{"Type": index or name, "Data": {"ID", "persistent-ID", "UpdateOrder", "Enabled", …}}``."""
 
-    __slots__ = ("_slot", "_tree")
+    __slots__ = ("_slot",)
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         super().__init__(buf, start, end, owner)
-        self._tree: DataTree | None = None
         self._slot: Slot | None = None
 
     def _index(self) -> dict[str, raw.Element]:
@@ -230,7 +223,12 @@ class Component(Node):
 
     @property
     def slot(self) -> Slot | None:
+        """The slot whose Components hold this one (None for root Assets and new ones)."""
         return self._slot
+
+    @slot.setter
+    def slot(self, slot: Slot | None) -> None:
+        self._slot = slot
 
     @property
     def fields(self) -> dict[str, Member]:
@@ -251,7 +249,7 @@ class Component(Node):
         member = data.child_node(key, Member)
         if member is None or "ID" not in member:
             return None
-        member._tree = self._tree
+        member.tree = self._tree
         return member
 
     def __getitem__(self, key: str) -> Member:
@@ -310,14 +308,13 @@ PATH_MEMO_LIMIT = 4096
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
-    __slots__ = ("_parent", "_path_memo", "_tree")
+    __slots__ = ("_parent", "_path_memo")
 
     #: The key layout of the last slot indexed; engine-written slots all share one.
     _layout: raw.Layout = ()
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         super().__init__(buf, start, end, owner)
-        self._tree: DataTree | None = None
         self._parent: Slot | None = None
         #: (tree generation, path): paths are asked for per reference, and each costs the
         #: depth; a memo valid until the next edit makes that once per slot.
@@ -361,12 +358,25 @@ class Slot(Node):
             return None
         member = self.child_node(key, Member)
         if member is not None:
-            member._tree = self._tree
+            member.tree = self._tree
         return member
 
     @property
     def parent(self) -> Slot | None:
         return self._parent
+
+    @parent.setter
+    def parent(self, slot: Slot | None) -> None:
+        self._parent = slot
+
+    @property
+    def path_memo(self) -> tuple[int, str] | None:
+        """``(tree generation, path)`` as last computed (see :attr:`path`)."""
+        return self._path_memo
+
+    @path_memo.setter
+    def path_memo(self, memo: tuple[int, str] | None) -> None:
+        self._path_memo = memo
 
     @property
     def children(self) -> list[Slot]:
@@ -381,8 +391,8 @@ class Slot(Node):
         tree = self._tree
         for item in items:
             if isinstance(item, Slot):
-                item._tree = tree
-                item._parent = self
+                item.tree = tree
+                item.parent = self
         return items
 
     @property
@@ -401,25 +411,25 @@ class Slot(Node):
         out = []
         for item in items:
             if isinstance(item, Component):
-                item._tree = tree
-                item._slot = self
+                item.tree = tree
+                item.slot = self
                 out.append(item)
         return out
 
     @property
     def path(self) -> str:
         tree = self._tree
-        generation = tree._generation if tree is not None else None
+        generation = tree.generation if tree is not None else None
         chain: list[Slot] = []
         prefix: str | None = None
         node: Slot | None = self
         while node is not None:
-            memo = node._path_memo
+            memo = node.path_memo
             if memo is not None and memo[0] == generation:
                 prefix = memo[1]
                 break
             chain.append(node)
-            node = node._parent
+            node = node.parent
         base = prefix  # the nearest memoized ancestor's path, or None
         names = [n if isinstance(n := slot.name, str) else "" for slot in reversed(chain)]
         if generation is not None:  # memoize the short prefixes (all of any real tree)
@@ -428,7 +438,7 @@ class Slot(Node):
                 text = name if text is None else f"{text}/{name}"
                 if len(text) > PATH_MEMO_LIMIT:
                     break
-                slot._path_memo = (generation, text)
+                slot.path_memo = (generation, text)
         # Joined once: growing a long path name by name was quadratic in its depth.
         return "/".join(names if base is None else [base, *names])
 
@@ -445,17 +455,17 @@ class Slot(Node):
             name = name if isinstance(name, str) else ""
             parts.append(name)
             size += len(name) + 1
-            if size > limit and node._parent is not None:
+            if size > limit and node.parent is not None:
                 text = "/".join(reversed(parts))
                 return "…/" + text[-limit:]
-            node = node._parent
+            node = node.parent
         return "/".join(reversed(parts))
 
     @property
     def depth(self) -> int:
         depth, node = 0, self._parent
         while node is not None:
-            depth, node = depth + 1, node._parent
+            depth, node = depth + 1, node.parent
         return depth
 
     def local_matrix(self) -> transform.Matrix:
@@ -483,7 +493,7 @@ class Slot(Node):
         node: Slot | None = self
         while node is not None:
             chain.append(node)
-            node = node._parent
+            node = node.parent
         matrix = transform.identity()
         for slot in reversed(chain):
             matrix = transform.multiply(matrix, slot.local_matrix())
@@ -577,6 +587,17 @@ class DataTree(Node):
         #: Counts edits anywhere in the tree (caches derived from content check it).
         self._generation = 0
         self._stored = stored
+
+    @property
+    def ids_if_built(self) -> IdIndex | None:
+        """The ID index if it was built since the last edit (an index built before an edit
+        is stale: a reference graph compares with this)."""
+        return self._ids
+
+    @property
+    def generation(self) -> int:
+        """How many edits this tree has seen: caches derived from its content check it."""
+        return self._generation
 
     @property
     def stored_payload(self) -> memoryview | None:
@@ -678,7 +699,7 @@ class DataTree(Node):
         slot = self.child_node("Object", Slot)
         if slot is None:
             raise ModelError("the document has no Object slot")
-        slot._tree = self
+        slot.tree = self
         return slot
 
     @property
@@ -688,7 +709,7 @@ class DataTree(Node):
         out = []
         for item in items or []:
             if isinstance(item, Component):
-                item._tree = self
+                item.tree = self
                 out.append(item)
         return out
 
@@ -772,7 +793,7 @@ class DataTree(Node):
         return _validated(DataTreeDoc, self.decoded(), None)
 
     # -- writing --------------------------------------------------------------------------
-    def _touched(self) -> None:
+    def after_edit(self) -> None:
         self._ids = None
         self._types = None
         self._generation += 1

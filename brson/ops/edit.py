@@ -31,7 +31,8 @@ from bson.int64 import Int64
 from brson.document import raw
 from brson.errors import GraphError, ModelError
 from brson.model.editing import DanglingReference, Removal
-from brson.model.ids import Location, Path, defines_id
+from brson.model.idforms import defines_id
+from brson.model.ids import Location, Path
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
 from brson.model.typename import TypeName
@@ -64,7 +65,7 @@ class SyncList:
 # -- access ----------------------------------------------------------------------------------
 def tree_of(element: Slot | Component | Member) -> DataTree:
     """The tree an element belongs to (elements made by hand belong to none)."""
-    tree = element._tree
+    tree = element.tree
     if tree is None:
         raise ModelError(f"{element!r} is not part of a data tree")
     return tree
@@ -108,7 +109,7 @@ def move(slot: Slot, parent: Slot | None = None, index: int | None = None) -> No
     if old is None:
         raise ModelError("the root slot cannot be moved", path=slot.path)
     new = parent if parent is not None else old
-    if new._tree is not slot._tree:
+    if new.tree is not slot.tree:
         raise ModelError(
             "that parent belongs to another tree (use import to copy a subtree between files)",
             path=slot.path,
@@ -362,7 +363,7 @@ def _data_of(value: Any, tree: DataTree, fresh: FreshIds) -> Any:
 def _coerce(value: Any, current: Any, tree: DataTree) -> Any:
     """``value`` in the shape of ``current`` (the field's value now; None when unknown)."""
     if isinstance(value, Slot | Component | Member):
-        if value._tree is not tree:
+        if value.tree is not tree:
             raise ModelError(f"{value!r} belongs to another tree; its ID means nothing here")
         return value.id
     if isinstance(value, bool) or value is None or isinstance(value, str):

@@ -239,7 +239,7 @@ def _stage(
 def select(tree: DataTree, slot_or_selector: Slot | str) -> Slot:
     """The slot a selector (name, ID, path) names; a clear error when none or several do."""
     if isinstance(slot_or_selector, Slot):
-        if slot_or_selector._tree is not tree:
+        if slot_or_selector.tree is not tree:
             raise ModelError("that slot belongs to another tree")
         return slot_or_selector
     slot = tree.find(slot_or_selector)  # SelectorError listing the candidates when ambiguous
@@ -351,7 +351,7 @@ def _anchor(location: Location | None, spans: ComponentSpans) -> Slot | Componen
     if location is None:
         return None
     offset = location.offset
-    return location.anchor if offset is None else spans.at(offset)
+    return location.anchor if offset is None or location.is_located else spans.at(offset)
 
 
 def _copy(component: Component) -> Component:
