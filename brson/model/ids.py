@@ -29,6 +29,7 @@ from typing import Any
 
 from brson.collector import paused_gc
 from brson.document import raw
+from brson.errors import ModelError
 from brson.model.idforms import (
     DEFINITION,
     DEFINITION_BYTES,
@@ -145,6 +146,41 @@ class Location:
         """The slot this location belongs to (a component's slot for component anchors)."""
         anchor = self.anchor
         return anchor if isinstance(anchor, Slot) else anchor.slot if anchor else None
+
+    def set_value(self, value: Any) -> None:
+        """Replace the value here, materializing nodes on the way as navigation does (a
+        component's ``Data`` as its node, member documents as Members), so the edit is the
+        one the model shows; ModelError when nothing is there."""
+        anchor, path = self.anchor, self.path
+        if anchor is None or not path:
+            raise ModelError("no value at an unknown location")
+        node: Node = anchor
+        n = 0
+        while n < len(path) - 1:
+            part, nxt = path[n], path[n + 1]
+            if isinstance(nxt, int):
+                items: list[Any] | None = node.child_nodes(str(part), Member)
+                if items is None or nxt >= len(items):
+                    raise ModelError(f"no value at {path!r}")
+                if n + 1 == len(path) - 1:  # a bare value inside an array
+                    items[nxt] = value
+                    node.touch()
+                    return
+                item = items[nxt]
+                if not isinstance(item, Node):
+                    raise ModelError(f"no value at {path!r}")
+                node = item
+                n += 2
+                continue
+            if isinstance(node, Component) and part == "Data":
+                node = node.data
+            else:
+                child = node.child_node(str(part), Member)
+                if child is None:
+                    raise ModelError(f"no value at {path!r}")
+                node = child
+            n += 1
+        node.set(str(path[-1]), value)
 
     def describe(self) -> str:
         """Human path: ``Root/Body:MeshRenderer.Materials[0]``.  The slot part is the

@@ -32,7 +32,7 @@ from brson.document import raw
 from brson.errors import GraphError, ModelError
 from brson.model.editing import DanglingReference, Removal
 from brson.model.idforms import defines_id
-from brson.model.ids import Location, Path
+from brson.model.ids import Location
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
 from brson.model.typename import TypeName
@@ -445,7 +445,7 @@ def _remove(element: Slot | Component, references: str, parent_link: str | None)
             anchor = location.anchor
             assert anchor is not None
             live = _follow(tree, _position(anchor))
-            _set_at(live, location.path, None)
+            Location(live, location.path).set_value(None)
     return report
 
 
@@ -537,38 +537,6 @@ def _inside(location: Location, element: Slot | Component) -> bool:
             return True
         slot = slot.parent
     return False
-
-
-def _set_at(anchor: Slot | Component, path: Path, value: Any) -> None:
-    """Set the value at a key path under an anchor, materializing nodes as the model does
-    (a component's ``Data`` as a Node, member documents as Members)."""
-    node: Node = anchor
-    n = 0
-    while n < len(path) - 1:
-        part, nxt = path[n], path[n + 1]
-        if isinstance(nxt, int):
-            items: list[Any] | None = node.child_nodes(str(part), Member)
-            if items is None or nxt >= len(items):
-                raise ModelError(f"no value at {path!r}")
-            if n + 1 == len(path) - 1:  # a bare value inside an array
-                items[nxt] = value
-                node.touch()
-                return
-            item = items[nxt]
-            if not isinstance(item, Node):
-                raise ModelError(f"no value at {path!r}")
-            node = item
-            n += 2
-            continue
-        if isinstance(node, Component) and part == "Data":
-            node = node.data
-        else:
-            child = node.child_node(str(part), Member)
-            if child is None:
-                raise ModelError(f"no value at {path!r}")
-            node = child
-        n += 1
-    node.set(str(path[-1]), value)
 
 
 __all__ = [

@@ -26,6 +26,7 @@ file itself when nothing needs trimming.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import random
 import re
@@ -452,34 +453,10 @@ def _new_slot(template: Slot, name: str, ids: FreshIds, components: list[Compone
 
 # -- edits on the staged tree ---------------------------------------------------------------
 def _null_at(location: Location) -> None:
-    """Set the value at a location to null, leaving everything around it untouched."""
-    anchor, path = location.anchor, location.path
-    if anchor is None or not path:
-        return
-    node: Node = anchor
-    i = 0
-    while i < len(path) - 1:
-        part, nxt = path[i], path[i + 1]
-        if isinstance(nxt, int):
-            items: list[Any] | None = node.child_nodes(str(part), Node)
-            if items is None or nxt >= len(items):
-                return
-            if i + 1 == len(path) - 1:  # a bare ID string inside an array
-                items[nxt] = None
-                node.touch()
-                return
-            item = items[nxt]
-            if not isinstance(item, Node):
-                return
-            node = item
-            i += 2
-        else:
-            child = node.child_node(str(part), Node)
-            if child is None:
-                return
-            node = child
-            i += 1
-    node.set(str(path[-1]), None)
+    """Set the value at a location to null, leaving everything around it untouched (a value
+    that is not there any more needs nothing)."""
+    with contextlib.suppress(ModelError):
+        location.set_value(None)
 
 
 def _rewrite_types(
