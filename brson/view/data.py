@@ -1,0 +1,678 @@
+"""What the viewer's page asks about an archive, answered from the model, the reference graph,
+validation, the asset layer and the glTF exporter (nothing here knows about HTTP).
+
+Slots are addressed by *keys*: the child indexes from the root joined by dots (``0`` is the
+root, ``0.2.5`` its third child's sixth child).  A key needs no ID (hostile files have slots
+without one, or with a duplicate), is the same in every copy of the tree, and finds its slot
+by one descent, so the page can load any part of a 100k-slot world without the whole of it.
+
+Everything that needs the whole tree (the search index, the findings, the map from paths to
+keys) is built by :class:`Index` on a *separate copy* of the tree in a worker thread: the model
+indexes its bytes lazily and caches nodes by identity, which is not safe to share between
+threads, and the copy keeps the page's own requests (children, details) from waiting for it.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from brson.assets.kinds import IMAGE_KINDS, identify
+from brson.assets.store import AssetStore, parse_url
+from brson.errors import BrsonError, ModelError
+from brson.graph import ReferenceGraph
+from brson.model.idforms import GUID
+from brson.model.tree import SLOT_MEMBERS, Component, DataTree, IdRef, Member, Slot
+from brson.ops.validate import validate
+from brson.package import Package
+
+#: Children listed per request; a slot with more gets "more" pages (flat worlds exist).
+PAGE = 500
+#: Search results returned at most (the total is reported too).
+SEARCH_LIMIT = 200
+#: Incoming references listed per element at most.
+INCOMING_LIMIT = 200
+#: Findings listed at most (the counts are exact).
+FINDINGS_LIMIT = 2000
+#: Image kinds a browser shows as they are; other images are converted to PNG (Pillow).
+BROWSER_IMAGES = {
+    "png": "image/png",
+    "jpeg": "image/jpeg",
+    "webp": "image/webp",
+    "gif": "image/gif",
+}
+#: A text value that reads as an enum member: one identifier (``Repeat``, ``Bilinear``).
+_ENUM = re.compile(r"[A-Z][A-Za-z0-9_]*\Z")
+#: Fields whose text is free text even when it looks like one identifier.
+_TEXT_FIELDS = {"Name", "Tag", "Text", "Content", "Value", "Path", "VariableName", "Label"}
+_COLOR_PROFILES = {"sRGB", "Linear", "sRGBAlpha"}
+
+
+class ViewError(BrsonError):
+    """A request the viewer cannot answer (an unknown slot key, a missing asset)."""
+
+    layer = "view"
+
+
+def key_path(key: str) -> list[int]:
+    """The child indexes of a key; a ViewError for anything but ``0`` and dotted indexes."""
+    parts = key.split(".")
+    if parts[0] != "0" or not all(p.isdigit() and len(p) < 10 for p in parts[1:]):
+        raise ViewError(f"not a slot key: {key[:40]!r}")
+    return [int(p) for p in parts[1:]]
+
+
+def quaternion_euler(q: list[float]) -> list[float]:
+    """Euler angles in degrees (x, y, z) of a quaternion (x, y, z, w), in the engine's order
+    (Unity's: z, then x, then y), as its inspector shows a floatQ."""
+    x, y, z, w = q
+    sinx = max(-1.0, min(1.0, 2.0 * (w * x - y * z)))
+    ex = math.asin(sinx)
+    ey = math.atan2(2.0 * (w * y + x * z), 1.0 - 2.0 * (x * x + y * y))
+    ez = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (x * x + z * z))
+    return [round(math.degrees(a), 4) for a in (ex, ey, ez)]
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _json_number(value: float | int) -> float | int | str:
+    """JSON has no NaN or infinity: those are sent as text."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    return value
+
+
+def _slot_name(slot: Slot) -> str:
+    name = slot.name
+    return name if isinstance(name, str) else ""
+
+
+def _type_text(component: Component) -> tuple[str, str]:
+    """(full type text, short name) of a component, or its raw ``Type`` when it names none."""
+    try:
+        kind = component.type
+    except ModelError:
+        raw = repr(component.type_index)
+        return raw, raw
+    return str(kind), kind.name
+
+
+@dataclass
+class Entry:
+    """One slot in the search index (built on the worker's copy of the tree)."""
+
+    key: str
+    name: str
+    id: str
+    types: str  # every component's type text and short name, lower case, newline-separated
+    component_ids: tuple[str, ...]
+
+
+@dataclass
+class Index:
+    """The whole-tree facts, built once in a worker thread (see the module docstring)."""
+
+    entries: list[Entry] = field(default_factory=list)
+    #: Findings as sent to the page, each with the key of its slot when one is found.
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    by_key: dict[str, int] = field(default_factory=dict)  # findings per slot key
+    error: str | None = None
+
+
+def walk_keys(root: Slot) -> Iterator[tuple[str, Slot]]:
+    """Every slot with its key, depth-first, parents first (iterative: trees are deep)."""
+    stack: list[tuple[str, Slot]] = [("0", root)]
+    while stack:
+        key, slot = stack.pop()
+        yield key, slot
+        kids = slot.children
+        for i in range(len(kids) - 1, -1, -1):
+            stack.append((f"{key}.{i}", kids[i]))
+
+
+def build_index(tree: DataTree, with_findings: bool = True) -> Index:
+    """The search index, and the findings mapped to slot keys (by the element a finding names,
+    else by the longest slot path its ``path`` starts with)."""
+    index = Index()
+    by_path: dict[str, str] = {}
+    by_id: dict[str, str] = {}
+    for key, slot in walk_keys(tree.root):
+        comps = slot.components
+        types: list[str] = []
+        comp_ids: list[str] = []
+        for comp in comps:
+            full, short = _type_text(comp)
+            types.append(full.lower())
+            types.append(short.lower())
+            cid = comp.id
+            if cid is not None:
+                comp_ids.append(cid)
+                by_id.setdefault(cid, key)
+        sid = slot.id or ""
+        if sid:
+            by_id.setdefault(sid, key)
+        index.entries.append(Entry(key, _slot_name(slot), sid, "\n".join(types), tuple(comp_ids)))
+        if with_findings:
+            by_path.setdefault(slot.path, key)
+    if not with_findings:
+        return index
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for finding in validate(tree):
+        counts[str(finding.severity)] = counts.get(str(finding.severity), 0) + 1
+        where = by_id.get(finding.element) if finding.element else None
+        if where is None and finding.path:
+            where = _key_for_path(finding.path, by_path)
+        if where is not None:
+            index.by_key[where] = index.by_key.get(where, 0) + 1
+        if len(index.findings) < FINDINGS_LIMIT:
+            index.findings.append(
+                {
+                    "code": finding.code,
+                    "severity": str(finding.severity),
+                    "message": finding.message,
+                    "path": finding.path,
+                    "key": where,
+                }
+            )
+    index.counts = counts
+    return index
+
+
+def _key_for_path(path: str, by_path: dict[str, str]) -> str | None:
+    """The slot key of a finding's path (``Root/Body:MeshRenderer.Materials[0]``): the whole
+    path, else each prefix before a ``:`` from the right (names may hold colons)."""
+    text = path
+    while True:
+        if text in by_path:
+            return by_path[text]
+        cut = text.rfind(":")
+        if cut < 0:
+            return None
+        text = text[:cut]
+
+
+class ViewData:
+    """An opened archive, as the page sees it.  ``tree`` is used under ``lock`` only; the
+    index is built from ``load_copy()`` (another tree of the same file) by :meth:`start`."""
+
+    def __init__(
+        self,
+        name: str,
+        tree: DataTree,
+        package: Package | None,
+        load_copy: Callable[[], DataTree],
+        assets: AssetStore | None = None,
+        file_bytes: int = 0,
+    ) -> None:
+        self.name = name
+        self.file_bytes = file_bytes
+        self.tree = tree
+        self.package = package
+        self.assets = assets or AssetStore(package)
+        self.lock = threading.RLock()
+        self._load_copy = load_copy
+        self._index: Index | None = None
+        self._ready = threading.Event()
+        self._graph: ReferenceGraph | None = None
+        self._keys: dict[int, str] = {}
+        self._glb: dict[str, bytes] = {}
+
+    # -- the index, built in the background ---------------------------------------------
+    def start(self) -> None:
+        """Build the index in a daemon thread (the server answers meanwhile)."""
+        threading.Thread(target=self._build, name="brson-view-index", daemon=True).start()
+
+    def _build(self) -> None:
+        try:
+            self._index = build_index(self._load_copy())
+        except Exception as exc:  # reported to the page; the tree itself still shows
+            self._index = Index(error=f"{type(exc).__name__}: {exc}")
+        finally:
+            self._ready.set()
+
+    def build_now(self) -> None:
+        """Build the index in this thread (the static export)."""
+        if not self._ready.is_set():
+            self._build()
+
+    def index(self, timeout: float | None = 120.0) -> Index | None:
+        """The index once built (None when it is not ready within ``timeout``)."""
+        return self._index if self._ready.wait(timeout) else None
+
+    # -- slots by key ---------------------------------------------------------------------
+    def slot(self, key: str) -> Slot:
+        slot = self.tree.root
+        for depth, i in enumerate(key_path(key)):
+            kids = slot.children
+            if i >= len(kids):
+                raise ViewError(f"no slot {key} (slot {'.'.join(key.split('.')[: depth + 1])}…)")
+            slot = kids[i]
+            self._keys[id(slot)] = ".".join(key.split(".")[: depth + 2])
+        return slot
+
+    def key_of(self, slot: Slot) -> str | None:
+        """The key of a slot reached some other way (a reference's target)."""
+        known = self._keys.get(id(slot))
+        if known is not None:
+            return known
+        chain: list[int] = []
+        node = slot
+        while node.parent is not None:
+            parent = node.parent
+            siblings = parent.children
+            index = next((i for i, s in enumerate(siblings) if s is node), None)
+            if index is None:
+                return None
+            chain.append(index)
+            node = parent
+        if node is not self.tree.root:
+            return None
+        key = ".".join(["0", *(str(i) for i in reversed(chain))])
+        self._keys[id(slot)] = key
+        return key
+
+    def graph(self) -> ReferenceGraph:
+        if self._graph is None:
+            self._graph = ReferenceGraph.build(self.tree)
+        return self._graph
+
+    # -- answers --------------------------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        tree = self.tree
+        root = tree.root
+        return {
+            "file": self.name,
+            "generation": "NeosVR" if tree.legacy else "Resonite",
+            "version": tree.version_number,
+            "types": len(tree.types),
+            "file_bytes": self.file_bytes,
+            "package_assets": len(self.package.assets) if self.package is not None else 0,
+            "root": self.summary("0", root),
+        }
+
+    def summary(self, key: str, slot: Slot) -> dict[str, Any]:
+        """What a tree row shows."""
+        index = self._index
+        return {
+            "key": key,
+            "name": _slot_name(slot),
+            "id": slot.id,
+            "active": slot.active is not False,
+            "children": len(slot.children),
+            "components": [_type_text(c)[1] for c in slot.components[:6]],
+            "component_count": len(slot.components),
+            "findings": index.by_key.get(key, 0) if index is not None else 0,
+        }
+
+    def children(self, key: str, offset: int = 0, limit: int = PAGE) -> dict[str, Any]:
+        slot = self.slot(key)
+        kids = slot.children
+        rows = [
+            self.summary(f"{key}.{i}", kids[i])
+            for i in range(offset, min(len(kids), offset + limit))
+        ]
+        return {"key": key, "offset": offset, "total": len(kids), "children": rows}
+
+    def reveal(self, key: str) -> dict[str, Any]:
+        """The children of every ancestor of a slot, so the page opens the tree down to it in
+        one request (a page of children around the one on the path)."""
+        path = key_path(key)
+        lists = []
+        current = "0"
+        for i in path:
+            start = max(0, i - PAGE // 2)
+            lists.append(self.children(current, offset=start))
+            current = f"{current}.{i}"
+        self.slot(key)  # raises for a key past the tree
+        return {"key": key, "lists": lists}
+
+    def detail(self, key: str) -> dict[str, Any]:
+        """The inspector's content: members, components with typed fields, links, findings."""
+        slot = self.slot(key)
+        members: list[dict[str, Any]] = []
+        for field_name in (*SLOT_MEMBERS, "ParentReference", "Persistent-ID"):
+            if field_name not in slot:
+                continue
+            member = slot.member(field_name)
+            if member is not None and member.id is not None:
+                members.append(
+                    {
+                        "name": field_name,
+                        "id": member.id,
+                        "value": self.typed(member.value, field_name),
+                    }
+                )
+            else:  # an ID key (ParentReference, Persistent-ID): defines an ID, names nothing
+                raw_value = slot.get(field_name)
+                shown = (
+                    {"t": "id", "v": raw_value}
+                    if isinstance(raw_value, str)
+                    else self.typed(raw_value)
+                )
+                members.append({"name": field_name, "id": None, "value": shown})
+        components = []
+        for i, comp in enumerate(slot.components):
+            full, short = _type_text(comp)
+            fields = []
+            try:
+                comp_fields = comp.fields
+            except ModelError as exc:
+                comp_fields = {}
+                fields.append(
+                    {"name": "(error)", "id": None, "value": {"t": "str", "v": exc.message}}
+                )
+            for fname, member in comp_fields.items():
+                fields.append(
+                    {"name": fname, "id": member.id, "value": self.typed(member.value, fname)}
+                )
+            components.append(
+                {"index": i, "type": full, "short": short, "id": comp.id, "fields": fields}
+            )
+        index = self._index
+        findings = [f for f in index.findings if f["key"] == key] if index is not None else []
+        return {
+            "key": key,
+            "name": _slot_name(slot),
+            "id": slot.id,
+            "path": slot.display_path(),
+            "members": members,
+            "components": components,
+            "incoming": self.incoming(slot),
+            "findings": findings,
+        }
+
+    def incoming(self, slot: Slot) -> list[dict[str, Any]]:
+        """References from anywhere in the file to this slot, its members and components."""
+        graph = self.graph()
+        targets: list[tuple[str, str | None]] = [("slot", slot.id)]
+        targets += [(_type_text(c)[1], c.id) for c in slot.components]
+        out: list[dict[str, Any]] = []
+        for what, element_id in targets:
+            if element_id is None:
+                continue
+            for ref in graph.references_to(element_id)[:INCOMING_LIMIT]:
+                source_slot = ref.slot
+                out.append(
+                    {
+                        "to": what,
+                        "from": ref.describe(),
+                        "key": self.key_of(source_slot) if source_slot is not None else None,
+                        "component": self._component_index(ref.location.anchor),
+                    }
+                )
+        return out
+
+    def _component_index(self, anchor: object) -> int | None:
+        if isinstance(anchor, Component) and anchor.slot is not None:
+            for i, comp in enumerate(anchor.slot.components):
+                if comp is anchor:
+                    return i
+        return None
+
+    def target(self, element_id: str) -> dict[str, Any] | None:
+        """Where an ID points: the key of its slot, the component index, the field name."""
+        graph = self.graph()
+        element = graph.element(element_id)
+        if element is None:
+            return None
+        location = graph.where(element_id)
+        anchor = location.anchor if location is not None else None
+        slot = (
+            anchor
+            if isinstance(anchor, Slot)
+            else anchor.slot
+            if isinstance(anchor, Component)
+            else None
+        )
+        key = self.key_of(slot) if slot is not None else None
+        kind = {Slot: "slot", Component: "component", Member: "member", IdRef: "id"}[type(element)]
+        member = None
+        if location is not None and isinstance(anchor, Component):
+            names = [p for p in location.path if isinstance(p, str) and p not in ("Data", "ID")]
+            member = names[0] if names else None
+        return {
+            "kind": kind,
+            "key": key,
+            "component": self._component_index(anchor),
+            "member": member,
+            "label": location.describe() if location is not None else element_id,
+        }
+
+    def typed(self, value: Any, field_name: str = "") -> dict[str, Any]:
+        """A value with the kind the inspector shows it as (the format has no field types:
+        the shape and the field's name tell float3 from floatQ from colorX)."""
+        if value is None:
+            return {"t": "null"}
+        if isinstance(value, bool):
+            return {"t": "bool", "v": value}
+        if isinstance(value, int):
+            return {"t": "int", "v": int(value)}
+        if isinstance(value, float):
+            return {"t": "float", "v": _json_number(value)}
+        if isinstance(value, str):
+            return self._typed_text(value, field_name)
+        if isinstance(value, bytes):
+            return {"t": "binary", "size": len(value)}
+        if isinstance(value, datetime):
+            return {"t": "str", "v": value.isoformat()}
+        if isinstance(value, dict):
+            return {
+                "t": "doc",
+                "fields": [{"name": k, "value": self.typed(v, k)} for k, v in value.items()],
+            }
+        if isinstance(value, list):
+            return self._typed_list(value, field_name)
+        return {"t": "str", "v": repr(value)}
+
+    def _typed_text(self, value: str, field_name: str) -> dict[str, Any]:
+        if GUID.match(value):
+            return {"t": "ref", "v": value, "target": self.target(value)}
+        url = parse_url(value)
+        if url is not None or "://" in value:
+            out: dict[str, Any] = {"t": "uri", "v": value}
+            kind = self.asset_kind(value) if url is not None else None
+            if url is not None and kind is not None:
+                out["asset"] = url.name
+                out["kind"] = kind
+                out["image"] = kind in IMAGE_KINDS
+            return out
+        if _ENUM.match(value) and field_name not in _TEXT_FIELDS:
+            return {"t": "enum", "v": value}
+        return {"t": "str", "v": value}
+
+    def _typed_list(self, value: list[Any], field_name: str) -> dict[str, Any]:
+        numbers = [v for v in value if _number(v)]
+        lowered = field_name.lower()
+        if (
+            len(value) == 5
+            and len(numbers) == 4
+            and isinstance(value[4], str)
+            and value[4] in _COLOR_PROFILES
+        ):
+            return {"t": "colorX", "v": [_json_number(v) for v in numbers], "profile": value[4]}
+        if numbers and len(numbers) == len(value):
+            nums = [float(v) for v in numbers]
+            out = [_json_number(v) for v in numbers]
+            if len(nums) == 4 and ("color" in lowered or "tint" in lowered):
+                return {"t": "color", "v": out}
+            if len(nums) == 4 and all(map(math.isfinite, nums)):
+                norm = math.sqrt(sum(v * v for v in nums))
+                if abs(norm - 1.0) < 1e-3 or "rotation" in lowered:
+                    euler = quaternion_euler([v / norm for v in nums]) if norm else [0.0] * 3
+                    return {"t": "floatQ", "v": out, "euler": euler}
+            kinds = {2: "float2", 3: "float3", 4: "float4", 9: "float3x3", 16: "float4x4"}
+            if len(nums) in kinds:
+                return {"t": kinds[len(nums)], "v": out}
+        return {
+            "t": "list",
+            "items": [self.typed(v, field_name) for v in value[:1000]],
+            "size": len(value),
+        }
+
+    # -- assets and geometry --------------------------------------------------------------
+    def asset_kind(self, url: str) -> str | None:
+        """The asset's kind when this file holds it (its package, or the --assets folders)."""
+        parsed = parse_url(url)
+        if parsed is None:
+            return None
+        if parsed.scheme == "packdb":
+            if self.package is None or parsed.name not in self.package.assets:
+                return None
+        elif parsed.scheme != "resdb" or not self.assets.dirs:
+            return None
+        data = self.assets.get(url)
+        return identify(data[:64]) if data is not None else None
+
+    def asset(self, name: str) -> tuple[bytes, str]:
+        """An image asset of this file by its hash, as bytes a browser shows and their MIME
+        type.  Only assets the opened file holds (its package entries, or the files named by
+        hash in the --assets folders) are served; never anything addressed by a path."""
+        if not re.fullmatch(r"[0-9a-f]{64}", name):
+            raise ViewError("not an asset name")
+        data = None
+        if self.package is not None and name in self.package.assets:
+            data = self.assets.get(f"packdb:///{name}")
+        elif self.assets.dirs:
+            data = self.assets.get(f"resdb:///{name}")
+        if data is None:
+            raise ViewError(f"no asset {name} in this file")
+        kind = identify(data)
+        if kind in BROWSER_IMAGES:
+            return data, BROWSER_IMAGES[kind]
+        try:
+            from brson.gltf.images import for_gltf  # Pillow: the gltf extra
+        except ImportError:
+            raise ViewError(f"a {kind} asset needs the gltf extra to be shown") from None
+        converted, mime = for_gltf(data)
+        return converted, mime
+
+    def glb(self, key: str) -> bytes:
+        """The subtree of a slot as GLB, from the glTF exporter (meshes, materials, textures;
+        every slot a node whose extras carry its ID, so the viewport selects the tree's slot)."""
+        cached = self._glb.get(key)
+        if cached is not None:
+            return cached
+        try:
+            from brson.gltf.export import export_gltf  # numpy: the gltf extra
+        except ImportError:
+            raise ViewError(
+                "the 3D view needs the gltf extra (pip install 'brson[gltf]')"
+            ) from None
+        # Without the top slot's own transform: the subtree is shown where the viewport looks
+        # (a hidden top, scale 0 as in the standin sample's Visual, would show nothing).
+        document, _report = export_gltf(
+            self.tree, self.slot(key), assets=self.assets, place_top=False
+        )
+        data = document.glb()
+        self._glb[key] = data
+        return data
+
+    def search(self, query: str, mode: str = "all") -> dict[str, Any]:
+        """Slots by name (substring), component type (substring of any spelling) or ID (a
+        whole ID finds any element holding it; a part matches slot and component IDs)."""
+        text = query.strip().lower()
+        if not text:
+            return {"query": query, "total": 0, "results": []}
+        results: list[dict[str, Any]] = []
+        if mode in ("all", "id") and GUID.match(text):
+            with self.lock:
+                found = self.target(text)
+            if found is not None and found["key"] is not None:
+                results.append({"key": found["key"], "match": f"{found['kind']} {found['label']}"})
+        index = self.index()
+        if index is None:
+            return {"query": query, "total": len(results), "results": results, "pending": True}
+        total = len(results)
+        for entry in index.entries:
+            match = _match(entry, text, mode)
+            if match is None:
+                continue
+            total += 1
+            if len(results) < SEARCH_LIMIT:
+                results.append(
+                    {"key": entry.key, "name": entry.name, "id": entry.id, "match": match}
+                )
+        return {"query": query, "total": total, "results": results}
+
+    def findings(self) -> dict[str, Any]:
+        index = self.index(timeout=0.0)
+        if index is None:
+            return {"ready": False}
+        return {
+            "ready": True,
+            "counts": index.counts,
+            "findings": index.findings,
+            "error": index.error,
+        }
+
+
+def _match(entry: Entry, text: str, mode: str) -> str | None:
+    if mode in ("all", "name") and text in entry.name.lower():
+        return "name"
+    if mode in ("all", "type") and text in entry.types:
+        return "component type"
+    if mode in ("all", "id"):
+        if text in entry.id.lower():
+            return "slot ID"
+        if any(text in cid.lower() for cid in entry.component_ids):
+            return "component ID"
+    return None
+
+
+def static_bundle(data: ViewData) -> dict[str, Any]:
+    """Every answer the page needs, for the ``--html`` export (the page reads it instead of
+    asking a server): children and details of every slot, the search index, the findings,
+    the image assets as data URLs and the GLB of the whole tree."""
+    data.build_now()
+    index = data.index()
+    assert index is not None
+    children: dict[str, Any] = {}
+    details: dict[str, Any] = {}
+    assets: dict[str, str] = {}
+    with data.lock:
+        info = data.info()
+        for key, _slot in walk_keys(data.tree.root):
+            children[key] = data.children(key, limit=1 << 30)
+            detail = data.detail(key)
+            details[key] = detail
+            for name in _asset_names(detail):
+                if name not in assets:
+                    try:
+                        blob, mime = data.asset(name)
+                    except BrsonError:
+                        continue
+                    assets[name] = f"data:{mime};base64,{base64.b64encode(blob).decode()}"
+        try:
+            glb: str | None = base64.b64encode(data.glb("0")).decode()
+        except BrsonError:
+            glb = None
+    return {
+        "info": info,
+        "children": children,
+        "details": details,
+        "index": [[e.key, e.name, e.id, e.types, list(e.component_ids)] for e in index.entries],
+        "findings": data.findings(),
+        "assets": assets,
+        "glb": glb,
+    }
+
+
+def _asset_names(value: Any) -> Iterator[str]:
+    """Every asset hash a detail's typed values name."""
+    if isinstance(value, dict):
+        if value.get("t") == "uri" and "asset" in value:
+            yield value["asset"]
+        for item in value.values():
+            yield from _asset_names(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _asset_names(item)
