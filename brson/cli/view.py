@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import webbrowser
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from brson import api
-from brson.assets.store import AssetStore
-from brson.cli.common import AssetsOption, Source, State, check_output, stderr, stdout
-from brson.container import is_package_name
+from brson.cli.common import AssetsOption, State, check_output, stderr, stdout
 from brson.errors import BrsonError
 from brson.fileio import write_atomic
-from brson.model.tree import DataTree
-from brson.package import load_package
 
 app = typer.Typer()
 
@@ -45,25 +39,10 @@ def view_command(
     from brson.view import ViewData, ViewServer, check_installed, render_static, static_bundle
 
     check_output(html_out, src)
-    source = Source(src)
-    max_size = State.max_size
-
-    def load_copy() -> DataTree:
-        """A second tree of the same file, for the index built in another thread."""
-        if is_package_name(src):
-            return load_package(src, max_size=max_size).tree
-        return api.load(src, max_size=max_size)
-
+    State.input = str(src)
     try:
         check_installed()
-        data = ViewData(
-            src.name,
-            source.tree,
-            source.package,
-            load_copy,
-            AssetStore(source.package, assets or ()),
-            file_bytes=os.path.getsize(src),
-        )
+        data = ViewData.open(src, max_size=State.max_size, asset_dirs=assets or ())
         if html_out is not None:
             text = render_static(static_bundle(data), src.name)
             write_atomic(html_out, text.encode())

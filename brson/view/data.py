@@ -16,21 +16,25 @@ from __future__ import annotations
 
 import base64
 import math
+import os
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from brson import api
 from brson.assets.kinds import IMAGE_KINDS, identify
 from brson.assets.store import AssetStore, parse_url
+from brson.codecs import limits
+from brson.container import is_package_name
 from brson.errors import BrsonError, ModelError
 from brson.graph import ReferenceGraph
 from brson.model.idforms import GUID
 from brson.model.tree import SLOT_MEMBERS, Component, DataTree, IdRef, Member, Slot
 from brson.ops.validate import validate
-from brson.package import Package
+from brson.package import Package, load_package
 
 #: Children listed per request; a slot with more gets "more" pages (flat worlds exist).
 PAGE = 500
@@ -225,6 +229,34 @@ class ViewData:
         self._graph: ReferenceGraph | None = None
         self._keys: dict[int, str] = {}
         self._glb: dict[str, bytes] = {}
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        max_size: int = limits.DEFAULT_MAX_SIZE,
+        asset_dirs: Iterable[str | os.PathLike[str]] = (),
+    ) -> ViewData:
+        """An archive or package file, read now (errors are raised here, before serving)."""
+        name = os.fspath(path)
+
+        def load() -> tuple[DataTree, Package | None]:
+            if is_package_name(name):
+                package = load_package(name, max_size=max_size)
+                return package.tree, package
+            return api.load(name, max_size=max_size), None
+
+        tree, package = load()
+        tree.types  # noqa: B018  (a malformed type table is reported now, against this file)
+        return cls(
+            os.path.basename(name),
+            tree,
+            package,
+            lambda: load()[0],
+            AssetStore(package, asset_dirs),
+            file_bytes=os.path.getsize(name),
+        )
 
     # -- the index, built in the background ---------------------------------------------
     def start(self) -> None:
