@@ -146,7 +146,7 @@ def test_endpoints(standin_server: Running) -> None:
     status, info = get(standin_server, "/api/info")
     assert status == 200 and info["root"]["name"].startswith("LoadingStandin")
     _, kids = get(standin_server, "/api/children?key=0")
-    assert [k["name"] for k in kids["children"]][0] == "Visual" and kids["total"] == 3
+    assert kids["children"][0]["name"] == "Visual" and kids["total"] == 3
     _, detail = get(standin_server, "/api/slot?key=0.0")
     renderer = next(c for c in detail["components"] if c["short"] == "MeshRenderer")
     materials = next(f for f in renderer["fields"] if f["name"] == "Materials")["value"]
