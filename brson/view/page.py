@@ -16,7 +16,7 @@ VENDOR = "vendor/three.bundle.min.js"
 #: The static export's policy: inline code only, and no network at all.
 STATIC_CSP = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-    "img-src data: blob:; connect-src data: blob:; base-uri 'none'; form-action 'none'"
+    "img-src data: blob:; connect-src blob:; base-uri 'none'; form-action 'none'"
 )
 
 

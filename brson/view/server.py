@@ -29,7 +29,7 @@ HOST = "127.0.0.1"
 #: The page's Content Security Policy: its own scripts only, no other origin for anything.
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data: blob:; connect-src 'self' data: blob:; base-uri 'none'; "
+    "img-src 'self' data: blob:; connect-src 'self' blob:; base-uri 'none'; "
     "form-action 'none'; frame-ancestors 'none'"
 )
 #: The package files the page loads, by URL path (the only files the server reads).

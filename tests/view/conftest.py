@@ -105,7 +105,7 @@ class Page:
         self.errors: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url}"))
+        self.page.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url} {r.failure}"))
 
     def close(self) -> None:
         self.context.close()

@@ -363,11 +363,28 @@
       grid.position.y = bounds.min.y;
       controls.update();
     }
-    function load(key) {
-      const source = DATA ? (DATA.glb ? 'data:model/gltf-binary;base64,' + DATA.glb : null) : url('/api/glb', { key });
-      if (!source) { $('viewport-status').textContent = 'no 3D data'; return; }
+    async function glbBytes(key) {
+      // The bytes themselves, parsed by GLTFLoader.parse: static mode decodes the inlined
+      // base64, server mode fetches the subtree's GLB (nothing else is ever fetched).
+      if (DATA) {
+        if (!DATA.glb) return null;
+        const text = atob(DATA.glb);
+        const bytes = new Uint8Array(text.length);
+        for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+        return bytes.buffer;
+      }
+      const response = await fetch(url('/api/glb', { key }));
+      if (!response.ok) throw new Error((await response.json()).error || response.statusText);
+      return response.arrayBuffer();
+    }
+    async function load(key) {
       $('viewport-status').textContent = 'loading 3D…';
-      new T.GLTFLoader().load(source, (gltf) => {
+      let buffer;
+      try { buffer = await glbBytes(key); } catch (error) {
+        $('viewport-status').textContent = '3D: ' + error.message; body.dataset.viewport = 'failed'; return;
+      }
+      if (!buffer) { $('viewport-status').textContent = 'no 3D data'; body.dataset.viewport = 'failed'; return; }
+      new T.GLTFLoader().parse(buffer, '', (gltf) => {
         if (model) scene.remove(model);
         model = gltf.scene;
         scene.add(model);
@@ -386,7 +403,7 @@
         if (state.detail) highlight(state.detail.id); else draw();
         $('viewport-status').textContent = `${byId.size} slots`;
         body.dataset.viewport = 'loaded';
-      }, undefined, (error) => { $('viewport-status').textContent = '3D: ' + (error.message || error); body.dataset.viewport = 'failed'; });
+      }, (error) => { $('viewport-status').textContent = '3D: ' + (error.message || error); body.dataset.viewport = 'failed'; });
     }
     function highlight(id) {
       if (box) { scene.remove(box); box = null; }
