@@ -20,7 +20,7 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -31,8 +31,9 @@ from brson.codecs import limits
 from brson.container import is_package_name
 from brson.errors import BrsonError, ModelError
 from brson.graph import ReferenceGraph
+from brson.graph.refs import KINDS
 from brson.model.idforms import GUID
-from brson.model.tree import SLOT_MEMBERS, Component, DataTree, IdRef, Member, Slot
+from brson.model.tree import SLOT_MEMBERS, Component, DataTree, Slot
 from brson.ops.validate import validate
 from brson.package import Package, load_package
 
@@ -120,16 +121,158 @@ class Entry:
     component_ids: tuple[str, ...]
 
 
-@dataclass
 class Index:
-    """The whole-tree facts, built once in a worker thread (see the module docstring)."""
+    """The whole-tree facts, built once in a worker thread on its own copy of the tree (see
+    the module docstring), in three stages the page can use as each is ready: the search
+    entries, then the references (ID index and graph), then the findings."""
 
-    entries: list[Entry] = field(default_factory=list)
-    #: Findings as sent to the page, each with the key of its slot when one is found.
-    findings: list[dict[str, Any]] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
-    by_key: dict[str, int] = field(default_factory=dict)  # findings per slot key
-    error: str | None = None
+    def __init__(self) -> None:
+        self.tree: DataTree | None = None
+        self.entries: list[Entry] = []
+        #: Slot (by identity, in the copy) -> key, for every slot.
+        self.keys: dict[int, str] = {}
+        self.by_path: dict[str, str] = {}
+        self.by_id: dict[str, str] = {}
+        self.graph: ReferenceGraph | None = None
+        #: Findings as sent to the page, each with the key of its slot when one is found.
+        self.findings: list[dict[str, Any]] = []
+        self.counts: dict[str, int] = {}
+        self.by_key: dict[str, int] = {}  # findings per slot key
+        self.error: str | None = None
+        self.lock = threading.Lock()  # the copy is read by one thread at a time
+        self.entries_ready = threading.Event()
+        self.refs_ready = threading.Event()
+        self.findings_ready = threading.Event()
+
+    def build(self, load: Callable[[], DataTree]) -> None:
+        """All three stages; a failure is recorded (the page shows it) and ends the build."""
+        try:
+            with self.lock:
+                self.tree = load()
+                self._entries(self.tree)
+            self.entries_ready.set()
+            with self.lock:
+                self.graph = ReferenceGraph.build(self.tree)
+                self.graph.references_to("")  # the by-target table, built now
+            self.refs_ready.set()
+            with self.lock:
+                self._findings(self.tree)
+        except Exception as exc:  # a damaged file: the tree itself still shows
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.entries_ready.set()
+            self.refs_ready.set()
+            self.findings_ready.set()
+
+    def _entries(self, tree: DataTree) -> None:
+        for key, slot in walk_keys(tree.root):
+            self.keys[id(slot)] = key
+            types: list[str] = []
+            comp_ids: list[str] = []
+            for comp in slot.components:
+                full, short = _type_text(comp)
+                types.append(full.lower())
+                types.append(short.lower())
+                cid = comp.id
+                if cid is not None:
+                    comp_ids.append(cid)
+                    self.by_id.setdefault(cid, key)
+            sid = slot.id or ""
+            if sid:
+                self.by_id.setdefault(sid, key)
+            self.by_path.setdefault(slot.path, key)
+            self.entries.append(
+                Entry(key, _slot_name(slot), sid, "\n".join(types), tuple(comp_ids))
+            )
+
+    def _findings(self, tree: DataTree) -> None:
+        """Validation's findings, each mapped to a slot key by the element it names, else by
+        the longest slot path its ``path`` starts with."""
+        counts = {"error": 0, "warning": 0, "info": 0}
+        for finding in validate(tree):
+            counts[str(finding.severity)] = counts.get(str(finding.severity), 0) + 1
+            where = self.by_id.get(finding.element) if finding.element else None
+            if where is None and finding.path:
+                where = _key_for_path(finding.path, self.by_path)
+            if where is not None:
+                self.by_key[where] = self.by_key.get(where, 0) + 1
+            if len(self.findings) < FINDINGS_LIMIT:
+                self.findings.append(
+                    {
+                        "code": finding.code,
+                        "severity": str(finding.severity),
+                        "message": finding.message,
+                        "path": finding.path,
+                        "key": where,
+                    }
+                )
+        self.counts = counts
+
+    def slot(self, key: str) -> Slot | None:
+        """The copy's slot with this key (None past the tree)."""
+        if self.tree is None:
+            return None
+        slot = self.tree.root
+        for i in key_path(key):
+            kids = slot.children
+            if i >= len(kids):
+                return None
+            slot = kids[i]
+        return slot
+
+    def target(self, element_id: str) -> dict[str, Any] | None:
+        """Where an ID points: its slot's key, the component index, the field name."""
+        graph = self.graph
+        if graph is None:
+            return None
+        element = graph.element(element_id)
+        if element is None:
+            return None
+        location = graph.where(element_id)
+        anchor = location.anchor if location is not None else None
+        slot = anchor.slot if isinstance(anchor, Component) else anchor
+        member = None
+        if location is not None and isinstance(anchor, Component):
+            names = [p for p in location.path if isinstance(p, str) and p not in ("Data", "ID")]
+            member = names[0] if names else None
+        return {
+            "kind": KINDS[type(element)],
+            "key": self.keys.get(id(slot)) if slot is not None else None,
+            "component": _component_index(anchor),
+            "member": member,
+            "label": location.describe() if location is not None else element_id,
+        }
+
+    def incoming(self, key: str) -> list[dict[str, Any]]:
+        """References from anywhere in the file to this slot and its components."""
+        graph, slot = self.graph, self.slot(key)
+        if graph is None or slot is None:
+            return []
+        targets: list[tuple[str, str | None]] = [("slot", slot.id)]
+        targets += [(_type_text(c)[1], c.id) for c in slot.components]
+        out: list[dict[str, Any]] = []
+        for what, element_id in targets:
+            if element_id is None:
+                continue
+            for ref in graph.references_to(element_id)[:INCOMING_LIMIT]:
+                source = ref.slot
+                out.append(
+                    {
+                        "to": what,
+                        "from": ref.describe(),
+                        "key": self.keys.get(id(source)) if source is not None else None,
+                        "component": _component_index(ref.location.anchor),
+                    }
+                )
+        return out
+
+
+def _component_index(anchor: object) -> int | None:
+    if isinstance(anchor, Component) and anchor.slot is not None:
+        for i, comp in enumerate(anchor.slot.components):
+            if comp is anchor:
+                return i
+    return None
 
 
 def walk_keys(root: Slot) -> Iterator[tuple[str, Slot]]:
@@ -141,54 +284,6 @@ def walk_keys(root: Slot) -> Iterator[tuple[str, Slot]]:
         kids = slot.children
         for i in range(len(kids) - 1, -1, -1):
             stack.append((f"{key}.{i}", kids[i]))
-
-
-def build_index(tree: DataTree, with_findings: bool = True) -> Index:
-    """The search index, and the findings mapped to slot keys (by the element a finding names,
-    else by the longest slot path its ``path`` starts with)."""
-    index = Index()
-    by_path: dict[str, str] = {}
-    by_id: dict[str, str] = {}
-    for key, slot in walk_keys(tree.root):
-        comps = slot.components
-        types: list[str] = []
-        comp_ids: list[str] = []
-        for comp in comps:
-            full, short = _type_text(comp)
-            types.append(full.lower())
-            types.append(short.lower())
-            cid = comp.id
-            if cid is not None:
-                comp_ids.append(cid)
-                by_id.setdefault(cid, key)
-        sid = slot.id or ""
-        if sid:
-            by_id.setdefault(sid, key)
-        index.entries.append(Entry(key, _slot_name(slot), sid, "\n".join(types), tuple(comp_ids)))
-        if with_findings:
-            by_path.setdefault(slot.path, key)
-    if not with_findings:
-        return index
-    counts = {"error": 0, "warning": 0, "info": 0}
-    for finding in validate(tree):
-        counts[str(finding.severity)] = counts.get(str(finding.severity), 0) + 1
-        where = by_id.get(finding.element) if finding.element else None
-        if where is None and finding.path:
-            where = _key_for_path(finding.path, by_path)
-        if where is not None:
-            index.by_key[where] = index.by_key.get(where, 0) + 1
-        if len(index.findings) < FINDINGS_LIMIT:
-            index.findings.append(
-                {
-                    "code": finding.code,
-                    "severity": str(finding.severity),
-                    "message": finding.message,
-                    "path": finding.path,
-                    "key": where,
-                }
-            )
-    index.counts = counts
-    return index
 
 
 def _key_for_path(path: str, by_path: dict[str, str]) -> str | None:
@@ -224,10 +319,7 @@ class ViewData:
         self.assets = assets or AssetStore(package)
         self.lock = threading.RLock()
         self._load_copy = load_copy
-        self._index: Index | None = None
-        self._ready = threading.Event()
-        self._graph: ReferenceGraph | None = None
-        self._keys: dict[int, str] = {}
+        self.index = Index()
         self._glb: dict[str, bytes] = {}
 
     @classmethod
@@ -261,24 +353,14 @@ class ViewData:
     # -- the index, built in the background ---------------------------------------------
     def start(self) -> None:
         """Build the index in a daemon thread (the server answers meanwhile)."""
-        threading.Thread(target=self._build, name="brson-view-index", daemon=True).start()
-
-    def _build(self) -> None:
-        try:
-            self._index = build_index(self._load_copy())
-        except Exception as exc:  # reported to the page; the tree itself still shows
-            self._index = Index(error=f"{type(exc).__name__}: {exc}")
-        finally:
-            self._ready.set()
+        threading.Thread(
+            target=self.index.build, args=(self._load_copy,), name="brson-view-index", daemon=True
+        ).start()
 
     def build_now(self) -> None:
         """Build the index in this thread (the static export)."""
-        if not self._ready.is_set():
-            self._build()
-
-    def index(self, timeout: float | None = 120.0) -> Index | None:
-        """The index once built (None when it is not ready within ``timeout``)."""
-        return self._index if self._ready.wait(timeout) else None
+        if not self.index.findings_ready.is_set():
+            self.index.build(self._load_copy)
 
     # -- slots by key ---------------------------------------------------------------------
     def slot(self, key: str) -> Slot:
@@ -288,34 +370,7 @@ class ViewData:
             if i >= len(kids):
                 raise ViewError(f"no slot {key} (slot {'.'.join(key.split('.')[: depth + 1])}…)")
             slot = kids[i]
-            self._keys[id(slot)] = ".".join(key.split(".")[: depth + 2])
         return slot
-
-    def key_of(self, slot: Slot) -> str | None:
-        """The key of a slot reached some other way (a reference's target)."""
-        known = self._keys.get(id(slot))
-        if known is not None:
-            return known
-        chain: list[int] = []
-        node = slot
-        while node.parent is not None:
-            parent = node.parent
-            siblings = parent.children
-            index = next((i for i, s in enumerate(siblings) if s is node), None)
-            if index is None:
-                return None
-            chain.append(index)
-            node = parent
-        if node is not self.tree.root:
-            return None
-        key = ".".join(["0", *(str(i) for i in reversed(chain))])
-        self._keys[id(slot)] = key
-        return key
-
-    def graph(self) -> ReferenceGraph:
-        if self._graph is None:
-            self._graph = ReferenceGraph.build(self.tree)
-        return self._graph
 
     # -- answers --------------------------------------------------------------------------
     def info(self) -> dict[str, Any]:
@@ -333,7 +388,6 @@ class ViewData:
 
     def summary(self, key: str, slot: Slot) -> dict[str, Any]:
         """What a tree row shows."""
-        index = self._index
         return {
             "key": key,
             "name": _slot_name(slot),
@@ -342,7 +396,7 @@ class ViewData:
             "children": len(slot.children),
             "components": [_type_text(c)[1] for c in slot.components[:6]],
             "component_count": len(slot.components),
-            "findings": index.by_key.get(key, 0) if index is not None else 0,
+            "findings": self.index.by_key.get(key, 0),
         }
 
     def children(self, key: str, offset: int = 0, limit: int = PAGE) -> dict[str, Any]:
@@ -409,8 +463,9 @@ class ViewData:
             components.append(
                 {"index": i, "type": full, "short": short, "id": comp.id, "fields": fields}
             )
-        index = self._index
-        findings = [f for f in index.findings if f["key"] == key] if index is not None else []
+        index = self.index
+        ready = index.findings_ready.is_set()
+        findings = [f for f in index.findings if f["key"] == key] if ready else []
         return {
             "key": key,
             "name": _slot_name(slot),
@@ -418,66 +473,26 @@ class ViewData:
             "path": slot.display_path(),
             "members": members,
             "components": components,
-            "incoming": self.incoming(slot),
             "findings": findings,
+            # References are resolved once the worker's graph is ready; until then the page
+            # resolves a link when it is followed, and asks for this slot again later.
+            "pending": not index.refs_ready.is_set(),
         }
 
-    def incoming(self, slot: Slot) -> list[dict[str, Any]]:
-        """References from anywhere in the file to this slot, its members and components."""
-        graph = self.graph()
-        targets: list[tuple[str, str | None]] = [("slot", slot.id)]
-        targets += [(_type_text(c)[1], c.id) for c in slot.components]
-        out: list[dict[str, Any]] = []
-        for what, element_id in targets:
-            if element_id is None:
-                continue
-            for ref in graph.references_to(element_id)[:INCOMING_LIMIT]:
-                source_slot = ref.slot
-                out.append(
-                    {
-                        "to": what,
-                        "from": ref.describe(),
-                        "key": self.key_of(source_slot) if source_slot is not None else None,
-                        "component": self._component_index(ref.location.anchor),
-                    }
-                )
-        return out
+    def incoming(self, key: str, timeout: float | None = 120.0) -> list[dict[str, Any]]:
+        """References to this slot and its components (waits for the worker's graph)."""
+        key_path(key)
+        if not self.index.refs_ready.wait(timeout):
+            return []
+        with self.index.lock:
+            return self.index.incoming(key)
 
-    def _component_index(self, anchor: object) -> int | None:
-        if isinstance(anchor, Component) and anchor.slot is not None:
-            for i, comp in enumerate(anchor.slot.components):
-                if comp is anchor:
-                    return i
-        return None
-
-    def target(self, element_id: str) -> dict[str, Any] | None:
-        """Where an ID points: the key of its slot, the component index, the field name."""
-        graph = self.graph()
-        element = graph.element(element_id)
-        if element is None:
+    def target(self, element_id: str, timeout: float | None = 120.0) -> dict[str, Any] | None:
+        """Where an ID points (see :meth:`Index.target`; waits for the worker's graph)."""
+        if not self.index.refs_ready.wait(timeout):
             return None
-        location = graph.where(element_id)
-        anchor = location.anchor if location is not None else None
-        slot = (
-            anchor
-            if isinstance(anchor, Slot)
-            else anchor.slot
-            if isinstance(anchor, Component)
-            else None
-        )
-        key = self.key_of(slot) if slot is not None else None
-        kind = {Slot: "slot", Component: "component", Member: "member", IdRef: "id"}[type(element)]
-        member = None
-        if location is not None and isinstance(anchor, Component):
-            names = [p for p in location.path if isinstance(p, str) and p not in ("Data", "ID")]
-            member = names[0] if names else None
-        return {
-            "kind": kind,
-            "key": key,
-            "component": self._component_index(anchor),
-            "member": member,
-            "label": location.describe() if location is not None else element_id,
-        }
+        with self.index.lock:
+            return self.index.target(element_id)
 
     def typed(self, value: Any, field_name: str = "") -> dict[str, Any]:
         """A value with the kind the inspector shows it as (the format has no field types:
@@ -507,6 +522,8 @@ class ViewData:
 
     def _typed_text(self, value: str, field_name: str) -> dict[str, Any]:
         if GUID.match(value):
+            if not self.index.refs_ready.is_set():
+                return {"t": "ref", "v": value, "pending": True}
             return {"t": "ref", "v": value, "target": self.target(value)}
         url = parse_url(value)
         if url is not None or "://" in value:
@@ -615,13 +632,12 @@ class ViewData:
         if not text:
             return {"query": query, "total": 0, "results": []}
         results: list[dict[str, Any]] = []
+        index = self.index
         if mode in ("all", "id") and GUID.match(text):
-            with self.lock:
-                found = self.target(text)
+            found = self.target(text)
             if found is not None and found["key"] is not None:
                 results.append({"key": found["key"], "match": f"{found['kind']} {found['label']}"})
-        index = self.index()
-        if index is None:
+        if not index.entries_ready.wait(120.0):
             return {"query": query, "total": len(results), "results": results, "pending": True}
         total = len(results)
         for entry in index.entries:
@@ -636,9 +652,9 @@ class ViewData:
         return {"query": query, "total": total, "results": results}
 
     def findings(self) -> dict[str, Any]:
-        index = self.index(timeout=0.0)
-        if index is None:
-            return {"ready": False}
+        index = self.index
+        if not index.findings_ready.is_set():
+            return {"ready": False, "refs": index.refs_ready.is_set()}
         return {
             "ready": True,
             "counts": index.counts,
@@ -665,8 +681,7 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
     asking a server): children and details of every slot, the search index, the findings,
     the image assets as data URLs and the GLB of the whole tree."""
     data.build_now()
-    index = data.index()
-    assert index is not None
+    index = data.index
     children: dict[str, Any] = {}
     details: dict[str, Any] = {}
     assets: dict[str, str] = {}
@@ -675,6 +690,7 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
         for key, _slot in walk_keys(data.tree.root):
             children[key] = data.children(key, limit=1 << 30)
             detail = data.detail(key)
+            detail["incoming"] = data.incoming(key)
             details[key] = detail
             for name in _asset_names(detail):
                 if name not in assets:

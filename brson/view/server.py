@@ -122,6 +122,13 @@ class Handler(BaseHTTPRequestHandler):
             self._json(data.findings())
             return
         key = query.get("key", "0")
+        # These read the worker's copy of the tree, under its own lock.
+        if path == "/api/incoming":
+            self._json(data.incoming(key))
+            return
+        if path == "/api/target":
+            self._json(data.target(query.get("id", "").lower()))
+            return
         with data.lock:
             if path == "/api/info":
                 result: Any = data.info()
@@ -131,8 +138,6 @@ class Handler(BaseHTTPRequestHandler):
                 result = data.reveal(key)
             elif path == "/api/slot":
                 result = data.detail(key)
-            elif path == "/api/target":
-                result = data.target(query.get("id", "").lower())
             else:
                 raise ViewError(f"no such page: {path[:80]}")
         self._json(result)

@@ -143,6 +143,7 @@ def test_headers(standin_server: Running) -> None:
 
 # -- answers -----------------------------------------------------------------------------
 def test_endpoints(standin_server: Running) -> None:
+    assert standin_server.data.index.findings_ready.wait(60)
     status, info = get(standin_server, "/api/info")
     assert status == 200 and info["root"]["name"].startswith("LoadingStandin")
     _, kids = get(standin_server, "/api/children?key=0")
@@ -152,7 +153,20 @@ def test_endpoints(standin_server: Running) -> None:
     materials = next(f for f in renderer["fields"] if f["name"] == "Materials")["value"]
     target = materials["items"][0]["target"]
     assert target["key"] == "0.0.1" and target["kind"] == "component"
-    assert any(r["to"] == "QuadMesh" and r["key"] == "0.0" for r in detail["incoming"])
+    assert not detail["pending"]
+    _, incoming = get(standin_server, "/api/incoming?key=0.0")
+    assert any(r["to"] == "QuadMesh" and r["key"] == "0.0" for r in incoming)
+    _, incoming = get(standin_server, "/api/incoming?key=0.0.1")
+    assert incoming == [
+        {
+            "to": "UnlitMaterial",
+            "from": "LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Materials[0]",
+            "key": "0.0",
+            "component": 1,
+        }
+    ]
+    _, target = get(standin_server, "/api/target?id=00000038-0000-0000-0000-000000000000")
+    assert target["key"] == "0.0.1" and target["component"] == 0
     _, found = get(standin_server, "/api/search?q=usericonmat")
     assert [r["key"] for r in found["results"]] == ["0.0.1"]
     _, by_type = get(standin_server, "/api/search?q=StaticTexture2D&mode=type")
@@ -182,6 +196,8 @@ def test_key_path() -> None:
 
 def test_typed_values() -> None:
     data = ViewData.open(STANDIN)
+    assert data.typed("12345678-0000-0000-0000-000000000000")["pending"]  # the graph is not built
+    data.build_now()
     assert data.typed([0.0, 0.7071068, 0.0, 0.7071068], "Rotation")["euler"] == [0.0, 90.0, 0.0]
     color = data.typed([1.0, 0.5, 0.0, 1.0, "sRGB"], "Tint")
     assert color == {"t": "colorX", "v": [1.0, 0.5, 0.0, 1.0], "profile": "sRGB"}

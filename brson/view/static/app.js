@@ -39,6 +39,7 @@
         const entry = DATA.index.find((e) => e[2] === p.id || e[4].includes(p.id));
         return entry ? { key: entry[0], kind: 'slot', label: entry[1] } : null;
       }
+      case 'incoming': return DATA.details[p.key].incoming;
       case 'search': return localSearch(p.q, p.mode);
     }
     throw new Error('unknown request ' + name);
@@ -193,6 +194,29 @@
     inspect(detail, component, member);
     if (state.viewer) state.viewer.highlight(detail.id);
     body.dataset.selected = key;
+    incoming(key).catch(fail);
+  }
+  async function incoming(key) {
+    // Referenced by: from the worker's reference graph, asked for after the inspector shows.
+    const refs = await api('incoming', { key });
+    if (state.selected !== key || !refs.length) return;
+    const box = card('Referenced by', `${refs.length}`, el('ul', { class: 'plain' }, ...refs.map((r) => el('li', {},
+      r.key ? el('a', { class: 'ref', text: r.from, onclick: () => go(r.key, r.component) }) : el('span', { text: r.from }),
+      el('span', { class: 'euler', text: ' → ' + r.to })))));
+    box.id = 'incoming';
+    $('inspector').append(box);
+  }
+  async function refresh() {
+    // The worker's graph is ready: show the selected slot again with its links resolved.
+    if (!state.detail || !state.detail.pending) return;
+    const key = state.selected;
+    const detail = await api('slot', { key });
+    if (state.selected !== key) return;
+    const top = $('inspector').scrollTop;
+    state.detail = detail;
+    inspect(detail);
+    $('inspector').scrollTop = top;
+    incoming(key).catch(fail);
   }
 
   // -- the inspector -----------------------------------------------------------------------
@@ -215,11 +239,6 @@
       if (c.id) box.querySelector('h2').title = 'ID ' + c.id;
       pane.append(box);
       if (String(c.index) === String(component)) target = box;
-    }
-    if (d.incoming.length) {
-      pane.append(card('Referenced by', `${d.incoming.length}`, el('ul', { class: 'plain' }, ...d.incoming.map((r) => el('li', {},
-        r.key ? el('a', { class: 'ref', text: r.from, onclick: () => go(r.key, r.component) }) : el('span', { text: r.from }),
-        el('span', { class: 'euler', text: ' → ' + r.to }))))));
     }
     if (target) {
       target.classList.add('flash');
@@ -274,6 +293,11 @@
         return span;
       }
       case 'ref': {
+        if (v.pending) {
+          // Not resolved yet (the worker is still indexing): resolved when followed.
+          return el('a', { class: 'ref', title: 'resolving…', text: '→ ' + v.v, onclick: () => api('target', { id: v.v })
+            .then((t) => t && t.key ? go(t.key, t.component, t.member) : status('external reference ' + v.v)).catch(fail) });
+        }
         if (!v.target) return el('span', {}, el('span', { class: 'num', text: v.v }), el('span', { class: 'external', text: ' (external: not in this file)' }));
         const t = v.target;
         if (t.key === null || t.key === undefined) return el('span', { class: 'num', text: `${t.label} (${t.kind})` });
@@ -307,6 +331,7 @@
   }
   async function findings() {
     const answer = await api('findings');
+    if (answer.refs || answer.ready) refresh().catch(fail);
     if (!answer.ready) { setTimeout(() => findings().catch(fail), 700); $('finding-counts').textContent = '(checking…)'; return; }
     const c = answer.counts || {};
     $('finding-counts').textContent = answer.error ? '(' + answer.error + ')' : `${c.error || 0} errors, ${c.warning || 0} warnings, ${c.info || 0} info`;
