@@ -118,7 +118,6 @@ class Entry:
     name: str
     id: str
     types: str  # every component's type text and short name, lower case, newline-separated
-    component_ids: tuple[str, ...]
 
 
 class Index:
@@ -152,8 +151,13 @@ class Index:
                 self._entries(self.tree)
             self.entries_ready.set()
             with self.lock:
-                self.graph = ReferenceGraph.build(self.tree)
-                self.graph.references_to("")  # the by-target table, built now
+                graph = ReferenceGraph.build(self.tree)
+                # Every reference and target located now, in bulk, in this thread: done on
+                # first use instead, it would fall on one of the page's requests (seconds
+                # at 100k slots).
+                graph.locate_all()
+                graph.references_to("")  # and the by-target table
+                self.graph = graph
             self.refs_ready.set()
             with self.lock:
                 self._findings(self.tree)
@@ -165,25 +169,27 @@ class Index:
             self.findings_ready.set()
 
     def _entries(self, tree: DataTree) -> None:
+        """One walk: every slot's key, name, ID and component types.  Component IDs are not
+        collected (indexing each component's Data costs most of the walk); a whole ID of any
+        element is found through the ID index instead (:meth:`ViewData.search`)."""
+        type_texts: dict[object, str] = {}  # by raw Type (an index in Resonite files)
         for key, slot in walk_keys(tree.root):
             self.keys[id(slot)] = key
             types: list[str] = []
-            comp_ids: list[str] = []
             for comp in slot.components:
-                full, short = _type_text(comp)
-                types.append(full.lower())
-                types.append(short.lower())
-                cid = comp.id
-                if cid is not None:
-                    comp_ids.append(cid)
-                    self.by_id.setdefault(cid, key)
+                raw_type = comp.type_index
+                text = type_texts.get(raw_type) if isinstance(raw_type, int | str) else None
+                if text is None:
+                    full, short = _type_text(comp)
+                    text = f"{full.lower()}\n{short.lower()}"
+                    if isinstance(raw_type, int | str):
+                        type_texts[raw_type] = text
+                types.append(text)
             sid = slot.id or ""
             if sid:
                 self.by_id.setdefault(sid, key)
             self.by_path.setdefault(slot.path, key)
-            self.entries.append(
-                Entry(key, _slot_name(slot), sid, "\n".join(types), tuple(comp_ids))
-            )
+            self.entries.append(Entry(key, _slot_name(slot), sid, "\n".join(types)))
 
     def _findings(self, tree: DataTree) -> None:
         """Validation's findings, each mapped to a slot key by the element it names, else by
@@ -642,8 +648,8 @@ class ViewData:
         total = len(results)
         for entry in index.entries:
             match = _match(entry, text, mode)
-            if match is None:
-                continue
+            if match is None or (match == "slot ID" and entry.id.lower() == text and results):
+                continue  # the slot the whole ID already found
             total += 1
             if len(results) < SEARCH_LIMIT:
                 results.append(
@@ -668,11 +674,8 @@ def _match(entry: Entry, text: str, mode: str) -> str | None:
         return "name"
     if mode in ("all", "type") and text in entry.types:
         return "component type"
-    if mode in ("all", "id"):
-        if text in entry.id.lower():
-            return "slot ID"
-        if any(text in cid.lower() for cid in entry.component_ids):
-            return "component ID"
+    if mode in ("all", "id") and text in entry.id.lower():
+        return "slot ID"
     return None
 
 
@@ -707,11 +710,26 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
         "info": info,
         "children": children,
         "details": details,
-        "index": [[e.key, e.name, e.id, e.types, list(e.component_ids)] for e in index.entries],
+        "index": [[e.key, e.name, e.id, e.types] for e in index.entries],
+        "ids": _all_targets(data),
         "findings": data.findings(),
         "assets": assets,
         "glb": glb,
     }
+
+
+def _all_targets(data: ViewData) -> dict[str, str]:
+    """Element ID -> slot key for every ID the file defines (static search by whole ID)."""
+    index = data.index
+    out: dict[str, str] = {}
+    if index.tree is None or index.graph is None:
+        return out
+    with index.lock:
+        for element_id in index.graph.ids.defined:
+            found = index.target(element_id)
+            if found is not None and found["key"] is not None:
+                out[element_id] = found["key"]
+    return out
 
 
 def _asset_names(value: Any) -> Iterator[str]:

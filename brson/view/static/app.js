@@ -36,8 +36,8 @@
         return { key: p.key, lists };
       }
       case 'target': {
-        const entry = DATA.index.find((e) => e[2] === p.id || e[4].includes(p.id));
-        return entry ? { key: entry[0], kind: 'slot', label: entry[1] } : null;
+        const key = DATA.ids[p.id];
+        return key ? { key, kind: 'element', label: p.id } : null;
       }
       case 'incoming': return DATA.details[p.key].incoming;
       case 'search': return localSearch(p.q, p.mode);
@@ -50,13 +50,16 @@
     const results = [];
     let total = 0;
     if (!text) return { query, total, results };
-    for (const [key, name, id, types, compIds] of DATA.index) {
+    if ((mode === 'all' || mode === 'id') && DATA.ids[text]) {
+      results.push({ key: DATA.ids[text], match: 'element ' + text });
+      total++;
+    }
+    for (const [key, name, id, types] of DATA.index) {
       let match = null;
       if ((mode === 'all' || mode === 'name') && name.toLowerCase().includes(text)) match = 'name';
       else if ((mode === 'all' || mode === 'type') && types.includes(text)) match = 'component type';
       else if ((mode === 'all' || mode === 'id') && id.toLowerCase().includes(text)) match = 'slot ID';
-      else if ((mode === 'all' || mode === 'id') && compIds.some((c) => c.toLowerCase().includes(text))) match = 'component ID';
-      if (match === null) continue;
+      if (match === null || (match === 'slot ID' && id === text && results.length)) continue;
       total++;
       if (results.length < 200) results.push({ key, name, id, match });
     }
