@@ -10,8 +10,9 @@ Debian's Chromium with Playwright, measuring:
 - **deepest slot, cold**: ``go(key)`` of the deepest slot right after the first paint, while the
   worker is still indexing, to its row shown, selected and its inspector filled;
 - **deepest slot, warm**: the same for another leaf as deep once the index is built;
-- **search ready / findings ready**: from the first paint until a search answers from the
-  index, and until validation's findings are shown;
+- **search / references / findings ready**: from the first paint until a search answers
+  from the index, until references resolve (links, referenced-by), and until validation's
+  findings are shown;
 - the server's peak memory (VmHWM).
 
 The deepest slots are found beforehand (a walk in this process, not timed).  Results are
@@ -100,6 +101,9 @@ def measure(size: int) -> dict[str, Any]:
             ):
                 pass
             search_ready = time.perf_counter() - t2 + cold
+            while not page.evaluate("() => brsonView.api('findings').then(a => a.refs || a.ready)"):
+                page.wait_for_timeout(100)
+            refs_ready = time.perf_counter() - t2 + cold
             page.wait_for_selector("body[data-findings=ready]", timeout=600_000)
             findings_ready = time.perf_counter() - t2 + cold
             warm = select_time(page, other)
@@ -122,6 +126,7 @@ def measure(size: int) -> dict[str, Any]:
         "deepest_cold_s": round(cold, 3),
         "deepest_warm_s": round(warm, 3),
         "search_ready_s": round(search_ready, 1),
+        "references_ready_s": round(refs_ready, 1),
         "findings_ready_s": round(findings_ready, 1),
         "search_s": round(search, 3),
         "server_peak_mib": round(rss / 2**20),
