@@ -140,24 +140,28 @@ class Index:
         self.error: str | None = None
         self.lock = threading.Lock()  # the copy is read by one thread at a time
         self.entries_ready = threading.Event()
+        self.targets_ready = threading.Event()
         self.refs_ready = threading.Event()
         self.findings_ready = threading.Event()
 
     def build(self, load: Callable[[], DataTree]) -> None:
-        """All three stages; a failure is recorded (the page shows it) and ends the build."""
+        """All the stages; a failure is recorded (the page shows it) and ends the build."""
         try:
             with self.lock:
                 self.tree = load()
                 self._entries(self.tree)
             self.entries_ready.set()
+            # References and targets located now, in bulk, in this thread: done on first use
+            # instead, each pass would fall on one of the page's requests (seconds at 100k
+            # slots).  Targets first (the inspector's links), then sources (referenced-by).
             with self.lock:
                 graph = ReferenceGraph.build(self.tree)
-                # Every reference and target located now, in bulk, in this thread: done on
-                # first use instead, it would fall on one of the page's requests (seconds
-                # at 100k slots).
+                graph.locate_targets()
+                self.graph = graph
+            self.targets_ready.set()
+            with self.lock:
                 graph.locate_all()
                 graph.references_to("")  # and the by-target table
-                self.graph = graph
             self.refs_ready.set()
             with self.lock:
                 self._findings(self.tree)
@@ -165,6 +169,7 @@ class Index:
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
             self.entries_ready.set()
+            self.targets_ready.set()
             self.refs_ready.set()
             self.findings_ready.set()
 
@@ -255,7 +260,7 @@ class Index:
         if graph is None or slot is None:
             return []
         targets: list[tuple[str, str | None]] = [("slot", slot.id)]
-        targets += [(_type_text(c)[1], c.id) for c in slot.components]
+        targets += [(_type_text(c)[1], _component_id(c)) for c in slot.components]
         out: list[dict[str, Any]] = []
         for what, element_id in targets:
             if element_id is None:
@@ -271,6 +276,15 @@ class Index:
                     }
                 )
         return out
+
+
+def _component_id(component: Component) -> str | None:
+    """A component's ID; None when it has none, or no Data at all (a damaged file: the
+    inspector still shows the component, with the error in place of its fields)."""
+    try:
+        return component.id
+    except ModelError:
+        return None
 
 
 def _component_index(anchor: object) -> int | None:
@@ -467,7 +481,13 @@ class ViewData:
                     {"name": fname, "id": member.id, "value": self.typed(member.value, fname)}
                 )
             components.append(
-                {"index": i, "type": full, "short": short, "id": comp.id, "fields": fields}
+                {
+                    "index": i,
+                    "type": full,
+                    "short": short,
+                    "id": _component_id(comp),
+                    "fields": fields,
+                }
             )
         index = self.index
         ready = index.findings_ready.is_set()
@@ -482,7 +502,7 @@ class ViewData:
             "findings": findings,
             # References are resolved once the worker's graph is ready; until then the page
             # resolves a link when it is followed, and asks for this slot again later.
-            "pending": not index.refs_ready.is_set(),
+            "pending": not index.targets_ready.is_set(),
         }
 
     def incoming(self, key: str, timeout: float | None = 120.0) -> list[dict[str, Any]]:
@@ -495,7 +515,7 @@ class ViewData:
 
     def target(self, element_id: str, timeout: float | None = 120.0) -> dict[str, Any] | None:
         """Where an ID points (see :meth:`Index.target`; waits for the worker's graph)."""
-        if not self.index.refs_ready.wait(timeout):
+        if not self.index.targets_ready.wait(timeout):
             return None
         with self.index.lock:
             return self.index.target(element_id)
@@ -528,7 +548,7 @@ class ViewData:
 
     def _typed_text(self, value: str, field_name: str) -> dict[str, Any]:
         if GUID.match(value):
-            if not self.index.refs_ready.is_set():
+            if not self.index.targets_ready.is_set():
                 return {"t": "ref", "v": value, "pending": True}
             return {"t": "ref", "v": value, "target": self.target(value)}
         url = parse_url(value)
@@ -660,7 +680,11 @@ class ViewData:
     def findings(self) -> dict[str, Any]:
         index = self.index
         if not index.findings_ready.is_set():
-            return {"ready": False, "refs": index.refs_ready.is_set()}
+            return {
+                "ready": False,
+                "targets": index.targets_ready.is_set(),
+                "refs": index.refs_ready.is_set(),
+            }
         return {
             "ready": True,
             "counts": index.counts,

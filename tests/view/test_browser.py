@@ -161,6 +161,11 @@ def test_webgl_canvas_not_blank(page: Page, standin_server: Running, shots: Path
     assert pixels["bright"] > 500, pixels  # the icon texture's light silhouette
     assert pixels["colours"] > 50, pixels
     p.screenshot(path=shots / "viewport.png")
+    # Selection synced: clicking the quad in the viewport selects its slot in the tree.
+    select(p, "0.2")
+    box = p.locator("#canvas").bounding_box()
+    p.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    p.wait_for_selector("body[data-selected='0.0']", timeout=TIMEOUT)
     no_errors(page)
 
 

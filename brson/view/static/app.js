@@ -334,7 +334,7 @@
   }
   async function findings() {
     const answer = await api('findings');
-    if (answer.refs || answer.ready) refresh().catch(fail);
+    if (answer.targets || answer.ready) refresh().catch(fail);
     if (!answer.ready) { setTimeout(() => findings().catch(fail), 700); $('finding-counts').textContent = '(checking…)'; return; }
     const c = answer.counts || {};
     $('finding-counts').textContent = answer.error ? '(' + answer.error + ')' : `${c.error || 0} errors, ${c.warning || 0} warnings, ${c.info || 0} info`;
