@@ -92,7 +92,12 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the browser tests save their screenshots (printed by pytest -v on failure)."""
+    """Where the browser tests save their screenshots: ``$BRSON_VIEW_SCREENSHOTS`` (kept, for
+    CI artifacts), else a pytest temporary folder (test_tree_renders prints it)."""
+    chosen = os.environ.get("BRSON_VIEW_SCREENSHOTS")
+    if chosen:
+        Path(chosen).mkdir(parents=True, exist_ok=True)
+        return Path(chosen)
     return tmp_path_factory.mktemp("view-screenshots")
 
 
