@@ -52,6 +52,13 @@ class ViewServer(ThreadingHTTPServer):
         self.port = int(self.server_address[1])
         self.allowed_hosts = {f"{HOST}:{self.port}", f"localhost:{self.port}"}
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line, never a traceback; nothing when the browser simply went away."""
+        error = sys.exc_info()[1]
+        if error is None or isinstance(error, ConnectionError):
+            return
+        sys.stderr.write(f"brson view: {type(error).__name__}: {error}\n")
+
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/?token={self.token}"
@@ -85,6 +92,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         try:
             self._route(parts.path, query)
+        except ConnectionError:  # the browser left (a closed tab, a cancelled request)
+            self.close_connection = True
         except ViewError as exc:
             self._json({"error": exc.message}, 404)
         except BrsonError as exc:

@@ -6,6 +6,7 @@ to a temporary folder (its path is printed)."""
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from brson.cli.app import main
+from tests.conftest import PROJECT_ROOT
 from tests.view.conftest import STANDIN, Page, Running
 
 TIMEOUT = 20_000
@@ -238,6 +240,35 @@ def test_real_samples(page: Page, samples_dir: Path, name: str) -> None:
         select(p, deepest)
         assert in_view(p, f"#tree .node[data-key='{deepest}'] > .row")
         p.wait_for_selector("body[data-findings=ready]", timeout=60_000)
+        no_errors(page)
+    finally:
+        running.close()
+
+
+def test_lazy_on_a_generated_world(page: Page, tmp_path: Path) -> None:
+    """The page never receives the whole tree: on a 2,000-slot world (benchmarks/worlds.py)
+    the first paint draws the root and its children only, and opening the deepest slot asks
+    for its ancestors' children, not for the rest."""
+    sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
+    import worlds
+
+    from brson.view.data import walk_keys
+
+    data, _meta = worlds.generate(2000)
+    path = tmp_path / "world.bson"
+    path.write_bytes(data)
+    running = Running(path)
+    sizes: list[int] = []
+    page.page.on("response", lambda r: sizes.append(len(r.body())) if "/api/" in r.url else None)
+    try:
+        p = open_view(page, running.url)
+        root_children = running.data.children("0")["total"]
+        assert p.eval_on_selector_all("#tree .node", "els => els.length") == 1 + root_children
+        deepest = max((key for key, _ in walk_keys(running.data.tree.root)), key=len)
+        select(p, deepest)
+        shown = p.eval_on_selector_all("#tree .node", "els => els.length")
+        assert shown < 400, shown  # the path's siblings, not 2,000 rows
+        assert max(sizes) < 300_000, max(sizes)
         no_errors(page)
     finally:
         running.close()

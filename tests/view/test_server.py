@@ -287,3 +287,13 @@ def test_cli_serves_until_stopped() -> None:
         _, err = process.communicate(timeout=30)
     assert process.returncode == 0, err
     assert "Traceback" not in err
+
+
+def test_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["view", str(STANDIN), "--no-browser", "--port", str(port)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"127.0.0.1:{port}" in err[0] and STANDIN.name in err[0]
