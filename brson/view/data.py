@@ -45,6 +45,8 @@ SEARCH_LIMIT = 200
 INCOMING_LIMIT = 200
 #: Findings listed at most (the counts are exact).
 FINDINGS_LIMIT = 2000
+#: Slots the ``--html`` export takes at most (the 10k-slot benchmark world: 157 MiB, 2 min).
+STATIC_LIMIT = 10_000
 #: Image kinds a browser shows as they are; other images are converted to PNG (Pillow).
 BROWSER_IMAGES = {
     "png": "image/png",
@@ -707,6 +709,13 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
     """Every answer the page needs, for the ``--html`` export (the page reads it instead of
     asking a server): children and details of every slot, the search index, the findings,
     the image assets as data URLs and the GLB of the whole tree."""
+    slots = sum(1 for _ in walk_keys(data.tree.root))
+    if slots > STATIC_LIMIT:
+        raise ViewError(
+            f"{slots} slots is too many for one HTML file (at most {STATIC_LIMIT}: it holds "
+            "every slot's inspector, about 16 KB a slot); serve it with brson view, or extract "
+            "a subtree first (brson extract)"
+        )
     data.build_now()
     index = data.index
     children: dict[str, Any] = {}

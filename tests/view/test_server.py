@@ -297,3 +297,15 @@ def test_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["view", str(STANDIN), "--no-browser", "--port", str(port)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"127.0.0.1:{port}" in err[0] and STANDIN.name in err[0]
+
+
+def test_static_export_refuses_huge_files(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from brson.view import data
+
+    monkeypatch.setattr(data, "STATIC_LIMIT", 10)
+    out = tmp_path / "x.html"
+    assert main(["view", str(STANDIN), "--html", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "36 slots is too many" in err[0] and not out.exists()
