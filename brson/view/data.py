@@ -6,10 +6,12 @@ root, ``0.2.5`` its third child's sixth child).  A key needs no ID (hostile file
 without one, or with a duplicate), is the same in every copy of the tree, and finds its slot
 by one descent, so the page can load any part of a 100k-slot world without the whole of it.
 
-Everything that needs the whole tree (the search index, the findings, the map from paths to
-keys) is built by :class:`Index` on a *separate copy* of the tree in a worker thread: the model
-indexes its bytes lazily and caches nodes by identity, which is not safe to share between
-threads, and the copy keeps the page's own requests (children, details) from waiting for it.
+Everything that needs the whole tree (the search index, the reference graph that resolves
+links and lists who points at a slot, the findings, the map from paths to keys) is built by
+:class:`Index` on a *separate copy* of the tree in a worker thread: the model indexes its bytes
+lazily and caches nodes by identity, which is not safe to share between threads, and the copy
+keeps the page's own requests (children, details) from waiting for it.  The price is memory:
+the file's tree is held twice (docs/view.md has the figures).
 """
 
 from __future__ import annotations
@@ -124,8 +126,9 @@ class Entry:
 
 class Index:
     """The whole-tree facts, built once in a worker thread on its own copy of the tree (see
-    the module docstring), in three stages the page can use as each is ready: the search
-    entries, then the references (ID index and graph), then the findings."""
+    the module docstring), in stages the page uses as each is ready (an event each): the
+    search entries, then the references' targets (links resolve), then their sources
+    (referenced-by), then the findings."""
 
     def __init__(self) -> None:
         self.tree: DataTree | None = None
@@ -179,18 +182,21 @@ class Index:
         """One walk: every slot's key, name, ID and component types.  Component IDs are not
         collected (indexing each component's Data costs most of the walk); a whole ID of any
         element is found through the ID index instead (:meth:`ViewData.search`)."""
-        type_texts: dict[object, str] = {}  # by raw Type (an index in Resonite files)
+        # By raw Type (an index in Resonite files, a name in NeosVR ones), typed so that a
+        # hostile ``True`` is not taken for index 1.
+        type_texts: dict[tuple[type, object], str] = {}
         for key, slot in walk_keys(tree.root):
             self.keys[id(slot)] = key
             types: list[str] = []
             for comp in slot.components:
                 raw_type = comp.type_index
-                text = type_texts.get(raw_type) if isinstance(raw_type, int | str) else None
+                cache_key = (type(raw_type), raw_type)
+                text = type_texts.get(cache_key) if type(raw_type) in (int, str) else None
                 if text is None:
                     full, short = _type_text(comp)
                     text = f"{full.lower()}\n{short.lower()}"
-                    if isinstance(raw_type, int | str):
-                        type_texts[raw_type] = text
+                    if type(raw_type) in (int, str):
+                        type_texts[cache_key] = text
                 types.append(text)
             sid = slot.id or ""
             if sid:
@@ -390,7 +396,8 @@ class ViewData:
         for depth, i in enumerate(key_path(key)):
             kids = slot.children
             if i >= len(kids):
-                raise ViewError(f"no slot {key} (slot {'.'.join(key.split('.')[: depth + 1])}…)")
+                parent = ".".join(key.split(".")[: depth + 1])
+                raise ViewError(f"no slot {key}: slot {parent} has {len(kids)} children")
             slot = kids[i]
         return slot
 

@@ -272,3 +272,28 @@ def test_lazy_on_a_generated_world(page: Page, tmp_path: Path) -> None:
         no_errors(page)
     finally:
         running.close()
+
+
+def test_keyboard_walks_the_tree(page: Page, standin_server: Running) -> None:
+    p = open_view(page, standin_server.url)
+    p.focus("#tree-pane")
+    for key, expected in [
+        ("ArrowDown", "0.0"),
+        ("ArrowRight", None),  # opens 0.0
+        ("ArrowRight", "0.0.0"),
+        ("ArrowDown", "0.0.1"),
+        ("ArrowLeft", "0.0"),
+        ("ArrowLeft", None),  # closes it
+        ("ArrowDown", "0.1"),
+        ("ArrowUp", "0.0"),
+        ("ArrowLeft", "0"),
+    ]:
+        before = p.get_attribute("body", "data-selected")
+        p.keyboard.press(key)
+        if expected is None:
+            p.wait_for_timeout(150)
+            assert p.get_attribute("body", "data-selected") == before
+        else:
+            p.wait_for_selector(f"body[data-selected='{expected}']", timeout=TIMEOUT)
+    assert p.is_hidden("#tree .node[data-key='0.0'] > .kids")
+    no_errors(page)

@@ -167,6 +167,28 @@
     return nodes.get(key);
   }
 
+  function keyboard(ev) {
+    // Arrow keys walk the visible rows (Up/Down), open or enter (Right), close or leave (Left).
+    if (!state.selected || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const item = nodes.get(state.selected);
+    if (!item) return;
+    const rows = [...document.querySelectorAll('#tree .node > .row')].filter((r) => r.offsetParent !== null);
+    const at = rows.indexOf(item.row);
+    const keyOf = (row) => row.parentElement.dataset.key;
+    let next = null;
+    if (ev.key === 'ArrowDown' && at + 1 < rows.length) next = keyOf(rows[at + 1]);
+    else if (ev.key === 'ArrowUp' && at > 0) next = keyOf(rows[at - 1]);
+    else if (ev.key === 'ArrowRight' && item.summary.children) {
+      if (!item.open) { open(state.selected).catch(fail); ev.preventDefault(); return; }
+      next = state.selected + '.0';
+    } else if (ev.key === 'ArrowLeft') {
+      if (item.open) { close(state.selected); ev.preventDefault(); return; }
+      if (state.selected !== '0') next = state.selected.split('.').slice(0, -1).join('.');
+    } else return;
+    ev.preventDefault();
+    if (next) go(next);
+  }
+
   // -- selection and history -----------------------------------------------------------------
   // Every selection is a location hash (#key=0.1.2&c=3), so back/forward are the browser's.
   function go(key, component, member) {
@@ -459,6 +481,7 @@
     $('search-form').addEventListener('submit', (ev) => search(ev).catch(fail));
     $('close-results').addEventListener('click', () => { $('results').hidden = true; });
     window.addEventListener('hashchange', fromHash);
+    $('tree-pane').addEventListener('keydown', keyboard);
     const t0 = performance.now();
     const info = await api('info');
     state.info = info;
