@@ -14,7 +14,7 @@ import pytest
 from brson.cli.app import main
 from fuzz.trees import hostile_tree
 
-SEEDS = 40
+SEEDS = 30
 
 
 @pytest.mark.parametrize("seed", range(SEEDS))
