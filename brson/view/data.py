@@ -10,8 +10,8 @@ Everything that needs the whole tree (the search index, the reference graph that
 links and lists who points at a slot, the findings, the map from paths to keys) is built by
 :class:`Index` on a *separate copy* of the tree in a worker thread: the model indexes its bytes
 lazily and caches nodes by identity, which is not safe to share between threads, and the copy
-keeps the page's own requests (children, details) from waiting for it.  The price is memory:
-the file's tree is held twice (docs/view.md has the figures).
+keeps the page's own requests (children, details) from waiting for it.  The two trees share
+the file's bytes; the price is their separate nodes and indexes (docs/view.md has the figures).
 """
 
 from __future__ import annotations
@@ -369,11 +369,18 @@ class ViewData:
 
         tree, package = load()
         tree.types  # noqa: B018  (a malformed type table is reported now, against this file)
+
+        def copy() -> DataTree:
+            """Another tree over the same bytes: ``bytes`` are immutable, so the two trees
+            share them (an unmodified tree's ``to_bson`` is its buffer, not a copy) and only
+            their lazily built nodes and indexes are separate."""
+            return DataTree(tree.to_bson(), tree.container, tree.source)
+
         return cls(
             os.path.basename(name),
             tree,
             package,
-            lambda: load()[0],
+            copy,
             AssetStore(package, asset_dirs),
             file_bytes=os.path.getsize(name),
         )
