@@ -17,6 +17,7 @@ the file's bytes; the price is their separate nodes and indexes (docs/view.md ha
 from __future__ import annotations
 
 import base64
+import itertools
 import math
 import os
 import re
@@ -49,6 +50,8 @@ INCOMING_LIMIT = 200
 FINDINGS_LIMIT = 2000
 #: Slots the ``--html`` export takes at most (the 10k-slot benchmark world: 157 MiB, 2 min).
 STATIC_LIMIT = 10_000
+#: Slots the viewport's GLB takes at most (the 10k world exports in about a second).
+GLB_LIMIT = 20_000
 #: Image kinds a browser shows as they are; other images are converted to PNG (Pillow).
 BROWSER_IMAGES = {
     "png": "image/png",
@@ -652,6 +655,12 @@ class ViewData:
         cached = self._glb.get(key)
         if cached is not None:
             return cached
+        top = self.slot(key)
+        size = sum(1 for _ in itertools.islice(top.walk(), GLB_LIMIT + 1))
+        if size > GLB_LIMIT:  # the export holds the page's lock: seconds for a 100k world
+            raise ViewError(
+                f"more than {GLB_LIMIT} slots under this slot: select a smaller part for 3D"
+            )
         try:
             from brson.gltf.export import export_gltf  # numpy: the gltf extra
         except ImportError:
@@ -660,9 +669,7 @@ class ViewData:
             ) from None
         # Without the top slot's own transform: the subtree is shown where the viewport looks
         # (a hidden top, scale 0 as in the standin sample's Visual, would show nothing).
-        document, _report = export_gltf(
-            self.tree, self.slot(key), assets=self.assets, place_top=False
-        )
+        document, _report = export_gltf(self.tree, top, assets=self.assets, place_top=False)
         data = document.glb()
         self._glb[key] = data
         return data

@@ -309,3 +309,14 @@ def test_static_export_refuses_huge_files(
     assert main(["view", str(STANDIN), "--html", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "36 slots is too many" in err[0] and not out.exists()
+
+
+def test_glb_of_a_huge_subtree_is_refused(
+    standin_server: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from brson.view import data
+
+    monkeypatch.setattr(data, "GLB_LIMIT", 5)
+    status, body = get(standin_server, "/api/glb?key=0.2")
+    assert status == 404 and b"select a smaller part" in body
+    assert get(standin_server, "/api/glb?key=0.0")[0] == 200  # 3 slots
