@@ -307,6 +307,13 @@ class ReferenceGraph:
                 if ref.internal:
                     self.element(ref.target_id)
 
+    def locate_targets(self) -> None:
+        """Find where every referenced ID is defined now, in one pass, without locating the
+        sources (:meth:`where` and :meth:`element` otherwise do it on first use, after
+        ``BATCH_AFTER`` lookups): for a reader that resolves links before it lists who
+        points where (the viewer)."""
+        self._locate_targets()
+
     def _locate_targets(self) -> None:
         """Find where every referenced ID is defined, in one pass over the bytes."""
         if self._targets_located:

@@ -164,6 +164,7 @@ COMMANDS = [
     ["vars", "{f}"],
     ["rename", "{f}", "{root}", "renamed", "-o", "{o}/r.brson"],
     ["extract", "{f}", "-s", "{root}", "-o", "{o}/e.brson"],
+    ["view", "{f}", "--html", "{o}/v.html"],
 ]
 
 
