@@ -12,7 +12,7 @@ OUT    := out
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,gltf]'
+	$(BIN)/python -m pip install -q -e '.[test,gltf,scan,dask]'
 	touch $(STAMP)
 
 # The card's jobs on a real package: extract a subtree (the thumbnail: mesh, material, texture)

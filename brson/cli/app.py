@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "brson.cli.edit",
     "brson.cli.godot",
     "brson.cli.gltf",
+    "brson.cli.scan",
 ]
 
 #: click's exception base, reached through typer's public BadParameter (typer vendors click).
