@@ -87,7 +87,12 @@ def scan(
     with index.writing(root) as marker:
         entries = corpus.walk(paths)
         summary.files = len(entries)
+        # Rows made with other options (no findings, no refs...) are not reused: every file
+        # is scanned again. Until this scan completes, the marker says the index is mixed
+        # (options null), so a scan killed now and run again rescans everything too; a new
+        # index records its options at once, so its own killed scan resumes.
         same_options = marker is not None and marker.get("options") == options.as_dict()
+        index.write_marker(root, options if marker is None or same_options else None)
         known = index.known_files(root)
         scan_number = index.next_scan(root)
         tasks = []

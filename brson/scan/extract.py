@@ -201,7 +201,7 @@ def _describe(
             text = str(type_name)
             parsed.setdefault(text, type_name)
             used[text] += 1
-            _component_rows(component, text, slot.id, slot_path, path, out)
+            _component_rows(component, type_name, text, slot.id, slot_path, path, out)
             assets += _asset_rows(component, text, slot_path, path, out, held)
     for component in tree.assets:  # NeosVR root Assets
         components += 1
@@ -209,7 +209,7 @@ def _describe(
         text = str(type_name)
         parsed.setdefault(text, type_name)
         used[text] += 1
-        _component_rows(component, text, None, "<Assets>", path, out)
+        _component_rows(component, type_name, text, None, "<Assets>", path, out)
         assets += _asset_rows(component, text, "<Assets>", path, out, held)
     for text, type_name in parsed.items():
         out.add(
@@ -239,9 +239,14 @@ def _describe(
 
 
 def _component_rows(
-    component: Component, text: str, slot_id: str | None, slot_path: str, path: str, out: Rows
+    component: Component,
+    type_name: TypeName,
+    text: str,
+    slot_id: str | None,
+    slot_path: str,
+    path: str,
+    out: Rows,
 ) -> None:
-    type_name = TypeName.parse(text)
     out.add(
         "components",
         {

@@ -119,8 +119,13 @@ def known_files(root: Path) -> dict[str, Known]:
     return {path: Known(size, mtime, sha) for path, size, mtime, sha in rows}
 
 
-def write_marker(root: Path, options: Options) -> None:
-    data = {"format": FORMAT, "version": VERSION, "options": options.as_dict()}
+def write_marker(root: Path, options: Options | None) -> None:
+    """``options``: those every row was made with, None while rows of two option sets mix."""
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "options": options.as_dict() if options is not None else None,
+    }
     write_atomic(root / MARKER, (json.dumps(data, indent=2) + "\n").encode())
 
 
