@@ -307,4 +307,3 @@ def _values(key: str, member: Member) -> list[tuple[str, str]]:
     if isinstance(value, list):
         return [(f"{key}[{i}]", item) for i, item in enumerate(value) if isinstance(item, str)]
     return []
-
