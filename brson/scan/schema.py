@@ -1,6 +1,6 @@
 """The index's tables, written once: column names, SQL types and what each column means.
 
-The Parquet schemas (:func:`arrow_schema`), the DDL in ``schemas/scan.sql`` (:func:`ddl`, a
+The Parquet schemas (:func:`arrow_schema`), the DDL in ``docs/scan-tables.sql`` (:func:`ddl`, a
 test checks the committed file is current) and the table list in docs/scan.md all come from
 :data:`TABLES`, so the three cannot drift apart.  Every table has ``path`` (the file, absolute)
 and ``shard`` (the shard that wrote the row; the views hide it, see :mod:`brson.scan.index`).
@@ -135,7 +135,7 @@ def arrow_schema(table: str) -> Any:
 
 
 def ddl() -> str:
-    """``CREATE TABLE`` statements for every table, each column commented (schemas/scan.sql)."""
+    """``CREATE TABLE`` statements for every table, each column commented (docs/scan-tables.sql)."""
     out = [
         "-- The tables of a brson scan index (generated from brson/scan/schema.py by",
         "-- `brson.scan.schema.ddl()`; tests/scan/test_schema.py checks it is current).",
