@@ -1,5 +1,5 @@
 -- The tables of a brson scan index (generated from brson/scan/schema.py by
--- `brson.scan.schema.ddl()`; tests/scan/test_schema.py checks it is current).
+-- `brson.scan.schema.ddl()`; tests/scan/test_cli.py checks it is current).
 -- Stored as Parquet shards; brson.duckdb has one view per table over them, without
 -- the shard column and with only each file's current rows (docs/scan.md).
 

@@ -1,7 +1,7 @@
 """The index's tables, written once: column names, SQL types and what each column means.
 
 The Parquet schemas (:func:`arrow_schema`), the DDL in ``docs/scan-tables.sql`` (:func:`ddl`, a
-test checks the committed file is current) and the table list in docs/scan.md all come from
+test checks the committed file is current) and the tables docs/scan.md points to come from
 :data:`TABLES`, so the three cannot drift apart.  Every table has ``path`` (the file, absolute)
 and ``shard`` (the shard that wrote the row; the views hide it, see :mod:`brson.scan.index`).
 """
@@ -138,7 +138,7 @@ def ddl() -> str:
     """``CREATE TABLE`` statements for every table, each column commented (docs/scan-tables.sql)."""
     out = [
         "-- The tables of a brson scan index (generated from brson/scan/schema.py by",
-        "-- `brson.scan.schema.ddl()`; tests/scan/test_schema.py checks it is current).",
+        "-- `brson.scan.schema.ddl()`; tests/scan/test_cli.py checks it is current).",
         "-- Stored as Parquet shards; brson.duckdb has one view per table over them, without",
         "-- the shard column and with only each file's current rows (docs/scan.md).",
         "",

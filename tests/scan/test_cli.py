@@ -17,6 +17,13 @@ from brson.scan.schema import TABLES, arrow_schema, ddl
 from tests.scan.conftest import PROJECT_ROOT
 
 
+@pytest.fixture(scope="module")
+def small_index(fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    index = tmp_path_factory.mktemp("small") / "index"
+    assert main(["scan", str(fixtures_dir / "real"), "-o", str(index)]) == 0
+    return index
+
+
 def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
     code = main([str(a) for a in args])
     out, err = capsys.readouterr()
@@ -58,14 +65,13 @@ def test_scan_and_query_formats(
 )
 def test_errors_are_one_line(
     capsys: pytest.CaptureFixture[str],
+    small_index: Path,
     fixtures_dir: Path,
     tmp_path: Path,
     args: list[str],
     message: str,
 ) -> None:
-    index = tmp_path / "index"
-    assert main(["scan", str(fixtures_dir / "real"), "-o", str(index)]) == 0
-    capsys.readouterr()
+    index = small_index
     before = sorted(p.name for p in (fixtures_dir / "real").iterdir())
     values = {"index": str(index), "tmp": str(tmp_path), "fixtures": str(fixtures_dir)}
     code, out, err = run(capsys, *[a.format(**values) for a in args])
