@@ -134,7 +134,7 @@ def main() -> int:
     result = {
         "machine": {
             "cpus": os.cpu_count(),
-            "load_average_before": os.getloadavg(),
+            "load_average_at_end": os.getloadavg(),
             "python": platform.python_version(),
         },
         "runs": runs,

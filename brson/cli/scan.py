@@ -64,6 +64,10 @@ def scan(
     batch: Annotated[
         int, typer.Option("--batch", help="Files per shard (commit unit).")
     ] = scan_engine.DEFAULT_BATCH,
+    compact: Annotated[
+        bool,
+        typer.Option("--compact", help="Then rewrite the live rows as one shard (fast queries)."),
+    ] = False,
 ) -> None:
     """Index a library: every archive's facts, components, types, assets and findings into
     Parquet shards and a DuckDB database (docs/scan.md). Re-running skips unchanged files."""
@@ -78,13 +82,16 @@ def scan(
             scheduler=scheduler,
             batch=batch,
             progress=bar.update,
+            compact=compact,
         )
     rate = summary.files_per_second
+    compacted = summary.extra.get("compacted_shards")
+    note = f"; compacted {compacted} shard(s) into 1" if compacted is not None else ""
     stderr.print(
         f"brson scan: {summary.files} file(s): {summary.scanned} scanned, "
         f"{summary.unchanged} unchanged, {summary.failed} failed, {summary.deleted} deleted; "
         f"{summary.shards} shard(s), {summary.rows} row(s) in {summary.seconds:.1f} s "
-        f"({rate:.0f} files/s) -> {output}",
+        f"({rate:.0f} files/s){note} -> {output}",
         markup=False,
     )
 

@@ -67,8 +67,10 @@ def scan(
     scheduler: str | None = None,
     batch: int = DEFAULT_BATCH,
     progress: Progress | None = None,
+    compact: bool = False,
 ) -> Summary:
-    """Scan ``paths`` into the index folder ``output`` (created, or updated incrementally)."""
+    """Scan ``paths`` into the index folder ``output`` (created, or updated incrementally);
+    ``compact``: then rewrite the live rows as one shard (see :func:`index.compact`)."""
     options = options or Options()
     if workers < 1:
         raise ScanError("--workers must be at least 1")
@@ -131,6 +133,8 @@ def scan(
             summary.deleted = len(gone)
             summary.shards += 1
         index.write_marker(root, options)
+        if compact:
+            summary.extra["compacted_shards"] = index.compact(root)
         index.write_database(root)
     summary.seconds = time.perf_counter() - started
     return summary

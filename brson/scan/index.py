@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,16 @@ from brson.scan import shards
 from brson.scan.deps import ScanError, need
 from brson.scan.extract import Options, Rows
 from brson.scan.schema import TABLES
+
+
+def connect(path: str, *, read_only: bool = False) -> Any:
+    """A DuckDB connection without DuckDB's own progress bar (it draws one on stdout for
+    queries over ~2 s, into the JSON or CSV a user is piping)."""
+    duckdb = need("duckdb")
+    con = duckdb.connect(path, read_only=read_only)
+    con.execute("SET enable_progress_bar = false")
+    return con
+
 
 MARKER = "brson-index.json"
 DB = "brson.duckdb"
@@ -107,8 +118,7 @@ def next_scan(root: Path) -> int:
 
 def known_files(root: Path) -> dict[str, Known]:
     """Every file the index holds now (deleted ones excluded), read from the shards."""
-    duckdb = need("duckdb")
-    con = duckdb.connect(":memory:")
+    con = connect(":memory:")
     try:
         rows = con.execute(
             f"SELECT path, size, mtime_ns, sha256 FROM ({_current_sql(root)}) "
@@ -179,11 +189,10 @@ def view_sql(root: Path) -> list[str]:
 
 def write_database(root: Path) -> None:
     """Write ``brson.duckdb`` anew (temp + rename: a reader never sees a half-made one)."""
-    duckdb = need("duckdb")
     tmp = root / shards.TMP / DB
     with contextlib.suppress(FileNotFoundError):
         tmp.unlink()
-    con = duckdb.connect(str(tmp))
+    con = connect(str(tmp))
     try:
         for statement in view_sql(root):
             con.execute(statement)
@@ -191,3 +200,36 @@ def write_database(root: Path) -> None:
     finally:
         con.close()
     os.replace(tmp, root / DB)
+
+
+def compact(root: Path) -> int:
+    """Rewrite the live rows as one new shard and drop the shards it supersedes; returns how
+    many shards were dropped.  Safe to kill at any point: the compacted shard is committed
+    (one rename) before anything is removed, and old shards go oldest first, each by a rename
+    out of ``shards/`` (a file's latest row among those left is always its true latest, so a
+    deleted file cannot come back).  Deleted files' rows are dropped for good."""
+    shard = shards.shard_name(next_scan(root), 0)
+    folder = root / shards.TMP / shard
+    folder.mkdir(parents=True)
+    old = [name for name in shards.committed(root) if name != shards.EMPTY]
+    con = connect(":memory:")
+    try:
+        for statement in view_sql(root):
+            con.execute(statement.replace("CREATE VIEW", "CREATE TEMP VIEW"))
+        for table, columns in TABLES.items():
+            names = ", ".join(
+                f"'{shard}' AS shard" if c.name == "shard" else f'"{c.name}"' for c in columns
+            )
+            source = "files WHERE status <> 'deleted'" if table == "files" else table
+            target = str(folder / f"{table}.parquet").replace("'", "''")
+            con.execute(
+                f"COPY (SELECT {names} FROM {source}) TO '{target}' "
+                "(FORMAT parquet, COMPRESSION zstd)"
+            )
+    finally:
+        con.close()
+    shards.commit(root, shard)
+    for name in old:  # oldest first
+        os.rename(root / shards.SHARDS / name, root / shards.TMP / f"old-{name}")
+        shutil.rmtree(root / shards.TMP / f"old-{name}")
+    return len(old)

@@ -35,7 +35,7 @@ def run(
     if not sql:
         raise ScanError("give SQL or --report NAME")
     try:
-        con = duckdb.connect(str(folder / index.DB), read_only=True)
+        con = index.connect(str(folder / index.DB), read_only=True)
     except duckdb.Error as exc:
         raise ScanError(f"cannot open the index: {_first_line(exc)}", file=str(folder)) from None
     try:

@@ -89,3 +89,22 @@ def test_other_options_rescan_everything(library: Path, tmp_path: Path) -> None:
     assert query("SELECT count(*) FROM refs")[0][0] > 100
     assert query("SELECT count(*) FROM slots")[0][0] == query("SELECT sum(slots) FROM files")[0][0]
     assert engine.scan([library], index, options=with_refs).scanned == 0
+
+
+def test_compact_keeps_the_tables(library: Path, tmp_path: Path) -> None:
+    """--compact rewrites the live rows as one shard: same tables, deleted files gone, the
+    superseded shards removed; later scans go on from it."""
+    index = tmp_path / "index"
+    engine.scan([library], index, options=OPTIONS, batch=5)
+    victim = sorted(library.glob("*.*bson"))[3]
+    victim.unlink()
+    engine.scan([library], index, options=OPTIONS, batch=5)
+    before = live(index)
+    summary = engine.scan([library], index, options=OPTIONS, batch=5, compact=True)
+    assert summary.extra["compacted_shards"] == 8  # 7 batches + the deletion shard
+    assert sorted(os.listdir(index / "shards")) == ["000000-000000", "000003-000000"]
+    assert dump_tables(index) == before  # the deleted file's row is gone with its shards
+    added = library / "again.brson"
+    shutil.copy2(sorted(library.glob("*.brson"))[0], added)
+    assert engine.scan([library], index, options=OPTIONS).scanned == 1
+    assert sql(index)(f"SELECT count(*) FROM files WHERE path = '{added}'") == [(1,)]
