@@ -143,11 +143,14 @@ def main() -> int:
             runs["small-local-2"]["peak_rss_mib"],
             runs["local-2"]["peak_rss_mib"],
         ],
+        "shards": len(os.listdir(work / "l2" / "shards")),
         "report_latency_ms": latency(work / "l2"),
         "index_size_mib": round(
             sum(p.stat().st_size for p in (work / "l2").rglob("*") if p.is_file()) / 2**20, 1
         ),
     }
+    runs["compact-2"] = scan(big, work / "l2", "--workers", "2", "--compact", fresh=False)
+    result["report_latency_compacted_ms"] = latency(work / "l2")
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
     print("| run | files | wall s | files/s | CPU ms/file | RSS coordinator | RSS worker | load |")
     print("|---|---|---|---|---|---|---|---|")
@@ -158,7 +161,8 @@ def main() -> int:
             f"{run['peak_worker_rss_mib']} MiB | {run['load_average_at_start']} |"
         )
     print(f"scaling 1 -> 2 workers: {result['scaling_1_to_2']}x")
-    print(f"report latency (ms): {result['report_latency_ms']}")
+    print(f"report latency (ms), {result['shards']} shards: {result['report_latency_ms']}")
+    print(f"report latency (ms), compacted: {result['report_latency_compacted_ms']}")
     print(f"index size: {result['index_size_mib']} MiB; results in {RESULTS}")
     return 0
 

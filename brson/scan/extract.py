@@ -9,6 +9,8 @@ a scan of a million.  An unexpected exception (a bug) is recorded the same way, 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,7 +21,7 @@ from brson.assets import parse_url
 from brson.codecs import limits
 from brson.container import is_package_name
 from brson.errors import BrsonError
-from brson.fileio import read_bytes
+from brson.fileio import FileError, read_bytes
 from brson.graph.refs import ReferenceGraph
 from brson.model.tree import Component, DataTree, Member
 from brson.model.typename import TypeName
@@ -81,7 +83,12 @@ def scan_file(task: Task, options: Options, out: Rows) -> str:
         "status": "ok",
     }
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            # A FIFO or device in a library folder would block the worker forever on read.
+            raise FileError("not a regular file (a FIFO, socket or device)", file=path)
         data = read_bytes(path)
+    except OSError as exc:
+        return _failed(row, FileError(f"cannot read ({exc.strerror})", file=path), started, out)
     except BrsonError as exc:
         return _failed(row, exc, started, out)
     sha = hashlib.sha256(data).hexdigest()

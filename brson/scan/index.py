@@ -118,12 +118,15 @@ def next_scan(root: Path) -> int:
 
 def known_files(root: Path) -> dict[str, Known]:
     """Every file the index holds now (deleted ones excluded), read from the shards."""
+    duckdb = need("duckdb")
     con = connect(":memory:")
     try:
         rows = con.execute(
             f"SELECT path, size, mtime_ns, sha256 FROM ({_current_sql(root)}) "
             "WHERE status <> 'deleted'"
         ).fetchall()
+    except duckdb.Error as exc:
+        raise ScanError(f"the index's shards cannot be read: {exc}", file=str(root)) from None
     finally:
         con.close()
     return {path: Known(size, mtime, sha) for path, size, mtime, sha in rows}

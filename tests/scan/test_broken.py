@@ -60,3 +60,13 @@ def test_recursion_is_contained(monkeypatch: pytest.MonkeyPatch, fixtures_dir: P
     path = str(fixtures_dir / "tiny.brson")
     assert extract.scan_file(Task(path, None, None), Options(), out) == "error"
     assert os.path.basename(out.tables["files"][0]["path"]) == "tiny.brson"
+
+
+def test_fifo_is_an_error_row_not_a_hang(tmp_path: Path) -> None:
+    library = tmp_path / "lib"
+    library.mkdir()
+    os.mkfifo(library / "pipe.brson")
+    summary = engine.scan([library], tmp_path / "index", options=OPTIONS)
+    assert (summary.files, summary.failed) == (1, 1)
+    ((message,),) = sql(tmp_path / "index")("SELECT error_message FROM files")
+    assert "not a regular file" in message
