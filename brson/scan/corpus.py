@@ -27,6 +27,22 @@ class Entry:
     size: int | None
     mtime_ns: int | None
 
+    @property
+    def name(self) -> str:
+        """The path as the index stores it (see :func:`display`)."""
+        return display(self.path)
+
+
+def display(path: str) -> str:
+    """A path as text every table can hold: a file name that is not UTF-8 (Python keeps its
+    bytes as lone surrogates, which Parquet and DuckDB refuse) gets ``\\xNN`` escapes; any
+    other path is itself."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return path
+
 
 def is_archive_name(name: str) -> bool:
     return name.lower().endswith(SUFFIXES)

@@ -99,7 +99,8 @@ def scan(
         scan_number = index.next_scan(root)
         tasks = []
         for entry in entries:
-            before = known.get(entry.path) if same_options else None
+            name = entry.name
+            before = known.get(name) if same_options else None
             unchanged = (
                 before is not None
                 and before.size == entry.size
@@ -107,8 +108,9 @@ def scan(
                 and entry.size is not None
             )
             sha = before.sha256 if before is not None and unchanged else None
-            tasks.append(Task(entry.path, entry.size, entry.mtime_ns, sha))
-        listed = {entry.path for entry in entries}
+            renamed = name if name != entry.path else None
+            tasks.append(Task(entry.path, entry.size, entry.mtime_ns, sha, renamed))
+        listed = {entry.name for entry in entries}
         gone = sorted(p for p in known if p not in listed and not os.path.lexists(p))
         batches = [tasks[i : i + batch] for i in range(0, len(tasks), batch)]
         named = [(shards.shard_name(scan_number, n + 1), b) for n, b in enumerate(batches)]

@@ -58,6 +58,9 @@ class Task:
     size: int | None
     mtime_ns: int | None
     known_sha256: str | None = None
+    #: The path as stored in the tables, when it differs from ``path`` (a file name that is
+    #: not UTF-8, see :func:`brson.scan.corpus.display`).
+    name: str | None = None
 
 
 @dataclass
@@ -74,7 +77,7 @@ def scan_file(task: Task, options: Options, out: Rows) -> str:
     """Add the rows of one file to ``out``; returns its status: ``ok``, ``error`` or
     ``unchanged`` (nothing added)."""
     started = time.perf_counter()
-    path = task.path
+    path = task.name or task.path
     row: Row = {
         "path": path,
         "size": task.size,
@@ -83,10 +86,10 @@ def scan_file(task: Task, options: Options, out: Rows) -> str:
         "status": "ok",
     }
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
+        if not stat.S_ISREG(os.stat(task.path).st_mode):
             # A FIFO or device in a library folder would block the worker forever on read.
             raise FileError("not a regular file (a FIFO, socket or device)", file=path)
-        data = read_bytes(path)
+        data = read_bytes(task.path)
     except OSError as exc:
         return _failed(row, FileError(f"cannot read ({exc.strerror})", file=path), started, out)
     except BrsonError as exc:
@@ -98,7 +101,7 @@ def scan_file(task: Task, options: Options, out: Rows) -> str:
     row["size"] = len(data)
     children = Rows()
     try:
-        _parse(data, path, row, options, children)
+        _parse(data, task.path, path, row, options, children)
     except BrsonError as exc:
         return _failed(row, exc, started, out, children if options.validate else None)
     except (Exception, RecursionError) as exc:  # a bug must not end the scan either
@@ -131,11 +134,12 @@ def _failed(
     return "error"
 
 
-def _parse(data: bytes, path: str, row: Row, options: Options, out: Rows) -> None:
+def _parse(data: bytes, real: str, path: str, row: Row, options: Options, out: Rows) -> None:
+    """``real``: the file's path on disk; ``path``: as the tables store it."""
     if options.validate:
         # validate reads the file itself (its container rules need the raw bytes and, for a
         # package, the zip); parsing again costs ~5% of validating.
-        source: bytes | str = path if is_package_name(path) else data
+        source: bytes | str = real if is_package_name(path) else data
         findings = validate(source, name=path, max_size=options.max_size)
         for finding in findings:
             out.add(

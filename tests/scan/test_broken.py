@@ -70,3 +70,20 @@ def test_fifo_is_an_error_row_not_a_hang(tmp_path: Path) -> None:
     assert (summary.files, summary.failed) == (1, 1)
     ((message,),) = sql(tmp_path / "index")("SELECT error_message FROM files")
     assert "not a regular file" in message
+
+
+def test_file_name_not_utf8(tmp_path: Path, fixtures_dir: Path) -> None:
+    """A name Python holds as lone surrogates is stored escaped, read by its real bytes, and
+    recognised as unchanged on the next scan."""
+    library = tmp_path / "lib"
+    library.mkdir()
+    raw = os.path.join(os.fsencode(library), b"caf\xe9.brson")
+    with open(raw, "wb") as handle:
+        handle.write((fixtures_dir / "tiny.brson").read_bytes())
+    index = tmp_path / "index"
+    summary = engine.scan([library], index, options=OPTIONS)
+    assert (summary.files, summary.failed) == (1, 0)
+    ((path, status),) = sql(index)("SELECT path, status FROM files")
+    assert path.endswith("caf\\xe9.brson") and status == "ok"
+    again = engine.scan([library], index, options=OPTIONS)
+    assert (again.unchanged, again.deleted) == (1, 0)
