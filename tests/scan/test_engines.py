@@ -74,3 +74,26 @@ def test_sigkill_then_rerun_identical(corpus: Path, clean_index: Path, tmp_path:
     assert summary.unchanged >= 5 * 40  # the committed shards' files were kept, not redone
     assert summary.unchanged + summary.scanned == summary.files
     assert dump_tables(index) == dump_tables(clean_index)
+
+
+def test_dask_scheduler_address(fixtures_dir: Path, tmp_path: Path) -> None:
+    """--scheduler: a running cluster's address (here a LocalCluster started by the test)."""
+    import logging
+
+    from dask.distributed import LocalCluster
+
+    library = fixtures_dir / "validate"
+    local = engine.scan([library], tmp_path / "local", options=OPTIONS, batch=9)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR
+    ) as cluster:
+        remote = engine.scan(
+            [library],
+            tmp_path / "remote",
+            options=OPTIONS,
+            engine="dask",
+            scheduler=cluster.scheduler_address,
+            batch=9,
+        )
+    assert remote.scanned == local.scanned == local.files > 30
+    assert dump_tables(tmp_path / "remote") == dump_tables(tmp_path / "local")
