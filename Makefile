@@ -9,12 +9,12 @@ OUT    := out
 #: The viewer's three.js bundle (`brson view`), built from npm packages pinned by a lockfile.
 THREE  := brson/view/static/vendor/three.bundle.min.js
 
-.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf clean vendor browser
+.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,gltf]'
+	$(BIN)/python -m pip install -q -e '.[test,gltf,scan,dask]'
 	touch $(STAMP)
 
 # The card's jobs on a real package: extract a subtree (the thumbnail: mesh, material, texture)
@@ -83,6 +83,13 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix benchmarks/js
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+	$(MAKE) bench-scan
+
+# brson scan on a generated 10,000-file library: 1 and 2 local workers, a 2-worker Dask
+# LocalCluster, memory at 1k vs 10k files, report latency (docs/scan.md, docs/benchmarks-scan.json).
+# BENCH_SCAN_ARGS="--files 2000 --small 500" for a quick run.
+bench-scan: $(STAMP)
+	$(BIN)/python benchmarks/scan.py $(BENCH_SCAN_ARGS)
 
 # glTF export of a 100k-vertex skinned avatar and of the 10k-slot world against reading the same
 # bytes (docs/benchmarks-gltf.json, docs/gltf-export.md).

@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "brson.cli.godot",
     "brson.cli.gltf",
     "brson.cli.view",
+    "brson.cli.scan",
 ]
 
 #: click's exception base, reached through typer's public BadParameter (typer vendors click).

@@ -1,0 +1,79 @@
+"""The scan tests' library: ~1,800 generated archives (fixtures/scan/make_corpus.py) made
+once per session, and one clean single-worker index every other scan is compared with.
+
+duckdb, pyarrow and dask are imported at the top on purpose: without the ``scan``/``dask``
+extras these tests fail (an error at collection), they never skip."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import dask.distributed  # noqa: F401  (must be installed: fail, never skip)
+import duckdb
+import pyarrow  # noqa: F401
+import pytest
+
+from brson.scan import engine
+from brson.scan.extract import Options
+from brson.scan.schema import TABLES
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+#: Items in the test library (plus ~280 duplicates, broken, hostile and real files).
+ITEMS = 1500
+#: Bombs are refused at this size instead of being decompressed to 4 GiB's check (fast).
+MAX_SIZE = 32 << 20
+OPTIONS = Options(max_size=MAX_SIZE)
+
+
+def load_generator() -> ModuleType:
+    path = PROJECT_ROOT / "fixtures" / "scan" / "make_corpus.py"
+    spec = importlib.util.spec_from_file_location("make_corpus", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("library")
+    load_generator().make(root, ITEMS)
+    return root
+
+
+@pytest.fixture(scope="session")
+def clean_index(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference: one worker, local engine, default batch."""
+    out = tmp_path_factory.mktemp("clean") / "index"
+    summary = engine.scan([corpus], out, options=OPTIONS, workers=1)
+    assert summary.scanned == summary.files > ITEMS
+    return out
+
+
+def dump_tables(index: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every view's rows, sorted, without ``seconds`` (the one column that varies by run):
+    two indexes of the same library compare equal exactly when these are equal."""
+    con = duckdb.connect(str(index / "brson.duckdb"), read_only=True)
+    try:
+        out = {}
+        for table in TABLES:
+            exclude = " EXCLUDE (seconds)" if table == "files" else ""
+            out[table] = con.execute(f"SELECT *{exclude} FROM {table} ORDER BY ALL").fetchall()
+        return out
+    finally:
+        con.close()
+
+
+def sql(index: Path) -> Callable[[str], list[tuple[Any, ...]]]:
+    def run(query: str) -> list[tuple[Any, ...]]:
+        con = duckdb.connect(str(index / "brson.duckdb"), read_only=True)
+        try:
+            return con.execute(query).fetchall()
+        finally:
+            con.close()
+
+    return run
