@@ -12,6 +12,7 @@ from brson.cli.common import EXIT_FINDINGS, State, print_json, stdout
 from brson.errors import BrsonError
 from brson.model.tree import DataTree
 from brson.ops.diff import diff as diff_trees
+from brson.ops.patch import make_patch
 
 app = typer.Typer()
 
@@ -24,9 +25,12 @@ def diff(
 ) -> None:
     """Slots added/removed/moved/renamed, components added/removed, member values changed,
     type table changes. Exit 0 when the trees are equal (whatever their codecs), 1 when not."""
-    result = diff_trees(_loaded(a), _loaded(b))
+    tree_a, tree_b = _loaded(a), _loaded(b)
+    result = diff_trees(tree_a, tree_b)
     if json_out:
-        print_json(result.to_dict())
+        # The summary keys, then ``patch``: what ``brson apply`` needs to turn A into B byte
+        # for byte (new values and documents in the JSON form; see docs/editing.md).
+        print_json({**result.to_dict(), "patch": make_patch(tree_a, tree_b)})
     else:
         for line in result.lines():
             stdout.print(line, markup=False)
