@@ -446,8 +446,11 @@ def apply_patch(
         raise ops_patch.PatchError(f"invalid JSON ({exc})", file=str(patch_file)) from None
     except ops_patch.PatchError as exc:
         raise exc.in_file(str(patch_file)) from None
-    with progress("applying"):
-        result = ops_patch.apply_patch(source.tree, patch)
+    try:
+        with progress("applying"):
+            result = ops_patch.apply_patch(source.tree, patch)
+    except ops_patch.PatchError as exc:  # a malformed part met while applying
+        raise exc.in_file(str(patch_file)) from None
     if result.bson is None:
         if json_out:
             print_json(

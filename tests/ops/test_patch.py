@@ -214,7 +214,7 @@ def test_same_member_changed_on_both_sides_is_a_conflict() -> None:
     assert (conflict.kind, conflict.id, conflict.key) == ("slot", slot.id, "Name.Data")
     assert conflict.path.endswith("C's name")
     assert '"Visual"' not in conflict.message or "expected" in conflict.message
-    assert "found \"C's name\"" in conflict.message
+    assert 'found "C\'s name"' in conflict.message
 
 
 def test_removed_in_target_and_changed_by_patch() -> None:

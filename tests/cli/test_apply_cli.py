@@ -1,0 +1,169 @@
+"""``brson apply`` and ``--in-place``: the diff's JSON applied to A writes B byte for byte (the
+archive file itself, in A's codec and framing); conflicts exit 1 and write nothing; edits can
+replace their FILE atomically."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import brson
+from brson.cli.app import main
+from brson.package import load_package
+
+STANDIN = "orange3134_loading_standin.brson"
+ARCHIVES = [
+    "orange3134_loading_standin.brson",
+    "orange3134_AvatarRootIdentification.brson",
+    "mar_AimConstraint.pg.brson",
+    "redx_5ce7cdf5.7zbson",
+]
+PACKAGES = [
+    "orange3134_loading_standin.resonitepackage",
+    "orange3134_AvatarRootIdentification.resonitepackage",
+    "mar_coresys.resonitepackage",
+]
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def first_child(path: Path) -> str:
+    tree = brson.load(path)
+    slot = tree.root.children[0]
+    assert slot.id is not None
+    return slot.id
+
+
+def make_b(capsys: pytest.CaptureFixture[str], a: Path, b: Path) -> None:
+    """B: A with its first child renamed and deactivated, by two edit commands."""
+    middle = b.with_name("middle" + b.suffix)
+    assert run(capsys, "rename", a, first_child(a), "Renamed", "-o", middle)[0] == 0
+    assert run(capsys, "set", middle, f"{first_child(a)}.Active", "false", "-o", b)[0] == 0
+
+
+@pytest.mark.parametrize("name", ARCHIVES + PACKAGES)
+def test_apply_diff_to_a_writes_b(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    a = samples_dir / name
+    b = tmp_path / f"b{''.join(a.suffixes[-1:])}"
+    make_b(capsys, a, b)
+    code, diff_json, _ = run(capsys, "diff", a, b, "--json")
+    assert code == 1
+    assert "patch" in json.loads(diff_json)
+    patch = tmp_path / "ab.json"
+    patch.write_text(diff_json)
+    out = tmp_path / f"out{b.suffix}"
+    code, text, err = run(capsys, "apply", a, patch, "-o", out)
+    assert (code, err) == (0, ""), err
+    assert "byte-identical to the diff's B" in text
+    if name in PACKAGES:  # a zip: the main tree's BSON is B's; the assets are kept
+        assert brson.load(out).to_bson() == brson.load(b).to_bson()
+        assert set(load_package(out).assets) == set(load_package(b).assets)
+    else:
+        assert out.read_bytes() == b.read_bytes()
+
+
+def test_conflict_exit_1_nothing_written(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = samples_dir / STANDIN
+    b, c = tmp_path / "b.brson", tmp_path / "c.brson"
+    make_b(capsys, a, b)
+    slot_id = first_child(a)
+    run(capsys, "rename", a, slot_id, "Other", "-o", c)
+    patch = tmp_path / "ab.json"
+    patch.write_text(run(capsys, "diff", a, b, "--json")[1])
+    out = tmp_path / "out.brson"
+    code, text, err = run(capsys, "apply", c, patch, "-o", out)
+    assert code == 1 and err == ""
+    assert not out.exists()
+    lines = text.splitlines()
+    assert lines[0] == f"1 conflict(s) applying {patch} to {c}:"
+    assert lines[1].startswith(f"  slot {slot_id} (")
+    assert '/Other) Name.Data: expected "' in lines[1]
+    assert lines[-1] == "nothing written"
+    code, text, _ = run(capsys, "apply", c, patch, "-o", out, "--json")
+    report = json.loads(text)
+    assert code == 1 and report["output"] is None
+    [conflict] = report["conflicts"]
+    assert (conflict["kind"], conflict["id"], conflict["key"]) == ("slot", slot_id, "Name.Data")
+
+
+def test_apply_json_report_and_stdin(
+    samples_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    a = samples_dir / STANDIN
+    b = tmp_path / "b.brson"
+    make_b(capsys, a, b)
+    diff_json = run(capsys, "diff", a, b, "--json")[1]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(diff_json.encode())))
+    out = tmp_path / "out.brson"
+    code, text, _ = run(capsys, "apply", a, "-", "-o", out, "--json")
+    assert code == 0
+    assert json.loads(text) == {
+        "output": str(out),
+        "applied": 1,  # one element: the slot renamed and deactivated
+        "conflicts": [],
+        "identical_to_b": True,
+    }
+
+
+def test_bad_patch_is_one_line(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = samples_dir / STANDIN
+    for content, expected in (
+        ("{not json", "invalid JSON"),
+        ('{"equal": true}', "not a patch"),
+        ('{"patch": {"format": "brson-patch/1", "slots": 3}}', "slots in the patch is not a list"),
+    ):
+        patch = tmp_path / "p.json"
+        patch.write_text(content)
+        code, out, err = run(capsys, "apply", a, patch, "-o", tmp_path / "o.brson")
+        assert code == 2 and out == ""
+        assert expected in err and str(patch) in err and len(err.splitlines()) == 1
+
+
+def test_in_place(samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    work = tmp_path / "work.brson"
+    shutil.copy(samples_dir / STANDIN, work)
+    slot_id = first_child(work)
+    code, _, err = run(capsys, "rename", work, slot_id, "InPlace", "--in-place")
+    assert (code, err) == (0, "")
+    assert brson.load(work).root.children[0].name == "InPlace"
+    assert [p.name for p in tmp_path.iterdir()] == ["work.brson"]  # no temporary left
+    code, _, err = run(capsys, "rename", work, slot_id, "x", "--in-place", "-o", tmp_path / "o")
+    assert code == 2 and "not both" in err
+    code, _, err = run(capsys, "rename", work, slot_id, "x")
+    assert code == 2 and "--in-place" in err
+    # apply in place: A becomes B
+    b = tmp_path / "b.brson"
+    shutil.copy(samples_dir / STANDIN, tmp_path / "a.brson")
+    make_b(capsys, tmp_path / "a.brson", b)
+    patch = tmp_path / "ab.json"
+    patch.write_text(run(capsys, "diff", tmp_path / "a.brson", b, "--json")[1])
+    code, _, err = run(capsys, "apply", tmp_path / "a.brson", patch, "-i")
+    assert (code, err) == (0, "")
+    assert (tmp_path / "a.brson").read_bytes() == b.read_bytes()
+
+
+def test_in_place_never_takes_the_other_input(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "work.brson"
+    shutil.copy(samples_dir / STANDIN, work)
+    code, _, err = run(capsys, "apply", work, work, "--in-place")
+    assert code == 2 and "is an input of this command" in err
