@@ -171,12 +171,24 @@ def to_json(
         Path | None, typer.Option("-o", "--output", help="Write here (default or -: stdout).")
     ] = None,
     compact: Annotated[bool, typer.Option(help="One line instead of indented.")] = False,
+    container: Annotated[
+        bool,
+        typer.Option(
+            help='Record FILE\'s framing and codec as a leading "$container" key, which '
+            "from-json writes back (--no-container: the bare document).",
+        ),
+    ] = True,
 ) -> None:
     """The lossless JSON form (int64 as $numberLong, exact doubles); see docs/json-form.md."""
     if output is not None:
         check_output(output, src)
     tree = api.load(src, max_size=State.max_size)
-    text = jsonform.dumps(tree.decoded(), indent=None if compact else 1) + "\n"
+    record = (
+        jsonform.container_record(tree.container)
+        if container and tree.container is not None
+        else None
+    )
+    text = jsonform.dumps(tree.decoded(), indent=None if compact else 1, container=record) + "\n"
     if output is None:
         stdout.file.write(text)
     else:
@@ -189,15 +201,29 @@ def from_json(
         Path, typer.Argument(metavar="FILE", help="JSON form written by to-json; - for stdin.")
     ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Archive to write; - for stdout.")],
-    codec: Annotated[str | None, typer.Option(help="brotli, lzma, lz4 or none.")] = None,
-    legacy: Annotated[bool, typer.Option(help="Write a headerless NeosVR-style file.")] = False,
+    codec: Annotated[
+        str | None,
+        typer.Option(
+            help="brotli, lzma, lz4 or none (default: OUT's extension, else the recorded codec, "
+            "else brotli)."
+        ),
+    ] = None,
+    legacy: Annotated[
+        bool | None,
+        typer.Option(
+            "--legacy/--frdt",
+            help="Write a headerless NeosVR-style file, or one with the FrDT header "
+            "(default: the recorded framing, else FrDT).",
+        ),
+    ] = None,
 ) -> None:
-    """Build an archive from the JSON form; byte-identical BSON to the original."""
+    """Build an archive from the JSON form: byte-identical BSON to the original, in the
+    framing and codec to-json recorded unless told otherwise."""
     check_output(output, src)
     if str(output) == STDIO:
         _refuse_terminal()
     try:
-        doc = jsonform.loads(read_input(src))
+        doc, recorded = jsonform.loads_archive(read_input(src))
     except api.BrsonError as exc:
         raise exc.in_file(str(src)) from None
     restored = restore_transform_doubles(doc)
@@ -211,4 +237,8 @@ def from_json(
     if is_package_name(output):
         save_package(DataTree(data), output, [])
         return
-    _write_archive(data, output, output_codec(codec, str(output), Codec.BROTLI), legacy)
+    recorded_codec, recorded_legacy = recorded if recorded else (Codec.BROTLI, False)
+    chosen = output_codec(codec, str(output), recorded_codec)
+    if legacy is None:  # Brotli has no headerless form: a .brson OUT gets the header
+        legacy = recorded_legacy and chosen is not Codec.BROTLI
+    _write_archive(data, output, chosen, legacy)
