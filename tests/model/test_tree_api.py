@@ -143,7 +143,7 @@ def test_select_raises_where_find_returns_none() -> None:
     tree = brson.load(sample(STANDIN))
     visual = tree.select("Visual")
     assert visual is tree.find("Visual") and visual is tree.select(str(visual.id))
-    with pytest.raises(SelectorError, match="no slot matches 'Visul'; did you mean .*Visual"):
+    with pytest.raises(SelectorError, match=r"no slot matches 'Visul'; did you mean .*Visual"):
         tree.select("Visul")
     assert tree.find("Visul") is None
     assert visual.find_component("NoSuchComponent") is None
