@@ -432,7 +432,10 @@ def make_patch(a: DataTree, b: DataTree) -> dict[str, Any]:
     except _Undecomposable:
         patch = None
     if patch is not None:
-        result = apply_patch(DataTree(bytes_a), patch)
+        try:
+            result = apply_patch(DataTree(bytes_a), patch)
+        except BrsonError:  # a value the JSON form cannot carry: fall back
+            result = ApplyResult(None)
         if result.bson == bytes_b:
             return patch
     return {**base, "replace": jsonform.to_jsonable(doc_b)}
@@ -696,8 +699,17 @@ def _reorder(holder: dict[str, Any], keys: list[str]) -> None:
 def apply_patch(tree: DataTree, patch: dict[str, Any]) -> ApplyResult:
     """Apply a patch (see :func:`read_patch`) to ``tree``.  Nothing is changed in ``tree``: the
     result's ``bson`` is the new document, or ``None`` with the conflicts when any change
-    does not apply."""
+    does not apply.  A malformed patch raises :class:`PatchError`, never anything else."""
     patch = read_patch(patch)
+    try:
+        return _apply(tree, patch)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        # The patch is input like any file: a shape the checks above did not foresee is
+        # still one error naming it, not a traceback.
+        raise PatchError(f"malformed patch ({type(exc).__name__}: {exc})") from None
+
+
+def _apply(tree: DataTree, patch: dict[str, Any]) -> ApplyResult:
     data = tree.to_bson()
     result_sha = patch.get("result")
     if sha256(data) == result_sha:
@@ -764,7 +776,10 @@ def _orders(record: dict[str, Any]) -> list[tuple[KeyPath, list[str]]]:
     for item in _list(record.get("order"), "order"):
         if not isinstance(item, dict):
             raise PatchError("an order in the patch is not an object")
-        out.append((tuple(str(k) for k in item.get("key", [])), [str(k) for k in item["keys"]]))
+        key, keys = item.get("key", []), item.get("keys")
+        if not isinstance(key, list) or not isinstance(keys, list):
+            raise PatchError("an order in the patch needs a key and keys lists")
+        out.append((tuple(str(k) for k in key), [str(k) for k in keys]))
     return out
 
 
@@ -803,8 +818,15 @@ def _apply_types(applier: _Applier, record: Any) -> None:
     B dropped are dropped at the end when nothing uses them: :func:`_prune_types`)."""
     if record is None:
         return
+    if not isinstance(record, dict):
+        raise PatchError("types in the patch is not an object")
     parts = applier.parts
     old, new = record.get("old"), record.get("new")
+    for table in (old, new):
+        if table is not None and not (
+            isinstance(table, list) and all(isinstance(n, str) for n in table)
+        ):
+            raise PatchError("a Types table in the patch is not a list of names")
     if parts.types is None or new is None:
         if parts.types != old and parts.types != new:
             applier.conflict("root", None, "<root>", "the Types table is missing", ("Types",))

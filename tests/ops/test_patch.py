@@ -297,3 +297,37 @@ def test_replace_fallback_for_duplicate_ids() -> None:
     assert apply_patch(a, patch).bson == b.to_bson()
     other = apply_patch(brson.load(STANDIN), patch)
     assert other.bson is None and "exact file" in other.conflicts[0].message
+
+
+def _leaves(node: object, path: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    out: list[tuple[object, ...]] = [path]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            out += _leaves(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            out += _leaves(value, (*path, index))
+    return out
+
+
+def test_hostile_patches_fail_cleanly() -> None:
+    """Every part of a real patch replaced by a value of another shape: the apply either
+    works, reports conflicts, or raises PatchError, never another exception."""
+    import contextlib
+    import random
+
+    from brson.errors import BrsonError
+
+    base = through_json(make_patch(brson.load(STANDIN), edited(STANDIN, everything)))
+    rng = random.Random(18)
+    odd: list[object] = [None, 3, -1, "x", [], {}, [3], {"a": 1}, "brson-patch/1", 1.5, True]
+    paths = _leaves(base)
+    for _ in range(400):
+        patch = json.loads(json.dumps(base))
+        path = rng.choice(paths[1:])
+        holder = patch
+        for part in path[:-1]:
+            holder = holder[part]
+        holder[path[-1]] = rng.choice(odd)
+        with contextlib.suppress(BrsonError):
+            apply_patch(brson.load(STANDIN), patch)
