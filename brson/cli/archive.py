@@ -18,6 +18,7 @@ from brson.cli.common import (
     human_size,
     output_codec,
     print_json,
+    progress,
     read_input,
     save_package,
     stderr,
@@ -146,8 +147,13 @@ def convert(
         source = Source(src)
         save_package(source.tree, dst, [source.package] if source.package else [])
         return
-    tree = api.load(src, max_size=State.max_size)
-    _write_archive(tree, dst, output_codec(codec, str(dst)), legacy)
+    chosen = output_codec(codec, str(dst))
+    with progress(f"reading {_sized(src)}", total=2) as bar:
+        tree = api.load(src, max_size=State.max_size)
+        label = (chosen or _own_codec(tree)).label
+        bar.stage(f"compressing {_bson_size(tree)} of BSON ({label})")
+        _write_archive(tree, dst, chosen, legacy)
+        bar.advance()
 
 
 def _write_archive(obj: DataTree | bytes, dst: Path, codec: Codec | None, legacy: bool) -> None:
@@ -156,6 +162,23 @@ def _write_archive(obj: DataTree | bytes, dst: Path, codec: Codec | None, legacy
         write_output(dst, api.dumps(obj, codec, legacy=legacy))
     else:
         api.dump(obj, dst, codec, legacy=legacy)
+
+
+def _sized(path: Path) -> str:
+    """``NAME (SIZE)`` for progress descriptions (the size when the file has one)."""
+    try:
+        return f"{path.name} ({human_size(path.stat().st_size)})"
+    except OSError:
+        return str(path)
+
+
+def _bson_size(tree: DataTree) -> str:
+    container = tree.container
+    return human_size(container.uncompressed_size if container else len(tree.to_bson()))
+
+
+def _own_codec(tree: DataTree) -> Codec:
+    return tree.container.codec if tree.container is not None else Codec.BROTLI
 
 
 def _refuse_terminal() -> None:
@@ -182,17 +205,22 @@ def to_json(
     """The lossless JSON form (int64 as $numberLong, exact doubles); see docs/json-form.md."""
     if output is not None:
         check_output(output, src)
-    tree = api.load(src, max_size=State.max_size)
-    record = (
-        jsonform.container_record(tree.container)
-        if container and tree.container is not None
-        else None
-    )
-    text = jsonform.dumps(tree.decoded(), indent=None if compact else 1, container=record) + "\n"
-    if output is None:
-        stdout.file.write(text)
-    else:
-        write_output(output, text.encode())
+    with progress(f"reading {_sized(src)}", total=3) as bar:
+        tree = api.load(src, max_size=State.max_size)
+        record = (
+            jsonform.container_record(tree.container)
+            if container and tree.container is not None
+            else None
+        )
+        bar.stage(f"writing {_bson_size(tree)} of BSON as JSON")
+        text = jsonform.dumps(tree.decoded(), indent=None if compact else 1, container=record)
+        text += "\n"
+        bar.stage(f"writing {human_size(len(text))} of JSON")
+        if output is None:
+            stdout.file.write(text)
+        else:
+            write_output(output, text.encode())
+        bar.advance()
 
 
 @app.command("from-json")
@@ -222,23 +250,29 @@ def from_json(
     check_output(output, src)
     if str(output) == STDIO:
         _refuse_terminal()
-    try:
-        doc, recorded = jsonform.loads_archive(read_input(src))
-    except api.BrsonError as exc:
-        raise exc.in_file(str(src)) from None
-    restored = restore_transform_doubles(doc)
-    if restored:
-        stderr.print(
-            f"brson: note: {src}: {restored} slot transform value(s) written as integers "
-            "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)",
-            markup=False,
-        )
-    data = bson_doc.encode(doc)
-    if is_package_name(output):
-        save_package(DataTree(data), output, [])
-        return
-    recorded_codec, recorded_legacy = recorded if recorded else (Codec.BROTLI, False)
-    chosen = output_codec(codec, str(output), recorded_codec)
-    if legacy is None:  # Brotli has no headerless form: a .brson OUT gets the header
-        legacy = recorded_legacy and chosen is not Codec.BROTLI
-    _write_archive(data, output, chosen, legacy)
+    with progress(f"reading {_sized(src)}", total=4) as bar:
+        text = read_input(src)
+        bar.stage(f"parsing {human_size(len(text))} of JSON")
+        try:
+            doc, recorded = jsonform.loads_archive(text)
+        except api.BrsonError as exc:
+            raise exc.in_file(str(src)) from None
+        restored = restore_transform_doubles(doc)
+        if restored:
+            stderr.print(
+                f"brson: note: {src}: {restored} slot transform value(s) written as integers "
+                "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)",
+                markup=False,
+            )
+        bar.stage("encoding BSON")
+        data = bson_doc.encode(doc)
+        bar.stage(f"compressing and writing {human_size(len(data))} of BSON")
+        if is_package_name(output):
+            save_package(DataTree(data), output, [])
+            return
+        recorded_codec, recorded_legacy = recorded if recorded else (Codec.BROTLI, False)
+        chosen = output_codec(codec, str(output), recorded_codec)
+        if legacy is None:  # Brotli has no headerless form: a .brson OUT gets the header
+            legacy = recorded_legacy and chosen is not Codec.BROTLI
+        _write_archive(data, output, chosen, legacy)
+        bar.advance()

@@ -14,7 +14,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from brson import api
-from brson.cli.common import State, print_json, stderr, stdout
+from brson.cli.common import State, print_json, progress, stderr, stdout
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
 from brson.graph import ReferenceGraph
@@ -167,9 +167,13 @@ def refs(
     """References: every ID-shaped value, internal (names an element of the file) or
     external (names nothing here; kept as is)."""
     with _about(file):
-        tree = api.load(file, max_size=State.max_size)
-        graph = ReferenceGraph.build(tree)
-        graph.locate_all()
+        with progress(f"reading {file}", total=3) as bar:
+            tree = api.load(file, max_size=State.max_size)
+            bar.stage("indexing IDs and references")
+            graph = ReferenceGraph.build(tree)
+            bar.stage(f"locating {len(graph.references)} references")
+            graph.locate_all()
+            bar.advance()
         _print_refs(file, graph, json_out)
 
 
