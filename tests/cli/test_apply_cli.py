@@ -167,3 +167,31 @@ def test_in_place_never_takes_the_other_input(
     shutil.copy(samples_dir / STANDIN, work)
     code, _, err = run(capsys, "apply", work, work, "--in-place")
     assert code == 2 and "is an input of this command" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["set", "{f}", "Visual.Active", "false"],
+        ["rename", "{f}", "Visual", "Renamed"],
+        ["move", "{f}", "UserIconMat", "--to", "LoadingStandin - Thumbnail v1.3.1"],
+        ["delete", "{f}", "Visual"],
+        ["set-var", "{f}", "RedprintPack/Name=x", "--all"],
+        ["renumber", "{f}"],
+        ["import", "{f}", "{other}", "--slot", "UserIconMat"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_every_edit_command_in_place(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    work = tmp_path / "work.brson"
+    shutil.copy(samples_dir / STANDIN, work)
+    before = work.read_bytes()
+    other = samples_dir / STANDIN
+    argv = [a.format(f=work, other=other) for a in args]
+    code, _, err = run(capsys, *argv, "--in-place")
+    assert (code, err) == (0, "")
+    assert work.read_bytes() != before
+    brson.load(work)  # a whole archive, not a partial one
+    assert [p.name for p in tmp_path.iterdir()] == ["work.brson"]
