@@ -19,12 +19,13 @@ The patch lists, per element, what changed from A to B, each change with the val
   about adds, removals, moves and reordering;
 * the ``Types`` table is carried whole (old and new).
 
-Applying works like ``git apply`` without a three-way merge: a change applies when the target
-still holds the ``old`` value (or already holds the ``new`` one); anything else is a
-:class:`Conflict` naming the element's ID, its path and what was expected and found.  The one
-merge: a ``Types`` table that is not A's gets the names B added appended (components refer to
-types by name, so their indices are recomputed), which is why adding a component of a new type
-applies to a file that gained other types meanwhile.
+Applying works like ``git apply``: a change applies when the target still holds the ``old``
+value (or already holds the ``new`` one); anything else is a :class:`Conflict` naming the
+element's ID, its path and what was expected and found.  Two merges: ID lists (children,
+components) take both sides' additions and removals (:func:`merge_ids`; both sides re-ordering
+is a conflict), and a ``Types`` table that is not A's gets the names B added appended
+(components refer to types by name, so their indices are recomputed), which is why adding a
+component of a new type applies to a file that gained other types meanwhile.
 
 Exactness: the decoded document is re-encoded, and pymongo gives back the identical bytes for
 every real sample (key order, int32/int64, float bits).  :func:`make_patch` checks it: it
@@ -656,16 +657,53 @@ class _Applier:
             raise PatchError(f"{name} of {element_id} in the patch is not an object")
         old, new = _ids(item.get("old")), _ids(item.get("new"))
         current = table.get(element_id, [])
-        if current == old:
-            table[element_id] = new
-        elif current != new:
+        merged = merge_ids(old, current, new)
+        if merged is None:
             self.conflict(
                 kind,
                 element_id,
                 path,
-                f"{name} expected {_show_ids(old)}, found {_show_ids(current)}",
+                f"{name} reordered both by the patch and in the target: expected the order "
+                f"{_show_ids(old)}, found {_show_ids(current)}",
                 (name,),
             )
+        else:
+            table[element_id] = merged
+
+
+def merge_ids(old: list[str], current: list[str], new: list[str]) -> list[str] | None:
+    """A three-way merge of an ID list (a slot's children or components): the patch's
+    changes from ``old`` to ``new`` made to ``current``.  Additions on either side go after
+    the nearest element that preceded them on their side (the patch's first), removals on
+    either side are kept; ``None`` when both sides re-ordered the elements they share."""
+    if current in (old, new):
+        return new
+    old_set, cur_set, new_set = set(old), set(current), set(new)
+    shared_old = [x for x in old if x in cur_set and x in new_set]
+    shared_cur = [x for x in current if x in old_set and x in new_set]
+    shared_new = [x for x in new if x in old_set and x in cur_set]
+    if shared_cur == shared_old:
+        result = shared_new
+    elif shared_new == shared_old:
+        result = shared_cur
+    else:
+        return None
+    result = list(result)
+    placed = set(result)
+    from_patch: set[str] = set()
+    for side in (new, current):
+        for i, element in enumerate(side):
+            if element in old_set or element in placed:
+                continue
+            before = next((side[j] for j in range(i - 1, -1, -1) if side[j] in placed), None)
+            at = result.index(before) + 1 if before is not None else 0
+            while side is current and at < len(result) and result[at] in from_patch:
+                at += 1  # the patch's additions at the same place come first
+            result.insert(at, element)
+            placed.add(element)
+            if side is new:
+                from_patch.add(element)
+    return result
 
 
 def _ids(value: Any) -> list[str]:
@@ -1081,6 +1119,7 @@ __all__ = [
     "TypeRef",
     "apply_patch",
     "make_patch",
+    "merge_ids",
     "read_patch",
     "sha256",
 ]

@@ -12,7 +12,7 @@ import pytest
 
 import brson
 from brson.model.tree import DataTree, Slot
-from brson.ops.patch import FORMAT, PatchError, apply_patch, make_patch, read_patch
+from brson.ops.patch import FORMAT, PatchError, apply_patch, make_patch, merge_ids, read_patch
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
@@ -255,17 +255,55 @@ def test_same_new_id_on_both_sides_is_a_conflict() -> None:
     assert conflict.message.endswith("/C's child")
 
 
-def test_children_changed_on_both_sides_is_a_conflict() -> None:
+def test_children_changed_on_both_sides_merge() -> None:
+    """C moved a slot under the parent the patch adds a child to: both end up there."""
+
     def c_side(tree: DataTree) -> None:
         _leaf(tree).move(_named(tree)[0])
 
     result = apply_patch(third(c_side), patch_of(add_slot))
+    assert result.ok, result.conflicts
+    assert result.bson is not None
+    merged = brson.loads(result.bson, name="m.bson")
+    parent = _named(merged)[0]
+    names = [c.name for c in parent.children]
+    leaf = _leaf(brson.load(STANDIN))
+    assert names[-2:] == [leaf.name, "Added"] or names[-2:] == ["Added", leaf.name]
+    assert "Grandchild" in [s.name for s in merged.walk()]
+
+
+def test_children_reordered_on_both_sides_is_a_conflict() -> None:
+    def reverse_first(tree: DataTree) -> None:
+        parent = next(s for s in tree.walk() if len(s.children) >= 3)
+        parent.children[-1].move(parent, 0)
+
+    def swap_other(tree: DataTree) -> None:
+        parent = next(s for s in tree.walk() if len(s.children) >= 3)
+        parent.children[0].move(parent, 1)
+
+    result = apply_patch(third(swap_other), patch_of(reverse_first))
     assert result.bson is None
-    kinds = {(c.kind, c.key) for c in result.conflicts}
-    assert ("slot", "children") in kinds
-    conflict = next(c for c in result.conflicts if c.key == "children")
-    assert conflict.id == _named(brson.load(STANDIN))[0].id
-    assert "expected [" in conflict.message and "found [" in conflict.message
+    [conflict] = result.conflicts
+    parent = next(s for s in brson.load(STANDIN).walk() if len(s.children) >= 3)
+    assert (conflict.kind, conflict.id, conflict.key) == ("slot", parent.id, "children")
+    assert conflict.message.startswith("children reordered both by the patch and in the target")
+
+
+@pytest.mark.parametrize(
+    ("old", "current", "new", "merged"),
+    [
+        ("abc", "abc", "acb", "acb"),  # only the patch changed
+        ("abc", "acb", "abc", "acb"),  # only the target changed: kept
+        ("abc", "abcd", "abce", "abced"),  # both appended: the patch's first
+        ("abc", "xabc", "abc", "xabc"),
+        ("abc", "ac", "abcy", "acy"),  # removed in the target, added by the patch
+        ("abc", "abcd", "cb", "cdb"),  # the patch reordered, removed; the target added after c
+        ("abc", "bac", "acb", None),  # both reordered
+    ],
+)
+def test_merge_ids(old: str, current: str, new: str, merged: str | None) -> None:
+    result = merge_ids(list(old), list(current), list(new))
+    assert (None if result is None else "".join(result)) == merged
 
 
 def test_adding_what_exists_and_already_applied() -> None:
