@@ -4,7 +4,8 @@ typer 0.29 writes a required argument as ``{FILE}`` in the usage line, every fla
 ``<bool>`` type, and a parameter without a metavar under its Python name (``{files}``, ``a``).
 :func:`polish` rewrites the built click command once (``brson.cli.app`` calls it): arguments
 are upper-case names (``FILE...``, ``[OUT]`` when optional), flags have no type, other options
-a metavar saying what they take (``OUT``, ``SELECTOR``, ``N``, ``keep|null|fail``), and each
+a metavar saying what they take (``OUT``, ``SELECTOR``, ``N``, ``keep|null|fail``), help text
+is taken literally (typer reads it as rich markup, which swallowed ``FIELD[i]``), and each
 command gets its examples as the help epilog.  The examples live here, in one table, so they
 are tested together (tests/cli/test_help.py runs every one of them through the parser).
 """
@@ -162,7 +163,7 @@ def polish(command: Any) -> None:
         elif isinstance(target, TyperCommand):
             target.__class__ = _Command
         if target.help:
-            target.help = _one_line_paragraphs(target.help)
+            target.help = escape(_one_line_paragraphs(target.help))
     for name, sub in getattr(command, "commands", {}).items():
         examples = EXAMPLES.get(name)
         if examples and not sub.epilog:
@@ -185,6 +186,9 @@ def _one_line_paragraphs(text: str) -> str:
 
 def _polish_params(command: Any) -> None:
     for param in command.params:
+        if getattr(param, "help", None):
+            # typer reads help as rich markup: "FIELD[i]" and "Type[n]" lost their brackets.
+            param.help = escape(param.help)
         if isinstance(param, TyperArgument) and not isinstance(param, _Argument):
             if param.metavar is None:
                 param.metavar = _ARGUMENT_NAMES.get(param.name or "", (param.name or "").upper())

@@ -61,3 +61,9 @@ def test_examples_parse(name: str, line: str) -> None:
 def test_top_level_help(capsys: pytest.CaptureFixture[str]) -> None:
     text = help_text(capsys)
     assert "<bool>" not in text and "--max-size          BYTES" in text
+
+
+def test_help_text_is_literal(capsys: pytest.CaptureFixture[str]) -> None:
+    """Brackets in help are text, not rich markup (``FIELD[i]`` used to lose its ``[i]``)."""
+    assert "FIELD[i]" in help_text(capsys, "set")
+    assert "Type[n]" in help_text(capsys, "delete")
