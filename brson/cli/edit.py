@@ -17,6 +17,7 @@ from brson.cli.common import (
     EXIT_FINDINGS,
     STDIO,
     Source,
+    State,
     check_output,
     output_codec,
     print_json,
@@ -430,6 +431,15 @@ def apply_patch(
     ],
     output: Output = None,
     in_place: InPlace = False,
+    assets_from: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--assets-from",
+            metavar="PKG",
+            help="A package to take assets from when the result names assets FILE's package "
+            "lacks (B itself, say: the patch carries the tree, not asset files); repeatable.",
+        ),
+    ] = None,
     codec: CodecOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -438,8 +448,10 @@ def apply_patch(
     Applied to A itself, the result is B byte for byte.  On another file each change applies
     where FILE still holds A's value (or already B's); anything else is a conflict, reported by
     element ID and path, exit 1, and nothing is written."""
-    output = _destination(src, output, in_place, patch_file)
+    output = _destination(src, output, in_place, patch_file, *(assets_from or []))
     source = Source(src)
+    donors = [Source(path) for path in assets_from or []]
+    State.input = str(src)  # errors naming no file are FILE's, not the last donor's
     try:
         patch = ops_patch.read_patch(jsonform.parse_json(read_input(patch_file)))
     except ValueError as exc:
@@ -467,7 +479,7 @@ def apply_patch(
             _say("nothing written")
         raise typer.Exit(EXIT_FINDINGS)
     tree = DataTree(result.bson, source.tree.container, str(src))
-    _save(tree, source, output, codec)
+    _save(tree, source, output, codec, donors)
     if json_out:
         print_json(
             {
