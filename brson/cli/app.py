@@ -16,6 +16,7 @@ import typer
 import typer.main
 
 from brson.cli.common import EXIT_BAD_INPUT, State, stderr, stdout
+from brson.cli.help import polish
 from brson.codecs import limits
 from brson.errors import BrsonError
 
@@ -92,7 +93,9 @@ def _command() -> Any:
     """The click command, built once: typer builds it anew from every command's signature on
     each call (~30 ms), which every run of ``main`` in one process (the test suite's thousands
     of in-process runs, embedding) paid again."""
-    return typer.main.get_command(app)
+    command = typer.main.get_command(app)
+    polish(command)  # plain metavars and examples in --help (brson.cli.help)
+    return command
 
 
 def main(argv: list[str] | None = None) -> int:

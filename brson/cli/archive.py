@@ -18,6 +18,7 @@ from brson.cli.common import (
     load_tree,
     output_codec,
     print_json,
+    progress,
     read_input,
     save_package,
     stderr,
@@ -145,8 +146,13 @@ def convert(
         source = Source(src)
         save_package(source.tree, dst, [source.package] if source.package else [])
         return
-    tree = load_tree(src)
-    _write_archive(tree, dst, output_codec(codec, str(dst)), legacy)
+    chosen = output_codec(codec, str(dst))
+    with progress(f"reading {_sized(src)}", total=2) as bar:
+        tree = load_tree(src)
+        label = (chosen or _own_codec(tree)).label
+        bar.stage(f"compressing {_bson_size(tree)} of BSON ({label})")
+        _write_archive(tree, dst, chosen, legacy)
+        bar.advance()
 
 
 def _write_archive(obj: DataTree | bytes, dst: Path, codec: Codec | None, legacy: bool) -> None:
@@ -155,6 +161,23 @@ def _write_archive(obj: DataTree | bytes, dst: Path, codec: Codec | None, legacy
         write_output(dst, api.dumps(obj, codec, legacy=legacy))
     else:
         api.dump(obj, dst, codec, legacy=legacy)
+
+
+def _sized(path: Path) -> str:
+    """``NAME (SIZE)`` for progress descriptions (the size when the file has one)."""
+    try:
+        return f"{path.name} ({human_size(path.stat().st_size)})"
+    except OSError:
+        return str(path)
+
+
+def _bson_size(tree: DataTree) -> str:
+    container = tree.container
+    return human_size(container.uncompressed_size if container else len(tree.to_bson()))
+
+
+def _own_codec(tree: DataTree) -> Codec:
+    return tree.container.codec if tree.container is not None else Codec.BROTLI
 
 
 def _refuse_terminal() -> None:
@@ -170,16 +193,33 @@ def to_json(
         Path | None, typer.Option("-o", "--output", help="Write here (default or -: stdout).")
     ] = None,
     compact: Annotated[bool, typer.Option(help="One line instead of indented.")] = False,
+    container: Annotated[
+        bool,
+        typer.Option(
+            help='Record FILE\'s framing and codec as a leading "$container" key, which '
+            "from-json writes back (--no-container: the bare document).",
+        ),
+    ] = True,
 ) -> None:
     """The lossless JSON form (int64 as $numberLong, exact doubles); see docs/json-form.md."""
     if output is not None:
         check_output(output, src)
-    tree = load_tree(src)
-    text = jsonform.dumps(tree.decoded(), indent=None if compact else 1) + "\n"
-    if output is None:
-        stdout.file.write(text)
-    else:
-        write_output(output, text.encode())
+    with progress(f"reading {_sized(src)}", total=3) as bar:
+        tree = load_tree(src)
+        record = (
+            jsonform.container_record(tree.container)
+            if container and tree.container is not None
+            else None
+        )
+        bar.stage(f"writing {_bson_size(tree)} of BSON as JSON")
+        text = jsonform.dumps(tree.decoded(), indent=None if compact else 1, container=record)
+        text += "\n"
+        bar.stage(f"writing {human_size(len(text))} of JSON")
+        if output is None:
+            stdout.file.write(text)
+        else:
+            write_output(output, text.encode())
+        bar.advance()
 
 
 @app.command("from-json")
@@ -188,26 +228,50 @@ def from_json(
         Path, typer.Argument(metavar="FILE", help="JSON form written by to-json; - for stdin.")
     ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Archive to write; - for stdout.")],
-    codec: Annotated[str | None, typer.Option(help="brotli, lzma, lz4 or none.")] = None,
-    legacy: Annotated[bool, typer.Option(help="Write a headerless NeosVR-style file.")] = False,
+    codec: Annotated[
+        str | None,
+        typer.Option(
+            help="brotli, lzma, lz4 or none (default: OUT's extension, else the recorded codec, "
+            "else brotli)."
+        ),
+    ] = None,
+    legacy: Annotated[
+        bool | None,
+        typer.Option(
+            "--legacy/--frdt",
+            help="Write a headerless NeosVR-style file, or one with the FrDT header "
+            "(default: the recorded framing, else FrDT).",
+        ),
+    ] = None,
 ) -> None:
-    """Build an archive from the JSON form; byte-identical BSON to the original."""
+    """Build an archive from the JSON form: byte-identical BSON to the original, in the
+    framing and codec to-json recorded unless told otherwise."""
     check_output(output, src)
     if str(output) == STDIO:
         _refuse_terminal()
-    try:
-        doc = jsonform.loads(read_input(src))
-    except api.BrsonError as exc:
-        raise exc.in_file(str(src)) from None
-    restored = restore_transform_doubles(doc)
-    if restored:
-        stderr.print(
-            f"brson: note: {src}: {restored} slot transform value(s) written as integers "
-            "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)",
-            markup=False,
-        )
-    data = bsondoc.encode(doc)
-    if is_package_name(output):
-        save_package(DataTree(data), output, [])
-        return
-    _write_archive(data, output, output_codec(codec, str(output), Codec.BROTLI), legacy)
+    with progress(f"reading {_sized(src)}", total=4) as bar:
+        text = read_input(src)
+        bar.stage(f"parsing {human_size(len(text))} of JSON")
+        try:
+            doc, recorded = jsonform.loads_archive(text)
+        except api.BrsonError as exc:
+            raise exc.in_file(str(src)) from None
+        restored = restore_transform_doubles(doc)
+        if restored:
+            stderr.print(
+                f"brson: note: {src}: {restored} slot transform value(s) written as integers "
+                "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)",
+                markup=False,
+            )
+        bar.stage("encoding BSON")
+        data = bsondoc.encode(doc)
+        bar.stage(f"compressing and writing {human_size(len(data))} of BSON")
+        if is_package_name(output):
+            save_package(DataTree(data), output, [])
+            return
+        recorded_codec, recorded_legacy = recorded if recorded else (Codec.BROTLI, False)
+        chosen = output_codec(codec, str(output), recorded_codec)
+        if legacy is None:  # Brotli has no headerless form: a .brson OUT gets the header
+            legacy = recorded_legacy and chosen is not Codec.BROTLI
+        _write_archive(data, output, chosen, legacy)
+        bar.advance()

@@ -84,6 +84,9 @@ class _Silent:
     def advance(self, n: int = 1) -> None:
         pass
 
+    def stage(self, description: str) -> None:
+        pass
+
 
 class _Bound:
     def __init__(self, bar: Progress, task: Any) -> None:
@@ -91,6 +94,11 @@ class _Bound:
 
     def advance(self, n: int = 1) -> None:
         self.bar.advance(self.task, n)
+
+    def stage(self, description: str) -> None:
+        """Name the step now running (with the sizes it handles), then advance by one: for
+        work done by one library call (a codec, the JSON encoder), steps are what can be shown."""
+        self.bar.update(self.task, description=description, advance=1)
 
 
 def track(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:

@@ -8,10 +8,11 @@ from typing import Annotated
 import typer
 
 from brson import api
-from brson.cli.common import EXIT_FINDINGS, State, print_json, stdout
+from brson.cli.common import EXIT_FINDINGS, State, print_json, progress, stdout
 from brson.errors import BrsonError
 from brson.model.tree import DataTree
 from brson.ops.diff import diff as diff_trees
+from brson.ops.patch import make_patch
 
 app = typer.Typer()
 
@@ -24,9 +25,20 @@ def diff(
 ) -> None:
     """Slots added/removed/moved/renamed, components added/removed, member values changed,
     type table changes. Exit 0 when the trees are equal (whatever their codecs), 1 when not."""
-    result = diff_trees(_loaded(a), _loaded(b))
+    with progress(f"reading {a}", total=4 if json_out else 3) as bar:
+        tree_a = _loaded(a)
+        bar.stage(f"reading {b}")
+        tree_b = _loaded(b)
+        bar.stage("comparing the trees by element ID")
+        result = diff_trees(tree_a, tree_b)
+        bar.advance()
+        if json_out:
+            bar.stage("making the patch (checked: applied to A it must give B)")
+            # The summary keys, then ``patch``: what ``brson apply`` needs to turn A into B
+            # byte for byte (new values and documents in the JSON form; docs/editing.md).
+            data = {**result.to_dict(), "patch": make_patch(tree_a, tree_b)}
     if json_out:
-        print_json(result.to_dict())
+        print_json(data)
     else:
         for line in result.lines():
             stdout.print(line, markup=False)

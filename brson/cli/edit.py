@@ -1,6 +1,7 @@
 """Edit commands: ``set``, ``rename``, ``move``, ``delete``, ``vars``, ``set-var``,
-``renumber`` and ``import``.  Each reads FILE, writes OUTPUT (never FILE itself), and keeps
-whatever it did not touch byte-identical; the Python API (:mod:`brson.ops.edit`) does more."""
+``renumber``, ``import`` and ``apply``.  Each reads FILE and writes OUTPUT (never FILE itself)
+or, with ``--in-place``, replaces FILE atomically; whatever it did not touch stays
+byte-identical.  The Python API (:mod:`brson.ops.edit`, :mod:`brson.ops.patch`) does more."""
 
 from __future__ import annotations
 
@@ -13,26 +14,44 @@ import typer
 
 from brson import api
 from brson.cli.common import (
+    EXIT_FINDINGS,
+    STDIO,
     Source,
+    State,
     check_output,
     output_codec,
     print_json,
     progress,
+    read_input,
     save_package,
     stdout,
 )
 from brson.codecs import Codec
 from brson.container import is_package_name
+from brson.document import jsonform
 from brson.model.tree import DataTree, Slot
 from brson.ops import edit, importing, variables
 from brson.ops.extract import select
 from brson.ops.ids import renumber
+from brson.ops.patch import PatchError, apply_patch, read_patch
 from brson.ops.selectors import component_on, field_at
 from brson.ops.textvalues import parse_text
 
 app = typer.Typer()
 
-Output = Annotated[Path, typer.Option("-o", "--output", help="Archive to write (never FILE).")]
+Output = Annotated[
+    Path | None,
+    typer.Option("-o", "--output", help="Archive to write (never FILE; see --in-place)."),
+]
+InPlace = Annotated[
+    bool,
+    typer.Option(
+        "--in-place",
+        "-i",
+        help="Replace FILE itself, atomically (a temporary file renamed over it: an "
+        "interrupted run leaves the old FILE, never a partial one).",
+    ),
+]
 CodecOption = Annotated[
     str | None,
     typer.Option(help="brotli, lzma, lz4 or none (default: from OUTPUT, else FILE's)."),
@@ -79,6 +98,22 @@ def _save(
     api.dump(tree, output, chosen, legacy=legacy)
 
 
+def _destination(src: Path, output: Path | None, in_place: bool, *others: Path) -> Path:
+    """Where an edit goes: ``-o OUTPUT`` (never an input), or FILE itself with ``--in-place``
+    (written atomically by :func:`brson.fileio.write_atomic`, like every output)."""
+    if in_place:
+        if output is not None:
+            raise typer.BadParameter("give -o OUTPUT or --in-place, not both")
+        if str(src) == STDIO:
+            raise typer.BadParameter("--in-place needs a FILE, not standard input")
+        check_output(src, *others)
+        return src
+    if output is None:
+        raise typer.BadParameter("give -o OUTPUT (or --in-place to replace FILE)")
+    check_output(output, src, *others)
+    return output
+
+
 def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
 
@@ -107,7 +142,8 @@ def set_field(
             "'1,2,3', '#ff0000' or '1,0,0,1' for colours, an element ID, null.",
         ),
     ],
-    output: Output,
+    output: Output = None,
+    in_place: InPlace = False,
     type_hint: Annotated[
         str | None,
         typer.Option(
@@ -119,7 +155,7 @@ def set_field(
     codec: CodecOption = None,
 ) -> None:
     """Set one field's value."""
-    check_output(output, src)
+    output = _destination(src, output, in_place)
     source = Source(src)
     tree = source.tree
     member = field_at(tree, target)
@@ -135,11 +171,12 @@ def rename_slot(
     src: FileArg,
     selector: SlotArg,
     name: Annotated[str, typer.Argument(metavar="NEWNAME", help="Its new name.")],
-    output: Output,
+    output: Output = None,
+    in_place: InPlace = False,
     codec: CodecOption = None,
 ) -> None:
     """Rename a slot."""
-    check_output(output, src)
+    output = _destination(src, output, in_place)
     source = Source(src)
     slot = select(source.tree, selector)
     before = slot.path
@@ -154,7 +191,8 @@ def move_slot(
     selector: Annotated[
         str, typer.Argument(metavar="SELECTOR", help="The slot to move: a name, path or ID.")
     ],
-    output: Output,
+    output: Output = None,
+    in_place: InPlace = False,
     to: Annotated[
         str | None,
         typer.Option("--to", help="The new parent slot (default: where it is, to reorder)."),
@@ -170,7 +208,7 @@ def move_slot(
     """Re-parent a slot or reorder it among its siblings; its subtree keeps its bytes."""
     if to is None and index is None:
         raise typer.BadParameter("give --to PARENT, --index N or both")
-    check_output(output, src)
+    output = _destination(src, output, in_place)
     source = Source(src)
     slot = select(source.tree, selector)
     parent = select(source.tree, to) if to is not None else None
@@ -183,7 +221,8 @@ def move_slot(
 def delete_element(
     src: FileArg,
     selector: SlotArg,
-    output: Output,
+    output: Output = None,
+    in_place: InPlace = False,
     component: Annotated[
         str | None,
         typer.Option(
@@ -212,7 +251,7 @@ def delete_element(
     json_out: JsonOption = False,
 ) -> None:
     """Delete a slot with its subtree, or one component; report the references it leaves."""
-    check_output(output, src)
+    output = _destination(src, output, in_place)
     source = Source(src)
     tree = source.tree
     slot = select(tree, selector)
@@ -275,7 +314,8 @@ def set_var(
             "'1,2,3', '#ff0000', an element ID, null).",
         ),
     ],
-    output: Output,
+    output: Output = None,
+    in_place: InPlace = False,
     slot: Annotated[
         str | None,
         typer.Option("--slot", "-s", help="Only variables on slots this selector matches."),
@@ -289,7 +329,7 @@ def set_var(
     codec: CodecOption = None,
 ) -> None:
     """Set dynamic variables (templates' parameters)."""
-    check_output(output, src)
+    output = _destination(src, output, in_place)
     source = Source(src)
     changes = []
     for assignment in assignments:
@@ -307,12 +347,13 @@ def set_var(
 @app.command("renumber")
 def renumber_ids(
     src: FileArg,
-    output: Output,
+    output: Output = None,
+    in_place: InPlace = False,
     codec: CodecOption = None,
 ) -> None:
     """Rewrite every ID in Resonite's sequential style, in document order: the same input
     always gives the same bytes; references follow."""
-    check_output(output, src)
+    output = _destination(src, output, in_place)
     source = Source(src)
     result = renumber(source.tree)
     _save(result, source, output, codec)
@@ -329,7 +370,8 @@ def import_subtree(
         str,
         typer.Option("--slot", "-s", help="The slot of OTHER to import: a name, a path or an ID."),
     ],
-    output: Output,
+    output: Output = None,
+    in_place: InPlace = False,
     parent: Annotated[
         str | None,
         typer.Option("--parent", "-p", help="Where in FILE it goes (default: the root)."),
@@ -345,7 +387,7 @@ def import_subtree(
     json_out: JsonOption = False,
 ) -> None:
     """Copy a subtree of OTHER into FILE: fresh IDs, types merged, assets along."""
-    check_output(output, src, other)
+    output = _destination(src, output, in_place, other)
     source = Source(src)
     donor = Source(other)
     target_parent: Slot | None = select(source.tree, parent) if parent is not None else None
@@ -376,3 +418,78 @@ def import_subtree(
 
 
 __all__ = ["app"]
+
+
+@app.command("apply")
+def apply_patch_file(
+    src: FileArg,
+    patch_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="PATCH",
+            help="The output of 'brson diff A B --json' (- for standard input).",
+        ),
+    ],
+    output: Output = None,
+    in_place: InPlace = False,
+    assets_from: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--assets-from",
+            metavar="PKG",
+            help="A package to take assets from when the result names assets FILE's package "
+            "lacks (B itself, say: the patch carries the tree, not asset files); repeatable.",
+        ),
+    ] = None,
+    codec: CodecOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Apply the changes from A to B (a 'brson diff A B --json' output) to FILE.
+
+    Applied to A itself, the result is B byte for byte.  On another file each change applies
+    where FILE still holds A's value (or already B's); anything else is a conflict, reported by
+    element ID and path, exit 1, and nothing is written."""
+    output = _destination(src, output, in_place, patch_file, *(assets_from or []))
+    source = Source(src)
+    donors = [Source(path) for path in assets_from or []]
+    State.input = str(src)  # errors naming no file are FILE's, not the last donor's
+    try:
+        patch = read_patch(jsonform.parse_json(read_input(patch_file)))
+    except ValueError as exc:
+        raise PatchError(f"invalid JSON ({exc})", file=str(patch_file)) from None
+    except PatchError as exc:
+        raise exc.in_file(str(patch_file)) from None
+    try:
+        with progress("applying"):
+            result = apply_patch(source.tree, patch)
+    except PatchError as exc:  # a malformed part met while applying
+        raise exc.in_file(str(patch_file)) from None
+    if result.bson is None:
+        if json_out:
+            print_json(
+                {
+                    "output": None,
+                    "applied": result.applied,
+                    "conflicts": [c.to_dict() for c in result.conflicts],
+                }
+            )
+        else:
+            _say(f"{len(result.conflicts)} conflict(s) applying {patch_file} to {src}:")
+            for conflict in result.conflicts:
+                _say(f"  {conflict}")
+            _say("nothing written")
+        raise typer.Exit(EXIT_FINDINGS)
+    tree = DataTree(result.bson, source.tree.container, str(src))
+    _save(tree, source, output, codec, donors)
+    if json_out:
+        print_json(
+            {
+                "output": str(output),
+                "applied": result.applied,
+                "conflicts": [],
+                "identical_to_b": result.matches_result,
+            }
+        )
+        return
+    same = " (byte-identical to the diff's B)" if result.matches_result else ""
+    _say(f"applied {result.applied} change(s) -> {output}{same}")

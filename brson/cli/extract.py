@@ -74,9 +74,18 @@ def extract_subtree(
         ),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="The full report: every component copied along, every reference that leaves.",
+        ),
+    ] = False,
 ) -> None:
     """Write SLOT's subtree as a new archive: only the types it uses, the components it
-    references copied along, every reference that leaves it reported."""
+    references copied along, every reference that leaves it reported (a summary; the full
+    report with -v or --json)."""
     check_output(output, src)
     as_package = is_package_name(output)
     if package and not as_package:
@@ -113,36 +122,79 @@ def extract_subtree(
         if legacy is None:
             legacy = bool(tree.container and tree.container.legacy) and chosen is not Codec.BROTLI
         api.dump(result.tree, output, chosen, legacy=legacy)
-    _print_report(result.report, str(output), assets, json_out)
+    # Assets: the package's the subtree names, and NeosVR root Assets (asset providers).
+    asset_count = len(assets) + len(result.tree.assets)
+    _print_report(result.report, str(output), assets, json_out, verbose, asset_count)
 
 
 def _source_codec(tree: DataTree) -> Codec:
     return tree.container.codec if tree.container is not None else Codec.BROTLI
 
 
-def _print_report(report: ExtractReport, output: str, assets: list[str], json_out: bool) -> None:
+def _print_report(
+    report: ExtractReport,
+    output: str,
+    assets: list[str],
+    json_out: bool,
+    verbose: bool = False,
+    asset_count: int = 0,
+) -> None:
+    """A few lines by default (a 5-slot subtree of a big world used to print thousands: one per
+    reference leaving it); the lists with ``-v``, everything with ``--json``."""
+    warning = report.closure_warning
+    if warning:
+        stderr.print(f"brson: warning: {warning} (--no-dependencies leaves them out)", markup=False)
     if json_out:
         data: dict[str, Any] = {"output": output, **report.to_dict(), "package_assets": assets}
         print_json(data)
         return
-    out = stdout
-    out.print(f"extracted {report.slot!r} -> {output}", markup=False)
+    say = _say
+    say(f"extracted {report.slot!r} -> {output}")
     dropped = f" ({len(report.types_dropped)} dropped)" if report.types_dropped else ""
-    out.print(
-        f"  {report.slots} slots, {report.components} components, {report.types} types{dropped}",
-        markup=False,
+    say(
+        f"  {report.slots} slots, {report.components} components, {report.types} types"
+        f"{dropped}, {asset_count} assets"
     )
-    if report.copied:
-        out.print(f"  {len(report.copied)} referenced component(s) copied along:", markup=False)
-        for copied in report.copied:
-            out.print(f"    {copied.source} -> {copied.target}", markup=False)
+    say(
+        f"  closure: {len(report.copied)} referenced component(s) copied along to the "
+        f"{report.subtree_slots}-slot, {report.subtree_components}-component subtree"
+    )
     if report.external:
+        kinds = report.external_by_kind()
         action = report.external[0].action
-        out.print(
-            f"  {len(report.external)} reference(s) leave the subtree ({action}):", markup=False
+        parts = ", ".join(
+            f"{kinds[kind]} to {_KIND_LABEL.get(kind, kind)}" for kind in sorted(kinds)
         )
+        say(f"  {len(report.external)} reference(s) leave the subtree ({action}): {parts}")
+    else:
+        say("  no reference leaves the subtree")
+    if assets and not verbose:  # the names a package now holds: short, and asked for often
+        more = f", … {len(assets) - 3} more" if len(assets) > 3 else ""
+        say(f"  {len(assets)} package asset(s): {', '.join(assets[:3])}{more}")
+    if not verbose:
+        if report.copied or report.external:
+            say("  (-v lists them, --json gives the full report)")
+        return
+    if report.copied:
+        say(f"  {len(report.copied)} referenced component(s) copied along:")
+        for copied in report.copied:
+            say(f"    {copied.source} -> {copied.target}")
+    if report.external:
+        say(f"  {len(report.external)} reference(s) leave the subtree:")
         for ref in report.external:
             target = ref.target_path or f"{ref.target} (not in the file)"
-            out.print(f"    {ref.where} -> {target}", markup=False)
+            say(f"    {ref.where} -> {target}")
     if assets:
-        out.print(f"  {len(assets)} package asset(s): {', '.join(assets)}", markup=False)
+        say(f"  {len(assets)} package asset(s): {', '.join(assets)}")
+
+
+#: How the summary names each kind of external reference target.
+_KIND_LABEL = {
+    "slot": "slots outside",
+    "component": "components left outside",
+    "missing": "IDs not in the file (world, users)",
+}
+
+
+def _say(text: str) -> None:
+    stdout.print(text, markup=False)

@@ -13,7 +13,7 @@ import typer
 from rich.text import Text
 from rich.tree import Tree
 
-from brson.cli.common import load_tree, print_json, stderr, stdout
+from brson.cli.common import load_tree, print_json, progress, stderr, stdout
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
 from brson.graph import ReferenceGraph
@@ -166,9 +166,13 @@ def refs(
     """References: every ID-shaped value, internal (names an element of the file) or
     external (names nothing here; kept as is)."""
     with _about(file):
-        tree = load_tree(file)
-        graph = ReferenceGraph.build(tree)
-        graph.locate_all()
+        with progress(f"reading {file}", total=3) as bar:
+            tree = load_tree(file)
+            bar.stage("indexing IDs and references")
+            graph = ReferenceGraph.build(tree)
+            bar.stage(f"locating {len(graph.references)} references")
+            graph.locate_all()
+            bar.advance()
         _print_refs(file, graph, json_out)
 
 

@@ -11,6 +11,11 @@ Plain JSON where the value is unambiguous, tags where it is not:
   mistaken for a tag;
 * other BSON types (never written by the engine, kept anyway) -> MongoDB canonical Extended
   JSON for that value.
+
+The document may be preceded by ``"$container": {"framing": "legacy", "codec": "lzma"}``, the
+archive it was read from (:func:`container_record`): not part of the document (a document whose
+first key starts with ``$`` is always tagged, so the key cannot be mistaken for one of its own),
+it lets ``from-json`` write the archive back the way it was framed.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from typing import Any
 from bson import json_util
 from bson.int64 import Int64
 
+from brson.codecs import Codec
+from brson.container import Container
 from brson.document.raw import INT32_MAX, INT32_MIN
 from brson.errors import DocumentError
 
@@ -106,9 +113,43 @@ def _from_tag(value: dict[str, Any]) -> Any:
         raise DocumentError(f"unknown tagged JSON value {first!r} ({exc})") from None
 
 
-def dumps(doc: dict[str, Any], indent: int | None = 1) -> str:
+#: The first top-level key, when present: the container the document was read from.
+CONTAINER_KEY = "$container"
+_FRAMINGS = ("frdt", "legacy")
+
+
+def container_record(container: Container) -> dict[str, Any]:
+    """What ``to-json`` records of an archive's container: its framing (``frdt`` or the
+    headerless NeosVR ``legacy``), codec and, for LZ4, its stream layout.  Compression
+    settings are not recorded: brson writes each codec one way (Brotli as the engine does)."""
+    record: dict[str, Any] = {"framing": container.framing, "codec": container.codec.label}
+    if container.lz4_framing is not None:
+        record["lz4_framing"] = container.lz4_framing
+    return record
+
+
+def read_container_record(value: Any) -> tuple[Codec, bool]:
+    """``(codec, legacy)`` from a ``$container`` record; DocumentError when it is not one."""
+    if not isinstance(value, dict) or value.get("framing") not in _FRAMINGS:
+        raise DocumentError(
+            f"{CONTAINER_KEY} must be an object with framing {' or '.join(_FRAMINGS)}"
+        )
     try:
-        return json.dumps(to_jsonable(doc), indent=indent, ensure_ascii=False, allow_nan=False)
+        codec = Codec.parse(str(value.get("codec")))
+    except ValueError as exc:
+        raise DocumentError(f"{CONTAINER_KEY}: {exc}") from None
+    return codec, value["framing"] == "legacy"
+
+
+def dumps(
+    doc: dict[str, Any], indent: int | None = 1, container: dict[str, Any] | None = None
+) -> str:
+    """The JSON form as text; ``container`` (a :func:`container_record`) goes first."""
+    try:
+        form = to_jsonable(doc)
+        if container is not None:
+            form = {CONTAINER_KEY: container, **form}
+        return json.dumps(form, indent=indent, ensure_ascii=False, allow_nan=False)
     except RecursionError:
         raise DocumentError("document nesting too deep for the JSON form") from None
 
@@ -125,16 +166,25 @@ def parse_json(text: str | bytes) -> Any:
 
 
 def loads(text: str | bytes) -> dict[str, Any]:
+    """The document of a JSON form (a ``$container`` record is read past)."""
+    return loads_archive(text)[0]
+
+
+def loads_archive(text: str | bytes) -> tuple[dict[str, Any], tuple[Codec, bool] | None]:
+    """The document and, when recorded, its container's ``(codec, legacy)``."""
     try:
         raw = parse_json(text)
     except ValueError as exc:
         raise DocumentError(f"invalid JSON ({exc})") from None
     if not isinstance(raw, dict):
         raise DocumentError("the JSON form of a data tree must be an object")
+    container = None
+    if raw and next(iter(raw)) == CONTAINER_KEY:
+        container = read_container_record(raw.pop(CONTAINER_KEY))
     try:
         doc = from_jsonable(raw)
     except RecursionError:
         raise DocumentError("JSON nesting too deep") from None
     if not isinstance(doc, dict):
         raise DocumentError("the JSON form of a data tree must be an object")
-    return doc
+    return doc, container

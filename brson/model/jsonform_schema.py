@@ -24,7 +24,22 @@ SCHEMA: dict[str, Any] = {
         "it is not.  Object key order is the BSON key order and is significant."
     ),
     "$ref": "#/$defs/document",
+    "properties": {"$container": {"$ref": "#/$defs/container"}},
     "$defs": {
+        "container": {
+            "description": (
+                "Written by to-json as the first key: the archive the document was read from "
+                "(not part of the document).  from-json writes the same framing and codec "
+                "unless its options or OUT's extension say otherwise."
+            ),
+            "type": "object",
+            "properties": {
+                "framing": {"enum": ["frdt", "legacy"]},
+                "codec": {"enum": ["none", "lz4", "lzma", "brotli"]},
+                "lz4_framing": {"enum": ["chunks", "frame"]},
+            },
+            "required": ["framing", "codec"],
+        },
         "value": {
             "description": "Any BSON value in its JSON form.",
             "anyOf": [

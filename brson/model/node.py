@@ -160,6 +160,10 @@ class Node:
         """Hook for the top node of a tree (the data tree drops caches derived from content)."""
 
     def set(self, key: str, value: Any) -> None:
+        """Set one raw key of this document to ``value`` (plain values, a Node or a list of
+        them), appended when new, in place when not; marks the node and its ancestors for
+        re-assembly.  Low level: no width or kind is kept (``Member.value`` and
+        :func:`brson.ops.edit.set_value` do that) and no reference is followed."""
         # Node's own key test: subclasses redefine ``in`` (a Component's means "has member").
         if not Node.__contains__(self, key):
             self._keys = [*self.keys(), key]
@@ -167,7 +171,10 @@ class Node:
         _adopt(value, self)
         self.touch()
 
-    def delete(self, key: str) -> None:
+    def delete_key(self, key: str) -> None:
+        """Remove one raw key of this document (nothing when absent).  Named apart from
+        :meth:`Slot.remove` / :meth:`Component.remove`, which delete the *element* from its
+        tree and handle the references to it; this only drops a key."""
         if Node.__contains__(self, key):
             self._keys = [k for k in self.keys() if k != key]
             self._own_vals().pop(key, None)

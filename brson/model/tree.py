@@ -354,6 +354,10 @@ class Slot(Node):
         return value if isinstance(value, str) else None
 
     def member(self, key: str) -> Member | None:
+        """The slot member at ``key`` (``Name``, ``Position``, ``Components``…) as a
+        :class:`Member` bound to this tree, or ``None`` when the key is absent or holds no
+        document.  The properties (``name``, ``position``…) read its value; the Member itself
+        gives its ``id`` and lets an edit keep the value's width."""
         if self.etype(key) not in (None, 0x03):
             return None
         member = self.child_node(key, Member)
@@ -489,6 +493,10 @@ class Slot(Node):
         return value
 
     def global_matrix(self) -> transform.Matrix:
+        """This slot's transform in the root's space: the local matrices (position,
+        rotation, scale) of the root down to this slot multiplied, parents first.  Missing
+        transform members count as identity; a malformed one raises ModelError naming the
+        slot."""
         chain: list[Slot] = []
         node: Slot | None = self
         while node is not None:
@@ -510,7 +518,9 @@ class Slot(Node):
 
     def find_component(self, type_name: str) -> Component | None:
         """The first component on this slot (not its children) whose type ``type_name`` names
-        in any spelling :meth:`TypeName.spellings` allows, or ``None``."""
+        in any spelling :meth:`TypeName.spellings` allows, or ``None`` (a lookup, like
+        :meth:`DataTree.find`; :func:`brson.ops.edit.component_on` raises with the types the
+        slot has instead)."""
         for component in self.components:
             if component.is_type(type_name):
                 return component
@@ -758,7 +768,9 @@ class DataTree(Node):
         return found
 
     def find(self, selector: str) -> Slot | None:
-        """The one slot a selector names; None when none does; SelectorError if ambiguous."""
+        """The one slot a selector names, or ``None`` when none does (a lookup: test the
+        result); SelectorError when several do.  :meth:`select` raises instead of returning
+        ``None``, with the names that come close."""
         found = self.find_all(selector)
         if len(found) > 1:
             listing = "; ".join(f"{s.path} ({s.id})" for s in found[:10])
@@ -770,6 +782,14 @@ class DataTree(Node):
             )
             raise SelectorError(f"{selector!r} matches {len(found)} slots: {listing}{more}; {hint}")
         return found[0] if found else None
+
+    def select(self, selector: str) -> Slot:
+        """The one slot a selector names; SelectorError when none does (with "did you mean"
+        and the paths of slots whose names come close) or several do.  What ``extract``, the
+        edit commands and every ``--slot`` option use (:func:`brson.ops.extract.select`)."""
+        from brson.ops import extract  # operations layer, imported on use
+
+        return extract.select(self, selector)
 
     # -- IDs ------------------------------------------------------------------------------
     @property

@@ -97,9 +97,43 @@ class ExtractReport:
     external: list[ExternalReference] = field(default_factory=list)
     #: IDs created for the holder slots.
     new_ids: list[str] = field(default_factory=list)
+    #: The chosen subtree alone (``slots`` / ``components`` count the result, closure
+    #: included): how much the closure added is the difference.
+    subtree_slots: int = 0
+    subtree_components: int = 0
+
+    @property
+    def closure_warning(self) -> str | None:
+        """Set when the closure is much larger than the subtree (more components copied
+        along than the subtree has, and at least :data:`CLOSURE_WARNING_MIN`): extracting a
+        small slot that references a big system drags the system along, which is rarely what
+        was meant (``copy_dependencies=False`` / ``--no-dependencies`` leaves it out)."""
+        copied = len(self.copied)
+        if copied < CLOSURE_WARNING_MIN or copied <= self.subtree_components:
+            return None
+        return (
+            f"the closure is much larger than the subtree: {copied} component(s) copied along "
+            f"for a subtree of {self.subtree_slots} slot(s) and "
+            f"{self.subtree_components} component(s)"
+        )
+
+    def external_by_kind(self) -> dict[str, int]:
+        """How many references leave the result, per target kind (slot, component, missing)."""
+        counts: dict[str, int] = {}
+        for ref in self.external:
+            counts[ref.kind] = counts.get(ref.kind, 0) + 1
+        return counts
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            **asdict(self),
+            "external_by_kind": self.external_by_kind(),
+            "closure_warning": self.closure_warning,
+        }
+
+
+#: Fewer components copied along than this never warrant a warning, whatever the ratio.
+CLOSURE_WARNING_MIN = 10
 
 
 @dataclass
@@ -139,6 +173,9 @@ def extract(
     phase(PHASES[0])
     slot = select(tree, slot_or_selector)
     report = ExtractReport(slot=slot.path, slot_id=slot.id)
+    for sub in slot.walk():
+        report.subtree_slots += 1
+        report.subtree_components += len(sub.components)
     sub_bytes = slot.to_bson()
     # Through the model's table, which refuses entries that are not type-name strings.
     type_names = [str(t) for t in tree.types] if "Types" in tree else None

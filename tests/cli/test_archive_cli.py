@@ -225,8 +225,14 @@ def test_json_round_trip_through_the_cli(
     ):
         assert run(capsys, "from-json", text, "-o", out)[0] == 0
         data = out.read_bytes()
-        assert data[:9] == b"FrDT\0\0\0\0" + bytes([kind])  # .bson used to get Brotli
-        assert unpack(data)[1] == brson.load(src).to_bson()
+        container = brson.load(src).container
+        if container is not None and container.legacy and kind != 3:
+            # the recorded headerless framing comes back (Brotli has no headerless form)
+            assert not data.startswith(b"FrDT")
+            assert unpack(data, out.name)[0].codec == kind
+        else:
+            assert data[:9] == b"FrDT\0\0\0\0" + bytes([kind])  # .bson used to get Brotli
+        assert unpack(data, out.name)[1] == brson.load(src).to_bson()
     if src.suffix == ".brson":
         assert (tmp_path / "y.brson").read_bytes() == src.read_bytes()
 

@@ -34,6 +34,7 @@ def test_extract_writes_an_archive_and_reports(
         "UserIconMat",
         "-o",
         str(out),
+        "-v",  # the lists (the default is a summary: tests/ops/test_extract_summary.py)
     )
     assert code == 0
     assert "extracted 'LoadingStandin - Thumbnail v1.3.1/Visual/UserIconMat'" in stdout

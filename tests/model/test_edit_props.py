@@ -87,7 +87,7 @@ def _apply(tree: DataTree, doc: dict[str, Any], op: tuple[Any, ...]) -> None:
             return
         key = fields[op[3] % len(fields)]
         if kind == "delete":
-            component.data.delete(key)
+            component.data.delete_key(key)
             del data[key]
             return
         value = op[4]

@@ -244,7 +244,7 @@ def _first_slot_with_children(tree: DataTree) -> Slot:
 def _to_end(node: Node, key: str) -> None:
     """Re-append a key (restores key order after a deleted key is set again)."""
     value = node.get(key)
-    node.delete(key)
+    node.delete_key(key)
     node.set(key, value)
 
 
@@ -296,9 +296,9 @@ def _edits(tree: DataTree, doc: dict[str, Any]) -> list[Edit]:
             "add key",
             lambda: component.data.set("Extra", {"ID": "x", "Data": 1}),
             lambda: raw_component["Data"].__setitem__("Extra", {"ID": "x", "Data": 1}),
-            lambda: component.data.delete("Extra"),
+            lambda: component.data.delete_key("Extra"),
         ),
-        ("delete key", lambda: slot.delete("Tag"), lambda: raw.pop("Tag"), undo_delete),
+        ("delete key", lambda: slot.delete_key("Tag"), lambda: raw.pop("Tag"), undo_delete),
     ]
 
 

@@ -162,6 +162,21 @@ def test_json_form_of_samples_matches_its_schema(path: Path) -> None:
     assert check(form, "jsonform") == []
 
 
+@pytest.mark.parametrize("path", ARCHIVES, ids=ids_of(ARCHIVES))
+def test_json_form_with_its_container_matches_its_schema(path: Path) -> None:
+    """What to-json writes: the ``$container`` record first, then the document."""
+    import brson
+
+    container = brson.load(path).container
+    assert container is not None
+    record = jsonform.container_record(container)
+    form = json.loads(jsonform.dumps(raw_document(path), container=record))
+    assert next(iter(form)) == "$container"
+    assert check(form, "jsonform") == []
+    form["$container"] = {"framing": "zip", "codec": "brotli"}
+    assert check(form, "jsonform")
+
+
 def test_json_form_edge_values_match_its_schema() -> None:
     doc = {
         "i32": 5,

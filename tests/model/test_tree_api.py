@@ -137,6 +137,35 @@ def test_find_by_name_id_and_path() -> None:
     assert tree.find(str(component_id)) is None  # an ID, but not a slot's
 
 
+def test_select_raises_where_find_returns_none() -> None:
+    """One rule (issue 18): lookups return None, ``select`` (what the CLI and ``extract`` use)
+    raises SelectorError with the names that come close."""
+    tree = brson.load(sample(STANDIN))
+    visual = tree.select("Visual")
+    assert visual is tree.find("Visual") and visual is tree.select(str(visual.id))
+    with pytest.raises(SelectorError, match=r"no slot matches 'Visul'; did you mean .*Visual"):
+        tree.select("Visul")
+    assert tree.find("Visul") is None
+    assert visual.find_component("NoSuchComponent") is None
+    assert visual.member("NoSuchKey") is None
+    with pytest.raises(SelectorError, match="no slot matches"):
+        tree.extract("Visul")  # the same rule, the same message
+
+
+def test_delete_key_is_not_remove() -> None:
+    """``delete_key`` drops one raw key; ``remove`` deletes the element from the tree."""
+    tree = brson.load(sample(STANDIN))
+    slot = tree.select("Visual")
+    assert not hasattr(slot, "delete")
+    slot.delete_key("Tag")
+    assert "Tag" not in slot and slot in tree.walk()
+    slot.remove()
+    assert tree.find("Visual") is None
+    for method in (Slot.member, Slot.global_matrix, Slot.find_component, Slot.set):
+        assert method.__doc__, method
+    assert Slot.delete_key.__doc__ and "remove" in Slot.delete_key.__doc__
+
+
 def test_ambiguous_name_is_a_selector_error() -> None:
     tree = brson.load(sample("orange3134_AvatarRootIdentification.brson"))
     counts: dict[str, int] = {}

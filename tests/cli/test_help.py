@@ -1,0 +1,69 @@
+"""``--help``: plain metavars (no ``{FILE}``, ``{files}``, ``<bool>``) and examples for every
+command, each of which the command's own parser accepts."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+import pytest
+import typer
+
+from brson.cli.app import app, main
+from brson.cli.help import EXAMPLES, polish
+
+
+def built() -> Any:
+    """The click command as ``brson`` runs it."""
+    command = typer.main.get_command(app)
+    polish(command)
+    return command
+
+
+COMMANDS = sorted(built().commands)
+
+
+def help_text(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    assert main([*args, "--help"]) == 0
+    out: str = capsys.readouterr().out
+    return out
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_help_is_clean_and_has_examples(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    text = help_text(capsys, name)
+    usage = next(line for line in text.splitlines() if "Usage:" in line)
+    assert "{" not in usage and "}" not in usage, usage
+    for noise in ("<bool>", "<path>", "<str>", "<int>", "list[", "{files}", "{FILE}"):
+        assert noise not in text, (name, noise)
+    assert "Examples:" in text
+    for line, _ in EXAMPLES[name]:
+        assert line in text  # each example on a line of its own, unwrapped at 80 columns
+
+
+def test_every_command_has_examples() -> None:
+    assert sorted(EXAMPLES) == COMMANDS
+
+
+@pytest.mark.parametrize(("name", "line"), [(n, line) for n in EXAMPLES for line, _ in EXAMPLES[n]])
+def test_examples_parse(name: str, line: str) -> None:
+    """Each example's ``brson`` part is accepted by the parser (options exist, arguments are
+    all there); files need not exist to parse."""
+    assert len(line) <= 76, line  # fits an 80-column help without wrapping
+    for part in line.split("|"):
+        words = shlex.split(part.split(">")[0])
+        if not words or words[0] != "brson":
+            continue
+        command = built().commands[words[1]]
+        command.make_context(words[1], words[2:])
+
+
+def test_top_level_help(capsys: pytest.CaptureFixture[str]) -> None:
+    text = help_text(capsys)
+    assert "<bool>" not in text and "--max-size          BYTES" in text
+
+
+def test_help_text_is_literal(capsys: pytest.CaptureFixture[str]) -> None:
+    """Brackets in help are text, not rich markup (``FIELD[i]`` used to lose its ``[i]``)."""
+    assert "FIELD[i]" in help_text(capsys, "set")
+    assert "Type[n]" in help_text(capsys, "delete")
