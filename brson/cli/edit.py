@@ -31,7 +31,6 @@ from brson.container import is_package_name
 from brson.document import jsonform
 from brson.model.tree import DataTree, Slot
 from brson.ops import edit, importing, variables
-from brson.ops.extract import select
 from brson.ops.ids import renumber
 from brson.ops.patch import PatchError, apply_patch, read_patch
 from brson.ops.selectors import component_on, field_at
@@ -178,7 +177,7 @@ def rename_slot(
     """Rename a slot."""
     output = _destination(src, output, in_place)
     source = Source(src)
-    slot = select(source.tree, selector)
+    slot = source.tree.select(selector)
     before = slot.path
     edit.rename(slot, name)
     _save(source.tree, source, output, codec)
@@ -210,8 +209,8 @@ def move_slot(
         raise typer.BadParameter("give --to PARENT, --index N or both")
     output = _destination(src, output, in_place)
     source = Source(src)
-    slot = select(source.tree, selector)
-    parent = select(source.tree, to) if to is not None else None
+    slot = source.tree.select(selector)
+    parent = source.tree.select(to) if to is not None else None
     edit.move(slot, parent, index)
     _save(source.tree, source, output, codec)
     _say(f"moved to {slot.path!r}")
@@ -254,7 +253,7 @@ def delete_element(
     output = _destination(src, output, in_place)
     source = Source(src)
     tree = source.tree
-    slot = select(tree, selector)
+    slot = tree.select(selector)
     with progress("deleting"):
         if component is not None:
             victim = component_on(slot, component)
@@ -390,7 +389,7 @@ def import_subtree(
     output = _destination(src, output, in_place, other)
     source = Source(src)
     donor = Source(other)
-    target_parent: Slot | None = select(source.tree, parent) if parent is not None else None
+    target_parent: Slot | None = source.tree.select(parent) if parent is not None else None
     with progress("importing"):
         result = importing.import_slot(
             source.tree, donor.tree, slot, target_parent, index=index, external=external.value

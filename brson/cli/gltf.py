@@ -18,7 +18,6 @@ from brson.cli.common import (
     stdout,
 )
 from brson.errors import BrsonError
-from brson.ops.extract import select
 
 app = typer.Typer()
 
@@ -57,7 +56,7 @@ def export_gltf_command(
         ) from None
     source = Source(src)
     try:
-        top = select(source.tree, slot) if slot is not None else source.tree.root
+        top = source.tree.select(slot) if slot is not None else source.tree.root
         store = AssetStore(source.package, assets or ())
         with progress("exporting slots") as bar:
             document, report = export_gltf(

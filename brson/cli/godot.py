@@ -14,7 +14,6 @@ from brson.fileio import same_file, write_atomic
 from brson.godot import export
 from brson.godot.tscn import FORMAT
 from brson.model.tree import Slot
-from brson.ops.extract import select
 
 app = typer.Typer()
 
@@ -71,7 +70,7 @@ def export_godot(
     source = Source(src)
     tree = source.tree
     try:
-        top = select(tree, slot) if slot is not None else tree.root
+        top = tree.select(slot) if slot is not None else tree.root
         if output is not None:
             glb = output.with_suffix(".glb") if gltf else None
             with progress("exporting slots") as bar:

@@ -106,6 +106,18 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
     ],
     "export-gltf": [("brson export-gltf avatar.resonitepackage -o avatar.glb", "glTF 2.0")],
     "import-gltf": [("brson import-gltf model.glb -o model.resonitepackage", "to a package")],
+    "scan": [
+        ("brson scan ~/Resonite/Inventory -o library.idx --workers 4", "index a library"),
+        ("brson scan 'exports/*.brson' -o library.idx --engine dask", "on a Dask cluster"),
+    ],
+    "query": [
+        ("brson query library.idx --report types", "items per component type"),
+        ('brson query library.idx "SELECT path FROM files" --format csv', "read-only SQL"),
+    ],
+    "view": [
+        ("brson view avatar.resonitepackage", "open it in the browser"),
+        ("brson view world.brson --html world.html", "one self-contained file"),
+    ],
 }
 
 

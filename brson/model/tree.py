@@ -9,6 +9,8 @@ memory.  These classes index the bytes instead and decode on access; the pydanti
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -783,13 +785,20 @@ class DataTree(Node):
             raise SelectorError(f"{selector!r} matches {len(found)} slots: {listing}{more}; {hint}")
         return found[0] if found else None
 
-    def select(self, selector: str) -> Slot:
-        """The one slot a selector names; SelectorError when none does (with "did you mean"
-        and the paths of slots whose names come close) or several do.  What ``extract``, the
-        edit commands and every ``--slot`` option use (:func:`brson.ops.extract.select`)."""
-        from brson.ops import extract  # operations layer, imported on use
-
-        return extract.select(self, selector)
+    def select(self, slot_or_selector: Slot | str) -> Slot:
+        """The one slot a selector (name, ID, path) names; SelectorError when none does (with
+        "did you mean" and the paths of slots whose names come close) or several do.  What
+        ``extract``, the edit commands and every ``--slot`` option use; a Slot given is
+        checked to belong to this tree."""
+        if isinstance(slot_or_selector, Slot):
+            if slot_or_selector.tree is not self:
+                raise ModelError("that slot belongs to another tree")
+            return slot_or_selector
+        slot = self.find(slot_or_selector)  # SelectorError listing candidates when ambiguous
+        if slot is None:
+            hint = _selector_hint(self, slot_or_selector)
+            raise SelectorError(f"no slot matches {slot_or_selector!r}{hint}")
+        return slot
 
     # -- IDs ------------------------------------------------------------------------------
     @property
@@ -832,3 +841,34 @@ class DataTree(Node):
     def __repr__(self) -> str:
         kind = "legacy NeosVR" if self.legacy else f"Resonite {self.version_number}"
         return f"DataTree({kind}, source={self.source!r})"
+
+
+_RICH_TEXT = re.compile(r"<[^<>]*>")
+
+
+def _selector_hint(tree: DataTree, selector: str) -> str:
+    """Paths of slots whose visible name (rich-text tags removed) contains or resembles it.
+
+    Paths are made only for the few slots shown, and bounded: one full path per slot of a
+    2,000-deep tree of long names took 2 GB (issue 12)."""
+    wanted = selector.lower()
+    slots: dict[str, Slot] = {}
+    for slot in tree.walk():
+        name = slot.name
+        if isinstance(name, str):
+            slots.setdefault(_RICH_TEXT.sub("", name).strip().lower()[:_HINT_NAME], slot)
+    found = [slot for plain, slot in slots.items() if wanted in plain]
+    found += [
+        slots[p]
+        for p in difflib.get_close_matches(wanted[:_HINT_NAME], list(slots), n=5)
+        if slots[p] not in found
+    ]
+    if not found:
+        return ""
+    listing = "; ".join(repr(slot.display_path()) for slot in found[:5])
+    return f"; did you mean {listing}? (a path or an ID selects exactly)"
+
+
+#: Characters of a name compared with the selector for the hint (similarity is quadratic
+#: in the length of the two texts).
+_HINT_NAME = 200

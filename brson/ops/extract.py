@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import random
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -38,7 +37,7 @@ from bson.int64 import Int64
 
 from brson.collector import paused_gc
 from brson.document import raw
-from brson.errors import GraphError, ModelError, SelectorError
+from brson.errors import GraphError, ModelError
 from brson.graph import ComponentSpans, located
 from brson.model.ids import IdIndex, Location, ids_in_bytes
 from brson.model.node import Node
@@ -171,7 +170,7 @@ def extract(
         raise ValueError(f"external must be one of {', '.join(EXTERNAL_POLICIES)}")
     phase = progress or (lambda _: None)
     phase(PHASES[0])
-    slot = select(tree, slot_or_selector)
+    slot = tree.select(slot_or_selector)
     report = ExtractReport(slot=slot.path, slot_id=slot.id)
     for sub in slot.walk():
         report.subtree_slots += 1
@@ -272,51 +271,6 @@ def _stage(
         else:
             values[key] = tree.get(key)
     return DataTree(Node.new(values).to_bson())
-
-
-def select(tree: DataTree, slot_or_selector: Slot | str) -> Slot:
-    """The slot a selector (name, ID, path) names; a clear error when none or several do."""
-    if isinstance(slot_or_selector, Slot):
-        if slot_or_selector.tree is not tree:
-            raise ModelError("that slot belongs to another tree")
-        return slot_or_selector
-    slot = tree.find(slot_or_selector)  # SelectorError listing the candidates when ambiguous
-    if slot is None:
-        raise SelectorError(f"no slot matches {slot_or_selector!r}{_hint(tree, slot_or_selector)}")
-    return slot
-
-
-_RICH_TEXT = re.compile(r"<[^<>]*>")
-
-
-def _hint(tree: DataTree, selector: str) -> str:
-    """Paths of slots whose visible name (rich-text tags removed) contains or resembles it.
-
-    Paths are made only for the few slots shown, and bounded: one full path per slot of a
-    2,000-deep tree of long names took 2 GB (issue 12)."""
-    import difflib
-
-    wanted = selector.lower()
-    slots: dict[str, Slot] = {}
-    for slot in tree.walk():
-        name = slot.name
-        if isinstance(name, str):
-            slots.setdefault(_RICH_TEXT.sub("", name).strip().lower()[:_HINT_NAME], slot)
-    found = [slot for plain, slot in slots.items() if wanted in plain]
-    found += [
-        slots[p]
-        for p in difflib.get_close_matches(wanted[:_HINT_NAME], list(slots), n=5)
-        if slots[p] not in found
-    ]
-    if not found:
-        return ""
-    listing = "; ".join(repr(slot.display_path()) for slot in found[:5])
-    return f"; did you mean {listing}? (a path or an ID selects exactly)"
-
-
-#: Characters of a name compared with the selector for the hint (similarity is quadratic
-#: in the length of the two texts).
-_HINT_NAME = 200
 
 
 # -- dependencies ---------------------------------------------------------------------------
@@ -565,5 +519,4 @@ __all__ = [
     "ExtractReport",
     "ExtractResult",
     "extract",
-    "select",
 ]
