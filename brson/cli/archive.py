@@ -15,6 +15,7 @@ from brson.cli.common import (
     Source,
     State,
     check_output,
+    expand_inputs,
     human_size,
     output_codec,
     print_json,
@@ -77,12 +78,18 @@ def summary(tree: DataTree, path: str) -> dict[str, Any]:
 
 @app.command()
 def info(
-    files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Archives or packages.")],
-    json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE...",
+            help="Archives or packages; folders (recursive) and globs name the archives in them.",
+        ),
+    ],
+    json_out: Annotated[bool, typer.Option("--json", help="A list, one object per file.")] = False,
 ) -> None:
     """Container, codec, sizes, engine version, feature flags and element counts."""
     rows = []
-    for path in files:
+    for path in expand_inputs(files):
         source = Source(path)
         package, tree = source.package, source.tree
         row = summary(tree, str(path))
