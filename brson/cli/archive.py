@@ -17,6 +17,7 @@ from brson.cli.common import (
     check_output,
     expand_inputs,
     human_size,
+    note,
     output_codec,
     print_json,
     read_input,
@@ -209,10 +210,9 @@ def from_json(
         raise exc.in_file(str(src)) from None
     restored = restore_transform_doubles(doc)
     if restored:
-        stderr.print(
+        note(
             f"brson: note: {src}: {restored} slot transform value(s) written as integers "
-            "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)",
-            markup=False,
+            "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)"
         )
     data = bson_doc.encode(doc)
     if is_package_name(output):

@@ -63,6 +63,13 @@ class State:
     input: str | None = None
 
 
+def note(text: str) -> None:
+    """A remark on stderr (``brson: note: ...``, ``wrote X``) that ``-q`` silences; errors and
+    warnings are not notes and always show."""
+    if not State.quiet:
+        stderr.print(text, markup=False)
+
+
 def interactive() -> bool:
     """Progress bars only for a person at a terminal, never in CI, pipes or with ``-q``."""
     return sys.stderr.isatty() and not os.environ.get("CI") and not State.quiet

@@ -14,7 +14,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from brson import api
-from brson.cli.common import State, expand_inputs, print_json, stderr, stdout
+from brson.cli.common import State, expand_inputs, note, print_json, stdout
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
 from brson.graph import ReferenceGraph
@@ -265,4 +265,4 @@ def schema(
     for stem, content in json_schemas().items():
         target = output / f"{stem}.schema.json"
         write_atomic(target, schema_text(content).encode())
-        stderr.print(f"wrote {target}", markup=False)
+        note(f"wrote {target}")
