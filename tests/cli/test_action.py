@@ -226,3 +226,15 @@ def test_validate_step_glob_and_a_usage_error(installed: tuple[Path, Path], tmp_
     done = _run_step(step, env_dir, action_path, tmp_path, {"paths": "nothing/*.brson"}, output)
     assert done.returncode == 2 and "no file matches" in done.stderr
     assert _outputs(output) == {"exit-code": "2"}
+
+
+def test_readme_workflow_uses_the_action_as_it_is() -> None:
+    text = (ROOT / "README.md").read_text()
+    start = text.index("### The GitHub Action")
+    block = text[text.index("```yaml\n", start) + 8 :]
+    workflow = yaml.safe_load(block[: block.index("```")])
+    assert workflow["permissions"]["security-events"] == "write"
+    steps = workflow["jobs"]["brson"]["steps"]
+    ours = next(step for step in steps if "brson@" in step.get("uses", ""))
+    assert set(ours["with"]) <= set(action()["inputs"])
+    assert steps[0]["uses"].startswith("actions/checkout@")

@@ -251,3 +251,21 @@ def test_bad_settings_are_one_line_naming_the_file(
     assert code == 2 and out == ""
     assert message in err and str(tmp_path / "pyproject.toml") in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_readme_settings_block_works_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for doc, heading in (("README.md", "### Choosing rules"), ("docs/validation.md", "```toml")):
+        text = (PROJECT_ROOT / doc).read_text()
+        start = text.index(heading)
+        block = text[text.index("```toml\n", start) + 8 :]
+        block = block[: block.index("```")]
+        project = tmp_path / doc.replace("/", "_")
+        project.mkdir()
+        (project / "pyproject.toml").write_text(block)
+        monkeypatch.chdir(project)
+        code, out, err = run(capsys, "validate", *THREE, FIX / "BR403_external_guid.brson")
+        assert err == "", doc
+        # ignore BR403, warnings and up, strict: BR401 and BR402 reported, exit 1
+        assert codes(out) == ["BR401", "BR402"] and code == 1, doc
