@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     State.debug = "--debug" in args
     State.input = None
     State.quiet = State.verbose = False
+    set_color(ColorMode.AUTO)  # the callback sets it again; --help and --version skip it
     try:
         # Not standalone, typer returns the code of a ``typer.Exit`` raised by a command.
         code = _command()(args=args, prog_name="brson", standalone_mode=False)

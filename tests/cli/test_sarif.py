@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,11 @@ def test_every_rule_fixture_gives_a_valid_log(capsys: pytest.CaptureFixture[str]
     assert driver["name"] == "brson"
     rules = driver["rules"]
     assert [r["id"] for r in rules] == sorted(RULES)  # every rule was selected
+    names = [r["name"] for r in rules]
+    assert len(set(names)) == len(names) and all(
+        re.fullmatch(r"[A-Z][A-Za-z0-9]+", n) for n in names
+    )
+    assert rules[sorted(RULES).index("BR401")]["name"] == "DuplicateId"
     found = {r["ruleId"] for r in sarif_run["results"]}
     assert {code for code in RULES if code != "BR101"} <= found  # BR101: a directory
     levels = {"error": "error", "warning": "warning", "info": "note"}

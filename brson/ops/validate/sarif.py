@@ -11,6 +11,7 @@ Validated in tests against the official schema (tests/data/sarif-schema-2.1.0.js
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -50,7 +51,8 @@ def _result(file: str, finding: Finding, index: dict[str, int]) -> dict[str, Any
         }
     }
     if finding.path:
-        location["logicalLocations"] = [{"fullyQualifiedName": finding.path, "kind": "member"}]
+        # A slot path, with ':Component' and '.field[i]' when the finding is about one.
+        location["logicalLocations"] = [{"fullyQualifiedName": finding.path}]
     properties: dict[str, Any] = {}
     if finding.offset is not None:
         properties["offset"] = finding.offset
@@ -71,11 +73,20 @@ def _result(file: str, finding: Finding, index: dict[str, int]) -> dict[str, Any
     return result
 
 
+def _rule_name(title: str) -> str:
+    """A rule's SARIF ``name``, as tools show it: ``DuplicateId``, ``ParentReferenceLoop``."""
+    words = re.findall(r"[A-Za-z0-9]+", re.sub(r"'s\b", "", title))
+    return "".join(
+        w[:1].upper() + w[1:].lower() if w.isupper() and len(w) > 1 else w[:1].upper() + w[1:]
+        for w in words
+    )
+
+
 def _rule(code: str) -> dict[str, Any]:
     rule = RULES[code]
     return {
         "id": code,
-        "name": "".join(w.capitalize() for w in rule.title.replace("-", " ").split()[:8]),
+        "name": _rule_name(rule.title),
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.why},
         "help": {
