@@ -33,7 +33,7 @@ from brson.ops.validate.report import (
     file_report,
 )
 from brson.ops.validate.sarif import sarif_log
-from brson.ops.validate.selection import Selection, SelectorError
+from brson.ops.validate.selection import Selection, UnknownRuleError
 
 app = typer.Typer()
 
@@ -187,7 +187,7 @@ def _selectors(
     codes = _codes(given) or [] if given is not None else configured or []
     try:
         Selection.of(select=codes)
-    except SelectorError as exc:
+    except UnknownRuleError as exc:
         if given is not None:
             raise typer.BadParameter(str(exc), param_hint=f"'{option}'") from None
         key = option.removeprefix("--")

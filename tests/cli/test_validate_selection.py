@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from brson.cli.app import main
-from brson.ops.validate import RULES, Selection, SelectorError, validate
+from brson.ops.validate import RULES, Selection, UnknownRuleError, validate
 from brson.ops.validate.findings import Severity
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -80,7 +80,7 @@ def test_min_severity() -> None:
 
 @pytest.mark.parametrize("bad", ["BR9", "BR4011", "E501", "", "XX"])
 def test_a_selector_that_names_no_rule_is_refused(bad: str) -> None:
-    with pytest.raises(SelectorError, match="no rule code"):
+    with pytest.raises(UnknownRuleError, match="no rule code"):
         Selection.of(select=[bad])
 
 

@@ -16,7 +16,7 @@ from brson.model.tree import DataTree
 from brson.ops.validate import container
 from brson.ops.validate.findings import RULES, Finding, Findings, Rule, Severity
 from brson.ops.validate.report import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, ValidateReport
-from brson.ops.validate.selection import Selection, SelectorError
+from brson.ops.validate.selection import Selection, UnknownRuleError
 from brson.ops.validate.walk import check_tree
 
 
@@ -59,8 +59,8 @@ __all__ = [
     "Finding",
     "Rule",
     "Selection",
-    "SelectorError",
     "Severity",
+    "UnknownRuleError",
     "ValidateReport",
     "unreadable",
     "validate",

@@ -25,16 +25,16 @@ SEVERITY_ORDER = (Severity.INFO, Severity.WARNING, Severity.ERROR)
 ALL = "ALL"
 
 
-class SelectorError(ValueError):
+class UnknownRuleError(ValueError):
     """A selector that names no rule (a typo would otherwise select or ignore nothing)."""
 
 
 def check_selector(selector: str) -> str:
-    """The selector, upper-cased, or SelectorError if it is no rule code nor a prefix of one."""
+    """The selector, upper-cased, or UnknownRuleError if it is no rule code nor a prefix of one."""
     text = selector.strip().upper()
     if text == ALL or (text.startswith("BR") and any(c.startswith(text) for c in RULES)):
         return text
-    raise SelectorError(
+    raise UnknownRuleError(
         f"{selector!r} is no rule code nor a prefix of one (BR, BR3, BR301; or ALL); "
         "docs/validation.md lists the rules"
     )
@@ -66,7 +66,7 @@ class Selection:
         ignore: Iterable[str] = (),
         min_severity: Severity | str = Severity.INFO,
     ) -> Selection:
-        """Checked and normalized; SelectorError names a selector that matches no rule."""
+        """Checked and normalized; UnknownRuleError names a selector that matches no rule."""
         return cls(
             tuple(check_selector(s) for s in select),
             tuple(check_selector(s) for s in ignore),
