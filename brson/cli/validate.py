@@ -163,14 +163,17 @@ def validate(
         findings = run_validation(path, max_size=State.max_size, selection=selection)
         reports.append(file_report(str(path), findings))
     full = build_report(reports, strict=strict)
-    report = capped(full, 0 if statistics else limit)
+    # --statistics lists no finding in the report shown; a SARIF log keeps them (up to the cap),
+    # since code scanning has no use for counts alone.
+    listed = capped(full, limit)
+    report = capped(full, 0) if statistics else listed
 
     if sarif_file is not None:
-        write_output(sarif_file, _sarif_text(report, selection))
+        write_output(sarif_file, _sarif_text(listed, selection))
     if output_format is Format.JSON:
         print_json(report.model_dump(mode="json"))
     elif output_format is Format.SARIF:
-        stdout.file.write(_sarif_text(report, selection).decode())
+        stdout.file.write(_sarif_text(listed, selection).decode())
     elif output_format is Format.GITHUB:
         _github(report, statistics)
     else:

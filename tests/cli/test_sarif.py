@@ -120,6 +120,10 @@ def test_sarif_file_beside_annotations(tmp_path: Path, capsys: pytest.CaptureFix
     log = json.loads(target.read_text())
     check_sarif(log)
     assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["BR401"]
+    # --statistics shortens what is printed, not the log
+    code, out, _ = run(capsys, "validate", bad, "--statistics", "--sarif", target)
+    assert out.splitlines()[0] == "1  BR401  error    duplicate ID"
+    assert [r["ruleId"] for r in json.loads(target.read_text())["runs"][0]["results"]] == ["BR401"]
 
 
 def test_sarif_file_never_overwrites_an_input(
