@@ -82,7 +82,7 @@ def info(
     files: Annotated[
         list[Path],
         typer.Argument(
-            metavar="FILE...",
+            metavar="FILE",
             help="Archives or packages; folders (recursive) and globs name the archives in them.",
         ),
     ],

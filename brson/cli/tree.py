@@ -35,7 +35,7 @@ def tree_command(
     files: Annotated[
         list[Path],
         typer.Argument(
-            metavar="FILE...",
+            metavar="FILE",
             help="Archives or packages; folders (recursive) and globs name the archives in them.",
         ),
     ],
@@ -184,7 +184,7 @@ def refs(
     files: Annotated[
         list[Path],
         typer.Argument(
-            metavar="FILE...",
+            metavar="FILE",
             help="Archives or packages; folders (recursive) and globs name the archives in them.",
         ),
     ],

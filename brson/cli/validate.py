@@ -67,7 +67,7 @@ def validate(
     files: Annotated[
         list[Path],
         typer.Argument(
-            metavar="FILE...",
+            metavar="FILE",
             help="Archives or packages; folders (recursive, by extension) and globs name the "
             "archives in them.",
         ),
