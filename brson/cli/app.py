@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 import typer.main
 
-from brson.cli.common import EXIT_BAD_INPUT, State, stderr, stdout
+from brson.cli.common import EXIT_BAD_INPUT, ColorMode, State, set_color, stderr, stdout
 from brson.cli.help import polish
 from brson.codecs import limits
 from brson.errors import BrsonError
@@ -43,7 +43,7 @@ app = typer.Typer(
     help="Read, write, validate, extract and convert Resonite data-tree archives.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -63,6 +63,23 @@ def _options(
         int | None,
         typer.Option("--max-size", help="Largest decompressed document accepted, in bytes."),
     ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "-q", "--quiet", help="Only the results: no summaries, notes or progress bars."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("-v", "--verbose", help="More detail: settings used, full reports."),
+    ] = False,
+    color: Annotated[
+        ColorMode,
+        typer.Option(
+            "--color",
+            help="Colour output: auto (a terminal, unless NO_COLOR is set), always or never.",
+        ),
+    ] = ColorMode.AUTO,
     version: Annotated[
         bool,
         typer.Option(
@@ -72,8 +89,12 @@ def _options(
 ) -> None:
     # Set on every run, not only when given: main() may run many times in one process (tests,
     # embedding), and a --max-size from an earlier run must not limit the next one.
+    if quiet and verbose:
+        raise typer.BadParameter("-q/--quiet and -v/--verbose exclude each other")
     State.debug = debug
     State.max_size = limits.DEFAULT_MAX_SIZE if max_size is None else max_size
+    State.quiet, State.verbose = quiet, verbose
+    set_color(color)
 
 
 def _assemble() -> None:
@@ -103,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     State.debug = "--debug" in args
     State.input = None
+    State.quiet = State.verbose = False
+    set_color(ColorMode.AUTO)  # the callback sets it again; --help and --version skip it
     try:
         # Not standalone, typer returns the code of a ``typer.Exit`` raised by a command.
         code = _command()(args=args, prog_name="brson", standalone_mode=False)

@@ -14,8 +14,10 @@ from brson.cli.common import (
     STDIO,
     Source,
     check_output,
+    expand_inputs,
     human_size,
     load_tree,
+    note,
     output_codec,
     print_json,
     progress,
@@ -77,12 +79,18 @@ def summary(tree: DataTree, path: str) -> dict[str, Any]:
 
 @app.command()
 def info(
-    files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Archives or packages.")],
-    json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE",
+            help="Archives or packages; folders (recursive) and globs name the archives in them.",
+        ),
+    ],
+    json_out: Annotated[bool, typer.Option("--json", help="A list, one object per file.")] = False,
 ) -> None:
     """Container, codec, sizes, engine version, feature flags and element counts."""
     rows = []
-    for path in files:
+    for path in expand_inputs(files):
         source = Source(path)
         package, tree = source.package, source.tree
         row = summary(tree, str(path))
@@ -258,10 +266,9 @@ def from_json(
             raise exc.in_file(str(src)) from None
         restored = restore_transform_doubles(doc)
         if restored:
-            stderr.print(
+            note(
                 f"brson: note: {src}: {restored} slot transform value(s) written as integers "
-                "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)",
-                markup=False,
+                "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)"
             )
         bar.stage("encoding BSON")
         data = bsondoc.encode(doc)

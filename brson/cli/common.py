@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+import glob
 import json
 import os
 import sys
@@ -18,7 +20,7 @@ from brson import api
 from brson.codecs import Codec, limits
 from brson.container import codec_for_name, is_package_name
 from brson.errors import BrsonError, PackageError
-from brson.fileio import read_bytes, refuse_inputs, write_atomic
+from brson.fileio import FileError, read_bytes, refuse_inputs, write_atomic
 from brson.model.tree import DataTree
 from brson.package import (
     AssetMetadata,
@@ -51,15 +53,51 @@ AssetsOption = Annotated[
 
 class State:
     debug = False
+    #: ``-q``: only what was asked for (findings, data); no summaries, notes or progress.
+    quiet = False
+    #: ``-v``: more about what is done (settings used, full reports).
+    verbose = False
     max_size = limits.DEFAULT_MAX_SIZE
     #: The input the running command read last: an error that names no file (a selector or
     #: field that matches nothing) is reported against it, so every message names its file.
     input: str | None = None
 
 
+def note(text: str) -> None:
+    """A remark on stderr (``brson: note: ...``, ``wrote X``) that ``-q`` silences; errors and
+    warnings are not notes and always show."""
+    if not State.quiet:
+        stderr.print(text, markup=False)
+
+
 def interactive() -> bool:
-    """Progress bars only for a person at a terminal, never in CI or pipes."""
-    return sys.stderr.isatty() and not os.environ.get("CI")
+    """Progress bars only for a person at a terminal, never in CI, pipes or with ``-q``."""
+    return sys.stderr.isatty() and not os.environ.get("CI") and not State.quiet
+
+
+class ColorMode(enum.StrEnum):
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+def set_color(mode: ColorMode) -> None:
+    """``--color``: the two consoles set up again in place (commands imported them by name).
+
+    ``auto`` colours a terminal unless ``NO_COLOR`` is set (rich reads it, and
+    ``FORCE_COLOR``); ``always`` colours pipes too and, being asked for on the command line,
+    wins over ``NO_COLOR`` (as no-color.org says); ``never`` colours nothing."""
+    force = True if mode is ColorMode.ALWAYS else None
+    no_color = True if mode is ColorMode.NEVER else (False if force else None)
+    for console, to_stderr in ((stdout, False), (stderr, True)):
+        console.__init__(  # type: ignore[misc]
+            stderr=to_stderr,
+            highlight=False,
+            soft_wrap=True,
+            force_terminal=force,
+            no_color=no_color,
+            color_system="standard" if force else "auto",
+        )
 
 
 @contextmanager
@@ -106,6 +144,67 @@ def track(items: Iterable[T], description: str, total: int | None = None) -> Ite
         for item in items:
             yield item
             bar.advance()
+
+
+def is_archive_name(name: str | os.PathLike[str]) -> bool:
+    """An archive or package by its name: the container layer's extensions, nothing copied."""
+    return is_package_name(name) or codec_for_name(os.fspath(name)) is not None
+
+
+#: Characters that make an argument a glob pattern (as the shell reads them).
+_GLOB_CHARS = frozenset("*?[")
+
+
+def expand_inputs(args: Iterable[Path]) -> list[Path]:
+    """The files a command taking several inputs works on, as ruff and git read them:
+
+    - a directory stands for every archive and package under it (recursively, by extension:
+      :data:`brson.container.EXTENSIONS` and ``.resonitepackage``), in sorted order, skipping
+      hidden files and folders; a directory holding none stays itself, so the command reports
+      it (validate: ``BR101``) rather than silently doing nothing;
+    - an argument that names no file and holds ``*``, ``?`` or ``[`` is a glob (``**`` spans
+      folders), for shells that passed it through quoted or unexpanded; matching nothing is an
+      error (exit 2), as in a shell with ``failglob``;
+    - anything else is taken as given (a missing file is reported by the command).
+
+    A file reached twice (named and inside a named directory) is worked on once."""
+    out: list[Path] = []
+    seen: set[str] = set()
+
+    def add(path: Path) -> None:
+        key = os.path.normcase(os.path.abspath(path))
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+
+    for arg in args:
+        text = os.fspath(arg)
+        if text != STDIO and not os.path.lexists(text) and _GLOB_CHARS & set(text):
+            matches = sorted(glob.glob(text, recursive=True))
+            if not matches:
+                raise FileError("no file matches this pattern", file=text)
+            for match in matches:
+                found = _archives_under(Path(match)) if os.path.isdir(match) else [Path(match)]
+                for path in found or [Path(match)]:
+                    add(path)
+        elif os.path.isdir(text):
+            for path in _archives_under(arg) or [arg]:
+                add(path)
+        else:
+            add(arg)
+    return out
+
+
+def _archives_under(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(
+            Path(root, name)
+            for name in sorted(files)
+            if not name.startswith(".") and is_archive_name(name)
+        )
+    return found
 
 
 def codec_option(value: str | None) -> Codec | None:

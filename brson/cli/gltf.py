@@ -17,6 +17,7 @@ from brson.cli.common import (
     stderr,
     stdout,
 )
+from brson.cli.common import note as say_note
 from brson.errors import BrsonError
 
 app = typer.Typer()
@@ -113,7 +114,7 @@ def import_gltf_command(
     except BrsonError as exc:
         raise exc.in_file(str(src)) from None
     for note in report.notes:
-        stderr.print(f"brson: note: {note}", markup=False)
+        say_note(f"brson: note: {note}")
     stdout.print(
         f"{output}: {report.slots} slots, {report.meshes} meshes, {report.materials} "
         f"materials, {report.textures} textures",

@@ -9,6 +9,7 @@ import typer
 
 from brson.assets.store import AssetStore
 from brson.cli.common import AssetsOption, Source, check_output, progress, stderr, stdout
+from brson.cli.common import note as say_note
 from brson.errors import BrsonError
 from brson.fileio import same_file, write_atomic
 from brson.godot import export
@@ -86,7 +87,7 @@ def export_godot(
                 _write_glb(source, top, glb, assets or [])
             write_atomic(output, scene.tscn().encode("utf-8"))
             for note in scene.notes:
-                stderr.print(f"brson: note: {note}", markup=False)
+                say_note(f"brson: note: {note}")
             stdout.print(
                 f"{output}: {len(scene.nodes)} nodes ({scene.meshes} with a mesh, "
                 f"{scene.materials} materials), Godot {godot} (format={FORMAT[godot]})",

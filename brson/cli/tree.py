@@ -13,7 +13,7 @@ import typer
 from rich.text import Text
 from rich.tree import Tree
 
-from brson.cli.common import load_tree, print_json, progress, stderr, stdout
+from brson.cli.common import expand_inputs, load_tree, note, print_json, progress, stdout
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
 from brson.graph import ReferenceGraph
@@ -31,7 +31,13 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # -- tree ---------------------------------------------------------------------------------
 @app.command("tree")
 def tree_command(
-    file: Annotated[Path, typer.Argument(help="Archive or .resonitepackage.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE",
+            help="Archives or packages; folders (recursive) and globs name the archives in them.",
+        ),
+    ],
     depth: Annotated[
         int | None, typer.Option("--depth", min=0, help="Show slots down to this depth (root 0).")
     ] = None,
@@ -42,25 +48,39 @@ def tree_command(
         bool,
         typer.Option(
             "--json",
-            help="Nested objects: id, name, components [{id, type}], "
-            "children (hidden_children counts what --depth cut).",
+            help="A list, one {file, root} per file; root is nested objects: id, name, "
+            "components [{id, type}], children (hidden_children counts what --depth cut).",
         ),
     ] = False,
 ) -> None:
-    """The Slot tree: names and IDs, optionally components (short type names)."""
-    with _about(file):
-        tree = load_tree(file)
-        if json_out:
-            try:
-                print_json(slot_json(tree.root, depth))
-            except RecursionError:
-                raise ModelError("the slot tree is too deep for JSON output") from None
-        elif stdout.is_terminal:
-            stdout.print(_rich_tree(tree.root, depth, components))
-        else:
-            out = stdout.file
-            for line in _plain_lines(tree.root, depth, components):
-                out.write(line + "\n")
+    """The Slot tree: names and IDs, optionally components (short type names). With several
+    files, each tree follows its file's name."""
+    paths = expand_inputs(files)
+    entries: list[str] = []
+    for index, file in enumerate(paths):
+        with _about(file):
+            tree = load_tree(file)
+            if json_out:
+                entry = {"file": str(file), "root": slot_json(tree.root, depth)}
+                try:  # serialized here, so a tree too deep for JSON names its file
+                    entries.append(json.dumps(entry, indent=2, ensure_ascii=False))
+                except RecursionError:
+                    raise ModelError("the slot tree is too deep for JSON output") from None
+                continue
+            if len(paths) > 1:
+                stdout.file.write(("\n" if index else "") + f"{file}:\n")
+            if stdout.is_terminal:
+                stdout.print(_rich_tree(tree.root, depth, components))
+            else:
+                out = stdout.file
+                for line in _plain_lines(tree.root, depth, components):
+                    out.write(line + "\n")
+    if json_out:
+        # The list print_json would write, from the entries already serialized (indented by
+        # "\n" alone: JSON escapes it in strings, unlike U+2028 or U+0085, which splitlines
+        # and so textwrap.indent would break inside a slot name).
+        body = ",\n".join("  " + text.replace("\n", "\n  ") for text in entries)
+        stdout.file.write(f"[\n{body}\n]\n" if entries else "[]\n")
 
 
 @contextmanager
@@ -160,33 +180,51 @@ def _rich_tree(root: Slot, depth: int | None, components: bool) -> Tree:
 # -- refs ---------------------------------------------------------------------------------
 @app.command()
 def refs(
-    file: Annotated[Path, typer.Argument(help="Archive or .resonitepackage.")],
-    json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE",
+            help="Archives or packages; folders (recursive) and globs name the archives in them.",
+        ),
+    ],
+    json_out: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="A list, one {file, counts, external_ids, references} per file.",
+        ),
+    ] = False,
 ) -> None:
     """References: every ID-shaped value, internal (names an element of the file) or
     external (names nothing here; kept as is)."""
-    with _about(file):
-        with progress(f"reading {file}", total=3) as bar:
-            tree = load_tree(file)
-            bar.stage("indexing IDs and references")
-            graph = ReferenceGraph.build(tree)
-            bar.stage(f"locating {len(graph.references)} references")
-            graph.locate_all()
-            bar.advance()
-        _print_refs(file, graph, json_out)
-
-
-def _print_refs(file: Path, graph: ReferenceGraph, json_out: bool) -> None:
+    entries: list[dict[str, Any]] = []
+    for file in expand_inputs(files):
+        with _about(file):
+            with progress(f"reading {file}", total=3) as bar:
+                tree = load_tree(file)
+                bar.stage("indexing IDs and references")
+                graph = ReferenceGraph.build(tree)
+                bar.stage(f"locating {len(graph.references)} references")
+                graph.locate_all()
+                bar.advance()
+            if json_out:
+                entries.append(_refs_json(file, graph))
+            else:
+                _print_refs(file, graph)
     if json_out:
-        print_json(
-            {
-                "file": str(file),
-                "counts": graph.counts(),
-                "external_ids": graph.external_ids,
-                "references": [ref.to_dict() for ref in graph],
-            }
-        )
-        return
+        print_json(entries)
+
+
+def _refs_json(file: Path, graph: ReferenceGraph) -> dict[str, Any]:
+    return {
+        "file": str(file),
+        "counts": graph.counts(),
+        "external_ids": graph.external_ids,
+        "references": [ref.to_dict() for ref in graph],
+    }
+
+
+def _print_refs(file: Path, graph: ReferenceGraph) -> None:
     counts = graph.counts()
     out = stdout.file
     out.write(
@@ -230,4 +268,4 @@ def schema(
     for stem, content in json_schemas().items():
         target = output / f"{stem}.schema.json"
         write_atomic(target, schema_text(content).encode())
-        stderr.print(f"wrote {target}", markup=False)
+        note(f"wrote {target}")

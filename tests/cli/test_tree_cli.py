@@ -49,7 +49,9 @@ def _walk_json(entry: dict[str, Any]) -> list[dict[str, Any]]:
 def test_tree_json_on_every_sample(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "tree", str(path), "--json")
     assert code == 0
-    top = json.loads(out)
+    [entry] = json.loads(out)  # a list, one {file, root} per file
+    assert entry["file"] == str(path)
+    top = entry["root"]
     doc = raw_document(path)
     slots = _walk_json(top)
     raw = [r for r, _ in raw_slots(doc)]
@@ -93,14 +95,14 @@ def test_tree_json_depth(capsys: pytest.CaptureFixture[str]) -> None:
     doc = raw_document(path)
     code, out, _ = run(capsys, "tree", str(path), "--json", "--depth", "1")
     assert code == 0
-    top = json.loads(out)
+    top = json.loads(out)[0]["root"]
     root = doc["Object"]
     assert [c["id"] for c in top["children"]] == [c["ID"] for c in root["Children"]]
     for entry, raw in zip(top["children"], root["Children"], strict=True):
         assert entry["children"] == []
         assert entry.get("hidden_children", 0) == len(raw["Children"])
     code, out, _ = run(capsys, "tree", str(path), "--json", "--depth", "0")
-    assert json.loads(out)["hidden_children"] == len(root["Children"])
+    assert json.loads(out)[0]["root"]["hidden_children"] == len(root["Children"])
 
 
 def test_tree_plain_text_when_piped(capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,7 +159,8 @@ def test_tree_on_a_terminal_is_a_rich_tree() -> None:
 def test_refs_json(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "refs", str(path), "--json")
     assert code == 0
-    report = json.loads(out)
+    [report] = json.loads(out)  # a list, one object per file
+    assert report["file"] == str(path)
     assert report["counts"]["references"] == len(report["references"]) > 20
     assert report["counts"]["external"] == 0 and report["external_ids"] == []
     for ref in report["references"]:
@@ -190,7 +193,7 @@ def test_refs_text_lists_internal_and_external(
         "LoadingStandin - Thumbnail v1.3.1/Visual/UserIconMat:UnlitMaterial"
     ) in lines
     code, out, _ = run(capsys, "refs", str(edited), "--json")
-    report = json.loads(out)
+    [report] = json.loads(out)
     assert report["external_ids"] == [outside]
     assert [r["from"] for r in report["references"] if r["kind"] == "external"] == [
         "LoadingStandin - Thumbnail v1.3.1/Visual:MeshRenderer.Mesh"

@@ -74,7 +74,12 @@ def test_text_lists_every_finding_then_a_summary(capsys: pytest.CaptureFixture[s
     assert lines[0] == f"{CLEAN}: ok"
     assert lines[1].startswith(f"{ERROR}: error BR401: Avatar Root Identification/")
     assert lines[2].startswith(f"{UNREADABLE}: error BR103: truncated Brotli stream")
-    assert lines[3] == "3 file(s): 2 error(s), 0 warning(s), 0 info, 1 unreadable"
+    # The per-rule summary, most frequent first, then the totals.
+    assert lines[3:5] == [
+        "1  BR103  error    compressed data corrupt or truncated",
+        "1  BR401  error    duplicate ID",
+    ]
+    assert lines[5] == "3 file(s): 2 error(s), 0 warning(s), 0 info, 1 unreadable"
     assert code == 2
 
 
@@ -84,7 +89,12 @@ def test_github_annotations(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[0].startswith(f"::error file={ERROR},title=BR401::Avatar Root Identification/")
     assert lines[1].startswith(f"::warning file={WARNING},title=BR402::")
     assert lines[2].startswith(f"::notice file={INFO},title=BR303::Types[19] ")
-    assert lines[3].startswith("brson validate: 3 file(s), 1 error(s), 1 warning(s), 1 info")
+    assert lines[3:6] == [
+        "1  BR303  info     type listed but unused",
+        "1  BR401  error    duplicate ID",
+        "1  BR402  warning  dangling reference",
+    ]
+    assert lines[6].startswith("brson validate: 3 file(s), 1 error(s), 1 warning(s), 1 info")
     assert code == 1
 
 
@@ -109,6 +119,8 @@ def test_json_report_matches_its_schema_model(capsys: pytest.CaptureFixture[str]
         "info": 0,
         "files": 3,
         "unreadable": 1,
+        "by_rule": {"BR103": 1, "BR402": 1},
+        "omitted": 0,
     }
     assert [f.readable for f in report.files] == [True, True, False]
     finding = data["files"][1]["findings"][0]

@@ -190,7 +190,7 @@ def test_tree(path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> N
     code, out, err = run(capsys, "tree", "--json", "--components", path)
     check(code == OK, f"exit {code}: {err}")
     nodes: list[dict[str, Any]] = []
-    _flatten(json.loads(out), nodes)
+    _flatten(json.loads(out)[0]["root"], nodes)
     v = source_view(path)
     check([n["id"] for n in nodes] == v.slot_order, "slots in file order, by ID")
     check([n["name"] for n in nodes] == [v.slots[s][0] for s in v.slot_order], "slot names")
@@ -199,7 +199,7 @@ def test_tree(path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> N
     check(listed == expected, "components: IDs and full type names, in order")
     code, out, err = run(capsys, "tree", "--json", "--depth", "1", path)
     check(code == OK, f"--depth exit {code}: {err}")
-    top = json.loads(out)
+    top = json.loads(out)[0]["root"]
     shown = 1 + len(top.get("children", []))
     hidden = sum(c.get("hidden_children", 0) for c in top.get("children", []))
     hidden += top.get("hidden_children", 0)
@@ -212,7 +212,7 @@ def test_tree(path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> N
 def test_refs(path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "refs", "--json", path)
     check(code == OK, f"exit {code}: {err}")
-    data = json.loads(out)
+    [data] = json.loads(out)
     v = source_view(path)
     counts = data["counts"]
     check(

@@ -16,6 +16,7 @@ from brson.model.tree import DataTree
 from brson.ops.validate import container
 from brson.ops.validate.findings import RULES, Finding, Findings, Rule, Severity
 from brson.ops.validate.report import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, ValidateReport
+from brson.ops.validate.selection import Selection, UnknownRuleError
 from brson.ops.validate.walk import check_tree
 
 
@@ -24,22 +25,25 @@ def validate(
     *,
     name: str | None = None,
     max_size: int = limits.DEFAULT_MAX_SIZE,
+    selection: Selection | None = None,
 ) -> list[Finding]:
     """Every finding for a tree, a file (archive or ``.resonitepackage``) or archive bytes.
 
     ``name`` is the file name to report (and, for bytes, the extension that picks a legacy
-    codec).  Never raises on bad input: what cannot be read is a finding too.
+    codec).  ``selection`` keeps the findings of some rules only (``Selection.of(select=
+    ["BR4"], ignore=["BR403"], min_severity="warning")``, as ``brson validate --select``).
+    Never raises on bad input: what cannot be read is a finding too.
     """
     if isinstance(source, DataTree):
         findings = Findings(name or source.source)
         check_tree(source, findings)
-        return findings.items
-    file = name if name is not None or isinstance(source, bytes) else os.fspath(source)
-    findings = Findings(file)
-    tree = container.read(source, findings, name=name, max_size=max_size)
-    if tree is not None:
-        check_tree(tree, findings)
-    return findings.items
+    else:
+        file = name if name is not None or isinstance(source, bytes) else os.fspath(source)
+        findings = Findings(file)
+        tree = container.read(source, findings, name=name, max_size=max_size)
+        if tree is not None:
+            check_tree(tree, findings)
+    return findings.items if selection is None else selection.apply(findings.items)
 
 
 def unreadable(findings: list[Finding]) -> bool:
@@ -54,7 +58,9 @@ __all__ = [
     "RULES",
     "Finding",
     "Rule",
+    "Selection",
     "Severity",
+    "UnknownRuleError",
     "ValidateReport",
     "unreadable",
     "validate",

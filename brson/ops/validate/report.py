@@ -45,6 +45,13 @@ class FileReport(BaseModel):
 class Summary(Counts):
     files: int = 0
     unreadable: int = 0
+    by_rule: dict[str, int] = Field(
+        default_factory=dict, description="Number of findings of each rule code that occurs."
+    )
+    omitted: int = Field(
+        default=0,
+        description="Findings counted here but not listed in files (--max-findings).",
+    )
 
 
 class ValidateReport(BaseModel):
@@ -76,15 +83,36 @@ def build_report(files: list[FileReport], *, strict: bool = False) -> ValidateRe
         summary.warnings += item.counts.warnings
         summary.info += item.counts.info
         summary.unreadable += not item.readable
-        codes.update(f.code for f in item.findings)
+        for finding in item.findings:
+            codes.add(finding.code)
+            summary.by_rule[finding.code] = summary.by_rule.get(finding.code, 0) + 1
     if summary.unreadable:
         code = EXIT_UNREADABLE
     elif summary.errors or (strict and summary.warnings):
         code = EXIT_FINDINGS
     else:
         code = EXIT_OK
+    summary.by_rule = dict(sorted(summary.by_rule.items()))
     rules = {c: RULES[c].title for c in sorted(codes)}
     return ValidateReport(strict=strict, exit_code=code, summary=summary, files=files, rules=rules)
+
+
+def capped(report: ValidateReport, limit: int | None) -> ValidateReport:
+    """The report listing at most ``limit`` findings (the first ones, file by file); the counts,
+    the per-rule numbers and the exit code still cover them all, and ``summary.omitted`` says
+    how many are not listed (``--max-findings``: a 10k-slot world printed 10,485 lines)."""
+    if limit is None:
+        return report
+    left = limit
+    files: list[FileReport] = []
+    omitted = 0
+    for item in report.files:
+        kept = item.findings[: max(left, 0)]
+        left -= len(kept)
+        omitted += len(item.findings) - len(kept)
+        files.append(item.model_copy(update={"findings": kept}))
+    summary = report.summary.model_copy(update={"omitted": omitted})
+    return report.model_copy(update={"files": files, "summary": summary})
 
 
 def report_schema() -> dict[str, Any]:
