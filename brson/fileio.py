@@ -8,10 +8,12 @@ new one, never a partial file.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from brson.errors import BrsonError
@@ -165,3 +167,35 @@ def _output_mode(target: Path) -> int:
         mask = os.umask(0o022)
         os.umask(mask)
         return 0o666 & ~mask
+
+
+@contextlib.contextmanager
+def held_lock(path: str | os.PathLike[str]) -> Iterator[bool]:
+    """An exclusive advisory lock on ``path`` (an empty file, created if absent) for the
+    block: True when this process holds it, False when another does.  The lock file is the
+    one file opened for writing outside :func:`write_atomic`: it holds no data, only the lock
+    (a writer that dies loses it with its process, so nothing stale is left to clean)."""
+    try:
+        handle = open(path, "a+b")  # noqa: SIM115 -- held for the whole block
+    except OSError as exc:
+        raise FileError(f"cannot open the lock file ({exc.strerror})", file=str(path)) from None
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        yield True
+    finally:
+        handle.close()
+
+
+def sync_to_disk(path: str | os.PathLike[str]) -> None:
+    """Flush a file or a folder's entries to disk (a rename is durable once its folder is
+    synced); best effort: a file system that cannot sync a folder is not an error."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
