@@ -12,6 +12,7 @@ import os
 import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from brson.errors import BrsonError
@@ -165,3 +166,39 @@ def _output_mode(target: Path) -> int:
         mask = os.umask(0o022)
         os.umask(mask)
         return 0o666 & ~mask
+
+
+class LockedError(FileError):
+    """Another process holds the lock (:func:`exclusive_lock`)."""
+
+
+def fsync_path(path: str | os.PathLike[str]) -> None:
+    """Flush a file or a folder (its entries: a rename into it) to disk; best effort, for
+    writers whose atomic step is a folder rename (brson.scan's shards)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def exclusive_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an advisory lock on ``path`` (created empty if missing) for the block; FileError
+    at once if another process holds it.  The kernel drops it when the holder dies, even by
+    SIGKILL, so a killed writer never leaves a stale lock behind."""
+    import fcntl
+
+    try:
+        handle = open(path, "a+b")  # noqa: SIM115  (held for the block)
+    except OSError as exc:
+        raise FileError(f"cannot create the lock file ({exc.strerror})", file=str(path)) from None
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise LockedError("is locked by another process", file=str(path)) from None
+        yield
+    finally:
+        handle.close()

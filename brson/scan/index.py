@@ -9,7 +9,6 @@ by writing it anew (temp + rename): a moved index is fixed by scanning it again.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -18,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brson.fileio import read_bytes, write_atomic
+from brson.fileio import LockedError, exclusive_lock, read_bytes, write_atomic
 from brson.scan import shards
 from brson.scan.deps import ScanError, need
 from brson.scan.extract import Options, Rows
@@ -90,21 +89,18 @@ def writing(root: Path) -> Iterator[dict[str, Any] | None]:
     try:
         root.mkdir(parents=True, exist_ok=True)
         (root / shards.SHARDS).mkdir(exist_ok=True)
-        handle = open(root / LOCK, "a+b")  # noqa: SIM115  (held for the whole scan)
     except OSError as exc:
         raise ScanError(f"cannot create the index ({exc.strerror})", file=str(root)) from None
-    try:
+    with contextlib.ExitStack() as stack:
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+            stack.enter_context(exclusive_lock(root / LOCK))
+        except LockedError:
             raise ScanError("another scan is writing this index", file=str(root)) from None
         shards.clear_tmp(root)
         if shards.EMPTY not in shards.committed(root):
             shards.write_shard(root, shards.EMPTY, Rows())
             shards.commit(root, shards.EMPTY)
         yield marker
-    finally:
-        handle.close()
 
 
 _GLOB_CHARS = frozenset("*?[")

@@ -16,7 +16,6 @@ a later shard's rows for a file supersede an earlier one's (the views pick the l
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import time
@@ -24,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from brson.fileio import fsync_path
 from brson.scan.deps import need
 from brson.scan.extract import Options, Rows, Task, scan_file
 from brson.scan.schema import TABLES
@@ -86,15 +86,15 @@ def write_shard(index: Path, shard: str, rows: Rows) -> int:
         arrow = pa.Table.from_pylist(items, schema=arrow_schema(table))
         target = folder / f"{table}.parquet"
         pq.write_table(arrow, target, compression="zstd")
-        _fsync(target)
-    _fsync(folder)
+        fsync_path(target)
+    fsync_path(folder)
     return total
 
 
 def commit(index: Path, shard: str) -> None:
     """Make a written shard part of the index: one atomic rename, then the folder synced."""
     os.rename(index / TMP / shard, index / SHARDS / shard)
-    _fsync(index / SHARDS)
+    fsync_path(index / SHARDS)
 
 
 def committed(index: Path) -> list[str]:
@@ -111,12 +111,3 @@ def clear_tmp(index: Path) -> None:
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-
-
-def _fsync(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
