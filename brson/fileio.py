@@ -8,7 +8,6 @@ new one, never a partial file.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import stat
 import tempfile
@@ -169,33 +168,37 @@ def _output_mode(target: Path) -> int:
         return 0o666 & ~mask
 
 
-@contextlib.contextmanager
-def held_lock(path: str | os.PathLike[str]) -> Iterator[bool]:
-    """An exclusive advisory lock on ``path`` (an empty file, created if absent) for the
-    block: True when this process holds it, False when another does.  The lock file is the
-    one file opened for writing outside :func:`write_atomic`: it holds no data, only the lock
-    (a writer that dies loses it with its process, so nothing stale is left to clean)."""
-    try:
-        handle = open(path, "a+b")  # noqa: SIM115 -- held for the whole block
-    except OSError as exc:
-        raise FileError(f"cannot open the lock file ({exc.strerror})", file=str(path)) from None
-    try:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            yield False
-            return
-        yield True
-    finally:
-        handle.close()
+class LockedError(FileError):
+    """Another process holds the lock (:func:`exclusive_lock`)."""
 
 
-def sync_to_disk(path: str | os.PathLike[str]) -> None:
-    """Flush a file or a folder's entries to disk (a rename is durable once its folder is
-    synced); best effort: a file system that cannot sync a folder is not an error."""
+def fsync_path(path: str | os.PathLike[str]) -> None:
+    """Flush a file or a folder (its entries: a rename into it) to disk; best effort, for
+    writers whose atomic step is a folder rename (brson.scan's shards)."""
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)
         try:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+@contextlib.contextmanager
+def exclusive_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an advisory lock on ``path`` (created empty if missing) for the block; FileError
+    at once if another process holds it.  The kernel drops it when the holder dies, even by
+    SIGKILL, so a killed writer never leaves a stale lock behind."""
+    import fcntl
+
+    try:
+        handle = open(path, "a+b")  # noqa: SIM115  (held for the block)
+    except OSError as exc:
+        raise FileError(f"cannot create the lock file ({exc.strerror})", file=str(path)) from None
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise LockedError("is locked by another process", file=str(path)) from None
+        yield
+    finally:
+        handle.close()

@@ -117,7 +117,14 @@ def scan(
 
         def committed(result: BatchResult) -> None:
             if result.shard is not None:
-                shards.commit(root, result.shard)
+                try:
+                    shards.commit(root, result.shard)
+                except OSError as exc:
+                    raise ScanError(
+                        f"cannot commit shard {result.shard} ({exc.strerror}): with --engine "
+                        "dask every worker must see the index folder at this same path",
+                        file=str(root),
+                    ) from None
                 summary.shards += 1
             summary.scanned += result.scanned
             summary.unchanged += result.unchanged
@@ -128,7 +135,7 @@ def scan(
                 progress(summary)
 
         run = _dask if engine == "dask" else _local
-        for result in run(root, named, options, workers, scheduler, summary):
+        for result in run(root, named, options, workers, scheduler):
             committed(result)
         if gone:
             index.write_deleted(root, shards.shard_name(scan_number, len(named) + 1), gone)
@@ -151,7 +158,6 @@ def _local(
     options: Options,
     workers: int,
     scheduler: str | None,
-    summary: Summary,
 ) -> Iterator[BatchResult]:
     """A process pool; at most two batches per worker in flight (bounded memory and a
     prompt stop)."""
@@ -195,7 +201,6 @@ def _dask(
     options: Options,
     workers: int,
     scheduler: str | None,
-    summary: Summary,
 ) -> Iterator[BatchResult]:
     """The same batches on a Dask cluster: ``scheduler`` (an address), or a LocalCluster of
     ``workers`` single-threaded processes.  Workers write shards to ``root``, which must be

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brson.fileio import held_lock, read_bytes, write_atomic
+from brson.fileio import LockedError, exclusive_lock, read_bytes, write_atomic
 from brson.scan import shards
 from brson.scan.deps import ScanError, need
 from brson.scan.extract import Options, Rows
@@ -82,7 +82,7 @@ def writing(root: Path) -> Iterator[dict[str, Any] | None]:
     if _GLOB_CHARS & set(str(root)):
         raise ScanError("an index path cannot contain * ? or [ (DuckDB reads it as a glob)")
     marker = _marker(root) if root.exists() else None
-    if marker is None and root.exists() and any(root.iterdir()):
+    if marker is None and root.exists() and not all(map(_ours, root.iterdir())):
         raise ScanError(
             "exists, is not empty and is not a brson index; choose a new folder", file=str(root)
         )
@@ -91,9 +91,13 @@ def writing(root: Path) -> Iterator[dict[str, Any] | None]:
         (root / shards.SHARDS).mkdir(exist_ok=True)
     except OSError as exc:
         raise ScanError(f"cannot create the index ({exc.strerror})", file=str(root)) from None
-    with held_lock(root / LOCK) as held:
-        if not held:
-            raise ScanError("another scan is writing this index", file=str(root))
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(exclusive_lock(root / LOCK))
+        except LockedError:
+            raise ScanError("another scan is writing this index", file=str(root)) from None
+        if marker is None:  # an index from now on, whatever happens next ("mixed" options)
+            write_marker(root, None)
         shards.clear_tmp(root)
         if shards.EMPTY not in shards.committed(root):
             shards.write_shard(root, shards.EMPTY, Rows())
@@ -102,6 +106,11 @@ def writing(root: Path) -> Iterator[dict[str, Any] | None]:
 
 
 _GLOB_CHARS = frozenset("*?[")
+
+
+def _ours(entry: Path) -> bool:
+    """What a scan killed before its marker was written can have left in a new index."""
+    return entry.name in (LOCK, shards.SHARDS, shards.TMP) or entry.name.startswith(f".{MARKER}.")
 
 
 def next_scan(root: Path) -> int:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from brson.fileio import sync_to_disk
+from brson.fileio import fsync_path
 from brson.scan.deps import need
 from brson.scan.extract import Options, Rows, Task, scan_file
 from brson.scan.schema import TABLES
@@ -86,15 +86,15 @@ def write_shard(index: Path, shard: str, rows: Rows) -> int:
         arrow = pa.Table.from_pylist(items, schema=arrow_schema(table))
         target = folder / f"{table}.parquet"
         pq.write_table(arrow, target, compression="zstd")
-        sync_to_disk(target)
-    sync_to_disk(folder)
+        fsync_path(target)
+    fsync_path(folder)
     return total
 
 
 def commit(index: Path, shard: str) -> None:
     """Make a written shard part of the index: one atomic rename, then the folder synced."""
     os.rename(index / TMP / shard, index / SHARDS / shard)
-    sync_to_disk(index / SHARDS)
+    fsync_path(index / SHARDS)
 
 
 def committed(index: Path) -> list[str]:

@@ -113,3 +113,14 @@ def test_committed_ddl_is_current() -> None:
 def test_parquet_schemas_match_the_tables() -> None:
     for table, columns in TABLES.items():
         assert arrow_schema(table).names == [c.name for c in columns]
+
+
+def test_index_killed_before_its_marker_is_still_an_index(
+    fixtures_dir: Path, tmp_path: Path
+) -> None:
+    """What a first scan killed at its start leaves (lock, empty shards/) is taken back."""
+    index = tmp_path / "index"
+    (index / "shards").mkdir(parents=True)
+    (index / ".lock").write_bytes(b"")
+    assert main(["scan", str(fixtures_dir / "real"), "-o", str(index)]) == 0
+    assert (index / "brson-index.json").exists()
