@@ -68,6 +68,10 @@ def test_tree_renders(page: Page, standin_server: Running, shots: Path) -> None:
     p = open_view(page, standin_server.url)
     rows = tree_rows(p)
     assert rows[0].startswith("LoadingStandin") and rows[1] == "Visual" and len(rows) == 4
+    # Rich text shown stripped, kept whole in the tooltip.
+    assert rows[2] == "Get Profile Icon - (9 Nodes)"
+    title = p.get_attribute("#tree .node[data-key='0.1'] > .row", "title")
+    assert title.startswith("<color=#6700FF>Get Profile Icon</color>")
     assert p.text_content("#inspector h1") == rows[0]
     p.wait_for_selector("body[data-findings=ready]", timeout=TIMEOUT)
     assert "BR502" in p.text_content("#finding-list")
