@@ -102,6 +102,10 @@ def test_reference_link_reveals_target(page: Page, standin_server: Running, shot
     p.wait_for_selector("#tree .node[data-key='0.2.20']")
     select(p, "0.2.20")
     select(p, "0.0")
+    # Typed values: Visual's rotation as a quaternion with its Euler angles, colours swatched.
+    assert "Euler 0°, 180°, 0°" in p.text_content("#inspector")
+    assert p.locator("#inspector .swatch").count() >= 4  # QuadMesh's corner colours
+    assert p.locator("#inspector .enum", has_text="Linear").count() >= 1
     link = p.locator("a.ref[data-target='0.0.1']")  # MeshRenderer.Materials[0] -> the material
     assert "UserIconMat:UnlitMaterial" in link.text_content()
     link.click()
