@@ -68,6 +68,10 @@ def test_tree_renders(page: Page, standin_server: Running, shots: Path) -> None:
     p = open_view(page, standin_server.url)
     rows = tree_rows(p)
     assert rows[0].startswith("LoadingStandin") and rows[1] == "Visual" and len(rows) == 4
+    # Rich text shown stripped, kept whole in the tooltip.
+    assert rows[2] == "Get Profile Icon - (9 Nodes)"
+    title = p.get_attribute("#tree .node[data-key='0.1'] > .row", "title")
+    assert title.startswith("<color=#6700FF>Get Profile Icon</color>")
     assert p.text_content("#inspector h1") == rows[0]
     p.wait_for_selector("body[data-findings=ready]", timeout=TIMEOUT)
     assert "BR502" in p.text_content("#finding-list")
@@ -98,6 +102,10 @@ def test_reference_link_reveals_target(page: Page, standin_server: Running, shot
     p.wait_for_selector("#tree .node[data-key='0.2.20']")
     select(p, "0.2.20")
     select(p, "0.0")
+    # Typed values: Visual's rotation as a quaternion with its Euler angles, colours swatched.
+    assert "Euler 0°, 180°, 0°" in p.text_content("#inspector")
+    assert p.locator("#inspector .swatch").count() >= 4  # QuadMesh's corner colours
+    assert p.locator("#inspector .enum", has_text="Linear").count() >= 1
     link = p.locator("a.ref[data-target='0.0.1']")  # MeshRenderer.Materials[0] -> the material
     assert "UserIconMat:UnlitMaterial" in link.text_content()
     link.click()

@@ -80,6 +80,10 @@
     for (const kid of kids) if (kid !== null && kid !== undefined) node.append(kid);
     return node;
   }
+  // Resonite's rich-text tags (<color=#6700FF>, <b>, <size=50%>...) are shown stripped in the
+  // tree and titles; the raw name stays in the row's tooltip and in the Name field.
+  const RICH = /<\/?(?:color|b|i|u|s|size|sub|sup|mark|alpha|align|font|br|nobr|noparse|lowercase|uppercase|smallcaps|gradient|sprite|rotate|voffset|cspace|mspace|pos|indent|line-height|margin|width|closeall)(?:=[^<>]*)?>/gi;
+  const plain = (name) => (name || '').replace(RICH, '') || '(no name)';
   function status(text) { $('status').textContent = text; }
   function fail(error) { status('error: ' + error.message); console.warn(error); }
 
@@ -88,9 +92,9 @@
 
   function makeNode(summary) {
     const twisty = el('span', { class: 'twisty', text: summary.children ? '▸' : '' });
-    const name = el('span', { class: 'name', text: summary.name || '(no name)' });
+    const name = el('span', { class: 'name', text: plain(summary.name) });
     const comps = el('span', { class: 'comps', text: summary.components.join(' ') + (summary.component_count > summary.components.length ? ' …' : '') });
-    const row = el('div', { class: 'row', role: 'treeitem', title: summary.id || '' }, twisty, name, comps);
+    const row = el('div', { class: 'row', role: 'treeitem', title: (summary.name || '') + (summary.id ? '\n' + summary.id : '') }, twisty, name, comps);
     const kids = el('div', { class: 'kids', role: 'group', hidden: true });
     const node = el('div', { class: 'node' + (summary.active ? '' : ' inactive'), 'data-key': summary.key }, row, kids);
     const item = { node, row, kids, twisty, loaded: false, open: false, summary };
@@ -248,7 +252,7 @@
   function inspect(d, component, member) {
     const pane = $('inspector');
     pane.replaceChildren(
-      el('h1', { text: d.name || '(no name)' }),
+      el('h1', { text: plain(d.name), title: d.name }),
       el('div', { class: 'path', text: d.path }),
       el('div', { class: 'id', text: d.id ? 'ID ' + d.id : 'no ID' }),
     );
@@ -347,7 +351,7 @@
     const answer = await api('search', { q, mode: $('search-mode').value });
     const list = $('result-list');
     list.replaceChildren(...answer.results.map((r) => el('li', { 'data-key': r.key, onclick: () => go(r.key) },
-      el('span', { text: r.name !== undefined ? r.name || '(no name)' : r.key }),
+      el('span', { text: r.name !== undefined ? plain(r.name) : r.key }),
       el('span', { class: 'euler', text: ' ' + r.match }))));
     $('results').hidden = false;
     $('results').querySelector('h2').firstChild.textContent = `Search results: ${answer.total}${answer.total > answer.results.length ? ' (first ' + answer.results.length + ')' : ''} `;
