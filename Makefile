@@ -6,8 +6,10 @@ STAMP  := $(VENV)/.installed
 SAMPLE := fixtures/real/orange3134_loading_standin.brson
 PACKAGE := fixtures/demo/orange3134_loading_standin.resonitepackage
 OUT    := out
+#: The viewer's three.js bundle (`brson view`), built from npm packages pinned by a lockfile.
+THREE  := brson/view/static/vendor/three.bundle.min.js
 
-.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean
+.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +20,7 @@ $(STAMP): pyproject.toml
 # The card's jobs on a real package: extract a subtree (the thumbnail: mesh, material, texture)
 # into a package of its own, validate it as CI would, diff it against its source, export it to
 # glTF and Godot 4; then the byte-exact codec round trip. Outputs in out/.
-demo: $(STAMP)
+demo: $(STAMP) $(THREE)
 	mkdir -p $(OUT)
 	$(BIN)/brson info $(PACKAGE)
 	$(BIN)/brson extract $(PACKAGE) --slot Visual --package -o $(OUT)/visual.resonitepackage
@@ -26,11 +28,21 @@ demo: $(STAMP)
 	$(BIN)/brson diff $(PACKAGE) $(OUT)/visual.resonitepackage | tail -n 5; true
 	$(BIN)/brson export-gltf $(OUT)/visual.resonitepackage -o $(OUT)/visual.glb
 	$(BIN)/brson export-godot $(OUT)/visual.resonitepackage -o $(OUT)/visual.tscn --godot 4 --gltf
+	$(BIN)/brson view $(PACKAGE) --html $(OUT)/standin.html
 	$(BIN)/brson convert $(SAMPLE) $(OUT)/standin.lz4bson
 	$(BIN)/brson convert $(OUT)/standin.lz4bson $(OUT)/standin.7zbson
 	$(BIN)/brson convert $(OUT)/standin.7zbson $(OUT)/standin.brson
 	cmp $(SAMPLE) $(OUT)/standin.brson && echo "round trip brotli -> lz4 -> lzma -> brotli: byte-identical"
-	@echo "outputs in $(OUT)/: visual.resonitepackage (the extracted subtree), visual.glb (glTF 2.0), visual.tscn + visual.glb (Godot 4), standin.{lz4bson,7zbson,brson} (codecs)"
+	@echo "outputs in $(OUT)/: visual.resonitepackage (the extracted subtree), visual.glb (glTF 2.0), visual.tscn + visual.glb (Godot 4), standin.{lz4bson,7zbson,brson} (codecs), standin.html (brson view)"
+
+$(THREE): brson/view/js/package-lock.json brson/view/js/entry.js scripts/vendor-three.sh
+	sh scripts/vendor-three.sh
+
+vendor: $(THREE)
+
+# Debian's Chromium for the viewer's browser tests (tests/view; CI=true fails them without it).
+browser:
+	sh scripts/ensure-browser.sh
 
 godot3:
 	sh scripts/ensure-godot3.sh
@@ -46,7 +58,7 @@ gltf-tools:
 # The whole suite, lint, types and a short atheris fuzz slice (~1 min). Godot 3 engine tests
 # always run in CI (CI=true fails them without the engine); Godot 4 engine tests run when the
 # engine can be fetched, else they skip.
-test: $(STAMP) godot3 gltf-tools
+test: $(STAMP) $(THREE) browser godot3 gltf-tools
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q

@@ -5,6 +5,7 @@ Public API: :func:`load`, :func:`loads`, :func:`dump`, :func:`dumps`, the model 
 and :class:`BrsonError` with its subclasses.
 """
 
+import brson.ops  # noqa: F401 -- installs the model's editing shortcuts (brson.model.editing)
 from brson.api import dump, dumps, load, loads
 from brson.codecs import Codec
 from brson.container import Container

@@ -9,6 +9,20 @@ attaches it on the way out without losing the original context.
 
 from __future__ import annotations
 
+#: How much of a slot path and of a message an error or a report shows.  Paths grow with
+#: depth times name length: a 19 KB tree of 2,000 levels of 1,000-character names printed
+#: gigabytes of findings (issue 12, defect 10); bounded, output grows with what is reported.
+PATH_LIMIT = 1000
+MESSAGE_LIMIT = 4000
+
+
+def bounded(text: str, limit: int) -> str:
+    """``text`` while it is at most ``limit`` characters, else its head and tail around ``…``
+    (the tail is the more telling end of a path)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit // 4]}…{text[-(limit * 3 // 4) :]}"
+
 
 class BrsonError(Exception):
     """Base of every error brson raises on bad input."""
@@ -43,12 +57,12 @@ class BrsonError(Exception):
         if self.offset is not None:
             where.append(f"offset {self.offset}")
         if self.path is not None:
-            where.append(f"slot {self.path!r}")
+            where.append(f"slot {bounded(self.path, PATH_LIMIT)!r}")
         if self.field is not None:
             where.append(f"field {self.field!r}")
         location = f" at {', '.join(where)}" if where else ""
         prefix = f"{self.file}: " if self.file else ""
-        return f"{prefix}{self.layer} error{location}: {self.message}"
+        return f"{prefix}{self.layer} error{location}: {bounded(self.message, MESSAGE_LIMIT)}"
 
 
 class ContainerError(BrsonError):

@@ -39,6 +39,7 @@ from brson.container import PACKAGE_SUFFIX
 from brson.document.jsonform import parse_json
 from brson.errors import BrsonError, LimitError, PackageError
 from brson.fileio import read_bytes, write_atomic
+from brson.model.archive import read_archive, write_archive
 from brson.model.tree import DataTree
 
 SUFFIX = PACKAGE_SUFFIX
@@ -298,8 +299,6 @@ def loads_package(
     data: bytes, *, name: str = "<package>", max_size: int = limits.DEFAULT_MAX_SIZE
 ) -> Package:
     """Read a package from bytes: record and main tree now, other assets on access."""
-    from brson.api import loads  # the one way to read an archive; api imports us lazily
-
     source = _Zip(data, name, max_size)
     entries = source.entries
     if MAIN_RECORD not in entries:
@@ -315,7 +314,7 @@ def loads_package(
         raise PackageError(f"the main data tree Assets/{main} is missing", file=name)
     main_bytes = source.read(ASSETS_DIR + main)
     verify_asset(main, main_bytes, name)
-    tree = loads(main_bytes, name=f"{name}!{ASSETS_DIR}{main}", max_size=max_size)
+    tree = read_archive(main_bytes, f"{name}!{ASSETS_DIR}{main}", max_size)
 
     warnings: list[str] = []
     names: list[str] = []
@@ -456,7 +455,7 @@ def packdb_references(tree: DataTree) -> dict[str, list[str]]:
     if tree.modified:
         tree = DataTree(tree.to_bson())
     out: dict[str, list[str]] = {}
-    for head, match in _packdb_elements(tree._buf):
+    for head, match in _packdb_elements(tree.buffer):
         name = match.group(1).decode("utf-8", "replace")
         found = locate(tree, head)
         where = Location(*found).describe() if found else "<unknown>"
@@ -498,9 +497,7 @@ def dumps_package(
     every asset the tree names must be given.  The record's ``assetUri`` and
     ``assetManifest`` are recomputed; other keys keep their values and order.
     """
-    from brson.api import dumps
-
-    main_bytes = dumps(tree, Codec.BROTLI)
+    main_bytes = write_archive(tree, Codec.BROTLI)
     main = sha256_hex(main_bytes)
     blobs: dict[str, bytes] = {}
     if isinstance(assets, Mapping):

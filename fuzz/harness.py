@@ -36,7 +36,7 @@ MODULES = (
     "brson.codecs",
     "brson.container",
     "brson.document.raw",
-    "brson.document.bson",
+    "brson.document.bsondoc",
     "brson.model.tree",
     "brson.model.node",
     "brson.model.ids",

@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "brson.cli.edit",
     "brson.cli.godot",
     "brson.cli.gltf",
+    "brson.cli.view",
     "brson.cli.scan",
 ]
 

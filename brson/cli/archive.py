@@ -13,9 +13,9 @@ from brson import api
 from brson.cli.common import (
     STDIO,
     Source,
-    State,
     check_output,
     human_size,
+    load_tree,
     output_codec,
     print_json,
     read_input,
@@ -27,8 +27,7 @@ from brson.cli.common import (
 from brson.codecs import Codec
 from brson.collector import paused_gc
 from brson.container import is_package_name
-from brson.document import bson as bson_doc
-from brson.document import jsonform
+from brson.document import bsondoc, jsonform
 from brson.model.transform import restore_transform_doubles
 from brson.model.tree import DataTree
 
@@ -146,7 +145,7 @@ def convert(
         source = Source(src)
         save_package(source.tree, dst, [source.package] if source.package else [])
         return
-    tree = api.load(src, max_size=State.max_size)
+    tree = load_tree(src)
     _write_archive(tree, dst, output_codec(codec, str(dst)), legacy)
 
 
@@ -175,7 +174,7 @@ def to_json(
     """The lossless JSON form (int64 as $numberLong, exact doubles); see docs/json-form.md."""
     if output is not None:
         check_output(output, src)
-    tree = api.load(src, max_size=State.max_size)
+    tree = load_tree(src)
     text = jsonform.dumps(tree.decoded(), indent=None if compact else 1) + "\n"
     if output is None:
         stdout.file.write(text)
@@ -207,7 +206,7 @@ def from_json(
             "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)",
             markup=False,
         )
-    data = bson_doc.encode(doc)
+    data = bsondoc.encode(doc)
     if is_package_name(output):
         save_package(DataTree(data), output, [])
         return

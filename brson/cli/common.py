@@ -161,6 +161,13 @@ def human_size(n: int) -> str:
     return f"{n} B"
 
 
+def load_tree(path: Path) -> DataTree:
+    """An input archive's tree, with the file remembered for errors raised later (a tree
+    too deep for the JSON form is only found while converting, after ``load`` returned)."""
+    State.input = str(path)
+    return api.load(path, max_size=State.max_size)
+
+
 class Source:
     """An input file: its tree and, for a ``.resonitepackage``, the package around it (the
     commands that write report or keep its assets; ``info`` says it is one)."""

@@ -24,10 +24,11 @@ from brson.cli.common import (
 from brson.codecs import Codec
 from brson.container import is_package_name
 from brson.model.tree import DataTree, Slot
-from brson.ops import edit as ops_edit
-from brson.ops import ids as ops_ids
-from brson.ops import importing, variables
+from brson.ops import edit, importing, variables
 from brson.ops.extract import select
+from brson.ops.ids import renumber
+from brson.ops.selectors import component_on, field_at
+from brson.ops.textvalues import parse_text
 
 app = typer.Typer()
 
@@ -121,16 +122,16 @@ def set_field(
     check_output(output, src)
     source = Source(src)
     tree = source.tree
-    member = ops_edit.field_at(tree, target)
+    member = field_at(tree, target)
     old = member.value
-    parsed = ops_edit.parse_text(value, member.get("Data"), type_hint, tree=tree, where=target)
-    ops_edit.set_value(member, parsed)
+    parsed = parse_text(value, member.get("Data"), type_hint, tree=tree, where=target)
+    edit.set_value(member, parsed)
     _save(tree, source, output, codec)
     _say(f"{target}: {_show(old)} -> {_show(member.value)}")
 
 
-@app.command()
-def rename(
+@app.command("rename")
+def rename_slot(
     src: FileArg,
     selector: SlotArg,
     name: Annotated[str, typer.Argument(metavar="NEWNAME", help="Its new name.")],
@@ -142,13 +143,13 @@ def rename(
     source = Source(src)
     slot = select(source.tree, selector)
     before = slot.path
-    ops_edit.rename(slot, name)
+    edit.rename(slot, name)
     _save(source.tree, source, output, codec)
     _say(f"renamed {before!r} -> {slot.path!r}")
 
 
-@app.command()
-def move(
+@app.command("move")
+def move_slot(
     src: FileArg,
     selector: Annotated[
         str, typer.Argument(metavar="SELECTOR", help="The slot to move: a name, path or ID.")
@@ -173,13 +174,13 @@ def move(
     source = Source(src)
     slot = select(source.tree, selector)
     parent = select(source.tree, to) if to is not None else None
-    ops_edit.move(slot, parent, index)
+    edit.move(slot, parent, index)
     _save(source.tree, source, output, codec)
     _say(f"moved to {slot.path!r}")
 
 
-@app.command()
-def delete(
+@app.command("delete")
+def delete_element(
     src: FileArg,
     selector: SlotArg,
     output: Output,
@@ -217,12 +218,12 @@ def delete(
     slot = select(tree, selector)
     with progress("deleting"):
         if component is not None:
-            victim = ops_edit.component_on(slot, component)
+            victim = component_on(slot, component)
             kinds = [victim.type_index]
-            removal = ops_edit.remove_component(victim, references.value)
+            removal = edit.remove_component(victim, references.value)
         else:
             kinds = [c.type_index for s in slot.walk() for c in s.components]
-            removal = ops_edit.delete(slot, references.value)
+            removal = edit.delete(slot, references.value)
     pruned = tree.drop_unused_types({k for k in kinds if isinstance(k, int)}) if prune_types else []
     _save(tree, source, output, codec)
     if json_out:
@@ -303,8 +304,8 @@ def set_var(
         _say(f"{var.name}: {_show(before)} -> {_show(var.value)}  ({var.slot})")
 
 
-@app.command()
-def renumber(
+@app.command("renumber")
+def renumber_ids(
     src: FileArg,
     output: Output,
     codec: CodecOption = None,
@@ -313,7 +314,7 @@ def renumber(
     always gives the same bytes; references follow."""
     check_output(output, src)
     source = Source(src)
-    result = ops_ids.renumber(source.tree)
+    result = renumber(source.tree)
     _save(result, source, output, codec)
     _say(f"renumbered {len(result.ids)} IDs -> {output}")
 

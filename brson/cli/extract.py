@@ -22,7 +22,7 @@ from brson.codecs import Codec
 from brson.container import is_package_name
 from brson.errors import PackageError
 from brson.model.tree import DataTree
-from brson.ops import extract as ops_extract
+from brson.ops.extract import PHASES, ExtractReport, extract
 from brson.package import SUFFIX, new_record, packdb_names, write_package
 
 app = typer.Typer()
@@ -34,8 +34,8 @@ class ExternalPolicy(StrEnum):
     fail = "fail"
 
 
-@app.command()
-def extract(
+@app.command("extract")
+def extract_subtree(
     src: Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")],
     slot: Annotated[
         str, typer.Option("--slot", "-s", help="Slot to extract: a name, an ID or a path.")
@@ -89,10 +89,8 @@ def extract(
     source_package, tree = source.package, source.tree
     for warning in tree.container.warnings if tree.container else ():
         stderr.print(f"brson: warning: {src}: {warning}", markup=False)
-    with progress("extracting", total=len(ops_extract.PHASES)) as bar:
-        result = ops_extract.extract(
-            tree, slot, external.value, dependencies, progress=lambda _: bar.advance()
-        )
+    with progress("extracting", total=len(PHASES)) as bar:
+        result = extract(tree, slot, external.value, dependencies, progress=lambda _: bar.advance())
     name = result.tree.root.name
     name = name if isinstance(name, str) else slot
     assets: list[str] = []
@@ -122,9 +120,7 @@ def _source_codec(tree: DataTree) -> Codec:
     return tree.container.codec if tree.container is not None else Codec.BROTLI
 
 
-def _print_report(
-    report: ops_extract.ExtractReport, output: str, assets: list[str], json_out: bool
-) -> None:
+def _print_report(report: ExtractReport, output: str, assets: list[str], json_out: bool) -> None:
     if json_out:
         data: dict[str, Any] = {"output": output, **report.to_dict(), "package_assets": assets}
         print_json(data)

@@ -13,8 +13,7 @@ import typer
 from rich.text import Text
 from rich.tree import Tree
 
-from brson import api
-from brson.cli.common import State, print_json, stderr, stdout
+from brson.cli.common import load_tree, print_json, stderr, stdout
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
 from brson.graph import ReferenceGraph
@@ -50,7 +49,7 @@ def tree_command(
 ) -> None:
     """The Slot tree: names and IDs, optionally components (short type names)."""
     with _about(file):
-        tree = api.load(file, max_size=State.max_size)
+        tree = load_tree(file)
         if json_out:
             try:
                 print_json(slot_json(tree.root, depth))
@@ -167,7 +166,7 @@ def refs(
     """References: every ID-shaped value, internal (names an element of the file) or
     external (names nothing here; kept as is)."""
     with _about(file):
-        tree = api.load(file, max_size=State.max_size)
+        tree = load_tree(file)
         graph = ReferenceGraph.build(tree)
         graph.locate_all()
         _print_refs(file, graph, json_out)

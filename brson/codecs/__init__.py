@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 
-from brson.codecs import brotli, limits, lz4net, lzma
+from brson.codecs import brotli_engine, limits, lz4net, lzma_sdk
 
 
 class Codec(enum.IntEnum):
@@ -43,15 +43,15 @@ def _bounded_identity(data: bytes | memoryview, max_size: int = limits.DEFAULT_M
 COMPRESS: dict[Codec, Callable[[bytes], bytes]] = {
     Codec.NONE: _identity,
     Codec.LZ4: lz4net.compress,
-    Codec.LZMA: lzma.compress,
-    Codec.BROTLI: brotli.compress,
+    Codec.LZMA: lzma_sdk.compress,
+    Codec.BROTLI: brotli_engine.compress,
 }
 
 DECOMPRESS: dict[Codec, Callable[[bytes | memoryview, int], bytes]] = {
     Codec.NONE: _bounded_identity,
     Codec.LZ4: lz4net.decompress,
-    Codec.LZMA: lzma.decompress,
-    Codec.BROTLI: brotli.decompress,
+    Codec.LZMA: lzma_sdk.decompress,
+    Codec.BROTLI: brotli_engine.decompress,
 }
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from brson.codecs import Codec, compress, decompress, limits, lz4net, lzma
+from brson.codecs import Codec, compress, decompress, limits, lz4net, lzma_sdk
 from brson.codecs.varint import read_varint, write_varint
 from brson.errors import CodecError, ContainerError
 
@@ -106,7 +106,7 @@ def sniff_legacy(data: bytes | memoryview) -> Codec | None:
         return Codec.NONE
     if bytes(data[:4]) == lz4net.FRAME_MAGIC:
         return Codec.LZ4
-    if lzma.plausible(data):
+    if lzma_sdk.plausible(data):
         return Codec.LZMA
     if lz4net.plausible(data):
         return Codec.LZ4
@@ -119,7 +119,7 @@ def _never(data: bytes | memoryview) -> bool:
 
 _PLAUSIBLE: dict[Codec, Callable[[bytes | memoryview], bool]] = {
     Codec.NONE: _bson_plausible,
-    Codec.LZMA: lzma.plausible,
+    Codec.LZMA: lzma_sdk.plausible,
     Codec.LZ4: lz4net.plausible,
     Codec.BROTLI: _never,  # never written headerless; cannot be sniffed
 }

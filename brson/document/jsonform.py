@@ -23,9 +23,9 @@ from typing import Any
 from bson import json_util
 from bson.int64 import Int64
 
+from brson.document.raw import INT32_MAX, INT32_MIN
 from brson.errors import DocumentError
 
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 _DEFAULT_NAN_BITS = struct.pack("<d", math.nan)
 _TAGS = {"$numberLong", "$numberDouble", "$document"}
 

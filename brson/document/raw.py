@@ -15,7 +15,7 @@ from typing import Any
 import bson as _bson
 from bson.errors import BSONError
 
-from brson.document.bson import decode_bytes
+from brson.document.bsondoc import decode_bytes
 from brson.errors import DocumentError
 
 _I32 = struct.Struct("<i")
@@ -30,6 +30,9 @@ BOOL = 0x08
 NULL = 0x0A
 INT32 = 0x10
 INT64 = 0x12
+#: The values each integer element holds (a value outside int32 must be written as int64).
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 #: Fixed payload sizes of the element types that have one.
 _FIXED = {

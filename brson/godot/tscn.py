@@ -29,6 +29,7 @@ from typing import Any
 
 from brson.errors import VariantError
 from brson.godot import values as gv
+from brson.godot.variant import INT64_MAX, INT64_MIN
 
 #: ``format=`` written for each engine major version.
 FORMAT = {3: 2, 4: 3}
@@ -43,8 +44,14 @@ _NAME_TABLES: dict[int, dict[int, str | None]] = {
     4: {**{ord(c): "_" for c in INVALID_NAME_CHARS[4]}, 0: None},
 }
 
+#: Longest node name written, and deepest node.  Every node's ``parent=`` spells its whole
+#: path, so a scene grows with depth times name length per node: a 2,000-deep tree of
+#: 1,000-character names made a 2 GB scene from a 20 KB archive (issue 12).  Node names are
+#: for finding nodes in the editor; the slot's whole name stays in the node's metadata.
+MAX_NODE_NAME = 64
+MAX_SCENE_DEPTH = 1024
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_INT64 = (-(2**63), 2**63 - 1)
 #: Mantissa digits Godot's ``built_in_strtod`` reads; it ignores the rest.
 _PARSER_DIGITS = 18
 
@@ -150,15 +157,22 @@ def layout(root: SceneNode, godot: int, fallback: str = "Node") -> list[PlacedNo
     """
     _check_version(godot)
     out: list[PlacedNode] = []
-    root_name = sanitize_name(root.name, godot, fallback)
-    stack: list[tuple[SceneNode, str, str | None, str]] = [(root, root_name, None, ".")]
+    root_name = sanitize_name(root.name, godot, fallback)[:MAX_NODE_NAME]
+    stack: list[tuple[SceneNode, str, str | None, str, int]] = [(root, root_name, None, ".", 0)]
     while stack:
-        node, name, parent, path = stack.pop()
+        node, name, parent, path, depth = stack.pop()
         out.append(PlacedNode(node, name, parent, path))
-        names = unique_names([sanitize_name(c.name, godot, fallback) for c in node.children])
+        if node.children and depth == MAX_SCENE_DEPTH:
+            raise VariantError(
+                f"the tree is more than {MAX_SCENE_DEPTH} levels deep: a scene spells every "
+                "node's whole path, so deeper trees are not written"
+            )
+        names = unique_names(
+            [sanitize_name(c.name, godot, fallback)[:MAX_NODE_NAME] for c in node.children]
+        )
         prefix = "" if path == "." else path + "/"
         for child, child_name in reversed(list(zip(node.children, names, strict=True))):
-            stack.append((child, child_name, path, prefix + child_name))
+            stack.append((child, child_name, path, prefix + child_name, depth + 1))
     return out
 
 
@@ -331,7 +345,7 @@ class _Writer:
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, int):
-            if not _INT64[0] <= value <= _INT64[1]:
+            if not INT64_MIN <= value <= INT64_MAX:
                 raise VariantError(f"integer {value} does not fit a Godot int (int64)")
             return str(int(value))
         if isinstance(value, float):

@@ -39,6 +39,7 @@ from brson.godot.values import VariantType3 as T3
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_KEYS_PER_HASH",
     "dumps",
     "loads",
     "loads_prefix",
@@ -46,6 +47,11 @@ __all__ = [
 
 MAX_DEPTH: Final = 1024
 """Deepest nesting level the engine encodes or decodes (the top-level value is level 0)."""
+#: Distinct keys of one Python hash a decoded Dictionary may hold.  Python's dict compares a
+#: new key with every key of its hash, so keys made to collide (arrays of -1 and -2: the two
+#: ints share a hash) cost quadratic time: 1.4 MB took 41 s.  Godot hashes Variants its own
+#: way; no real dictionary comes near this, and a hostile one is refused in linear time.
+MAX_KEYS_PER_HASH: Final = 64
 
 # Header layout (marshalls.cpp): byte 0 is the type, bits 16.. carry per-type data.
 TYPE_MASK: Final = 0xFF
@@ -698,6 +704,7 @@ class _Frame:
         "ctype",
         "frozen",
         "has_key",
+        "hashes",
         "items",
         "key",
         "keymap",
@@ -714,6 +721,8 @@ class _Frame:
         self.key: Any = None
         self.has_key = False
         self.keymap: dict[Any, Any] | None = None
+        #: Keys seen per hash, once the dictionary holds container keys (hash collisions).
+        self.hashes: dict[int, int] | None = None
         self.ctype: gv.ContainerType | None = None
         self.vtype: gv.ContainerType | None = None
         self.class_name = ""
@@ -886,6 +895,8 @@ class _Decoder:
     def insert(self, frame: _Frame, value: Any) -> None:
         key, items = frame.key, frame.items
         try:
+            if isinstance(key, tuple | Mapping) or is_dataclass(key):
+                self.count_hash(frame, hash(key))  # before the dict compares along a chain
             present = key in items
         except TypeError:  # pragma: no cover - keys are frozen, this is a safety net
             raise self.fail(f"unhashable dictionary key {type(key).__name__}") from None
@@ -901,6 +912,17 @@ class _Decoder:
         elif frame.keymap is not None:
             frame.keymap[key] = key
         items[key] = value  # a repeated key overwrites in place, as Dictionary::operator[] does
+
+    def count_hash(self, frame: _Frame, key_hash: int) -> None:
+        hashes = frame.hashes
+        if hashes is None:
+            hashes = frame.hashes = {}
+        seen = hashes[key_hash] = hashes.get(key_hash, 0) + 1
+        if seen > MAX_KEYS_PER_HASH:
+            raise self.fail(
+                f"dictionary has more than {MAX_KEYS_PER_HASH} keys of one hash "
+                "(keys built to collide); refused"
+            )
 
     def finish(self, frame: _Frame) -> Any:
         if frame.kind == _F_ARRAY:

@@ -4,7 +4,7 @@
 (extract, validate, diff) and the ``brson refs`` command read references through it.
 """
 
-from brson.graph.locate import locate_many, located
+from brson.graph.locate import ComponentSpans, locate_many, located
 from brson.graph.refs import Reference, ReferenceGraph, source_of
 
-__all__ = ["Reference", "ReferenceGraph", "locate_many", "located", "source_of"]
+__all__ = ["ComponentSpans", "Reference", "ReferenceGraph", "locate_many", "located", "source_of"]

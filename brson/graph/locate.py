@@ -43,17 +43,47 @@ def located(tree: DataTree, locations: Iterable[Location | None]) -> dict[int, L
     root-to-leaf descent each (extracting from a 100k-slot world looks up tens of thousands);
     one that leads nowhere comes back as an unknown location (``describe()`` "<unknown>")."""
     given = [loc for loc in locations if loc is not None]
-    pending = [loc for loc in given if loc._path is None and loc._offset is not None]
-    found = locate_many(tree, [loc._offset or 0 for loc in pending]) if pending else {}
+    pending = [
+        (loc, offset) for loc in given if not loc.is_located and (offset := loc.offset) is not None
+    ]
+    found = locate_many(tree, [offset for _, offset in pending]) if pending else {}
     unknown = Location(None, ())
     out = {id(loc): loc for loc in given}
-    for loc in pending:
-        out[id(loc)] = found.get(loc._offset or 0, unknown)
+    for loc, offset in pending:
+        out[id(loc)] = found.get(offset, unknown)
     return out
 
 
+class ComponentSpans:
+    """The component holding a byte offset of an unmodified tree, by bisection over every
+    component's span (built in one walk).
+
+    :func:`located` walks from the root each call: right for one batch, but a caller that
+    asks again and again (extract following a chain of references, one link per round)
+    paid a walk of every level's children per round: 10k links took 33 s.  Components never
+    nest, so the spans are disjoint and one bisection answers each offset.
+    """
+
+    def __init__(self, tree: DataTree) -> None:
+        spans: list[tuple[int, int, Component]] = []
+        with paused_gc():
+            for component in tree.components():
+                start, end = component.span
+                spans.append((start, end, component))
+        spans.sort(key=lambda item: item[0])
+        self._starts = [start for start, _, _ in spans]
+        self._spans = spans
+
+    def at(self, offset: int) -> Component | None:
+        at = bisect_right(self._starts, offset) - 1
+        if at < 0:
+            return None
+        _, end, component = self._spans[at]
+        return component if offset < end else None
+
+
 def _locate(tree: DataTree, wanted: list[int], out: dict[int, Location]) -> None:
-    for key, elem in tree._index().items():
+    for key, elem in tree.element_index().items():
         inside = _between(wanted, elem[1], elem[3])
         if not inside:
             continue
@@ -61,7 +91,7 @@ def _locate(tree: DataTree, wanted: list[int], out: dict[int, Location]) -> None
             _slots(tree.root, inside, out)
         elif key == "Assets" and elem[0] == raw.ARRAY:
             for component in tree.assets:
-                here = _between(inside, component._start, component._end)
+                here = _between(inside, *component.span)
                 if here:
                     _component(component, here, out)
 
@@ -71,25 +101,26 @@ def _between(offsets: list[int], start: int, end: int) -> list[int]:
 
 
 def _slots(root: Slot, offsets: list[int], out: dict[int, Location]) -> None:
-    buf = root._buf
+    buf = root.buffer
     stack: list[tuple[Slot, list[int]]] = [(root, offsets)]
     while stack:
         slot, inside = stack.pop()
         own: _Items = []
-        for key, elem in slot._index().items():
+        own_offsets: list[int] = []  # only these: ``inside`` holds the whole subtree's
+        for key, elem in slot.element_index().items():
             here = _between(inside, elem[1], elem[3])
             if not here:
                 continue
             if key == "Children" and elem[0] == raw.ARRAY:
                 for child in slot.children:
-                    mine = _between(here, child._start, child._end)
+                    mine = _between(here, *child.span)
                     if mine:
                         stack.append((child, mine))
                 continue
             if key == "Components" and elem[0] == raw.DOCUMENT:
                 rest = set(here)
                 for component in slot.components:
-                    mine = _between(here, component._start, component._end)
+                    mine = _between(here, *component.span)
                     if mine:
                         rest.difference_update(mine)
                         _component(component, mine, out)
@@ -97,20 +128,21 @@ def _slots(root: Slot, offsets: list[int], out: dict[int, Location]) -> None:
                     _descend(slot, buf, [(key, elem)], (), sorted(rest), out)
                 continue
             own.append((key, elem))
+            own_offsets.extend(here)
         if own:
-            _descend(slot, buf, own, (), inside, out)
+            _descend(slot, buf, own, (), sorted(own_offsets), out)
 
 
 def _component(component: Component, offsets: list[int], out: dict[int, Location]) -> None:
     """Locate inside a component, indexing its ``Data`` through the component's own node (the
     index is kept there and reused when the member is then fetched)."""
-    items: _Items = list(component._index().items())
+    items: _Items = list(component.element_index().items())
     levels: dict[int, tuple[_Items, list[int]]] = {}
-    data = component._index().get("Data")
+    data = component.element_index().get("Data")
     if data is not None and data[0] == raw.DOCUMENT:
-        fields: _Items = list(component.data._index().items())
+        fields: _Items = list(component.data.element_index().items())
         levels[data[2]] = (fields, [elem[1] for _, elem in fields])
-    _descend(component, component._buf, items, (), offsets, out, levels)
+    _descend(component, component.buffer, items, (), offsets, out, levels)
 
 
 def _descend(

@@ -28,7 +28,7 @@ from typing import Any
 
 from brson.collector import paused_gc
 from brson.graph.locate import locate_many
-from brson.model.ids import _DEFINITION, IdIndex, Location, element_at
+from brson.model.ids import IdIndex, Location, definition_offsets, element_at
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot
 
@@ -63,12 +63,12 @@ class Reference:
     @property
     def location(self) -> Location:
         """Where the value is: its slot or component (anchor) and the key path inside it."""
-        graph = self._graph
-        if not graph._sources_located:
-            graph._source_lookups += 1
-            if graph._source_lookups > BATCH_AFTER:
-                graph._locate_sources()
+        self._graph.looking_up_source()
         return self._location
+
+    def place(self, location: Location) -> None:
+        """Set by the graph when it locates every reference's source in one walk."""
+        self._location = location
 
     def describe(self) -> str:
         """Human location of the value, e.g. ``Root/Body:MeshRenderer.Materials[0]``."""
@@ -170,7 +170,7 @@ class ReferenceGraph:
     @property
     def stale(self) -> bool:
         """True once the tree has been edited after this graph was built."""
-        return self.tree._ids is not self.ids
+        return self.tree.ids_if_built is not self.ids
 
     @property
     def internal(self) -> list[Reference]:
@@ -253,10 +253,11 @@ class ReferenceGraph:
         if isinstance(element, DataTree):
             return list(self.references)
         offsets = self._offsets
-        if offsets is not None and element._buf is self.tree._buf and not element.modified:
-            lo = bisect_left(offsets, element._start)
-            hi = bisect_left(offsets, element._end)
-            kids = element._index().get("Children") if isinstance(element, Slot) else None
+        if offsets is not None and element.buffer is self.tree.buffer and not element.modified:
+            start, end = element.span
+            lo = bisect_left(offsets, start)
+            hi = bisect_left(offsets, end)
+            kids = element.element_index().get("Children") if isinstance(element, Slot) else None
             if kids is None or deep:
                 return self.references[lo:hi]
             skip_lo, skip_hi = bisect_left(offsets, kids[1]), bisect_left(offsets, kids[3])
@@ -277,6 +278,14 @@ class ReferenceGraph:
         return out
 
     # -- batched location -----------------------------------------------------------------
+    def looking_up_source(self) -> None:
+        """A reference's source is about to be read: past :data:`BATCH_AFTER` single
+        lookups, locate them all in one walk."""
+        if not self._sources_located:
+            self._source_lookups += 1
+            if self._source_lookups > BATCH_AFTER:
+                self._locate_sources()
+
     def _locate_sources(self) -> None:
         """Give every reference its anchor and path in one walk (unmodified trees)."""
         if self._sources_located:
@@ -285,7 +294,7 @@ class ReferenceGraph:
         found = locate_many(self.tree, offsets)
         missing = Location(None, ())
         for ref, offset in zip(self.references, offsets, strict=True):
-            ref._location = found.get(offset, missing)
+            ref.place(found.get(offset, missing))
         self._sources_located = True
 
     def locate_all(self) -> None:
@@ -298,6 +307,13 @@ class ReferenceGraph:
                 if ref.internal:
                     self.element(ref.target_id)
 
+    def locate_targets(self) -> None:
+        """Find where every referenced ID is defined now, in one pass, without locating the
+        sources (:meth:`where` and :meth:`element` otherwise do it on first use, after
+        ``BATCH_AFTER`` lookups): for a reader that resolves links before it lists who
+        points where (the viewer)."""
+        self._locate_targets()
+
     def _locate_targets(self) -> None:
         """Find where every referenced ID is defined, in one pass over the bytes."""
         if self._targets_located:
@@ -309,16 +325,7 @@ class ReferenceGraph:
         if not wanted:
             return
         tree = self.tree
-        text = tree._buf.decode("latin-1")
-        first: dict[str, int] = {}
-        for key, elem in tree._index().items():
-            if key not in ("Object", "Assets"):
-                continue
-            for match in _DEFINITION.finditer(text, elem[1], elem[3]):
-                element_id = match.group(2)
-                if element_id in wanted and element_id not in first:
-                    first[element_id] = match.start()
-        del text
+        first = definition_offsets(tree, wanted)
         found = locate_many(tree, first.values())
         for element_id, offset in first.items():
             location = found.get(offset)
@@ -328,7 +335,7 @@ class ReferenceGraph:
 
 def _offset(location: Location) -> int:
     """Byte offset of a value the ID index found in the bytes of an unmodified tree."""
-    offset = location._offset
+    offset = location.offset
     return offset if offset is not None else -1
 
 
@@ -377,7 +384,7 @@ def _within(node: Node, ancestor: Node) -> bool:
     while current is not None:
         if current is ancestor:
             return True
-        current = current._owner
+        current = current.owner
     return False
 
 

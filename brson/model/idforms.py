@@ -1,9 +1,11 @@
-"""The shape of an element ID, stated once for every reader of IDs (the model's index and its
-byte scan, the operations' ID scans, validate).
+"""IDs in the data tree, stated once for every reader of IDs (the model's index and its byte
+scan, the graph, the operations' ID scans, diff, validate): the shape of an ID, which keys
+define one, and the BSON elements that hold them, as patterns over the document's bytes.
 
 Resonite and NeosVR write IDs as GUID text (``00000017-0000-0000-0000-000000000000``; the
-engine's allocation numbers the first group). Matching is by shape only: what an ID *means*
-(which keys define one) is ``brson.model.ids``' rule.
+engine's allocation numbers the first group). The byte patterns match the BSON bytes read as
+latin-1 text (one character a byte, so match offsets are byte offsets): a string element is
+type ``0x02``, the key, NUL, the int32 length 37 (36 characters and the NUL), the text, NUL.
 """
 
 from __future__ import annotations
@@ -14,3 +16,52 @@ import re
 GUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 #: A whole string that is an ID.
 GUID = re.compile(GUID_PATTERN + r"\Z")
+
+
+def defines_id(key: str) -> bool:
+    """Whether an element with this key defines the ID it holds (``ID``, ``…-ID`` such as
+    ``persistent-ID``, and ``ParentReference``, which in engine files names the slot's own
+    parent link); every other ID-shaped value is a reference."""
+    return key == "ID" or key.endswith("-ID") or key == "ParentReference"
+
+
+#: Between an element's key and its ID text: the key's NUL and the string length 37.
+ID_VALUE_PREFIX = "\x00\x25\x00\x00\x00"
+#: The keys :func:`defines_id` accepts, as a pattern over the element bytes (a group).
+DEFINING_KEYS = "(ID|ParentReference|[\x20-\x7e]{0,62}-ID)"
+#: The start of an ``ID`` element (what every slot, component and member document holds).
+ID_HEAD = ("\x02ID" + ID_VALUE_PREFIX).encode("latin-1")
+#: A string element defining an ID: groups (key, ID).
+DEFINITION = re.compile("\x02" + DEFINING_KEYS + ID_VALUE_PREFIX + f"({GUID_PATTERN})\x00")
+DEFINITION_BYTES = re.compile(DEFINITION.pattern.encode("latin-1"))
+#: Every other string element holding an ID-shaped value (a candidate reference): (key, ID).
+REFERENCE = re.compile(
+    "\x02(?!ID\x00|ParentReference\x00)([\x20-\x7e]{1,64})(?<!-ID)"
+    + ID_VALUE_PREFIX
+    + f"({GUID_PATTERN})\x00"
+)
+#: ``ParentReference`` elements: (ID).
+PARENT_REFERENCE = re.compile("\x02ParentReference" + ID_VALUE_PREFIX + f"({GUID_PATTERN})\x00")
+#: Any string element with an ID-shaped value: (key, ID).
+ID_ELEMENT = re.compile("\x02([\x20-\x7e]{1,64})" + ID_VALUE_PREFIX + f"({GUID_PATTERN})\x00")
+#: An ID-shaped string value wherever it is: (ID); and the same as a split point.
+ID_VALUE = re.compile(ID_VALUE_PREFIX + f"({GUID_PATTERN})\x00")
+ID_VALUE_SPLIT = re.compile(f"(?<={ID_VALUE_PREFIX})({GUID_PATTERN})(?=\x00)")
+
+#: The sequential style the engine allocates: .NET's Guid text of a little-endian 64-bit
+#: counter (low 32 bits, next 16, top 16; the last 8 bytes zero), lower case as .NET prints it.
+SEQUENTIAL = re.compile("([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-0000-000000000000")
+#: Definitions not in the sequential style (a random-ID file, NeosVR).
+RANDOM_DEFINITION = re.compile(
+    "\x02"
+    + DEFINING_KEYS
+    + ID_VALUE_PREFIX
+    + "(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00)"
+    + GUID_PATTERN
+    + "\x00"
+)
+#: Sequential values with a counter past 2**32, and the low group of the others.
+WIDE_SEQUENTIAL = re.compile(
+    ID_VALUE_PREFIX + "[0-9a-f]{8}-(?!0000-0000-)[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00"
+)
+NARROW_SEQUENTIAL = re.compile(ID_VALUE_PREFIX + "([0-9a-f]{8})-0000-0000-0000-000000000000\x00")

@@ -22,50 +22,41 @@ element holding a GUID would be counted; its location then does not resolve and 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from brson.collector import paused_gc
 from brson.document import raw
-from brson.model.idforms import GUID_PATTERN
+from brson.errors import ModelError
+from brson.model.idforms import (
+    DEFINITION,
+    DEFINITION_BYTES,
+    PARENT_REFERENCE,
+    REFERENCE,
+    defines_id,
+)
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot, is_guid
 
 #: A path inside an anchor: keys (str) and list positions (int).
 Path = tuple[str | int, ...]
 
-_GUID = f"({GUID_PATTERN})"
-#: String elements defining an ID (key ``ID``, ``ParentReference`` or ``…-ID``), matched in
-#: the BSON bytes read as latin-1 text (one char per byte, so offsets stay byte offsets).
-_DEFINITION = re.compile(
-    "\x02(ID|ParentReference|[\x20-\x7e]{0,62}-ID)\x00\x25\x00\x00\x00" + _GUID + "\x00"
-)
-#: Every other string element holding a GUID: candidate references.
-_REFERENCE = re.compile(
-    "\x02(?!ID\x00|ParentReference\x00)([\x20-\x7e]{1,64})(?<!-ID)\x00\x25\x00\x00\x00"
-    + _GUID
-    + "\x00"
-)
 
-
-_PARENT_REFERENCE = re.compile("\x02ParentReference\x00\x25\x00\x00\x00" + _GUID + "\x00")
-
-
-_DEFINITION_BYTES = re.compile(_DEFINITION.pattern.encode("latin-1"))
-
-
-def _definition_offsets(tree: DataTree) -> dict[str, int]:
-    """ID -> offset of its (first) definition in an unmodified tree, in one regex pass."""
-    buf = tree._buf
+def definition_offsets(tree: DataTree, wanted: Container[str] | None = None) -> dict[str, int]:
+    """ID -> offset of its (first) definition in an unmodified tree, in one regex pass
+    (only the ``wanted`` IDs when given): locating definitions one search at a time scans the
+    whole buffer each."""
+    buf = tree.buffer
     offsets: dict[str, int] = {}
     with paused_gc():
-        for key, elem in tree._index().items():
+        for key, elem in tree.element_index().items():
             if key in ("Object", "Assets"):
-                for match in _DEFINITION_BYTES.finditer(buf, elem[1], elem[3]):
-                    offsets.setdefault(match.group(2).decode("latin-1"), match.start())
+                for match in DEFINITION_BYTES.finditer(buf, elem[1], elem[3]):
+                    element_id = match.group(2).decode("latin-1")
+                    if wanted is None or element_id in wanted:
+                        offsets.setdefault(element_id, match.start())
     return offsets
 
 
@@ -74,8 +65,8 @@ def ids_in_bytes(data: bytes) -> tuple[set[str], list[str]]:
     the rules :class:`IdIndex` applies to an unmodified tree, without building a tree for it:
     extracting copies tens of thousands of components, and a tree per copy cost most of it."""
     text = data.decode("latin-1")
-    found: list[tuple[str, str]] = _DEFINITION.findall(text)
-    values = [match.group(2) for match in _REFERENCE.finditer(text)]
+    found: list[tuple[str, str]] = DEFINITION.findall(text)
+    values = [match.group(2) for match in REFERENCE.finditer(text)]
     links = _repeated_links(found)
     values += [eid for key, eid in found if key == "ParentReference" and eid in links]
     defined = {eid for key, eid in found if key != "ParentReference" or eid not in links}
@@ -88,10 +79,6 @@ def _repeated_links(found: list[tuple[str, str]]) -> set[str]:
     the parent, not a second definition (engine files never repeat an ID)."""
     others = {element_id for key, element_id in found if key != "ParentReference"}
     return {eid for key, eid in found if key == "ParentReference" and eid in others}
-
-
-def defines_id(key: str) -> bool:
-    return key == "ID" or key.endswith("-ID") or key == "ParentReference"
 
 
 class Location:
@@ -127,13 +114,25 @@ class Location:
         self._locate()
         return self._anchor
 
+    @property
+    def offset(self) -> int | None:
+        """The byte offset this location was made from (None when built with a known anchor
+        and path): callers that locate many offsets at once read it instead of locating each
+        one, and byte checks next to the value need no descent."""
+        return self._offset
+
+    @property
+    def is_located(self) -> bool:
+        """Whether anchor and path are known (else they are found on first use)."""
+        return self._path is not None
+
     def may_be_key(self, key: str) -> bool:
         """False when this is surely not an element named ``key``; cheap, for filtering many
         locations before locating the rest (an offset location reads its element header in
         the bytes instead of descending the tree; the full path decides afterwards)."""
         if self._path is None and self._tree is not None and self._offset is not None:
             header = b"\x02" + key.encode() + b"\x00"
-            return self._offset >= 0 and self._tree._buf.startswith(header, self._offset)
+            return self._offset >= 0 and self._tree.buffer.startswith(header, self._offset)
         return bool(self.path) and self.path[-1] == key
 
     @property
@@ -148,20 +147,57 @@ class Location:
         anchor = self.anchor
         return anchor if isinstance(anchor, Slot) else anchor.slot if anchor else None
 
+    def set_value(self, value: Any) -> None:
+        """Replace the value here, materializing nodes on the way as navigation does (a
+        component's ``Data`` as its node, member documents as Members), so the edit is the
+        one the model shows; ModelError when nothing is there."""
+        anchor, path = self.anchor, self.path
+        if anchor is None or not path:
+            raise ModelError("no value at an unknown location")
+        node: Node = anchor
+        n = 0
+        while n < len(path) - 1:
+            part, nxt = path[n], path[n + 1]
+            if isinstance(nxt, int):
+                items: list[Any] | None = node.child_nodes(str(part), Member)
+                if items is None or nxt >= len(items):
+                    raise ModelError(f"no value at {path!r}")
+                if n + 1 == len(path) - 1:  # a bare value inside an array
+                    items[nxt] = value
+                    node.touch()
+                    return
+                item = items[nxt]
+                if not isinstance(item, Node):
+                    raise ModelError(f"no value at {path!r}")
+                node = item
+                n += 2
+                continue
+            if isinstance(node, Component) and part == "Data":
+                node = node.data
+            else:
+                child = node.child_node(str(part), Member)
+                if child is None:
+                    raise ModelError(f"no value at {path!r}")
+                node = child
+            n += 1
+        node.set(str(path[-1]), value)
+
     def describe(self) -> str:
-        """Human path: ``Root/Body:MeshRenderer.Materials[0]``."""
+        """Human path: ``Root/Body:MeshRenderer.Materials[0]``.  The slot part is the
+        bounded display path (exact unless over a thousand characters): a report describing
+        every reference of a deep tree by full paths grew with depth squared (issue 12)."""
         anchor = self.anchor
         if anchor is None:
             return "<unknown>"
         if isinstance(anchor, Slot):
-            head = anchor.path
+            head = anchor.display_path()
         else:
             slot = anchor.slot
             try:
                 type_name = anchor.type.name
             except Exception:  # an invalid Type index is reported elsewhere
                 type_name = "?"
-            head = f"{slot.path if slot else '<Assets>'}:{type_name}"
+            head = f"{slot.display_path() if slot else '<Assets>'}:{type_name}"
         tail = ""
         for part in self.path:
             if isinstance(part, int):
@@ -218,9 +254,9 @@ class _LazyDefinitions(dict[str, Location]):
         if self._offsets is None and self._finds < self.FINDS:
             self._finds += 1
             pattern = f"\x02{key}\x00\x25\x00\x00\x00{element_id}\x00".encode("latin-1")
-            return self._tree._buf.find(pattern)
+            return self._tree.buffer.find(pattern)
         if self._offsets is None:
-            self._offsets = _definition_offsets(self._tree)
+            self._offsets = definition_offsets(self._tree)
         return self._offsets.get(element_id, -1)
 
     def __getitem__(self, element_id: str) -> Location:
@@ -276,15 +312,15 @@ class IdIndex:
     # -- building from bytes ---------------------------------------------------------------
     def _scan_bytes(self) -> None:
         tree = self.tree
-        text = tree._buf.decode("latin-1")
-        root = tree._index()
+        text = tree.buffer.decode("latin-1")
+        root = tree.element_index()
         spans = [(e[1], e[3]) for key, e in root.items() if key in ("Object", "Assets")]
         found: list[tuple[str, str]] = []
         values = self.values
         with paused_gc():  # millions of small tuples: the collector would only slow this down
             for lo, hi in spans:
-                found += _DEFINITION.findall(text, lo, hi)
-                for match in _REFERENCE.finditer(text, lo, hi):
+                found += DEFINITION.findall(text, lo, hi)
+                for match in REFERENCE.finditer(text, lo, hi):
                     values.append((Location(tree=tree, offset=match.start()), match.group(2)))
             keys = {element_id: key for key, element_id in found}
         if len(keys) != len(found):
@@ -292,14 +328,20 @@ class IdIndex:
             keys = {element_id: key for key, element_id in found}
         self.defined = _LazyDefinitions(tree, keys)
         if len(keys) != len(found):
-            for element_id, count in Counter(eid for _, eid in found).items():
-                if count > 1:
-                    key = keys[element_id]
-                    pattern = f"\x02{key}\x00\x25\x00\x00\x00{element_id}\x00"
-                    offsets = [m.start() for m in re.finditer(re.escape(pattern), text)]
-                    self.duplicates[element_id] = Duplicate(
-                        element_id, [Location(tree=tree, offset=o) for o in offsets]
-                    )
+            counts = Counter(eid for _, eid in found)
+            # One pass for every duplicated ID: a search of the whole buffer per ID was
+            # quadratic in a file made of copies (issue 12).
+            where: dict[str, list[int]] = {eid: [] for eid, n in counts.items() if n > 1}
+            for lo, hi in spans:
+                for match in DEFINITION.finditer(text, lo, hi):
+                    key, element_id = match.groups()
+                    offsets = where.get(element_id)
+                    if offsets is not None and keys[element_id] == key:
+                        offsets.append(match.start())
+            for element_id, offsets in where.items():
+                self.duplicates[element_id] = Duplicate(
+                    element_id, [Location(tree=tree, offset=o) for o in offsets]
+                )
 
     def _parent_links_from_bytes(
         self, text: str, spans: list[tuple[int, int]], found: list[tuple[str, str]]
@@ -310,11 +352,11 @@ class IdIndex:
         if not links:
             return found
         for lo, hi in spans:
-            for match in _PARENT_REFERENCE.finditer(text, lo, hi):
+            for match in PARENT_REFERENCE.finditer(text, lo, hi):
                 if match.group(1) in links:
                     location = Location(tree=self.tree, offset=match.start())
                     self.values.append((location, match.group(1)))
-        self.values.sort(key=lambda item: item[0]._offset or 0)
+        self.values.sort(key=lambda item: item[0].offset or 0)
         return [(k, eid) for k, eid in found if k != "ParentReference" or eid not in links]
 
     # -- building from nodes ---------------------------------------------------------------
@@ -403,11 +445,12 @@ def _child_at(kids: list[Any], offset: int) -> Slot | None:
         kid = kids[mid]
         if not isinstance(kid, Slot):  # not a slot list after all: look at each
             return next(
-                (k for k in kids if isinstance(k, Slot) and k._start <= offset < k._end), None
+                (k for k in kids if isinstance(k, Slot) and k.span[0] <= offset < k.span[1]), None
             )
-        if offset < kid._start:
+        start, end = kid.span
+        if offset < start:
             hi = mid
-        elif offset >= kid._end:
+        elif offset >= end:
             lo = mid + 1
         else:
             return kid
@@ -416,13 +459,13 @@ def _child_at(kids: list[Any], offset: int) -> Slot | None:
 
 def locate(tree: DataTree, offset: int) -> tuple[Slot | Component, Path] | None:
     """Anchor and path of the string element starting at ``offset`` in an unmodified tree."""
-    found = _containing(tree._index(), offset)
+    found = _containing(tree.element_index(), offset)
     if found is None:
         return None
     if found[0] == "Object":
         slot: Slot = tree.root
         while True:
-            found = _containing(slot._index(), offset)
+            found = _containing(slot.element_index(), offset)
             if found is None:
                 return None
             key = found[0]
@@ -430,18 +473,20 @@ def locate(tree: DataTree, offset: int) -> tuple[Slot | Component, Path] | None:
                 kid = _child_at(slot.child_nodes("Children", Slot) or [], offset)
                 if kid is None:
                     return None
-                kid._tree, kid._parent = slot._tree, slot  # as Slot.children would
+                kid.tree, kid.parent = slot.tree, slot  # as Slot.children would
                 slot = kid
                 continue
             if key == "Components":
                 for component in slot.components:
-                    if component._start <= offset < component._end:
-                        return _descend(component, offset, component._start, component._end)
-            return _descend(slot, offset, slot._start, slot._end)
+                    start, end = component.span
+                    if start <= offset < end:
+                        return _descend(component, offset, start, end)
+            return _descend(slot, offset, *slot.span)
     if found[0] == "Assets":
         for component in tree.assets:
-            if component._start <= offset < component._end:
-                return _descend(component, offset, component._start, component._end)
+            start, end = component.span
+            if start <= offset < end:
+                return _descend(component, offset, start, end)
     return None
 
 
@@ -449,7 +494,7 @@ def _descend(
     anchor: Slot | Component, offset: int, start: int, end: int
 ) -> tuple[Slot | Component, Path] | None:
     """Follow the documents containing ``offset`` down to the element that starts there."""
-    buf = anchor._buf
+    buf = anchor.buffer
     path: list[str | int] = []
     is_array = False
     while True:
@@ -500,5 +545,5 @@ def element_at(location: Location) -> Element | None:
                 return None
             node = child
         if isinstance(node, Member):
-            node._tree = anchor._tree
+            node.tree = anchor.tree
     return node if isinstance(node, Slot | Component | Member) else None

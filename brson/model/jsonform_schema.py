@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+from brson.document.raw import INT32_MAX, INT32_MIN
 
 _VALUE = {"$ref": "#/$defs/value"}
 

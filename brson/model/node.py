@@ -10,11 +10,14 @@ encoded new values, so untouched content stays byte-identical.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from brson.document import raw
+
+if TYPE_CHECKING:
+    from brson.model.tree import DataTree
 
 N = TypeVar("N", bound="Node")
 
@@ -25,7 +28,7 @@ _NO_VALS: Any = MappingProxyType({})
 
 
 class Node:
-    __slots__ = ("_buf", "_dirty", "_end", "_idx", "_keys", "_owner", "_start", "_vals")
+    __slots__ = ("_buf", "_dirty", "_end", "_idx", "_keys", "_owner", "_start", "_tree", "_vals")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         self._buf = buf
@@ -38,6 +41,9 @@ class Node:
         self._keys: list[str] | None = None
         self._owner = owner
         self._dirty = False
+        #: The data tree this node belongs to, once it was handed out by one (navigation
+        #: sets it: resolving a reference or describing a location needs the tree).
+        self._tree: DataTree | None = None
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -47,7 +53,7 @@ class Node:
         node._idx = {}
         node._keys = list(values)
         node._vals = dict(values)
-        for value in node._vals.values():
+        for value in node.overlay.values():
             _adopt(value, node)
         node._dirty = True
         return node
@@ -148,9 +154,9 @@ class Node:
             if owner is None:
                 break
             node = owner
-        node._touched()
+        node.after_edit()
 
-    def _touched(self) -> None:
+    def after_edit(self) -> None:
         """Hook for the top node of a tree (the data tree drops caches derived from content)."""
 
     def set(self, key: str, value: Any) -> None:
@@ -171,6 +177,52 @@ class Node:
     def modified(self) -> bool:
         return self._dirty
 
+    # -- the node protocol: what the other modules and layers read of a node ---------------
+    @property
+    def buffer(self) -> bytes:
+        """The bytes this node was read from (the whole tree's document; empty when an edit
+        built it)."""
+        return self._buf
+
+    def element_index(self) -> dict[str, raw.Element]:
+        """The node's original elements by key: ``(type, start, value start, value end)``
+        offsets into :attr:`buffer`, indexed on first use and kept."""
+        return self._index()
+
+    def original_bytes(self) -> memoryview:
+        """The node's bytes as read (what an unmodified node writes)."""
+        return memoryview(self._buf)[self._start : self._end]
+
+    @property
+    def owner(self) -> Node | None:
+        """The node holding this one (edits mark it and its owners modified)."""
+        return self._owner
+
+    @owner.setter
+    def owner(self, node: Node | None) -> None:
+        self._owner = node
+
+    @property
+    def overlay(self) -> Mapping[str, Any]:
+        """Values handed out or edited, by key: child nodes, lists of them, new values."""
+        return self._vals
+
+    @property
+    def tree(self) -> DataTree | None:
+        """The data tree that handed this node out (None for a node not reached from one)."""
+        return self._tree
+
+    @tree.setter
+    def tree(self, tree: DataTree | None) -> None:
+        self._tree = tree
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """Where this node's bytes start and end in :attr:`buffer` (``(0, 0)`` for a node an
+        edit built): byte offsets found by scanning the buffer (an ID's definition) lead
+        back to their node by it without descending the tree."""
+        return self._start, self._end
+
     def to_bson(self) -> bytes:
         if not self._dirty:
             return self._buf[self._start : self._end]
@@ -182,7 +234,7 @@ class Node:
         while stack:
             node = stack.pop()
             yield node
-            for value in node._vals.values():
+            for value in node.overlay.values():
                 if isinstance(value, Node):
                     stack.append(value)
                 elif isinstance(value, list):
@@ -191,11 +243,11 @@ class Node:
 
 def _adopt(value: Any, owner: Node) -> None:
     if isinstance(value, Node):
-        value._owner = owner
+        value.owner = owner
     elif isinstance(value, list):
         for item in value:
             if isinstance(item, Node):
-                item._owner = owner
+                item.owner = owner
 
 
 def _plain(value: Any) -> Any:
@@ -237,10 +289,10 @@ class _Writer:
     def node(self, node: Node) -> Iterator[Node]:
         """Emit a dirty node; yields each child node whose bytes go next."""
         mark = self.open()
-        view = memoryview(node._buf)
-        idx = node._index() if node._buf else {}
+        view = memoryview(node.buffer)
+        idx = node.element_index() if node.buffer else {}
         for key in node:
-            value = node._vals.get(key, _MISSING)
+            value = node.overlay.get(key, _MISSING)
             if value is _MISSING:
                 _, pos, _, vend = idx[key]
                 self.put(view[pos:vend])
@@ -269,10 +321,10 @@ def _assemble(top: Node) -> bytes:
         child = next(stack[-1], None)
         if child is None:
             stack.pop()
-        elif child._dirty:
+        elif child.modified:
             stack.append(writer.node(child))
         else:
-            writer.put(memoryview(child._buf)[child._start : child._end])
+            writer.put(child.original_bytes())
     return b"".join(writer.out)
 
 

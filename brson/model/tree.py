@@ -16,8 +16,8 @@ from bson.int64 import Int64
 
 from brson.container import Container
 from brson.document import raw
-from brson.errors import ModelError, SelectorError
-from brson.model import transform
+from brson.errors import PATH_LIMIT, ModelError, SelectorError
+from brson.model import editing, transform
 from brson.model.idforms import GUID
 from brson.model.node import Node
 from brson.model.typename import TypeName, is_type_name
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
     from brson.model.documents import ComponentDoc, DataTreeDoc, MemberDoc, SlotDoc
     from brson.model.ids import IdIndex
-    from brson.ops.edit import Removal
 
 
 #: Slot keys that hold a Member (``{ID, Data}``), with the Python attribute that exposes them.
@@ -76,12 +75,6 @@ _TYPE_INT32 = b"\x10Type\x00"
 class Member(Node):
     """A field: ``{"ID": ..., "Data": ...}``.  ``value`` is Data; lists hold Members."""
 
-    __slots__ = ("_tree",)
-
-    def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        super().__init__(buf, start, end, owner)
-        self._tree: DataTree | None = None
-
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
         if idx is None:
@@ -127,7 +120,7 @@ class Member(Node):
         if not items or not all(isinstance(i, Member) and "ID" in i for i in items):
             return None
         for item in items:
-            item._tree = self._tree
+            item.tree = self._tree
         return items
 
     @property
@@ -150,11 +143,10 @@ class Member(Node):
 class Component(Node):
     """``{"Type": index or name, "Data": {"ID", "persistent-ID", "UpdateOrder", "Enabled", …}}``."""
 
-    __slots__ = ("_slot", "_tree")
+    __slots__ = ("_slot",)
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         super().__init__(buf, start, end, owner)
-        self._tree: DataTree | None = None
         self._slot: Slot | None = None
 
     def _index(self) -> dict[str, raw.Element]:
@@ -231,7 +223,12 @@ class Component(Node):
 
     @property
     def slot(self) -> Slot | None:
+        """The slot whose Components hold this one (None for root Assets and new ones)."""
         return self._slot
+
+    @slot.setter
+    def slot(self, slot: Slot | None) -> None:
+        self._slot = slot
 
     @property
     def fields(self) -> dict[str, Member]:
@@ -252,7 +249,7 @@ class Component(Node):
         member = data.child_node(key, Member)
         if member is None or "ID" not in member:
             return None
-        member._tree = self._tree
+        member.tree = self._tree
         return member
 
     def __getitem__(self, key: str) -> Member:
@@ -272,11 +269,9 @@ class Component(Node):
 
         return _validated(ComponentDoc, self.decoded(), self._where())
 
-    def remove(self, references: str = "null") -> Removal:
+    def remove(self, references: str = "null") -> editing.Removal:
         """Remove this component (see :func:`brson.ops.edit.remove_component`)."""
-        from brson.ops import edit  # operations layer, imported on use
-
-        return edit.remove_component(self, references)
+        return editing.editor().remove_component(self, references)
 
     def __repr__(self) -> str:
         try:
@@ -308,21 +303,18 @@ def _member_property(key: str, doc: str) -> property:
 
 #: Paths longer than this are not memoized (memory would grow with depth squared).
 PATH_MEMO_LIMIT = 4096
-#: How much of a path a message shows (see :meth:`Slot.display_path`).
-DISPLAY_PATH_LIMIT = 1000
 
 
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
-    __slots__ = ("_parent", "_path_memo", "_tree")
+    __slots__ = ("_parent", "_path_memo")
 
     #: The key layout of the last slot indexed; engine-written slots all share one.
     _layout: raw.Layout = ()
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         super().__init__(buf, start, end, owner)
-        self._tree: DataTree | None = None
         self._parent: Slot | None = None
         #: (tree generation, path): paths are asked for per reference, and each costs the
         #: depth; a memo valid until the next edit makes that once per slot.
@@ -366,12 +358,25 @@ class Slot(Node):
             return None
         member = self.child_node(key, Member)
         if member is not None:
-            member._tree = self._tree
+            member.tree = self._tree
         return member
 
     @property
     def parent(self) -> Slot | None:
         return self._parent
+
+    @parent.setter
+    def parent(self, slot: Slot | None) -> None:
+        self._parent = slot
+
+    @property
+    def path_memo(self) -> tuple[int, str] | None:
+        """``(tree generation, path)`` as last computed (see :attr:`path`)."""
+        return self._path_memo
+
+    @path_memo.setter
+    def path_memo(self, memo: tuple[int, str] | None) -> None:
+        self._path_memo = memo
 
     @property
     def children(self) -> list[Slot]:
@@ -386,8 +391,8 @@ class Slot(Node):
         tree = self._tree
         for item in items:
             if isinstance(item, Slot):
-                item._tree = tree
-                item._parent = self
+                item.tree = tree
+                item.parent = self
         return items
 
     @property
@@ -406,25 +411,25 @@ class Slot(Node):
         out = []
         for item in items:
             if isinstance(item, Component):
-                item._tree = tree
-                item._slot = self
+                item.tree = tree
+                item.slot = self
                 out.append(item)
         return out
 
     @property
     def path(self) -> str:
         tree = self._tree
-        generation = tree._generation if tree is not None else None
+        generation = tree.generation if tree is not None else None
         chain: list[Slot] = []
         prefix: str | None = None
         node: Slot | None = self
         while node is not None:
-            memo = node._path_memo
+            memo = node.path_memo
             if memo is not None and memo[0] == generation:
                 prefix = memo[1]
                 break
             chain.append(node)
-            node = node._parent
+            node = node.parent
         base = prefix  # the nearest memoized ancestor's path, or None
         names = [n if isinstance(n := slot.name, str) else "" for slot in reversed(chain)]
         if generation is not None:  # memoize the short prefixes (all of any real tree)
@@ -433,11 +438,11 @@ class Slot(Node):
                 text = name if text is None else f"{text}/{name}"
                 if len(text) > PATH_MEMO_LIMIT:
                     break
-                slot._path_memo = (generation, text)
+                slot.path_memo = (generation, text)
         # Joined once: growing a long path name by name was quadratic in its depth.
         return "/".join(names if base is None else [base, *names])
 
-    def display_path(self, limit: int = DISPLAY_PATH_LIMIT) -> str:
+    def display_path(self, limit: int = PATH_LIMIT) -> str:
         """The path for messages: exact while it is short, else ``…/`` and its last ``limit``
         characters. Paths grow with depth times name length, so a report that printed every
         full path of a 2,000-deep tree of 1,000-character names wrote gigabytes (issue 12,
@@ -450,17 +455,17 @@ class Slot(Node):
             name = name if isinstance(name, str) else ""
             parts.append(name)
             size += len(name) + 1
-            if size > limit and node._parent is not None:
+            if size > limit and node.parent is not None:
                 text = "/".join(reversed(parts))
                 return "…/" + text[-limit:]
-            node = node._parent
+            node = node.parent
         return "/".join(reversed(parts))
 
     @property
     def depth(self) -> int:
         depth, node = 0, self._parent
         while node is not None:
-            depth, node = depth + 1, node._parent
+            depth, node = depth + 1, node.parent
         return depth
 
     def local_matrix(self) -> transform.Matrix:
@@ -488,7 +493,7 @@ class Slot(Node):
         node: Slot | None = self
         while node is not None:
             chain.append(node)
-            node = node._parent
+            node = node.parent
         matrix = transform.identity()
         for slot in reversed(chain):
             matrix = transform.multiply(matrix, slot.local_matrix())
@@ -516,32 +521,25 @@ class Slot(Node):
 
         return _validated(SlotDoc, self.decoded(), self.path)
 
-    # Editing lives in the operations layer (brson.ops.edit); these are shortcuts to it.
+    # Editing lives in the operations layer (brson.ops.edit); these are shortcuts to it,
+    # reached through the protocol it installs (brson.model.editing), not an upward import.
     def add_child(self, name: str, **options: Any) -> Slot:
         """A new empty child slot (see :func:`brson.ops.edit.add_slot`)."""
-        from brson.ops import edit
-
-        return edit.add_slot(self, name, **options)
+        return editing.editor().add_slot(self, name, **options)
 
     def add_component(
         self, type_name: str, fields: dict[str, Any] | None = None, **options: Any
     ) -> Component:
         """A new component on this slot (see :func:`brson.ops.edit.add_component`)."""
-        from brson.ops import edit
-
-        return edit.add_component(self, type_name, fields, **options)
+        return editing.editor().add_component(self, type_name, fields, **options)
 
     def move(self, parent: Slot | None = None, index: int | None = None) -> None:
         """Re-parent or reorder this slot (see :func:`brson.ops.edit.move`)."""
-        from brson.ops import edit
+        editing.editor().move(self, parent, index)
 
-        edit.move(self, parent, index)
-
-    def remove(self, references: str = "null") -> Removal:
+    def remove(self, references: str = "null") -> editing.Removal:
         """Delete this slot and its subtree (see :func:`brson.ops.edit.delete`)."""
-        from brson.ops import edit
-
-        return edit.delete(self, references)
+        return editing.editor().delete(self, references)
 
     def __repr__(self) -> str:
         return f"Slot(id={self.id!r}, name={self.name!r})"
@@ -571,13 +569,15 @@ Element = Slot | Component | Member | IdRef
 class DataTree(Node):
     """The root document; what :func:`brson.load` returns."""
 
-    __slots__ = ("_generation", "_ids", "_original", "_types", "container", "source")
+    __slots__ = ("_generation", "_ids", "_stored", "_types", "container", "source")
 
     def __init__(
         self,
         buf: bytes,
         container: Container | None = None,
         source: str | None = None,
+        *,
+        stored: memoryview | None = None,
     ) -> None:
         super().__init__(buf, 0, len(buf), None)
         self.container = container
@@ -586,8 +586,24 @@ class DataTree(Node):
         self._ids: IdIndex | None = None
         #: Counts edits anywhere in the tree (caches derived from content check it).
         self._generation = 0
-        #: The stored payload and framing it was read from (reused by an unmodified dump).
-        self._original: tuple[memoryview, Container] | None = None
+        self._stored = stored
+
+    @property
+    def ids_if_built(self) -> IdIndex | None:
+        """The ID index if it was built since the last edit (an index built before an edit
+        is stale: a reference graph compares with this)."""
+        return self._ids
+
+    @property
+    def generation(self) -> int:
+        """How many edits this tree has seen: caches derived from its content check it."""
+        return self._generation
+
+    @property
+    def stored_payload(self) -> memoryview | None:
+        """The compressed payload this tree was read from (after the container header), for
+        an unmodified write with the same codec to reuse; None for a tree built in memory."""
+        return self._stored
 
     # -- root keys ------------------------------------------------------------------------
     @property
@@ -683,7 +699,7 @@ class DataTree(Node):
         slot = self.child_node("Object", Slot)
         if slot is None:
             raise ModelError("the document has no Object slot")
-        slot._tree = self
+        slot.tree = self
         return slot
 
     @property
@@ -693,7 +709,7 @@ class DataTree(Node):
         out = []
         for item in items or []:
             if isinstance(item, Component):
-                item._tree = self
+                item.tree = self
                 out.append(item)
         return out
 
@@ -718,11 +734,28 @@ class DataTree(Node):
                 return [s for s in self.walk() if s.id == selector]
             element = self.resolve(selector)
             return [element] if isinstance(element, Slot) else []
-        slots = list(self.walk())
-        by_path = [s for s in slots if s.path == selector]
+        by_path = self._with_path(selector)
         if by_path:
             return by_path
-        return [s for s in slots if s.name == selector]
+        return [s for s in self.walk() if s.name == selector]
+
+    def _with_path(self, path: str) -> list[Slot]:
+        """Slots whose :attr:`Slot.path` is ``path``, in walk order, entering only slots whose
+        path is a prefix of it: comparing every slot's whole path was O(slots x depth), and a
+        2,000-deep tree of long names took seconds and gigabytes per lookup (issue 12)."""
+        found: list[Slot] = []
+        stack: list[tuple[Slot, int]] = [(self.root, 0)]
+        while stack:
+            slot, at = stack.pop()
+            name = slot.name if isinstance(slot.name, str) else ""
+            if not path.startswith(name, at):
+                continue
+            end = at + len(name)
+            if end == len(path):
+                found.append(slot)
+            if end < len(path) and path[end] == "/":
+                stack.extend((child, end + 1) for child in reversed(slot.children))
+        return found
 
     def find(self, selector: str) -> Slot | None:
         """The one slot a selector names; None when none does; SelectorError if ambiguous."""
@@ -760,7 +793,7 @@ class DataTree(Node):
         return _validated(DataTreeDoc, self.decoded(), None)
 
     # -- writing --------------------------------------------------------------------------
-    def _touched(self) -> None:
+    def after_edit(self) -> None:
         self._ids = None
         self._types = None
         self._generation += 1
@@ -770,16 +803,11 @@ class DataTree(Node):
 
     def renumber(self) -> DataTree:
         """A copy with every ID renumbered sequentially (see :func:`brson.ops.ids.renumber`)."""
-        from brson.ops import ids
-
-        return ids.renumber(self)
+        return editing.editor().renumber(self)
 
     def extract(self, slot: Slot | str, **options: Any) -> DataTree:
         """A new tree holding just this slot's subtree (see :mod:`brson.ops.extract`)."""
-        from brson.ops import extract  # operations layer, imported on use
-
-        result: DataTree = extract.extract(self, slot, **options).tree
-        return result
+        return editing.editor().extract(self, slot, **options)
 
     def __repr__(self) -> str:
         kind = "legacy NeosVR" if self.legacy else f"Resonite {self.version_number}"

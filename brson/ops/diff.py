@@ -28,6 +28,7 @@ from bson.int64 import Int64
 
 from brson.document import jsonform
 from brson.errors import BrsonError
+from brson.model.idforms import ID_HEAD
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Slot
 from brson.model.typename import TypeName
@@ -38,7 +39,6 @@ _STRUCTURE = ("ID", "Children", "Components", "Name")
 _ROOT_TREE_KEYS = ("Object", "Types", "Assets")
 _DOUBLE = struct.Struct("<d")
 #: A GUID-holding string element keyed ``ID`` (type, key, length 37), as the engine writes it.
-_ID_HEAD = b"\x02ID\x00\x25\x00\x00\x00"
 
 #: A path inside an element: keys and list positions.
 Path = tuple[str | int, ...]
@@ -218,8 +218,8 @@ def _component_id(component: Component) -> str | None:
     data = _data(component)
     if data is None:
         return None  # no Data document: keyed by position
-    buf, start = data._buf, data._start
-    if not data.modified and buf.startswith(_ID_HEAD, start + 4) and buf[start + 48] == 0:
+    buf, (start, _) = data.buffer, data.span
+    if not data.modified and buf.startswith(ID_HEAD, start + 4) and buf[start + 48] == 0:
         head = buf[start + 12 : start + 48]
         if head.isascii():
             return head.decode("ascii")

@@ -22,20 +22,19 @@ that of the first component in the file, so new content is laid out as the engin
 
 from __future__ import annotations
 
-import math
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from bson.int64 import Int64
 
 from brson.document import raw
-from brson.errors import GraphError, ModelError, SelectorError
-from brson.model.ids import Location, Path, defines_id
+from brson.errors import GraphError, ModelError
+from brson.model.editing import DanglingReference, Removal
+from brson.model.idforms import defines_id
+from brson.model.ids import Location
 from brson.model.node import Node
-from brson.model.tree import Component, DataTree, Member, Slot, is_guid
+from brson.model.tree import Component, DataTree, Member, Slot
 from brson.model.typename import TypeName
 from brson.ops.ids import FreshIds, id_elements
 
@@ -44,9 +43,6 @@ REFERENCE_POLICIES: tuple[str, ...] = ("report", "null", "fail")
 
 #: Keys every component's Data starts with, in the engine's order (a file's own order wins).
 COMPONENT_HEAD = ("ID", "persistent-ID", "UpdateOrder", "Enabled")
-
-_INT32 = (-(1 << 31), (1 << 31) - 1)
-_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 class SyncList:
@@ -66,38 +62,10 @@ class SyncList:
         return f"SyncList({self.items!r})"
 
 
-@dataclass(frozen=True)
-class DanglingReference:
-    """A value that named a removed element."""
-
-    #: Path of the value (``Root/Body:MeshRenderer.Materials[0]``).
-    where: str
-    #: The ID it holds, and what that ID named before the removal.
-    target: str
-    target_path: str
-    #: ``kept`` or ``nulled``.
-    action: str
-    #: ID of the slot or component holding the value.
-    holder: str | None = None
-
-
-@dataclass
-class Removal:
-    """What a delete or component removal took away and what it left pointing at nothing."""
-
-    path: str
-    #: How many IDs went with it (its own, its members', its descendants').
-    ids: int
-    references: list[DanglingReference] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
 # -- access ----------------------------------------------------------------------------------
 def tree_of(element: Slot | Component | Member) -> DataTree:
     """The tree an element belongs to (elements made by hand belong to none)."""
-    tree = element._tree
+    tree = element.tree
     if tree is None:
         raise ModelError(f"{element!r} is not part of a data tree")
     return tree
@@ -141,7 +109,7 @@ def move(slot: Slot, parent: Slot | None = None, index: int | None = None) -> No
     if old is None:
         raise ModelError("the root slot cannot be moved", path=slot.path)
     new = parent if parent is not None else old
-    if new._tree is not slot._tree:
+    if new.tree is not slot.tree:
         raise ModelError(
             "that parent belongs to another tree (use import to copy a subtree between files)",
             path=slot.path,
@@ -395,7 +363,7 @@ def _data_of(value: Any, tree: DataTree, fresh: FreshIds) -> Any:
 def _coerce(value: Any, current: Any, tree: DataTree) -> Any:
     """``value`` in the shape of ``current`` (the field's value now; None when unknown)."""
     if isinstance(value, Slot | Component | Member):
-        if value._tree is not tree:
+        if value.tree is not tree:
             raise ModelError(f"{value!r} belongs to another tree; its ID means nothing here")
         return value.id
     if isinstance(value, bool) or value is None or isinstance(value, str):
@@ -423,293 +391,6 @@ def _coerce(value: Any, current: Any, tree: DataTree) -> Any:
         base = current if isinstance(current, dict) else {}
         return {k: _coerce(v, base.get(k), tree) for k, v in value.items()}
     return value
-
-
-# -- naming a field in text -------------------------------------------------------------------
-_INDEXED = re.compile(r"(.*)\[(-?\d+)\]\Z", re.DOTALL)
-
-
-def component_on(slot: Slot, spec: str) -> Component:
-    """The component of a type on a slot: ``MeshRenderer``, a full name, ``Type[1]`` for the
-    second of that type."""
-    indexed = _INDEXED.match(spec)
-    name, nth = (indexed.group(1), int(indexed.group(2))) if indexed else (spec, None)
-    found = [c for c in slot.components if c.is_type(name)]
-    if not found:
-        have = ", ".join(sorted({c.type_label for c in slot.components})) or "none"
-        raise SelectorError(f"no {name!r} component on this slot (it has: {have})", path=slot.path)
-    if nth is None:
-        if len(found) > 1:
-            raise SelectorError(
-                f"{len(found)} {name!r} components on this slot; pick one "
-                f"with {name}[0] .. {name}[{len(found) - 1}]",
-                path=slot.path,
-            )
-        return found[0]
-    if not -len(found) <= nth < len(found):
-        raise SelectorError(
-            f"{spec!r}: the slot has {len(found)} {name!r} component(s)", path=slot.path
-        )
-    return found[nth]
-
-
-def field_at(tree: DataTree, target: str) -> Member:
-    """The member a textual target names: ``SLOT.FIELD`` (a slot member: ``Name``,
-    ``Position``…), ``SLOT:COMPONENT.FIELD`` or ``SLOT.COMPONENT.FIELD`` (a component field;
-    the short form takes a dot-free type name), with ``FIELD[i]`` for a list element.  SLOT is
-    a selector (name, path or ID); slot names containing dots work, each split is tried."""
-    found: list[tuple[str, Callable[[], Member]]] = []
-    errors: list[str] = []
-    for slot_part, component_part, field_part in _splits(target):
-        try:
-            slot = tree.find(slot_part)
-        except SelectorError as exc:
-            errors.append(exc.message)
-            continue
-        if slot is None:
-            continue
-        found.append((slot_part, _field_getter(slot, component_part, field_part)))
-    resolved: list[Member] = []
-    for _, getter in found:
-        try:
-            resolved.append(getter())
-        except (SelectorError, ModelError) as exc:
-            errors.append(exc.message)
-    if len(resolved) == 1:
-        return resolved[0]
-    if len(resolved) > 1:
-        raise SelectorError(
-            f"{target!r} can be read {len(resolved)} ways; use "
-            "SLOT:COMPONENT.FIELD with a full slot path"
-        )
-    if errors:
-        raise SelectorError(f"{target!r}: {errors[0]}")
-    raise SelectorError(
-        f"no slot matches the start of {target!r} (SLOT.FIELD, "
-        "SLOT:COMPONENT.FIELD or SLOT.COMPONENT.FIELD)"
-    )
-
-
-def _splits(target: str) -> list[tuple[str, str | None, str]]:
-    out: list[tuple[str, str | None, str]] = []
-    for n, char in enumerate(target):
-        if char == ":":
-            head, rest = target[:n], target[n + 1 :]
-            component, dot, field_name = rest.rpartition(".")
-            if dot and component and field_name:
-                out.append((head, component, field_name))
-    dots = [n for n, char in enumerate(target) if char == "."]
-    for n in dots:
-        head, rest = target[:n], target[n + 1 :]
-        if "." not in rest:
-            out.append((head, None, rest))
-        else:
-            component, _, field_name = rest.partition(".")
-            if "." not in field_name:
-                out.append((head, component, field_name))
-    return out
-
-
-def _field_getter(slot: Slot, component: str | None, field_name: str) -> Callable[[], Member]:
-    def get() -> Member:
-        indexed = _INDEXED.match(field_name)
-        name, nth = (indexed.group(1), int(indexed.group(2))) if indexed else (field_name, None)
-        if component is None:
-            member = slot.member(name) if name not in ("Children", "Components") else None
-            if member is None or member.id is None:
-                raise SelectorError(f"the slot has no member {name!r}", path=slot.path)
-        else:
-            owner = component_on(slot, component)
-            if name not in owner:
-                have = ", ".join(owner.fields) or "none"
-                raise SelectorError(
-                    f"{component} has no field {name!r} (it has: {have})", path=slot.path
-                )
-            member = owner[name]
-        if nth is None:
-            return member
-        elements = member.elements
-        if elements is None or not -len(elements) <= nth < len(elements):
-            count = len(elements) if elements is not None else 0
-            raise SelectorError(f"{field_name!r}: the list has {count} element(s)", path=slot.path)
-        return elements[nth]
-
-    return get
-
-
-# -- values from text (the command line) -------------------------------------------------------
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off"}
-_INT_TYPES = {"int", "long", "short", "byte", "sbyte", "uint", "ulong", "ushort", "char"}
-_FLOAT_TYPES = {"float", "double", "decimal"}
-_VECTOR = re.compile(r"(float|double|int|long|uint|ulong|bool)([2-4])\Z")
-_HEX_COLOR = re.compile(r"#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})\Z")
-_PROFILES = ("sRGB", "Linear", "sRGBAlpha")
-
-
-def parse_text(
-    text: str,
-    current: Any,
-    type_hint: str | None = None,
-    *,
-    tree: DataTree | None = None,
-    reference: bool = False,
-    where: str | None = None,
-) -> Any:
-    """A value typed on the command line, read as the field's kind: from ``type_hint`` (a
-    generic argument such as ``bool``, ``float3``, ``colorX``) when given, else from the
-    field's current value.  ``reference``: the field holds an element's ID (checked against
-    ``tree``).  ``null`` clears a reference, string or nullable field.  Raises
-    :class:`ModelError` naming what was expected."""
-    hint = (type_hint or "").rstrip("?")
-    nullable = bool(type_hint and type_hint.endswith("?"))
-
-    def fail(expected: str) -> ModelError:
-        return ModelError(f"{text!r} is not {expected}", field=where)
-
-    if reference or (not hint and (is_guid(current) or (current is None and is_guid(text)))):
-        if text in ("null", ""):
-            return None
-        if not is_guid(text):
-            raise fail("an element ID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx) or null")
-        if tree is not None and text not in tree.ids:
-            raise ModelError(f"no element has the ID {text}", field=where)
-        return text
-    if text == "null" and (
-        nullable or current is None or isinstance(current, str) or hint in ("string", "Uri")
-    ):
-        return None
-    kind = _kind(hint, current)
-    if kind == "bool":
-        low = text.strip().lower()
-        if low in _TRUE:
-            return True
-        if low in _FALSE:
-            return False
-        raise fail("a bool (true/false)")
-    if kind == "int":
-        try:
-            number = int(text.strip(), 0)
-        except ValueError:
-            raise fail("an integer") from None
-        wide = (
-            isinstance(current, Int64)
-            or hint in ("long", "ulong")
-            or (current is None and tree is not None and tree.legacy)
-        )
-        smallest, largest = _INT64 if wide else _INT32
-        if not smallest <= number <= largest:
-            raise ModelError(
-                f"{number} does not fit the field's {64 if wide else 32}-bit integer", field=where
-            )
-        return Int64(number) if wide else number
-    if kind == "float":
-        try:
-            return float(text.strip())
-        except ValueError:
-            raise fail("a number") from None
-    if kind.startswith("vector"):
-        size = int(kind[6:])
-        item_kind = (
-            "int"
-            if hint.startswith(("int", "long", "uint", "ulong"))
-            or (
-                isinstance(current, list)
-                and current
-                and all(isinstance(v, int) and not isinstance(v, bool) for v in current)
-            )
-            else "float"
-        )
-        if hint.startswith("bool"):
-            item_kind = "bool"
-        parts = [p.strip() for p in text.split(",")]
-        if len(parts) != size:
-            raise fail(f"{size} comma-separated numbers")
-        olds = current if isinstance(current, list) and len(current) == size else [None] * size
-        return [
-            parse_text(
-                p,
-                o if o is not None else (0.0 if item_kind == "float" else None),
-                item_kind,
-                where=where,
-            )
-            for p, o in zip(parts, olds, strict=True)
-        ]
-    if kind in ("colorX", "color"):
-        return _parse_color(text, current, kind == "colorX", fail)
-    if kind == "uri":
-        return text if text.startswith("@") else "@" + text
-    if kind == "string":
-        return text
-    raise ModelError(
-        f"cannot set a value of this kind from text (now {current!r}"
-        f"{f', type {type_hint}' if type_hint else ''})",
-        field=where,
-    )
-
-
-def _kind(hint: str, current: Any) -> str:
-    base = hint.rpartition(".")[2]
-    if base == "bool":
-        return "bool"
-    if base in _INT_TYPES:
-        return "int"
-    if base in _FLOAT_TYPES:
-        return "float"
-    if base in ("colorX", "color"):
-        return base
-    if base == "floatQ" or base == "doubleQ":
-        return "vector4"
-    vector = _VECTOR.match(base)
-    if vector:
-        return f"vector{vector.group(2)}"
-    if base == "Uri":
-        return "uri"
-    if base == "string":
-        return "string"
-    if isinstance(current, bool):
-        return "bool"
-    if isinstance(current, int):
-        return "int"
-    if isinstance(current, float):
-        return "float"
-    if isinstance(current, list) and current:
-        if len(current) == 5 and isinstance(current[4], str):
-            return "colorX"
-        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in current):
-            return f"vector{len(current)}"
-    if isinstance(current, str):
-        return "uri" if current.startswith("@") and not current.startswith("@@") else "string"
-    return "unknown"
-
-
-def _parse_color(text: str, current: Any, profiled: bool, fail: Any) -> list[Any]:
-    profile = current[4] if isinstance(current, list) and len(current) == 5 else "sRGB"
-    hexed = _HEX_COLOR.match(text.strip())
-    if hexed:
-        digits = hexed.group(1)
-        values = [int(digits[i : i + 2], 16) / 255 for i in range(0, len(digits), 2)]
-        if len(values) == 3:
-            values.append(1.0)
-    else:
-        parts = [p.strip() for p in text.split(",")]
-        if profiled and parts and parts[-1] in _PROFILES:
-            profile = parts.pop()
-        if len(parts) == 3:
-            parts.append("1")
-        if len(parts) != 4:
-            raise fail(
-                "a color: r,g,b[,a]"
-                + (f"[,{'|'.join(_PROFILES)}]" if profiled else "")
-                + " or #rrggbb[aa]"
-            )
-        try:
-            values = [float(p) for p in parts]
-        except ValueError:
-            raise fail("a color of numbers") from None
-    if not all(math.isfinite(v) for v in values):
-        raise fail("a finite color")
-    return [*values, profile] if profiled else values
 
 
 # -- removal and the references it leaves -----------------------------------------------------
@@ -764,7 +445,7 @@ def _remove(element: Slot | Component, references: str, parent_link: str | None)
             anchor = location.anchor
             assert anchor is not None
             live = _follow(tree, _position(anchor))
-            _set_at(live, location.path, None)
+            Location(live, location.path).set_value(None)
     return report
 
 
@@ -858,38 +539,6 @@ def _inside(location: Location, element: Slot | Component) -> bool:
     return False
 
 
-def _set_at(anchor: Slot | Component, path: Path, value: Any) -> None:
-    """Set the value at a key path under an anchor, materializing nodes as the model does
-    (a component's ``Data`` as a Node, member documents as Members)."""
-    node: Node = anchor
-    n = 0
-    while n < len(path) - 1:
-        part, nxt = path[n], path[n + 1]
-        if isinstance(nxt, int):
-            items: list[Any] | None = node.child_nodes(str(part), Member)
-            if items is None or nxt >= len(items):
-                raise ModelError(f"no value at {path!r}")
-            if n + 1 == len(path) - 1:  # a bare value inside an array
-                items[nxt] = value
-                node.touch()
-                return
-            item = items[nxt]
-            if not isinstance(item, Node):
-                raise ModelError(f"no value at {path!r}")
-            node = item
-            n += 2
-            continue
-        if isinstance(node, Component) and part == "Data":
-            node = node.data
-        else:
-            child = node.child_node(str(part), Member)
-            if child is None:
-                raise ModelError(f"no value at {path!r}")
-            node = child
-        n += 1
-    node.set(str(path[-1]), value)
-
-
 __all__ = [
     "COMPONENT_HEAD",
     "REFERENCE_POLICIES",
@@ -898,13 +547,10 @@ __all__ = [
     "SyncList",
     "add_component",
     "add_slot",
-    "component_on",
     "delete",
-    "field_at",
     "insert_position",
     "move",
     "parent_links",
-    "parse_text",
     "remove_component",
     "rename",
     "set_value",

@@ -23,37 +23,22 @@ elements straight from the bytes (see the caveat in :mod:`brson.model.ids`).
 from __future__ import annotations
 
 import random
-import re
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 
-from brson.model.idforms import GUID_PATTERN
-from brson.model.ids import defines_id
+from brson.model.idforms import (
+    DEFINITION,
+    ID_ELEMENT,
+    ID_VALUE,
+    ID_VALUE_SPLIT,
+    NARROW_SEQUENTIAL,
+    RANDOM_DEFINITION,
+    SEQUENTIAL,
+    WIDE_SEQUENTIAL,
+    defines_id,
+)
 from brson.model.tree import DataTree
 
-_GUID = GUID_PATTERN
-#: A BSON string element whose value is ID-shaped: key, value (latin-1 text of the bytes,
-#: one character a byte, so match offsets are byte offsets).
-_GUID_ELEMENT = re.compile("\x02([\x20-\x7e]{1,64})\x00\x25\x00\x00\x00(" + _GUID + ")\x00")
-#: The sequential style: .NET's Guid text of a little-endian 64-bit counter (low 32 bits,
-#: next 16, top 16; the last 8 bytes zero), lower case as .NET prints it.
-_SEQUENTIAL = re.compile("([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-0000-000000000000")
-#: Scanning whole documents without a Python step per element (worlds hold millions):
-#: any ID-shaped string value; a definition; a definition not in the sequential style; a
-#: sequential value with a counter past 2**32; and the low group of the others.
-_VALUE = re.compile("\x00\x25\x00\x00\x00(" + _GUID + ")\x00")
-#: The same, splitting a document into text and ID values (a fast substitution).
-_VALUE_SPLIT = re.compile("(?<=\x00\x25\x00\x00\x00)(" + _GUID + ")(?=\x00)")
-_DEFINING_KEY = "\x02(?:ID|ParentReference|[\x20-\x7e]{0,62}-ID)\x00\x25\x00\x00\x00"
-_DEFINITION = re.compile(_DEFINING_KEY + _GUID + "\x00")
-_DEFINED_VALUE = re.compile(_DEFINING_KEY + "(" + _GUID + ")\x00")
-_RANDOM_DEFINITION = re.compile(
-    _DEFINING_KEY + "(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00)" + _GUID + "\x00"
-)
-_WIDE_SEQUENTIAL = re.compile(
-    "\x00\x25\x00\x00\x00[0-9a-f]{8}-(?!0000-0000-)[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00"
-)
-_NARROW_SEQUENTIAL = re.compile("\x00\x25\x00\x00\x00([0-9a-f]{8})-0000-0000-0000-000000000000\x00")
 #: Largest counter the sequential style can hold: the first three groups (64 bits).
 _SEQUENTIAL_LIMIT = 1 << 64
 
@@ -72,7 +57,7 @@ def sequential_id(number: int) -> str:
 
 def sequential_number(element_id: str) -> int | None:
     """The counter of a sequential-style ID, or None for any other GUID (random ones)."""
-    match = _SEQUENTIAL.fullmatch(element_id)
+    match = SEQUENTIAL.fullmatch(element_id)
     if match is None:
         return None
     low, mid, high = match.groups()
@@ -82,13 +67,13 @@ def sequential_number(element_id: str) -> int | None:
 def scan(data: bytes) -> Iterator[tuple[str, str, int]]:
     """``(key, id, offset)`` of every ID-shaped string element of a BSON document, in order."""
     text = data.decode("latin-1")
-    for match in _GUID_ELEMENT.finditer(text):
+    for match in ID_ELEMENT.finditer(text):
         yield match.group(1), match.group(2), match.start()
 
 
 def id_elements(data: bytes) -> list[tuple[str, str]]:
     """``(key, id)`` of every ID-shaped string element, in order (the fast form of scan)."""
-    return _GUID_ELEMENT.findall(data.decode("latin-1"))
+    return ID_ELEMENT.findall(data.decode("latin-1"))
 
 
 def defined_ids(data: bytes) -> list[str]:
@@ -108,7 +93,7 @@ def is_sequential(defined: Iterable[str], default: bool) -> bool:
     def check(element_id: str) -> bool:
         nonlocal seen
         seen = True
-        return _SEQUENTIAL.fullmatch(element_id) is not None
+        return SEQUENTIAL.fullmatch(element_id) is not None
 
     return all(map(check, defined)) and (seen or default)
 
@@ -117,7 +102,7 @@ def highest_number(values: Iterable[str]) -> int:
     """The highest counter among sequential-style values (-1 when there is none)."""
     # Fixed-width lower-case hex: comparing the groups high to low compares the numbers.
     best = max(
-        filter(_SEQUENTIAL.fullmatch, values),
+        filter(SEQUENTIAL.fullmatch, values),
         key=lambda v: (v[14:18], v[9:13], v[:8]),
         default=None,
     )
@@ -146,18 +131,18 @@ class FreshIds:
     def for_tree(cls, tree: DataTree, rng: random.Random | None = None) -> FreshIds:
         """Scan the tree's bytes (regular expressions only: a 50 MB world takes ~1 s)."""
         text = tree.to_bson().decode("latin-1")
-        sequential = _RANDOM_DEFINITION.search(text) is None and (
-            not tree.legacy or _DEFINITION.search(text) is not None
+        sequential = RANDOM_DEFINITION.search(text) is None and (
+            not tree.legacy or DEFINITION.search(text) is not None
         )
         if not sequential:
-            return cls(set(_VALUE.findall(text)), False, rng)
+            return cls(set(ID_VALUE.findall(text)), False, rng)
         # New numbers start above every value, so none can collide: no set of them needed.
         fresh = cls((), True, rng)
-        if _WIDE_SEQUENTIAL.search(text) is None:  # every counter below 2**32 (all files)
-            low = max(_NARROW_SEQUENTIAL.findall(text), default=None)
+        if WIDE_SEQUENTIAL.search(text) is None:  # every counter below 2**32 (all files)
+            low = max(NARROW_SEQUENTIAL.findall(text), default=None)
             fresh.next = int(low, 16) + 1 if low is not None else 0
         else:
-            fresh.next = highest_number(_VALUE.findall(text)) + 1
+            fresh.next = highest_number(ID_VALUE.findall(text)) + 1
         return fresh
 
     def __iter__(self) -> Iterator[str]:
@@ -189,8 +174,8 @@ def renumber_map(data: bytes, start: int = 0) -> dict[str, str]:
     are skipped, since such values are left alone and must not start naming something.
     """
     text = data.decode("latin-1")
-    defined = dict.fromkeys(_DEFINED_VALUE.findall(text))
-    dangling = set(_VALUE.findall(text)).difference(defined)
+    defined = dict.fromkeys(eid for _, eid in DEFINITION.findall(text))
+    dangling = set(ID_VALUE.findall(text)).difference(defined)
     count = len(defined)
     end = start + count
     if end <= 0x100000000 and not any(
@@ -217,7 +202,7 @@ def rewrite(data: bytes, mapping: Mapping[str, str]) -> bytes:
         if len(old) != 36 or len(new) != 36:
             raise ValueError(f"IDs must be 36 characters: {old!r} -> {new!r}")
 
-    parts = _VALUE_SPLIT.split(data.decode("latin-1"))
+    parts = ID_VALUE_SPLIT.split(data.decode("latin-1"))
     get = mapping.get
     parts[1::2] = [get(value, value) for value in parts[1::2]]
     return "".join(parts).encode("latin-1")

@@ -31,8 +31,8 @@ from typing import Any
 
 from brson.errors import ModelError
 from brson.model.tree import Component, DataTree, Slot
-from brson.ops import extract as ops_extract
 from brson.ops.edit import insert_position, parent_links, tree_of
+from brson.ops.extract import CopiedComponent, ExternalReference, extract
 from brson.ops.ids import FreshIds, defined_ids, rewrite
 
 IMPORT_EXTERNAL: tuple[str, ...] = ("null", "fail")
@@ -50,9 +50,9 @@ class ImportReport:
     types_added: list[str] = field(default_factory=list)
     type_versions_added: list[str] = field(default_factory=list)
     assets: int = 0
-    copied: list[ops_extract.CopiedComponent] = field(default_factory=list)
+    copied: list[CopiedComponent] = field(default_factory=list)
     #: References that could not come along, nulled (paths in the source).
-    external: list[ops_extract.ExternalReference] = field(default_factory=list)
+    external: list[ExternalReference] = field(default_factory=list)
     #: Feature flags of the target that the source file lacks.
     feature_flags_missing: list[str] = field(default_factory=list)
 
@@ -96,9 +96,9 @@ def import_slot(
         )
 
     if source is tree:  # a duplicate: references to the rest of the file stay valid
-        extracted = ops_extract.extract(source, slot, "keep", copy_dependencies=False)
+        extracted = extract(source, slot, "keep", copy_dependencies=False)
     else:
-        extracted = ops_extract.extract(source, slot, external)
+        extracted = extract(source, slot, external)
     staged = extracted.tree
     report = ImportReport(
         extracted.report.slot,

@@ -10,7 +10,7 @@ A variable is a component with a ``VariableName`` member (``Space/Name`` or a ba
 
 Drivers and readers (``DynamicValueVariableDriver``, ProtoFlux nodes) also carry a
 ``VariableName`` but define nothing; they are not listed.  Values are parsed from text by
-:func:`brson.ops.edit.parse_text` with ``T`` as the type hint, so widths and colour profiles
+:func:`brson.ops.textvalues.parse_text` with ``T`` as the type hint, so widths and colour profiles
 follow the field.
 """
 
@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from brson.errors import ModelError, SelectorError
-from brson.model.tree import Component, DataTree, Member
-from brson.ops import edit
+from brson.model.tree import Component, DataTree, Member, Slot
+from brson.ops.edit import set_value
+from brson.ops.textvalues import parse_text
 
 #: Variable component (short generic name) -> (kind, member holding the value or its target).
 VARIABLE_TYPES: dict[str, tuple[str, str]] = {
@@ -76,13 +77,13 @@ def variables(tree: DataTree) -> list[Variable]:
     out = []
     for slot in tree.walk():
         for component in slot.components:
-            variable = _variable(tree, component, slot.path)
+            variable = _variable(tree, component, slot)
             if variable is not None:
                 out.append(variable)
     return out
 
 
-def _variable(tree: DataTree, component: Component, slot_path: str) -> Variable | None:
+def _variable(tree: DataTree, component: Component, slot: Slot) -> Variable | None:
     try:
         type_name = component.type
     except ModelError:
@@ -101,7 +102,7 @@ def _variable(tree: DataTree, component: Component, slot_path: str) -> Variable 
         name if isinstance(name, str) else "",
         kind,
         str(args[0]) if args else "",
-        slot_path,
+        slot.display_path(),  # only for slots holding one: a path is O(depth) to make
         component,
         member,
     )
@@ -137,7 +138,7 @@ def set_text(
     parsed = [(v, _parse(tree, v, text)) for v in found]  # all or nothing
     for variable, value in parsed:
         assert variable.member is not None
-        edit.set_value(variable.member, value)
+        set_value(variable.member, value)
     return found
 
 
@@ -153,7 +154,7 @@ def _parse(tree: DataTree, variable: Variable, text: str) -> Any:
     if variable.kind in ("type", "field-type"):
         return text  # a type name, stored as its string
     hint = _hint(variable)
-    return edit.parse_text(
+    return parse_text(
         text,
         variable.member.get("Data"),
         hint,

@@ -1128,7 +1128,7 @@ def test_find_component(path: Path, check: Check) -> None:
     """Every component is found on its slot by its full name, and by its name without
     assembly and namespace but with its generic arguments (the README promises both), by the
     model's matcher and the edit selectors alike."""
-    from brson.ops.edit import component_on
+    from brson.ops.selectors import component_on
 
     tree = brson.load(path)
     for slot in tree.walk():

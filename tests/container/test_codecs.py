@@ -7,7 +7,7 @@ by the format, not by brson's own reader.
 
 from __future__ import annotations
 
-import lzma as pylzma
+import lzma
 import struct
 import tracemalloc
 
@@ -17,8 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brson.codecs import Codec, compress, decompress, limits, lz4net
-from brson.codecs import lzma as blzma
+from brson.codecs import Codec, compress, decompress, limits, lz4net, lzma_sdk
 from brson.codecs.varint import MAX_VARINT_BYTES, read_varint, write_varint
 from brson.errors import BrsonError, CodecError, LimitError
 
@@ -192,7 +191,7 @@ def test_lz4_corrupt_chunks(data: bytes, why: str) -> None:
 @given(data=small_bytes)
 @settings(max_examples=40)
 def test_lzma_writer_matches_plain_readers(data: bytes) -> None:
-    out = blzma.compress(data)
+    out = lzma_sdk.compress(data)
     props, size, csize = lzma_sdk_header(out)
     assert props == bytes.fromhex("5d00002000")  # lc=3 lp=0 pb=2, 2 MiB dictionary
     assert size == len(data)
@@ -202,23 +201,23 @@ def test_lzma_writer_matches_plain_readers(data: bytes) -> None:
 
 
 def test_lzma_props_helpers() -> None:
-    assert blzma.props_bytes() == bytes.fromhex("5d00002000")
-    filt = blzma.parse_props(bytes.fromhex("5d00002000"))
+    assert lzma_sdk.props_bytes() == bytes.fromhex("5d00002000")
+    filt = lzma_sdk.parse_props(bytes.fromhex("5d00002000"))
     assert (filt["lc"], filt["lp"], filt["pb"], filt["dict_size"]) == (3, 0, 2, 2 * MiB)
     with pytest.raises(CodecError):
-        blzma.parse_props(bytes.fromhex("e100002000"))  # 225: past pb=4
+        lzma_sdk.parse_props(bytes.fromhex("e100002000"))  # 225: past pb=4
 
 
 def test_lzma_without_end_marker_stops_at_declared_size() -> None:
     """The engine writes no end marker: a raw decode must stop at the declared size."""
     data = b"Resonite " * 500
-    raw = pylzma.compress(
-        data, format=pylzma.FORMAT_RAW, filters=[blzma.parse_props(blzma.props_bytes())]
+    raw = lzma.compress(
+        data, format=lzma.FORMAT_RAW, filters=[lzma_sdk.parse_props(lzma_sdk.props_bytes())]
     )
-    filters = [blzma.parse_props(blzma.props_bytes())]
+    filters = [lzma_sdk.parse_props(lzma_sdk.props_bytes())]
 
     def decodes(prefix: bytes) -> bool:
-        dec = pylzma.LZMADecompressor(pylzma.FORMAT_RAW, filters=filters)
+        dec = lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=filters)
         return bool(dec.decompress(prefix, max_length=len(data)) == data)
 
     # liblzma always appends an end marker; the shortest prefix that still yields all the
@@ -228,18 +227,18 @@ def test_lzma_without_end_marker_stops_at_declared_size() -> None:
         cut -= 1
     assert cut < len(raw)
     body = raw[:cut]
-    archive = struct.pack("<5sqq", blzma.props_bytes(), len(data), len(body)) + body
-    assert blzma.decompress(archive) == data
+    archive = struct.pack("<5sqq", lzma_sdk.props_bytes(), len(data), len(body)) + body
+    assert lzma_sdk.decompress(archive) == data
 
 
 def test_lzma_unknown_size_with_end_marker() -> None:
     data = b"NeosVR " * 300
-    full = blzma.compress(data)
+    full = lzma_sdk.compress(data)
     body = full[21:]
     archive = struct.pack("<5sqq", full[:5], -1, len(body)) + body
-    assert blzma.decompress(archive) == data
+    assert lzma_sdk.decompress(archive) == data
     with pytest.raises(LimitError):
-        blzma.decompress(archive, max_size=len(data) - 1)
+        lzma_sdk.decompress(archive, max_size=len(data) - 1)
 
 
 @pytest.mark.parametrize(
@@ -255,9 +254,9 @@ def test_lzma_unknown_size_with_end_marker() -> None:
     ],
 )
 def test_lzma_corrupt(mutate: object, why: str) -> None:
-    archive = blzma.compress(b"corrupt me " * 100)
+    archive = lzma_sdk.compress(b"corrupt me " * 100)
     with pytest.raises(CodecError):
-        blzma.decompress(mutate(archive))  # type: ignore[operator]
+        lzma_sdk.decompress(mutate(archive))  # type: ignore[operator]
 
 
 # --------------------------------------------------------------------------------------------
@@ -291,19 +290,19 @@ def test_brotli_corrupt(mutate: object, why: str) -> None:
 
 
 def test_lzma_props_lc_plus_lp_over_4_is_codec_error() -> None:
-    archive = bytearray(blzma.compress(b"props " * 50))
+    archive = bytearray(lzma_sdk.compress(b"props " * 50))
     archive[0] = (2 * 5 + 1) * 9 + 4  # pb=2 lp=1 lc=4 -> 0x6a
     with pytest.raises(CodecError):
-        blzma.decompress(bytes(archive))
+        lzma_sdk.decompress(bytes(archive))
 
 
 def test_lzma_unknown_size_truncated_is_codec_error() -> None:
     data = bytes(range(256)) * 8
-    body = blzma.compress(data)[21:]
+    body = lzma_sdk.compress(data)[21:]
     cut = body[: len(body) // 2]
-    archive = struct.pack("<5sqq", blzma.props_bytes(), -1, len(cut)) + cut
+    archive = struct.pack("<5sqq", lzma_sdk.props_bytes(), -1, len(cut)) + cut
     with pytest.raises(CodecError):
-        blzma.decompress(archive)
+        lzma_sdk.decompress(archive)
 
 
 def _lz4_claim(original: int) -> bytes:
@@ -337,9 +336,9 @@ def test_lz4_chunk_claim_does_not_allocate_the_claim() -> None:
 
 def test_lzma_huge_dictionary_is_not_allocated() -> None:
     data = b"tiny"
-    full = blzma.compress(data)
+    full = lzma_sdk.compress(data)
     archive = struct.pack("<BIqq", 0x5D, 1 << 30, len(data), len(full) - 21) + full[21:]
-    error, peak = _peak_of(lambda: blzma.decompress(archive))
+    error, peak = _peak_of(lambda: lzma_sdk.decompress(archive))
     assert error is None
     assert peak < 64 * MiB
 

@@ -17,7 +17,7 @@ from bson.int64 import Int64
 
 from brson.codecs import Codec, limits
 from brson.container import unpack
-from brson.document import bson as bsondoc
+from brson.document import bsondoc
 from brson.errors import BrsonError, CodecError, ContainerError, DocumentError, LimitError
 
 from .support import FIXTURES, load_generator, plain_lz4net_chunks

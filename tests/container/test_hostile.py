@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brson.container import unpack
-from brson.document import bson as bsondoc
+from brson.document import bsondoc
 from brson.errors import BrsonError
 
 from .support import FIXTURES, real_files

@@ -16,7 +16,7 @@ import pytest
 import brson
 from brson.codecs import Codec
 from brson.container import frame, pack, read_header, unpack
-from brson.document import bson as bsondoc
+from brson.document import bsondoc
 
 from .support import (
     ENGINE_SETTINGS,

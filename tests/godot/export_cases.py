@@ -18,7 +18,7 @@ from typing import Any
 from bson.int64 import Int64
 
 from brson import api
-from brson.document import bson as bson_doc
+from brson.document import bsondoc
 from brson.model.tree import DataTree
 
 #: The real samples (see tests/conftest.py; computed here because tests/ is not a package).
@@ -283,4 +283,4 @@ def synthetic_tree() -> DataTree:
         "TypeVersions": {},
         "Object": root,
     }
-    return DataTree(bson_doc.encode(doc), source="synthetic")
+    return DataTree(bsondoc.encode(doc), source="synthetic")

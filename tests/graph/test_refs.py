@@ -250,10 +250,10 @@ def test_bulk_location_equals_one_by_one(path: Path) -> None:
     for (a1, p1), (a2, p2) in zip(bulk, one_by_one, strict=True):
         assert a1 is a2 and p1 == p2
     definitions = [tree.ids.where(i) for i in tree.ids]
-    found = locate_many(tree, [d._offset for d in definitions if d is not None and d._offset])
+    found = locate_many(tree, [d.offset for d in definitions if d is not None and d.offset])
     for location in definitions:
         assert location is not None
-        mine = found[location._offset]  # type: ignore[index]
+        mine = found[location.offset]  # type: ignore[index]
         assert mine.anchor is location.anchor and mine.path == location.path
 
 

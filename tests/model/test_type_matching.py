@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import brson
-from brson.ops.edit import component_on
+from brson.ops.selectors import component_on
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples"
 STANDIN = SAMPLES / "orange3134_loading_standin.brson"

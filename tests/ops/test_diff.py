@@ -10,7 +10,7 @@ import pytest
 from bson.int64 import Int64
 
 import brson
-from brson.document import bson as bson_doc
+from brson.document import bsondoc
 from brson.model.tree import Component, DataTree, Slot
 from brson.ops.diff import ComponentChange, Diff, SlotChange, ValueChange, diff
 
@@ -140,7 +140,7 @@ def test_added_moved_and_removed_slots() -> None:
 def test_reordered_types_table_is_equal() -> None:
     """Components are compared by type name: permuting Types (indices rewritten) is no change."""
     tree = sample("orange3134_loading_standin.brson")
-    doc = bson_doc.decode(tree.to_bson())
+    doc = bsondoc.decode(tree.to_bson())
     order = list(reversed(range(len(doc["Types"]))))
     new_index = {old: new for new, old in enumerate(order)}
     doc["Types"] = [doc["Types"][i] for i in order]
@@ -157,7 +157,7 @@ def test_reordered_types_table_is_equal() -> None:
 
 def test_type_table_changes_by_name() -> None:
     tree = sample("orange3134_AvatarRootIdentification.brson")
-    doc = bson_doc.decode(tree.to_bson())
+    doc = bsondoc.decode(tree.to_bson())
     doc["Types"].append("[FrooxEngine]FrooxEngine.Nothing")
     unused = "[FrooxEngine]FrooxEngine.SlotGizmo"
     index = doc["Types"].index(unused)
@@ -171,7 +171,7 @@ def test_type_table_changes_by_name() -> None:
 
 def test_integer_width_and_float_bits_are_changes() -> None:
     tree = sample("orange3134_AvatarRootIdentification.brson")
-    doc = bson_doc.decode(tree.to_bson())
+    doc = bsondoc.decode(tree.to_bson())
     first = doc["Object"]["Components"]["Data"][0]["Data"]
     first["UpdateOrder"]["Data"] = Int64(first["UpdateOrder"]["Data"])
     doc["Object"]["Position"]["Data"] = [-0.0, 0.0, 0.0]
@@ -188,7 +188,7 @@ def test_synclist_elements_are_matched_by_id() -> None:
     """A list of members (SyncList) is keyed by element ID: inserting one element is one
     addition, not a change of every later position."""
     tree = sample("redx_5ce7cdf5.7zbson")
-    doc = bson_doc.decode(tree.to_bson())
+    doc = bsondoc.decode(tree.to_bson())
     owner = None
     for component in _all_components(doc):
         for key, field in component["Data"].items():
@@ -225,7 +225,7 @@ def _all_components(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_root_keys_are_compared() -> None:
     tree = sample("orange3134_AvatarRootIdentification.brson")
-    doc = bson_doc.decode(tree.to_bson())
+    doc = bsondoc.decode(tree.to_bson())
     doc["VersionNumber"] = "2099.1.1.1"
     doc["FeatureFlags"]["NewFlag"] = 1
     result = diff(tree, brson.loads(brson.dumps(doc)))

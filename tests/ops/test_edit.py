@@ -19,6 +19,8 @@ from brson.model.tree import Component, DataTree, Member, Slot
 from brson.ops import edit
 from brson.ops.diff import diff
 from brson.ops.ids import FreshIds, defined_ids, sequential_number
+from brson.ops.selectors import component_on, field_at
+from brson.ops.textvalues import parse_text
 from brson.ops.validate import Severity, validate
 
 STANDIN = "orange3134_loading_standin.brson"
@@ -493,7 +495,7 @@ def test_set_value_on_a_list_keeps_element_ids(samples_dir: Path) -> None:
     tree = load(samples_dir, STANDIN)
     renderer = tree.find("Visual")
     assert renderer is not None
-    materials = edit.component_on(renderer, "MeshRenderer")["Materials"]
+    materials = component_on(renderer, "MeshRenderer")["Materials"]
     before = materials.elements
     assert before is not None and len(before) == 1
     first_id = before[0].id
@@ -502,7 +504,7 @@ def test_set_value_on_a_list_keeps_element_ids(samples_dir: Path) -> None:
     material = mat.components[0]
     edit.set_value(materials, [material, material])
     out = reload(tree)
-    again = edit.component_on(out.find("Visual"), "MeshRenderer")["Materials"]  # type: ignore[arg-type]
+    again = component_on(out.find("Visual"), "MeshRenderer")["Materials"]  # type: ignore[arg-type]
     items = again.elements
     assert items is not None and [e.value for e in items] == [material.id, material.id]
     assert items[0].id == first_id and items[1].id not in (None, first_id)
@@ -526,7 +528,7 @@ def test_set_value_on_a_list_keeps_element_ids(samples_dir: Path) -> None:
 )
 def test_field_at(samples_dir: Path, target: str, expected: Any) -> None:
     tree = load(samples_dir, STANDIN)
-    assert edit.field_at(tree, target).value == expected
+    assert field_at(tree, target).value == expected
 
 
 @pytest.mark.parametrize(
@@ -543,7 +545,7 @@ def test_field_at(samples_dir: Path, target: str, expected: Any) -> None:
 def test_field_at_errors(samples_dir: Path, target: str, message: str) -> None:
     tree = load(samples_dir, STANDIN)
     with pytest.raises(SelectorError, match=message.replace("[", r"\[")):
-        edit.field_at(tree, target)
+        field_at(tree, target)
 
 
 # -- values from text --------------------------------------------------------------------------
@@ -575,7 +577,7 @@ def test_field_at_errors(samples_dir: Path, target: str, message: str) -> None:
     ],
 )
 def test_parse_text(text: str, current: Any, hint: str | None, expected: Any) -> None:
-    value = edit.parse_text(text, current, hint)
+    value = parse_text(text, current, hint)
     assert value == expected and type(value) is type(expected)
 
 
@@ -595,16 +597,16 @@ def test_parse_text(text: str, current: Any, hint: str | None, expected: Any) ->
 )
 def test_parse_text_errors(text: str, current: Any, hint: str | None, message: str) -> None:
     with pytest.raises(ModelError, match=message):
-        edit.parse_text(text, current, hint)
+        parse_text(text, current, hint)
 
 
 def test_parse_text_references_must_exist(samples_dir: Path) -> None:
     tree = load(samples_dir, STANDIN)
     existing = "00000006-0000-0000-0000-000000000000"
-    assert edit.parse_text(existing, None, None, tree=tree, reference=True) == existing
-    assert edit.parse_text("null", existing, None, tree=tree) is None
+    assert parse_text(existing, None, None, tree=tree, reference=True) == existing
+    assert parse_text("null", existing, None, tree=tree) is None
     with pytest.raises(ModelError, match="no element has the ID"):
-        edit.parse_text("0000ffff-0000-0000-0000-000000000000", existing, None, tree=tree)
+        parse_text("0000ffff-0000-0000-0000-000000000000", existing, None, tree=tree)
 
 
 # -- the README example, and the shortcuts on the model objects -------------------------------

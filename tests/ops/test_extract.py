@@ -46,7 +46,7 @@ def type_name(component: Component) -> str:
     raw_type = component.type_index
     if isinstance(raw_type, str):
         return raw_type
-    tree = component._tree
+    tree = component.tree
     assert tree is not None and isinstance(raw_type, int)
     names = tree.get("Types")
     assert 0 <= raw_type < len(names)

@@ -14,7 +14,7 @@ import pytest
 from bson.int64 import Int64
 
 from brson import api
-from brson.document import bson as bson_doc
+from brson.document import bsondoc
 from brson.errors import GraphError, ModelError
 from brson.model.tree import Component, DataTree
 from brson.ops.extract import HOLDER_NAME, extract
@@ -115,7 +115,7 @@ def build() -> tuple[DataTree, World]:
         "Object": root,
         "Extra": {"kept": Int64(1)},
     }
-    return api.loads(api.dumps(bson_doc.encode(doc))), w
+    return api.loads(api.dumps(bsondoc.encode(doc))), w
 
 
 def test_dependencies_come_along_transitively() -> None:
@@ -204,7 +204,7 @@ def variant(change: Any) -> DataTree:
     tree, _ = build()
     doc = tree.decoded()
     change(doc)
-    return api.loads(bson_doc.encode(doc))
+    return api.loads(bsondoc.encode(doc))
 
 
 def avatar_of(doc: dict[str, Any]) -> dict[str, Any]:

@@ -127,11 +127,11 @@ def test_lzma_of_unknown_size_caps_its_dictionary_by_the_limit() -> None:
     import lzma
     import struct
 
-    from brson.codecs import lzma as brson_lzma
+    from brson.codecs import lzma_sdk
 
     claim = b"\x5d" + struct.pack("<I", 0xFFFFFFFF)
-    assert brson_lzma.parse_props(claim, -1, 64 << 20)["dict_size"] == 64 << 20
-    assert brson_lzma.parse_props(claim, 1000)["dict_size"] == 4096  # declared size, floor 4 KiB
+    assert lzma_sdk.parse_props(claim, -1, 64 << 20)["dict_size"] == 64 << 20
+    assert lzma_sdk.parse_props(claim, 1000)["dict_size"] == 4096  # declared size, floor 4 KiB
     payload = bytes(range(256)) * 400
     body = lzma.compress(
         payload,
@@ -139,4 +139,4 @@ def test_lzma_of_unknown_size_caps_its_dictionary_by_the_limit() -> None:
         filters=[{"id": lzma.FILTER_LZMA1, "dict_size": 1 << 16, "lc": 3, "lp": 0, "pb": 2}],
     )
     data = struct.pack("<5sqq", claim, -1, len(body)) + body
-    assert brson_lzma.decompress(data, max_size=1 << 20) == payload
+    assert lzma_sdk.decompress(data, max_size=1 << 20) == payload

@@ -12,7 +12,7 @@ import os
 
 from brson.codecs import limits
 from brson.container import is_package_name, unpack
-from brson.document import bson as bson_doc
+from brson.document import bsondoc
 from brson.errors import (
     BrsonError,
     CodecError,
@@ -162,7 +162,7 @@ def read(
 
 def _from_bytes(data: bytes, findings: Findings, name: str | None, max_size: int) -> DataTree:
     container, bson_bytes = unpack(data, name, max_size)
-    bson_doc.check_framing(bson_bytes)
+    bsondoc.check_framing(bson_bytes)
     tree = DataTree(bson_bytes, container, name)
     for warning in container.warnings:
         findings.add(EXTENSION, warning, offset=0)

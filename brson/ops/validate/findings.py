@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from brson.errors import MESSAGE_LIMIT, PATH_LIMIT, bounded
+
 
 class Severity(enum.StrEnum):
     """``error``: the engine cannot load the file, or loads something other than what was
@@ -109,8 +111,8 @@ class Findings:
             Finding(
                 code=rule.code,
                 severity=rule.severity,
-                message=_bounded(message, MAX_MESSAGE),
-                path=None if path is None else _bounded(path, MAX_PATH),
+                message=bounded(message, MESSAGE_LIMIT),  # a report grows with its findings
+                path=None if path is None else bounded(path, PATH_LIMIT),
                 file=file or self.file,
                 offset=offset,
                 element=element,
@@ -133,16 +135,3 @@ def rules_markdown() -> str:
         evidence = f"{item.evidence}; fixture `{item.code}_*`"
         lines.append(f"| `{item.code}` | {item.severity} | {title} | {item.why} | {evidence} |")
     return "\n".join(lines) + "\n"
-
-
-#: A finding's path and message are bounded, so a report stays proportional to the number of
-#: findings: paths grow with depth times name length, and a 19 KB tree of 2,000 levels of
-#: 1,000-character names printed gigabytes (issue 12, defect 10).
-MAX_PATH = 1000
-MAX_MESSAGE = 4000
-
-
-def _bounded(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return f"{text[: limit // 4]}…{text[-(limit * 3 // 4) :]}"

@@ -16,6 +16,7 @@ import itertools
 import re
 
 from brson.graph import located
+from brson.model.idforms import ID_HEAD
 from brson.model.ids import Location
 from brson.model.tree import DataTree, Slot, is_guid
 from brson.ops.validate.context import (
@@ -104,7 +105,6 @@ BAD_ID = rule(
 _SEQUENTIAL = re.compile(r"[0-9a-fA-F]{8}-0000-0000-0000-000000000000\Z")
 #: A member's ``ID`` element holding a GUID (45 bytes with the GUID and its NUL), and the
 #: start of its ``Data`` element holding one.
-_ID_HEAD = b"\x02ID\x00\x25\x00\x00\x00"
 _DATA_HEAD = b"\x02Data\x00\x25\x00\x00\x00"
 #: How many definitions decide whether a file uses Resonite's renumbered IDs.
 _STYLE_SAMPLE = 1000
@@ -323,12 +323,12 @@ def _self_references(ctx: Context) -> list[tuple[str, Location]]:
     if not tree.modified:
         buf = tree.to_bson()
         for location, value in ids.values:
-            at = location._offset
+            at = location.offset
             if (
                 at is not None
                 and at >= 45
                 and buf.startswith(_DATA_HEAD, at)
-                and buf[at - 45 : at] == _ID_HEAD + value.encode() + b"\x00"
+                and buf[at - 45 : at] == ID_HEAD + value.encode() + b"\x00"
             ):
                 out.append((value, Location(tree=tree, offset=at - 45)))
         return out

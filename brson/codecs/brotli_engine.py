@@ -6,7 +6,7 @@ byte for byte (measured on every sample), which is what makes an unmodified re-p
 
 from __future__ import annotations
 
-import brotli as _brotli
+import brotli
 
 from brson.codecs import limits
 from brson.errors import CodecError
@@ -16,7 +16,7 @@ WINDOW = 16
 
 
 def compress(data: bytes, quality: int = QUALITY, window: int = WINDOW) -> bytes:
-    return bytes(_brotli.compress(data, quality=quality, lgwin=window))
+    return bytes(brotli.compress(data, quality=quality, lgwin=window))
 
 
 #: Compressed input is fed in steps too: a decoder handed all of it at once keeps what it has
@@ -28,7 +28,7 @@ IN_STEP = 1 << 16
 def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE) -> bytes:
     """Stream-decompress, refusing output beyond ``max_size`` before allocating it."""
     view = memoryview(data)
-    decoder = _brotli.Decompressor()
+    decoder = brotli.Decompressor()
     out: list[bytes] = []
     total = 0
     pos = 0
@@ -47,7 +47,7 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
             out.append(chunk)
             total += len(chunk)
             limits.check(total, max_size)
-    except _brotli.error as exc:
+    except brotli.error as exc:
         raise CodecError(f"corrupt Brotli stream ({exc})") from None
     if pos < len(view):
         raise CodecError(f"{len(view) - pos} trailing bytes after the Brotli stream", offset=pos)

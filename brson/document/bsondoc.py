@@ -29,10 +29,18 @@ MAX_DEPTH = 900
 
 
 def decode_bytes(data: bytes) -> dict[str, Any]:
-    """pymongo's decoder (C speed), minus its DBRef conversion; exceptions are pymongo's."""
-    if _DBREF_MARK not in data:
-        return _bson.decode(data, OPTIONS)
-    return _plain(_bson.decode(data, _RAW_OPTIONS))  # type: ignore[no-any-return]
+    """pymongo's decoder (C speed), minus its DBRef conversion; exceptions are pymongo's,
+    except that its C decoder reports nesting past the interpreter's recursion limit as
+    invalid BSON: that is a RecursionError here, so callers say "too deep", not "malformed"
+    (a valid tree a few hundred slots deep is not malformed)."""
+    try:
+        if _DBREF_MARK not in data:
+            return _bson.decode(data, OPTIONS)
+        return _plain(_bson.decode(data, _RAW_OPTIONS))  # type: ignore[no-any-return]
+    except BSONError as exc:
+        if "maximum recursion depth" in str(exc):
+            raise RecursionError(str(exc)) from None
+        raise
 
 
 def _plain(value: Any, depth: int = 0) -> Any:

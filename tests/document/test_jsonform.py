@@ -16,15 +16,13 @@ from typing import Any
 import bson
 import pytest
 from bson.int64 import Int64
+from container.support import FIXTURES, real_files, real_ids
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brson.container import unpack
-from brson.document import bson as bsondoc
-from brson.document import jsonform
+from brson.document import bsondoc, jsonform
 from brson.errors import DocumentError
-
-from .support import FIXTURES, real_files, real_ids
 
 ROUND_TRIP_FILES = real_files() + sorted(
     p for p in FIXTURES.glob("*.*son") if p.name.startswith(("tiny", "neos", "multi", "stored"))

@@ -9,7 +9,7 @@ compressed-size field counts it.
 
 from __future__ import annotations
 
-import lzma as _lzma
+import lzma
 import struct
 
 from brson.codecs import limits
@@ -50,7 +50,7 @@ def parse_props(props: bytes, size: int = -1, limit: int | None = None) -> dict[
     elif limit is not None:
         dict_size = min(dict_size, limit)
     return {
-        "id": _lzma.FILTER_LZMA1,
+        "id": lzma.FILTER_LZMA1,
         "lc": lc,
         "lp": lp,
         "pb": pb,
@@ -69,15 +69,15 @@ def plausible(data: bytes | memoryview) -> bool:
 def compress(data: bytes) -> bytes:
     """Encode with the engine's properties and the 21-byte header."""
     filt = {
-        "id": _lzma.FILTER_LZMA1,
+        "id": lzma.FILTER_LZMA1,
         "lc": LC,
         "lp": LP,
         "pb": PB,
         "dict_size": DICT_SIZE,
         "nice_len": NICE_LEN,
-        "mf": _lzma.MF_BT4,
+        "mf": lzma.MF_BT4,
     }
-    body = _lzma.compress(data, format=_lzma.FORMAT_RAW, filters=[filt])
+    body = lzma.compress(data, format=lzma.FORMAT_RAW, filters=[filt])
     return HEADER.pack(props_bytes(), len(data), len(body)) + body
 
 
@@ -130,8 +130,8 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
     out: list[bytes] = []
     total = 0
     try:
-        decoder = _lzma.LZMADecompressor(
-            _lzma.FORMAT_RAW, filters=[parse_props(props, size, max_size)]
+        decoder = lzma.LZMADecompressor(
+            lzma.FORMAT_RAW, filters=[parse_props(props, size, max_size)]
         )
         chunk = decoder.decompress(bytes(body), max_length=min(limits.STEP, want))
         while True:
@@ -141,7 +141,7 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
             if total >= want or decoder.eof or decoder.needs_input:
                 break
             chunk = decoder.decompress(b"", max_length=min(limits.STEP, want - total))
-    except _lzma.LZMAError as exc:
+    except lzma.LZMAError as exc:
         raise CodecError(f"corrupt LZMA data ({exc})") from None
     if size >= 0 and total < size:
         raise CodecError(f"truncated LZMA data: decoded {total} of the declared {size} bytes")

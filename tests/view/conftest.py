@@ -1,0 +1,123 @@
+"""Fixtures for the viewer's tests: a server on a real sample in a thread, and Debian's
+Chromium driven by Playwright for Python (its own browser download needs the open internet,
+so ``executable_path`` points at the system browser).  Without Chromium the browser tests skip,
+except in CI (``CI=true``), where they fail: `make test` installs it (scripts/ensure-browser.sh).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from brson.view import ViewData, ViewServer
+from tests.conftest import FIXTURES
+
+#: The demo package: a texture (StaticTexture2D), a quad mesh and a material, 36 slots.
+STANDIN = FIXTURES / "demo" / "orange3134_loading_standin.resonitepackage"
+#: Flags for a headless Chromium on a closed network without a GPU (SwiftShader's WebGL).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--use-gl=angle",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+]
+
+
+def chromium_path() -> str | None:
+    return os.environ.get("BRSON_CHROMIUM") or shutil.which("chromium")
+
+
+class Running:
+    """A viewer server on one file, serving from a daemon thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.data = ViewData.open(path)
+        self.server = ViewServer(self.data)
+        self.data.start()
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="session")
+def standin_server() -> Iterator[Running]:
+    running = Running(STANDIN)
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    path = chromium_path()
+    if path is None:
+        message = "chromium not installed (apt-get install chromium; make test does it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("playwright missing: pip install -e '.[test]'")
+        pytest.skip("playwright missing")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the browser tests save their screenshots: ``$BRSON_VIEW_SCREENSHOTS`` (kept, for
+    CI artifacts), else a pytest temporary folder (test_tree_renders prints it)."""
+    chosen = os.environ.get("BRSON_VIEW_SCREENSHOTS")
+    if chosen:
+        Path(chosen).mkdir(parents=True, exist_ok=True)
+        return Path(chosen)
+    return tmp_path_factory.mktemp("view-screenshots")
+
+
+class Page:
+    """A Playwright page that records console errors and failed requests."""
+
+    def __init__(self, browser: Any) -> None:
+        self.context = browser.new_context(viewport={"width": 1400, "height": 860})
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url} {r.failure}"))
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Page]:
+    made = Page(browser)
+    yield made
+    made.close()
