@@ -6,7 +6,9 @@ small and a large library, and the latency of each named report on the large ind
 libraries are made by fixtures/scan/make_corpus.py into benchmarks/worlds/scan-N/ (kept
 between runs); every scan writes a fresh index.  Each scan runs as ``python -m brson scan``
 in its own process; a sampler reads the resident memory of that process (the coordinator) and,
-separately, of its worker processes every 20 ms (psutil, installed with dask).  Results go
+separately, of its worker processes every 20 ms (psutil, installed with dask).  The host's
+CPUs may be shared, so the 1- and 2-worker scans alternate ``--repeat`` times (fastest of
+each counts) and the CPUs two busy processes get is measured before and after.  Results go
 to docs/benchmarks-scan.json and are printed as a table for docs/scan.md.
 """
 
@@ -102,6 +104,23 @@ def scan(folder: Path, index: Path, *args: str, fresh: bool = True) -> dict[str,
     }
 
 
+def _spin(seconds: float) -> float:
+    started, wall = time.process_time(), time.time()
+    while time.time() - wall < seconds:
+        pass
+    return time.process_time() - started
+
+
+def parallelism(seconds: float = 3.0) -> float:
+    """CPUs this machine gives two busy processes at once right now (2.0 on two idle cores;
+    less when the host shares them): the ceiling of any 1 -> 2 worker scaling measured here."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        cpu = pool.map(_spin, [seconds, seconds])
+    return round(sum(cpu) / seconds, 2)
+
+
 def latency(index: Path) -> dict[str, float]:
     """Best of 3 per report, milliseconds (DuckDB opened read-only each time, as the CLI)."""
     out = {}
@@ -120,13 +139,22 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=10000)
     parser.add_argument("--small", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--repeat", type=int, default=3, help="1- and 2-worker runs, best of")
     args = parser.parse_args()
     big, small = library(args.files), library(args.small)
     work = WORLDS / "scan-index"
     batch = ("--batch", str(args.batch))
+    cpus_before = parallelism()
+    # The host's CPUs are shared: 1 and 2 workers alternate --repeat times and the fastest
+    # run of each counts (the one least disturbed), the usual rule on a noisy machine.
+    tries: dict[str, list[dict[str, Any]]] = {"local-1": [], "local-2": []}
+    for _ in range(args.repeat):
+        tries["local-1"].append(scan(big, work / "l1", "--workers", "1", *batch))
+        tries["local-2"].append(scan(big, work / "l2", "--workers", "2", *batch))
+    best = {name: min(runs, key=lambda run: run["seconds"]) for name, runs in tries.items()}
     runs = {
-        "local-1": scan(big, work / "l1", "--workers", "1", *batch),
-        "local-2": scan(big, work / "l2", "--workers", "2", *batch),
+        "local-1": best["local-1"],
+        "local-2": best["local-2"],
         "dask-2": scan(big, work / "d2", "--engine", "dask", "--workers", "2", *batch),
         "rescan-unchanged-2": scan(big, work / "l2", "--workers", "2", *batch, fresh=False),
         "small-local-2": scan(small, work / "s2", "--workers", "2", *batch),
@@ -139,6 +167,10 @@ def main() -> int:
         },
         "runs": runs,
         "scaling_1_to_2": round(runs["local-1"]["seconds"] / runs["local-2"]["seconds"], 2),
+        "cpus_for_two_busy_processes_before_after": [cpus_before, parallelism()],
+        "local_seconds_every_try": {
+            name: [run["seconds"] for run in runs] for name, runs in tries.items()
+        },
         "memory_small_vs_large_mib": [
             runs["small-local-2"]["peak_rss_mib"],
             runs["local-2"]["peak_rss_mib"],
@@ -160,7 +192,10 @@ def main() -> int:
             f"{run['cpu_ms_per_file']} | {run['peak_rss_mib']} MiB | "
             f"{run['peak_worker_rss_mib']} MiB | {run['load_average_at_start']} |"
         )
-    print(f"scaling 1 -> 2 workers: {result['scaling_1_to_2']}x")
+    print(
+        f"scaling 1 -> 2 workers: {result['scaling_1_to_2']}x; CPUs two busy processes got "
+        f"before/after: {result['cpus_for_two_busy_processes_before_after']}"
+    )
     print(f"report latency (ms), {result['shards']} shards: {result['report_latency_ms']}")
     print(f"report latency (ms), compacted: {result['report_latency_compacted_ms']}")
     print(f"index size: {result['index_size_mib']} MiB; results in {RESULTS}")
