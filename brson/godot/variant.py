@@ -721,7 +721,7 @@ class _Frame:
         self.key: Any = None
         self.has_key = False
         self.keymap: dict[Any, Any] | None = None
-        #: Keys seen per hash, once the dictionary holds container keys (hash collisions).
+        #: Keys seen per hash, for keys other than strings (whose hashes cannot be made to collide).
         self.hashes: dict[int, int] | None = None
         self.ctype: gv.ContainerType | None = None
         self.vtype: gv.ContainerType | None = None
@@ -895,7 +895,7 @@ class _Decoder:
     def insert(self, frame: _Frame, value: Any) -> None:
         key, items = frame.key, frame.items
         try:
-            if isinstance(key, tuple | Mapping) or is_dataclass(key):
+            if type(key) is not str:  # str hashes are keyed (SipHash): no chains to build
                 self.count_hash(frame, hash(key))  # before the dict compares along a chain
             present = key in items
         except TypeError:  # pragma: no cover - keys are frozen, this is a safety net
