@@ -69,24 +69,10 @@ def test_deep_tree_of_long_names_gives_a_bounded_report() -> None:
     names (19 KB compressed) cost 2 GB in validate and a 502 MB scene. Paths in findings are
     now bounded and long paths are not memoized: the report grows with the findings, not
     with depth squared."""
-    import sys
-
     from brson.errors import MESSAGE_LIMIT, PATH_LIMIT
     from brson.ops.validate import validate
 
-    doc = bson.decode(brson.load(STANDIN).to_bson())
-    leaf = {k: v for k, v in doc["Object"]["Children"][0].items() if k != "Children"}
-    node = doc["Object"]
-    for i in range(300):
-        child = dict(leaf, Children=[], Name={"ID": f"n{i}", "Data": f"{i:05d}" + "x" * 1000})
-        node["Children"] = [child]
-        node = child
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10_000))
-    try:
-        data = bson.encode(doc)
-    finally:
-        sys.setrecursionlimit(limit)
+    data = _deep(300)  # the same tree the time guards below double
     findings = validate(brson.loads(data, name="deep.bson"))
     assert len(findings) >= 300  # duplicate IDs on every level: many findings, each bounded
     assert all(len(f.path or "") <= PATH_LIMIT + 1 for f in findings)
