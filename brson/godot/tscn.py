@@ -157,7 +157,7 @@ def layout(root: SceneNode, godot: int, fallback: str = "Node") -> list[PlacedNo
     """
     _check_version(godot)
     out: list[PlacedNode] = []
-    root_name = sanitize_name(root.name, godot, fallback)[:MAX_NODE_NAME]
+    root_name = _node_name(root, godot, fallback)
     stack: list[tuple[SceneNode, str, str | None, str, int]] = [(root, root_name, None, ".", 0)]
     while stack:
         node, name, parent, path, depth = stack.pop()
@@ -167,13 +167,17 @@ def layout(root: SceneNode, godot: int, fallback: str = "Node") -> list[PlacedNo
                 f"the tree is more than {MAX_SCENE_DEPTH} levels deep: a scene spells every "
                 "node's whole path, so deeper trees are not written"
             )
-        names = unique_names(
-            [sanitize_name(c.name, godot, fallback)[:MAX_NODE_NAME] for c in node.children]
-        )
+        names = unique_names([_node_name(c, godot, fallback) for c in node.children])
         prefix = "" if path == "." else path + "/"
         for child, child_name in reversed(list(zip(node.children, names, strict=True))):
             stack.append((child, child_name, path, prefix + child_name, depth + 1))
     return out
+
+
+def _node_name(node: SceneNode, godot: int, fallback: str) -> str:
+    """The name written (before siblings are made unique): valid for the engine and no longer
+    than :data:`MAX_NODE_NAME` (the slot's whole name is in the node's metadata)."""
+    return sanitize_name(node.name, godot, fallback)[:MAX_NODE_NAME]
 
 
 # --- literals ---------------------------------------------------------------------------------
