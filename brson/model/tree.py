@@ -88,13 +88,30 @@ class Member(Node):
         value = self.get("ID")
         return value if isinstance(value, str) else None
 
+    def __contains__(self, key: object) -> bool:
+        # ``"ID" in member`` is asked of every member a component hands out: answered from
+        # the engine layout's fixed places, without indexing the document.
+        if (
+            self._idx is None
+            and self._keys is None
+            and (key == "ID" or key == "Data")
+            and raw.member_data(self._buf, self._start, self._end) is not None
+        ):
+            return True
+        return super().__contains__(key)
+
     @property
     def value(self) -> Any:
         """The Data value; for a list of members (SyncList) the list of their values."""
         if self._keys is None and "Data" not in self._vals:
-            elem = self._index().get("Data")
-            if elem is not None and (elem[0] != raw.ARRAY or not _documents(self._buf, elem)):
-                return raw.scalar(self._buf, elem)  # the common, unedited case (float3 too)
+            buf = self._buf
+            idx = self._idx
+            if idx is None:
+                elem = raw.member_data(buf, self._start, self._end) or self._index().get("Data")
+            else:
+                elem = idx.get("Data")
+            if elem is not None and (elem[0] != raw.ARRAY or not _documents(buf, elem)):
+                return raw.scalar(buf, elem)  # the common, unedited case (float3 too)
         items = self.elements
         if items is not None:
             return [item.value if isinstance(item, Member) else item for item in items]
