@@ -29,8 +29,7 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
     """Stream-decompress, refusing output beyond ``max_size`` before allocating it."""
     view = memoryview(data)
     decoder = brotli.Decompressor()
-    out: list[bytes] = []
-    total = 0
+    out = limits.Output(max_size)
     pos = 0
     try:
         while not decoder.is_finished():
@@ -44,11 +43,9 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
                 chunk = decoder.process(b"", output_buffer_limit=limits.STEP)
                 if not chunk and decoder.can_accept_more_data() and not decoder.is_finished():
                     raise CodecError("truncated Brotli stream (ended before its last block)")
-            out.append(chunk)
-            total += len(chunk)
-            limits.check(total, max_size)
+            out.write(chunk)
     except brotli.error as exc:
         raise CodecError(f"corrupt Brotli stream ({exc})") from None
     if pos < len(view):
         raise CodecError(f"{len(view) - pos} trailing bytes after the Brotli stream", offset=pos)
-    return b"".join(out)
+    return out.value()

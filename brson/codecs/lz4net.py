@@ -55,7 +55,7 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
     if bytes(data[:4]) == FRAME_MAGIC:
         return decompress_frame(data, max_size)
     view = memoryview(data)
-    out = bytearray()
+    out = limits.Output(max_size)
     pos = 0
     while pos < len(view):
         chunk_at = pos
@@ -65,7 +65,7 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
         if flags > 0x1F:
             raise CodecError(f"LZ4 chunk has unknown flags 0x{flags:x}", offset=chunk_at)
         original, pos = read_varint(view, pos)
-        limits.check(len(out) + original, max_size)
+        out.reserve(original)
         if flags & FLAG_COMPRESSED:
             stored, pos = read_varint(view, pos)
             if stored > original:
@@ -99,20 +99,19 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
                     f"LZ4 block decoded to {len(block)} bytes, chunk says {original}",
                     offset=chunk_at,
                 )
-            out += block
+            out.write(block)
         else:
-            out += payload
-    return bytes(out)
+            out.write(payload)
+    return out.value()
 
 
 def decompress_frame(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE) -> bytes:
     decoder = _frame.LZ4FrameDecompressor()
-    out = bytearray()
+    out = limits.Output(max_size)
     try:
         chunk = decoder.decompress(bytes(data), max_length=limits.STEP)
         while True:
-            out += chunk
-            limits.check(len(out), max_size)
+            out.write(chunk)
             if decoder.eof or decoder.needs_input:
                 break
             chunk = decoder.decompress(b"", max_length=limits.STEP)
@@ -122,7 +121,7 @@ def decompress_frame(data: bytes | memoryview, max_size: int = limits.DEFAULT_MA
         raise CodecError("truncated LZ4 frame (no end mark)")
     if decoder.unused_data:
         raise CodecError(f"{len(decoder.unused_data)} trailing bytes after the LZ4 frame")
-    return bytes(out)
+    return out.value()
 
 
 def plausible(data: bytes | memoryview) -> bool:

@@ -127,24 +127,23 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
             f"{len(body) - csize} trailing bytes after the LZMA data", offset=HEADER_SIZE + csize
         )
     want = size if size >= 0 else max_size + 1
-    out: list[bytes] = []
-    total = 0
+    out = limits.Output(max_size)
     try:
         decoder = lzma.LZMADecompressor(
             lzma.FORMAT_RAW, filters=[parse_props(props, size, max_size)]
         )
         chunk = decoder.decompress(bytes(body), max_length=min(limits.STEP, want))
         while True:
-            out.append(chunk)
-            total += len(chunk)
-            limits.check(total, max_size)
+            out.write(chunk)
+            total = out.total
             if total >= want or decoder.eof or decoder.needs_input:
                 break
             chunk = decoder.decompress(b"", max_length=min(limits.STEP, want - total))
     except lzma.LZMAError as exc:
         raise CodecError(f"corrupt LZMA data ({exc})") from None
+    total = out.total
     if size >= 0 and total < size:
         raise CodecError(f"truncated LZMA data: decoded {total} of the declared {size} bytes")
     if size < 0 and not decoder.eof:
         raise CodecError("truncated LZMA data: no end marker and no declared size")
-    return b"".join(out)
+    return out.value()
