@@ -39,7 +39,7 @@ from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import GraphError, ModelError
 from brson.graph import ComponentSpans, located
-from brson.model.ids import IdIndex, Location, ids_in_bytes
+from brson.model.ids import DefinitionTable, Location, ids_in_bytes
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
 from brson.ops.ids import FreshIds, is_sequential
@@ -171,6 +171,8 @@ def extract(
     phase = progress or (lambda _: None)
     phase(PHASES[0])
     slot = tree.select(slot_or_selector)
+    if tree.modified:  # the closure reads the bytes: extract from what the edits amount to
+        tree, slot = _as_written(tree, slot)
     report = ExtractReport(slot=slot.path, slot_id=slot.id)
     for sub in slot.walk():
         report.subtree_slots += 1
@@ -182,14 +184,16 @@ def extract(
     # The result is assembled with the source's type table and indexed from its bytes; what
     # it references but does not define decides what else comes along.
     phase(PHASES[1])
-    staged = _stage(tree, sub_bytes, None, [])
     deps = _Closure(tree, copy_dependencies)
-    deps.add(set(staged.ids.defined), (value for _, value in staged.ids.values))
+    # What the subtree defines and references, by the index's rules, from its bytes (an
+    # index of a staged tree kept a location per value: a tenth of the run's peak memory).
+    deps.add(*ids_in_bytes(sub_bytes))
     phase(PHASES[2])
     deps.run()
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
     # left behind (and make references to that slot look resolved), so it gets its own.
     relink = slot.parent is not None and slot.parent_reference == slot.parent.id
+    staged = None
     if deps.on_slots or deps.on_assets or relink:
         # Random-style IDs come from a generator seeded by the subtree: same input, same bytes.
         seed = random.Random(hashlib.sha256(sub_bytes).digest())
@@ -200,11 +204,14 @@ def extract(
         parent_reference = next(ids) if relink else None
         report.new_ids = ids.issued
         staged = _stage(tree, sub_bytes, holder, deps.on_assets, parent_reference)
+    if staged is None:
+        staged = _stage(tree, sub_bytes, None, [])
 
     phase(PHASES[3])
     index = staged.ids
     outside = [(loc, value) for loc, value in index.values if value not in index.defined]
-    targets = [tree.ids.where(value) for _, value in outside]
+    offsets = [deps.table.offset(value) for _, value in outside] if outside else []
+    targets = [None if o is None else Location(tree=tree, offset=o) for o in offsets]
     where = located(tree, targets)  # both sides located in bulk, not one descent each
     here = located(staged, [loc for loc, _ in outside])
     for (loc, value), target in zip(outside, targets, strict=True):
@@ -273,9 +280,31 @@ def _stage(
     return DataTree(Node.new(values).to_bson())
 
 
+def _as_written(tree: DataTree, slot: Slot) -> tuple[DataTree, Slot]:
+    """An edited tree read back from its bytes, and the same slot in it (found by its
+    position among its parent's children, level by level: IDs may be missing or repeated)."""
+    positions: list[int] = []
+    node = slot
+    while node.parent is not None:
+        positions.append(next(n for n, kid in enumerate(node.parent.children) if kid is node))
+        node = node.parent
+    written = DataTree(tree.to_bson(), source=tree.source)
+    found = written.root
+    for position in reversed(positions):
+        found = found.children[position]
+    return written, found
+
+
 # -- dependencies ---------------------------------------------------------------------------
 class _Closure:
-    """Which components outside the subtree come along: referenced ones, transitively."""
+    """Which components outside the subtree come along: referenced ones, transitively.
+
+    Rounds work on bytes: each wanted ID's definition is found in a :class:`DefinitionTable`,
+    its component by bisection over :class:`ComponentSpans`, and the component's own IDs
+    by a scan of its bytes; nodes are made once at the end, for the copied components only,
+    in one walk.  (Following the model's full ID index and walking the tree per round cost
+    ~10x the BSON in memory and most of the time on a generated world.)
+    """
 
     def __init__(self, tree: DataTree, enabled: bool) -> None:
         self.tree = tree
@@ -288,7 +317,14 @@ class _Closure:
         self.on_assets: list[Component] = []
         #: IDs each copied component defines (to find who references it), by id(component).
         self.defines: dict[int, set[str]] = {}
-        self._taken: set[int] = set()
+        self._table: DefinitionTable | None = None
+
+    @property
+    def table(self) -> DefinitionTable:
+        """Where the source defines each ID (built on first use)."""
+        if self._table is None:
+            self._table = DefinitionTable(self.tree)
+        return self._table
 
     def add(self, defined: set[str], values: Iterable[str]) -> set[str]:
         self.defined |= defined
@@ -299,70 +335,50 @@ class _Closure:
         return defined
 
     def run(self) -> None:
-        source: IdIndex | None = None  # built only when something is not defined inside
-        spans: ComponentSpans | None = None  # once a chain of references needs many rounds
-        rounds = 0
+        spans: ComponentSpans | None = None
+        buf = self.tree.buffer
+        #: Copied component spans, in discovery order, with the definition found in each.
+        taken: dict[tuple[int, int], tuple[int, set[str]]] = {}
         while self.pending:
-            found: list[Component] = []
             wanted = [v for v in dict.fromkeys(self.pending) if v not in self.defined]
             self.pending = []
-            if wanted and self.enabled:
-                rounds += 1
-                source = source or self.tree.ids
-                if rounds <= _WALKED_ROUNDS:
-                    # Located together in one partial walk (one descent per target was
-                    # O(depth x siblings) each); the first rounds hold most targets.
-                    targets = [source.where(value) for value in wanted]
-                    where = located(self.tree, targets)
-                    anchors = [where[id(t)].anchor if t is not None else None for t in targets]
-                else:
-                    # A chain, a few links a round: a walk per round made n links cost n
-                    # walks (10k links: 33 s); bisect over component spans instead.
-                    spans = spans or ComponentSpans(self.tree)
-                    anchors = [_anchor(source.where(value), spans) for value in wanted]
-                for anchor in anchors:
-                    if isinstance(anchor, Component) and id(anchor) not in self._taken:
-                        self._taken.add(id(anchor))
-                        found.append(anchor)
-            for component in found:
-                self.defines[id(component)] = self.add(*ids_in_bytes(component.to_bson()))
-                (self.on_slots if component.slot is not None else self.on_assets).append(component)
-        # Keep the source's order (stable output whatever the discovery order was).
-        self.on_assets.sort(key=_position(self.tree.assets))
-        if self.on_slots:
-            order: dict[int, int] = {}
-            for n, slot in enumerate(self.tree.walk()):
-                order[id(slot)] = n
-            self.on_slots.sort(
-                key=lambda c: (
-                    order.get(id(c.slot), -1),
-                    _position(c.slot.components if c.slot else [])(c),
-                )
-            )
-
-
-#: Rounds of the dependency closure located by a partial walk of the tree each; later ones (a
-#: chain of references) bisect over component spans, built once by a walk of every component.
-#: A generated 10k-slot world's 10% extract takes 29 rounds, where the walks are cheaper.
-_WALKED_ROUNDS = 32
-
-
-def _anchor(location: Location | None, spans: ComponentSpans) -> Slot | Component | None:
-    if location is None:
-        return None
-    offset = location.offset
-    return location.anchor if offset is None or location.is_located else spans.at(offset)
+            if not wanted or not self.enabled:
+                continue
+            table = self.table
+            spans = spans or ComponentSpans(self.tree)
+            for value in wanted:
+                offset = table.offset(value)
+                if offset is None:
+                    continue  # not defined in the file (the world, users)
+                span = spans.at(offset)
+                if span is None or span in taken:
+                    continue  # defined on a slot (not copied), or taken already
+                taken[span] = (offset, self.add(*ids_in_bytes(buf[span[0] : span[1]])))
+        if not taken:
+            return
+        found = [Location(tree=self.tree, offset=offset) for offset, _ in taken.values()]
+        where = located(self.tree, found)
+        for location, (_, defined) in zip(found, taken.values(), strict=True):
+            component = where[id(location)].anchor
+            if not isinstance(component, Component):
+                continue  # a span that is not a component's after all (hostile bytes)
+            self.defines[id(component)] = defined
+            (self.on_slots if component.slot is not None else self.on_assets).append(component)
+        # The source's order (stable output whatever the discovery order was): slots in walk
+        # order, components in their slot's order; in an unmodified tree both are byte order.
+        self.on_assets.sort(key=lambda c: c.span[0])
+        self.on_slots.sort(key=lambda c: (c.slot.span[0] if c.slot else -1, c.span[0]))
 
 
 def _copy(component: Component) -> Component:
-    """A detached copy over the same bytes (adopting the original would re-parent it)."""
+    """A detached node over the same bytes (adopting the original would re-parent it).  An
+    unmodified component's node shares the source's buffer: copying each one's bytes first
+    held the copied closure twice while the result was assembled."""
+    if not component.modified:
+        start, end = component.span
+        return Component(component.buffer, start, end)
     data = component.to_bson()
     return Component(data, 0, len(data))
-
-
-def _position(items: list[Component]) -> Callable[[Component], int]:
-    where = {id(c): n for n, c in enumerate(items)}
-    return lambda c: where.get(id(c), -1)
 
 
 def _describe_copies(
