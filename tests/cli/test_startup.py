@@ -1,5 +1,5 @@
-"""Start-up stays light (issue 14): what ``import brson``, ``brson --version`` and one command
-import, checked in fresh interpreters by module name, never by the clock.
+"""Start-up stays light (issue 14): what ``import brson``, ``brson --version``, one command and
+``brson.load`` import, checked in fresh interpreters by module name, never by the clock.
 
 ``import brson`` loads no pydantic, typer, rich or operations; ``brson --version`` answers
 before typer is imported; a command imports its own module, not every command's; the
@@ -63,6 +63,17 @@ def test_import_brson_loads_nothing_heavy() -> None:
     modules, _ = loaded_after("import brson")
     assert not heavy(modules)
     assert "brson.model" not in modules and "brson.api" not in modules
+
+
+def test_loading_a_tree_needs_no_pydantic() -> None:
+    """pydantic is for ``.model()`` and JSON Schema; reading a tree and its type names is not."""
+    modules, out = loaded_after(
+        "import brson\n"
+        f"tree = brson.load({str(STANDIN)!r})\n"
+        "print(len({str(c.type) for c in tree.components()}))"
+    )
+    assert int(out) > 0
+    assert not {m for m in modules if m.split(".")[0] == "pydantic"}
 
 
 def test_public_names_still_resolve() -> None:
