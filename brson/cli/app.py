@@ -1,163 +1,26 @@
-"""The ``brson`` command: a typer app assembled from one module per command group.
+"""The ``brson`` console command's entry point (``[project.scripts]``, ``python -m brson``).
 
-Errors on bad input are one line on stderr and exit code 2; ``--debug`` shows the traceback.
+Kept free of typer and rich: ``brson --version`` answers from here without importing them or
+any command (~0.4 s of CPU before, most of it imports), and everything else goes to
+:mod:`brson.cli.root`, which builds the command line and imports a command's module only when
+that command runs.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
 import signal
 import sys
-import traceback
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-import typer.main
-
-from brson.cli.common import EXIT_BAD_INPUT, ColorMode, State, set_color, stderr, stdout
-from brson.cli.help import polish
-from brson.codecs import limits
-from brson.errors import BrsonError
-
-#: Command modules; each defines ``app`` (a typer.Typer) whose commands join the main app.
-COMMAND_MODULES = [
-    "brson.cli.archive",
-    "brson.cli.tree",
-    "brson.cli.extract",
-    "brson.cli.package",
-    "brson.cli.validate",
-    "brson.cli.diff",
-    "brson.cli.edit",
-    "brson.cli.godot",
-    "brson.cli.gltf",
-    "brson.cli.view",
-    "brson.cli.scan",
-]
-
-#: click's exception base, reached through typer's public BadParameter (typer vendors click).
-_CLICK_ERROR: Any = typer.BadParameter.__mro__[2]
-
-app = typer.Typer(
-    name="brson",
-    help="Read, write, validate, extract and convert Resonite data-tree archives.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-
-def _show_version(value: bool) -> None:
-    if value:
-        from brson import __version__
-
-        stdout.print(f"brson {__version__}", markup=False)
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _options(
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
-    max_size: Annotated[
-        int | None,
-        typer.Option("--max-size", help="Largest decompressed document accepted, in bytes."),
-    ] = None,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "-q", "--quiet", help="Only the results: no summaries, notes or progress bars."
-        ),
-    ] = False,
-    verbose: Annotated[
-        bool,
-        typer.Option("-v", "--verbose", help="More detail: settings used, full reports."),
-    ] = False,
-    color: Annotated[
-        ColorMode,
-        typer.Option(
-            "--color",
-            help="Colour output: auto (a terminal, unless NO_COLOR is set), always or never.",
-        ),
-    ] = ColorMode.AUTO,
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
-        ),
-    ] = False,
-) -> None:
-    # Set on every run, not only when given: main() may run many times in one process (tests,
-    # embedding), and a --max-size from an earlier run must not limit the next one.
-    if quiet and verbose:
-        raise typer.BadParameter("-q/--quiet and -v/--verbose exclude each other")
-    State.debug = debug
-    State.max_size = limits.DEFAULT_MAX_SIZE if max_size is None else max_size
-    State.quiet, State.verbose = quiet, verbose
-    set_color(color)
-
-
-def _assemble() -> None:
-    for name in COMMAND_MODULES:
-        module = importlib.import_module(name)
-        for info in module.app.registered_commands:
-            app.registered_commands.append(info)
-        for group in module.app.registered_groups:
-            app.registered_groups.append(group)
-
-
-_assemble()
-
-
-@functools.cache
-def _command() -> Any:
-    """The click command, built once: typer builds it anew from every command's signature on
-    each call (~30 ms), which every run of ``main`` in one process (the test suite's thousands
-    of in-process runs, embedding) paid again."""
-    command = typer.main.get_command(app)
-    polish(command)  # plain metavars and examples in --help (brson.cli.help)
-    return command
+if TYPE_CHECKING:
+    import typer
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning every error into one line and an exit code."""
-    args = sys.argv[1:] if argv is None else argv
-    State.debug = "--debug" in args
-    State.input = None
-    State.quiet = State.verbose = False
-    set_color(ColorMode.AUTO)  # the callback sets it again; --help and --version skip it
-    try:
-        # Not standalone, typer returns the code of a ``typer.Exit`` raised by a command.
-        code = _command()(args=args, prog_name="brson", standalone_mode=False)
-    except SystemExit as exc:
-        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_BAD_INPUT
-    except BrsonError as exc:
-        # The traceback with --debug, but the exit code stays 2: scripts that branch on it
-        # (1 means findings) must not change meaning when someone turns on debugging.
-        if State.debug:
-            traceback.print_exc()
-        if State.input is not None:
-            exc.in_file(State.input)
-        stderr.print(f"brson: {exc}", markup=False)
-        return EXIT_BAD_INPUT
-    except typer.Exit as exc:
-        return exc.exit_code
-    except (typer.Abort, KeyboardInterrupt):
-        stderr.print("brson: aborted", markup=False)
-        return 130
-    except _CLICK_ERROR as exc:  # usage errors: click prints them, exit code 2
-        exc.show()
-        return EXIT_BAD_INPUT
-    except Exception as exc:
-        if State.debug:
-            traceback.print_exc()
-        stderr.print(
-            f"brson: internal error: {type(exc).__name__}: {exc} (run with --debug for the "
-            "traceback, and please report it)",
-            markup=False,
-        )
-        return EXIT_BAD_INPUT
-    return code if isinstance(code, int) and not isinstance(code, bool) else 0
+    from brson.cli.root import main as run_main
+
+    return run_main(argv)
 
 
 def run() -> None:
@@ -166,4 +29,25 @@ def run() -> None:
     exit 1, which here means "findings".  Outputs are written atomically, so nothing is lost."""
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if sys.argv[1:] == ["--version"]:
+        # The same line the --version option prints (plain text: no markup, no highlighting).
+        from brson import __version__
+
+        sys.stdout.write(f"brson {__version__}\n")
+        sys.stdout.flush()
+        sys.exit(0)
     sys.exit(main())
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the typer app with every command registered (:func:`brson.cli.root.assembled`),
+    for tools and tests that read typer's registrations; building it imports every command."""
+    if name == "app":
+        from brson.cli.root import assembled
+
+        return assembled()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    app: typer.Typer

@@ -167,19 +167,29 @@ class _Group(TyperGroup):
 
 
 def polish(command: Any) -> None:
-    """Clean metavars, help paragraphs and examples, on the app and every command."""
-    for target in [command, *getattr(command, "commands", {}).values()]:
-        _polish_params(target)
-        if isinstance(target, TyperGroup):
-            target.__class__ = _Group
-        elif isinstance(target, TyperCommand):
-            target.__class__ = _Command
-        if target.help:
-            target.help = escape(_one_line_paragraphs(target.help))
+    """Clean metavars, help paragraphs and examples, on the app and every command it holds
+    (``brson.cli.root`` polishes the commands it builds later with :func:`polish_command`)."""
+    _polish_one(command)
     for name, sub in getattr(command, "commands", {}).items():
-        examples = EXAMPLES.get(name)
-        if examples and not sub.epilog:
-            sub.epilog = epilog(examples)
+        polish_command(name, sub)
+
+
+def polish_command(name: str, command: Any) -> None:
+    """:func:`polish` for one subcommand ``name``: its metavars, help and examples."""
+    _polish_one(command)
+    examples = EXAMPLES.get(name)
+    if examples and not command.epilog:
+        command.epilog = epilog(examples)
+
+
+def _polish_one(target: Any) -> None:
+    _polish_params(target)
+    if isinstance(target, TyperGroup):
+        target.__class__ = _Group
+    elif isinstance(target, TyperCommand):
+        target.__class__ = _Command
+    if target.help:
+        target.help = escape(_one_line_paragraphs(target.help))
 
 
 def epilog(examples: list[tuple[str, str]]) -> str:

