@@ -14,6 +14,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from brson.errors import BrsonError
 
@@ -69,6 +70,15 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     Only a regular file (or nothing) is replaced by a rename: a FIFO, a character device or
     ``/proc/self/fd/1`` behind a symlink is written to directly, as ``cat > OUT`` would, and a
     symlink to a regular file keeps being a symlink (its target is replaced)."""
+    with atomic_output(path) as handle:
+        handle.write(data)
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """:func:`write_atomic` for a writer that streams: the block writes to the handle, and
+    ``path`` is replaced when it ends without an exception (on one, the temp file goes and
+    ``path`` is untouched), so an output need not be held whole in memory first."""
     target = Path(path)
     try:
         info = os.stat(target)
@@ -79,7 +89,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise FileError("is a directory", file=str(path))
     if info is not None and not stat.S_ISREG(info.st_mode):
-        _write_through(target, data)
+        with _write_through(target) as special:
+            yield special
         return
     if target.is_symlink():
         target = Path(os.path.realpath(target))
@@ -94,7 +105,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), _output_mode(target))
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
@@ -106,11 +117,12 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         raise
 
 
-def _write_through(target: Path, data: bytes) -> None:
+@contextlib.contextmanager
+def _write_through(target: Path) -> Iterator[BinaryIO]:
     """Stream into a special file (FIFO, device): renaming over it would replace it."""
     try:
         with open(target, "wb") as handle:
-            handle.write(data)
+            yield handle
     except OSError as exc:
         raise FileError(f"cannot write ({exc.strerror})", file=str(target)) from None
 

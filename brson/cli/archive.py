@@ -31,6 +31,7 @@ from brson.codecs import Codec
 from brson.collector import paused_gc
 from brson.container import is_package_name
 from brson.document import bsondoc, jsonform
+from brson.fileio import atomic_output
 from brson.model.transform import restore_transform_doubles
 from brson.model.tree import DataTree
 
@@ -220,14 +221,38 @@ def to_json(
             else None
         )
         bar.stage(f"writing {_bson_size(tree)} of BSON as JSON")
-        text = jsonform.dumps(tree.decoded(), indent=None if compact else 1, container=record)
-        text += "\n"
-        bar.stage(f"writing {human_size(len(text))} of JSON")
+        written = _write_form(tree, output, None if compact else 1, record)
+        bar.stage(f"wrote {human_size(written)} of JSON")
+        bar.advance()
+
+
+@paused_gc()  # pymongo's decoded chunks hold no cycles: a bulk pass (brson.collector)
+def _write_form(
+    tree: DataTree, output: Path | None, indent: int | None, record: dict[str, Any] | None
+) -> int:
+    """Stream the JSON form to OUT (atomically) and return its size in bytes. Standard output
+    gets it whole at the end instead: a failure half-way leaves nothing in the pipe."""
+    data = tree.to_bson()
+    if output is None or str(output) == STDIO:
+        chunks: list[str] = []
+        jsonform.write_bson(data, chunks.append, indent, record)
+        chunks.append("\n")
+        text = "".join(chunks)
         if output is None:
             stdout.file.write(text)
         else:
             write_output(output, text.encode())
-        bar.advance()
+        return len(text.encode())
+    size = 0
+    with atomic_output(output) as handle:
+
+        def write(text: str) -> None:
+            nonlocal size
+            size += handle.write(text.encode())
+
+        jsonform.write_bson(data, write, indent, record)
+        write("\n")
+    return size
 
 
 @app.command("from-json")

@@ -20,16 +20,22 @@ it lets ``from-json`` write the archive back the way it was framed.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import struct
+from collections.abc import Callable, Iterable, Iterator
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from bson import json_util
+from bson.errors import BSONError
 from bson.int64 import Int64
 
 from brson.codecs import Codec
 from brson.container import Container
+from brson.document import raw
+from brson.document.bsondoc import decode_bytes
 from brson.document.raw import INT32_MAX, INT32_MIN
 from brson.errors import DocumentError
 
@@ -144,16 +150,307 @@ def read_container_record(value: Any) -> tuple[Codec, bool]:
 def dumps(
     doc: dict[str, Any], indent: int | None = 1, container: dict[str, Any] | None = None
 ) -> str:
-    """The JSON form as text; ``container`` (a :func:`container_record`) goes first."""
+    """The JSON form as text; ``container`` (a :func:`container_record`) goes first.
+
+    What ``json.dumps(to_jsonable(doc), indent=indent, ensure_ascii=False)`` wrote, character
+    for character, without building the tagged copy first (:class:`_Renderer`)."""
+    out: list[str] = []
+    _Renderer(indent, out).document(doc, container)
+    return "".join(out)
+
+
+def write_bson(
+    data: bytes,
+    write: Callable[[str], object],
+    indent: int | None = 1,
+    container: dict[str, Any] | None = None,
+) -> None:
+    """Write the JSON form of the BSON document ``data`` through ``write``, in chunks.
+
+    The text is what :func:`dumps` of the decoded document gives, but the document is never
+    decoded whole: sub-documents of at most :data:`_CHUNK` bytes are decoded by pymongo's C
+    decoder one at a time and rendered, bigger ones are walked element by element (a stack,
+    not recursion), so memory stays near the BSON size whatever the tree's size or depth."""
+    _check_length(data)
+    renderer = _Renderer(indent, [])
+    renderer.flush_to = write
+    renderer.bson_document(data, container)
+    renderer.flush()
+
+
+#: Nesting (BSON documents and arrays, the top document being 1) the JSON form accepts: the
+#: depth the recursive converter it replaced reached under Python's default recursion limit
+#: (measured: a 493-level document converted, 494 did not), kept so the same archives convert.
+MAX_DEPTH = 493
+#: Sub-documents up to this size are decoded by pymongo in one call (C speed); bigger ones are
+#: walked element by element so the decoded objects in memory stay small.
+_CHUNK = 1 << 16
+_FLUSH_PARTS = 1 << 15
+_I32 = struct.Struct("<i")
+_TOO_DEEP = "document nesting too deep for the JSON form"
+
+
+#: One element of a big container: (key, type, element start, value start, value end).
+_Elem = tuple[str, int, int, int, int]
+_CONTAINERS = (raw.DOCUMENT, raw.ARRAY)
+
+
+def _elements(data: bytes, start: int, end: int, is_dict: bool) -> list[_Elem] | None:
+    """The elements of a container worth walking (bigger than :data:`_CHUNK`); None for a
+    small one or one the indexer refuses (pymongo then decodes it whole, as before)."""
+    if end - start <= _CHUNK:
+        return None
     try:
-        form = to_jsonable(doc)
-        if container is not None:
-            form = {CONTAINER_KEY: container, **form}
-        return json.dumps(form, indent=indent, ensure_ascii=False, allow_nan=False)
+        if is_dict:
+            return [(key, *elem) for key, elem in raw.index(data, start, end).items()]
+        return [("", *elem) for elem in raw.array_items(data, start, end)]
+    except DocumentError:  # duplicate keys, damage: whatever pymongo makes of it
+        return None
+
+
+def _decode(data: bytes, start: int, end: int, wrap: bool = False) -> dict[str, Any]:
+    """pymongo's decoding of ``data[start:end]``: a document, or (``wrap``) a run of its
+    elements, made a document of their own."""
+    chunk = data[start:end]
+    if wrap:
+        chunk = _I32.pack(end - start + 5) + chunk + b"\x00"
+    try:
+        return decode_bytes(chunk)
+    except (BSONError, ValueError, OverflowError) as exc:
+        raise DocumentError(f"malformed document ({exc})", offset=start) from None
     except RecursionError:
-        raise DocumentError("document nesting too deep for the JSON form") from None
+        raise DocumentError(_TOO_DEEP, offset=start) from None
 
 
+def _check_length(data: bytes) -> None:
+    if len(data) < 5 or _I32.unpack_from(data, 0)[0] != len(data) or data[-1] != 0:
+        raise DocumentError("malformed document (length prefix or end)", offset=0)
+
+
+@functools.cache
+def _separators(indent: int | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Per depth: what starts a container's first item and each further item (json.dumps'
+    layout: a newline and ``indent`` spaces per level, or one line with ``", "``)."""
+    levels = 2 * MAX_DEPTH + 4  # every level may also be a $document wrapper
+    if indent is None:
+        return ("",) * levels, (", ",) * levels
+    first = tuple("\n" + " " * (indent * d) for d in range(levels))
+    return first, tuple("," + line for line in first)
+
+
+class _Renderer:
+    """The JSON form's text of decoded values, appended to ``out`` piece by piece.
+
+    One explicit stack instead of recursion (trees are thousands of levels deep), the tags
+    written from templates, strings through json's C encoder and numbers through the reprs
+    json.dumps itself uses, so the text is json.dumps' own."""
+
+    def __init__(self, indent: int | None, out: list[str]) -> None:
+        self.indent = indent
+        self.out = out
+        self.flush_to: Callable[[str], object] | None = None
+        self.first, self.next = _separators(indent)
+
+    def flush(self) -> None:
+        if self.flush_to is not None and self.out:
+            self.flush_to("".join(self.out))
+            self.out.clear()
+
+    def document(self, doc: dict[str, Any], container: dict[str, Any] | None) -> None:
+        """A whole (decoded) document, with its ``$container`` record first."""
+        items: list[tuple[str, Any]] = []
+        if container is not None:
+            items.append((CONTAINER_KEY, container))
+        if doc and next(iter(doc)).startswith("$"):
+            items.append(("$document", doc))
+            self.out.append("{")
+            self.items(items, True, 0, 0, True, dollar_ok=True)
+            self.out.append(self.first[0] + "}")
+        elif items:
+            self.out.append("{")
+            self.items(items, True, 0, 0, True, dollar_ok=True)
+            self.items(doc.items(), True, 0, 1, False)
+            self.out.append(self.first[0] + "}")
+        else:
+            self.value(doc, 0, 1)
+
+    def value(self, value: Any, depth: int, nesting: int) -> None:
+        """One value at ``depth`` (its brackets' indentation), a container at ``nesting``."""
+        self.items([value], False, depth - 1, nesting - 1, True, bare=True)
+
+    def items(
+        self,
+        items: Iterable[Any],
+        is_dict: bool,
+        depth: int,
+        nesting: int,
+        first: bool,
+        dollar_ok: bool = False,
+        bare: bool = False,
+    ) -> None:
+        """The items of a container at ``depth`` (nesting ``nesting``), brackets not included:
+        ``(key, value)`` pairs when ``is_dict``, values otherwise. ``first``: no item of the
+        container was written yet. ``dollar_ok``: the root's own ``$container`` /
+        ``$document`` keys, written as they are. ``bare``: one value with no separator."""
+        out = self.out
+        append = out.append
+        firsts, nexts = self.first, self.next
+        enc = encode_basestring
+        frepr = float.__repr__
+        irepr = int.__repr__
+        flush_to = self.flush_to
+        stack: list[tuple[Iterator[Any], bool, int, int, str]] = [
+            (iter(items), is_dict, depth, nesting, "")
+        ]
+        while stack:
+            it, is_dict, d, n, _ = stack[-1]
+            first_head = firsts[d + 1] if not bare or len(stack) > 1 else ""
+            next_head = nexts[d + 1]
+            for x in it:
+                if is_dict:
+                    k, v = x
+                    head = (first_head if first else next_head) + enc(k) + ": "
+                else:
+                    v = x
+                    head = first_head if first else next_head
+                first = False
+                t = type(v)
+                if t is str:
+                    append(head + enc(v))
+                elif t is float:
+                    if v - v == 0.0:
+                        append(head + frepr(v))
+                    else:
+                        append(head + self.rendered(_float_to_json(v), d + 1))
+                elif t is bool:
+                    append(head + ("true" if v else "false"))
+                elif t is int:
+                    append(head + irepr(v))
+                elif v is None:
+                    append(head + "null")
+                elif t is dict or t is list:
+                    if n >= MAX_DEPTH:
+                        raise DocumentError(_TOO_DEEP)
+                    if not v:
+                        append(head + ("{}" if t is dict else "[]"))
+                        continue
+                    if t is list:
+                        append(head + "[")
+                        stack.append((iter(v), False, d + 1, n + 1, firsts[d + 1] + "]"))
+                    elif not next(iter(v)).startswith("$") or (dollar_ok and len(stack) == 1):
+                        append(head + "{")
+                        stack.append((iter(v.items()), True, d + 1, n + 1, firsts[d + 1] + "}"))
+                    else:  # {"$document": {...}}: never read back as a tag
+                        append(head + "{" + firsts[d + 2] + '"$document": {')
+                        closer = firsts[d + 2] + "}" + firsts[d + 1] + "}"
+                        stack.append((iter(v.items()), True, d + 2, n + 1, closer))
+                    first = True
+                    break
+                elif t is Int64:
+                    append(
+                        head + "{" + firsts[d + 2] + '"$numberLong": "'
+                        + irepr(v) + '"' + firsts[d + 1] + "}"
+                    )
+                else:
+                    append(head + self.rendered(to_jsonable(v), d + 1))
+            else:
+                append(stack.pop()[4])
+                first = False
+                if len(out) > _FLUSH_PARTS and flush_to is not None:
+                    flush_to("".join(out))
+                    out.clear()
+
+    def bson_document(self, data: bytes, container: dict[str, Any] | None) -> None:
+        """The JSON form of a whole BSON document (see :func:`write_bson`)."""
+        elements = _elements(data, 0, len(data), True)
+        if elements is None:  # small, or what the walk refuses: pymongo decides, as before
+            self.document(_decode(data, 0, len(data)), container)
+            return
+        firsts, nexts = self.first, self.next
+        self.out.append("{")
+        first = True
+        if container is not None:
+            self.items([(CONTAINER_KEY, container)], True, 0, 0, True)
+            first = False
+        if elements and elements[0][0].startswith("$"):
+            self.out.append((firsts[1] if first else nexts[1]) + '"$document": {')
+            self.walk(data, elements, True, 1, 1, firsts[1] + "}" + firsts[0] + "}")
+        else:
+            self.walk(data, elements, True, 0, 1, firsts[0] + "}", first)
+
+    def walk(
+        self,
+        data: bytes,
+        elements: list[_Elem],
+        is_dict: bool,
+        depth: int,
+        nesting: int,
+        closer: str,
+        first: bool = True,
+    ) -> None:
+        """Write the items of a big container (and its closer): runs of small elements are
+        decoded in one pymongo call each, big sub-documents walked in turn (a stack)."""
+        out = self.out
+        append = out.append
+        firsts, nexts = self.first, self.next
+        stack: list[list[Any]] = [[elements, 0, is_dict, depth, nesting, closer]]
+        while stack:
+            frame = stack[-1]
+            elements, i, is_dict, d, n, closer = frame
+            count = len(elements)
+            while i < count:
+                j, size = i, 0
+                while j < count:
+                    elem = elements[j]
+                    if elem[1] in _CONTAINERS and elem[4] - elem[3] > _CHUNK:
+                        break
+                    size += elem[4] - elem[2]
+                    j += 1
+                    if size > _CHUNK:
+                        break
+                if j > i:
+                    run = _decode(data, elements[i][2], elements[j - 1][4], wrap=True)
+                    self.items(run.items() if is_dict else run.values(), is_dict, d, n, first)
+                    first = False
+                    i = j
+                    continue
+                key, etype, pos, vstart, vend = elements[i]
+                i += 1
+                children = _elements(data, vstart, vend, etype == raw.DOCUMENT)
+                if children is None:  # refused by the walk: pymongo decodes it (or says why)
+                    run = _decode(data, pos, vend, wrap=True)
+                    self.items(run.items() if is_dict else run.values(), is_dict, d, n, first)
+                    first = False
+                    continue
+                if n >= MAX_DEPTH:
+                    raise DocumentError(_TOO_DEEP)
+                head = firsts[d + 1] if first else nexts[d + 1]
+                if is_dict:
+                    head += encode_basestring(key) + ": "
+                first = True
+                frame[1] = i
+                if etype == raw.ARRAY:
+                    append(head + "[")
+                    stack.append([children, 0, False, d + 1, n + 1, firsts[d + 1] + "]"])
+                elif children[0][0].startswith("$"):
+                    append(head + "{" + firsts[d + 2] + '"$document": {')
+                    wrapper = firsts[d + 2] + "}" + firsts[d + 1] + "}"
+                    stack.append([children, 0, True, d + 2, n + 1, wrapper])
+                else:
+                    append(head + "{")
+                    stack.append([children, 0, True, d + 1, n + 1, firsts[d + 1] + "}"])
+                break
+            else:
+                append(stack.pop()[5])
+                first = False
+                if len(out) > _FLUSH_PARTS:
+                    self.flush()
+
+    def rendered(self, form: Any, depth: int) -> str:
+        """Plain JSON data (a tag, an Extended JSON value) as json.dumps writes it at
+        ``depth``: its lines shifted right (no JSON string holds a raw newline)."""
+        text = json.dumps(form, indent=self.indent, ensure_ascii=False, allow_nan=False)
+        return text.replace("\n", self.first[depth]) if self.indent is not None else text
 def parse_json(text: str | bytes) -> Any:
     """``json.loads`` for untrusted text, failing only with ``ValueError``: syntax, encoding,
     an integer literal past Python's 4,300-digit limit (a plain ValueError) and nesting deep
