@@ -358,10 +358,13 @@ def generate(slots: int, seed: int = 0) -> tuple[bytes, dict[str, Any]]:
     try:
         doc = builder.document()
         data = bson.encode(doc)
-        # The ~10% subtree to extract: the slot whose subtree is closest to a tenth.
+        # The subtrees to extract: the slots whose subtrees are closest to a tenth and to a
+        # hundredth of the world.
         sizes = subtree_sizes(builder.children)
-        target = min(range(1, slots), key=lambda i: abs(sizes[i] - slots / 10))
+        target = extract_target(builder.children, 10)
         target_id = _find_slot_id(doc["Object"], builder.children, target)
+        small = extract_target(builder.children, 100)
+        small_id = _find_slot_id(doc["Object"], builder.children, small)
     finally:
         if paused:
             gc.enable()
@@ -376,8 +379,42 @@ def generate(slots: int, seed: int = 0) -> tuple[bytes, dict[str, Any]]:
         "types": len(builder.types),
         "extract_id": target_id,
         "extract_slots": sizes[target],
+        "extract_1_id": small_id,
+        "extract_1_slots": sizes[small],
     }
     return data, meta
+
+
+def extract_target(children: list[list[int]], fraction: int) -> int:
+    """The slot (generation index, not the root) whose subtree is closest to 1/``fraction``
+    of the world; the first such index on ties, so the choice is deterministic."""
+    sizes = subtree_sizes(children)
+    slots = len(children)
+    return min(range(1, slots), key=lambda i: abs(sizes[i] - slots / fraction))
+
+
+def _fill_extract_1(meta: dict[str, Any], path: Path) -> None:
+    """Add the ~1% extract target to metadata cached before it existed, without regenerating:
+    the world's shape comes from the generator's first random draws (cheap), and the slot's ID
+    is read from the cached file by following the path from the root (lazily, so cheap too)."""
+    children = _Builder(meta["slots"], meta["seed"]).children  # the shape only: no document
+    small = extract_target(children, 100)
+    parent = [0] * len(children)
+    position = [0] * len(children)
+    for i, kids in enumerate(children):
+        for k, c in enumerate(kids):
+            parent[c], position[c] = i, k
+    route = []
+    node = small
+    while node != 0:
+        route.append(position[node])
+        node = parent[node]
+    tree = brson.load(path, max_size=4 << 30)
+    slot = tree.root
+    for k in reversed(route):
+        slot = slot.children[k]
+    meta["extract_1_id"] = slot.id
+    meta["extract_1_slots"] = subtree_sizes(children)[small]
 
 
 def _find_slot_id(root: dict[str, Any], children: list[list[int]], target: int) -> str:
@@ -406,6 +443,9 @@ def ensure(slots: int, codecs: list[str], log: Any = print) -> dict[str, Any]:
     files_known = meta.get("files", {})
     missing = [c for c in codecs if not path_for(slots, c).exists() or c not in files_known]
     if not missing:
+        if "extract_1_id" not in meta:  # cached before the 1% target was recorded
+            _fill_extract_1(meta, path_for(slots, codecs[0]))
+            meta_path.write_text(json.dumps(meta, indent=1) + "\n")
         return meta
     t0 = time.perf_counter()
     data, fresh = generate(slots)
