@@ -474,6 +474,49 @@ def ensure(slots: int, codecs: list[str], log: Any = print) -> dict[str, Any]:
     return meta
 
 
+#: The second version of a world (``diff``): one slot in EDIT_EVERY edited, from EDIT_OFFSET on.
+EDIT_EVERY, EDIT_OFFSET = 100, 37
+
+
+def make_edited(path: Path, out: Path) -> Path:
+    """Write ``path``'s world with ~1% of its slots edited to ``out`` (codec from its name).
+
+    The same edits as ``benchmarks/diffbench.py`` (which the runner prefers when present), so
+    either writes the same bytes: cycling through a rename, a float member changed by 0.5 (the
+    Position if the slot has no float member), its last component dropped from the list, and
+    a new child slot (IDs from the file's sequential counter, so deterministic)."""
+    from brson.model.tree import Component
+    from brson.ops.ids import FreshIds
+
+    tree = brson.load(path, max_size=4 << 30)
+    fresh = FreshIds.for_tree(tree, rng=random.Random(14))
+    chosen = [(i, s) for i, s in enumerate(tree.walk()) if i % EDIT_EVERY == EDIT_OFFSET]
+    for n, (i, slot) in enumerate(chosen):
+        kind = n % 4
+        if kind == 0:
+            slot.name = f"{slot.name} (edited {i})"
+        elif kind == 1:
+            floats = (
+                m for c in slot.components for m in c.fields.values() if type(m.value) is float
+            )
+            member = next(floats, None)
+            if member is not None:
+                member.value = member.value + 0.5
+            else:
+                x, y, z = slot.position
+                slot.position = (x + 0.5, y, z)
+        elif kind == 2:
+            # Straight through the model: Component.remove re-indexes the whole tree per call.
+            holder = slot.components_member
+            items = holder.child_nodes("Data", Component) if holder else None
+            if holder is not None and items:
+                holder.set("Data", items[:-1])
+        else:
+            slot.add_child(f"added {i}", ids=fresh)
+    brson.dump(tree, out)
+    return out
+
+
 def _main(argv: list[str]) -> int:
     import argparse
 
