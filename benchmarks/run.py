@@ -1,16 +1,31 @@
-"""The benchmark run: every operation on every world, timed against the floor in one run.
+"""The benchmark run: issue 14's targets on the synthetic worlds, against the floor in one run.
 
 ``python benchmarks/run.py`` (``make bench``) generates or reuses the worlds
 (:mod:`benchmarks.worlds`), then for each world size and codec runs each operation in a fresh
-subprocess: the process imports everything, records its max RSS as the baseline, runs the
-operation once for the peak memory (max RSS minus baseline), then repeats it for the time (best
-of N).  Every time is also given as a ratio to the **floor** of the same file measured in the
-same run: decompressing alone (the compression library called directly) plus ``bson.decode``
-with the cyclic garbage collector disabled around it.  Writing is compared with ``bson.encode``
-+ the same compressor instead.  An operation whose module does not exist yet is reported as
-missing, not skipped silently.
+subprocess.  The process imports all of brson first and records its max RSS as the baseline,
+runs the operation once for the peak memory (max RSS minus baseline) and the sha256 of its
+output, then repeats it for the time (best of N, CPU time of the process: the host is shared).
 
-Output: a table on the terminal, ``docs/benchmarks.json`` and ``docs/performance.png``.
+Three kinds of operation:
+
+- ``fn``: a Python function over the world (the floors, a user's own loops);
+- ``cli``: a ``brson`` command run in the fresh process through the entry point the console
+  script calls (``brson.cli.app.main``), its standard output sent to a file: what a user runs,
+  minus the interpreter's start-up, which ``cli_version`` and ``import_brson`` measure apart;
+- ``process``: a whole process (``brson --version``, ``python -c "import brson"``), its CPU time
+  and peak memory taken from the kernel's rusage of the child.
+
+Every time is a ratio to the **floor** of the same file measured in the same run: decompressing
+alone (the compression library called directly) plus ``bson.decode`` with the cyclic garbage
+collector disabled around it; ``diff`` to the floors of both its files, ``from-json`` to
+``json.loads`` + ``bson.encode`` of the same JSON.  Every time is also a ratio to
+**decompression alone**, the physical limit of any reader.  Memory is the peak over the BSON's
+size (``from-json``: over the JSON's; ``diff``: over both files' BSON).
+
+Output: the results and the targets (issue 14, on the 10k and 100k worlds; met or missed) on
+the terminal, ``docs/benchmarks.json`` and ``docs/performance.png``; ``--markdown`` prints the
+tables for docs/performance.md from the JSON; ``--outputs-only`` prints just the sha256 of
+every operation's output, to check that a change left every output byte-identical.
 """
 
 from __future__ import annotations
@@ -18,14 +33,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import hashlib
+import importlib
 import json
 import os
+import pkgutil
 import platform
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,31 +57,40 @@ sys.path.insert(0, str(HERE))
 import worlds  # noqa: E402  (a sibling script, not a package)
 
 MAX_SIZE = 4 << 30
+#: The worlds the targets are checked on (the largest world run, when neither is).
+TARGET_SIZES = (10_000, 100_000)
+#: Repetitions of a whole-process operation (best of).
+PROCESS_REPS = 5
 
-# -- operations (run inside the child process) ------------------------------------------------
-
-
-class Missing(Exception):
-    """The operation's module is not there (yet)."""
+# -- what an operation gets (inside the child process) ----------------------------------------
 
 
 class World:
-    """What an operation gets: the archive bytes, its name, its codec and the world's facts."""
+    """The world an operation runs on: paths relative to the worlds folder (the child's
+    working directory, so outputs that name the file are the same in every checkout)."""
 
-    def __init__(self, path: Path, codec: str, meta: dict[str, Any]) -> None:
-        self.path = path
-        self.name = path.name
-        self.codec = codec
-        self.meta = meta
-        self.data = path.read_bytes()
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.spec = spec
+        self.path = Path(spec["world"])
+        self.name = self.path.name
+        self.codec: str = spec["codec"]
+        self.meta: dict[str, Any] = spec["meta"]
+        self._data: bytes | None = None
         self._bson: bytes | None = None
         self._doc: dict[str, Any] | None = None
+        self._edited_bson: bytes | None = None
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            self._data = self.path.read_bytes()
+        return self._data
 
     @property
     def bson(self) -> bytes:
         """The BSON bytes (prepared outside the timed part)."""
         if self._bson is None:
-            self._bson = _decompress(self)
+            self._bson = _decompress(self.data, self.codec)
         return self._bson
 
     @property
@@ -71,21 +101,26 @@ class World:
             self._doc = bson.decode(self.bson)
         return self._doc
 
+    @property
+    def edited(self) -> Path:
+        return Path(self.spec["edited"])
 
-def _payload(w: World) -> bytes:
-    data = w.data
-    assert data[:4] == b"FrDT" and data[8] < 0x80
-    return data[9:]
+    @property
+    def edited_bson(self) -> bytes:
+        if self._edited_bson is None:
+            self._edited_bson = _decompress(self.edited.read_bytes(), self.codec)
+        return self._edited_bson
 
 
-def _decompress(w: World) -> bytes:
+def _decompress(data: bytes, codec: str) -> bytes:
     """The library call alone (no limit checks, no streaming): the cheapest way to the BSON."""
-    payload = _payload(w)
-    if w.codec == "brotli":
+    assert data[:4] == b"FrDT" and data[8] < 0x80
+    payload = data[9:]
+    if codec == "brotli":
         import brotli
 
         return bytes(brotli.decompress(payload))
-    if w.codec == "lzma":
+    if codec == "lzma":
         import lzma
         import struct
 
@@ -97,7 +132,7 @@ def _decompress(w: World) -> bytes:
         filters = [{"id": lzma.FILTER_LZMA1, "lc": lc, "lp": lp, "pb": pb, "dict_size": dict_size}]
         dec = lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=filters)
         return dec.decompress(payload[21:], max_length=size)
-    if w.codec == "lz4":
+    if codec == "lz4":
         import lz4.block
 
         out = []
@@ -115,7 +150,7 @@ def _decompress(w: World) -> bytes:
                 out.append(payload[pos : pos + original])
                 pos += original
         return b"".join(out)
-    raise ValueError(w.codec)
+    raise ValueError(codec)
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -129,26 +164,9 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
-def _load(w: World) -> Any:
-    import brson
-
-    return brson.loads(w.data, name=w.name, max_size=MAX_SIZE)
-
-
-def op_decompress(w: World) -> Any:
-    return len(_decompress(w))
-
-
-def op_unpack(w: World) -> Any:
-    from brson.container import unpack
-
-    return len(unpack(w.data, w.name, MAX_SIZE)[1])
-
-
-def _decode(w: World, collector: bool) -> Any:
+def _decode(data: bytes, collector: bool) -> int:
     import bson
 
-    data = w.bson
     paused = gc.isenabled()
     if not collector:
         gc.disable()
@@ -160,12 +178,42 @@ def _decode(w: World, collector: bool) -> Any:
     return len(doc)
 
 
+def _load(w: World) -> Any:
+    """The tree, as a user's script gets it: ``brson.load`` of the file (reading included)."""
+    import brson
+
+    return brson.load(w.path, max_size=MAX_SIZE)
+
+
+# -- fn operations ----------------------------------------------------------------------------
+
+
+def op_decompress(w: World) -> Any:
+    return len(_decompress(w.data, w.codec))
+
+
 def op_decode_gc_off(w: World) -> Any:
-    return _decode(w, collector=False)
+    return _decode(w.bson, collector=False)
 
 
 def op_decode_gc_on(w: World) -> Any:
-    return _decode(w, collector=True)
+    return _decode(w.bson, collector=True)
+
+
+def op_decompress_edited(w: World) -> Any:
+    return len(_decompress(w.edited.read_bytes(), w.codec))
+
+
+def op_decode_edited(w: World) -> Any:
+    return _decode(w.edited_bson, collector=False)
+
+
+def op_json_floor(w: World) -> Any:
+    """``json.loads`` + ``bson.encode`` of the JSON form: the plain way from that text to BSON
+    (``$numberLong`` and friends stay sub-documents; the cost is what counts)."""
+    import bson
+
+    return len(bson.encode(json.loads(Path(w.spec["form"]).read_bytes())))
 
 
 def op_encode_compress(w: World) -> Any:
@@ -178,15 +226,8 @@ def op_encode_compress(w: World) -> Any:
     return len(brson.dumps(bson.encode(w.doc), w.codec))
 
 
-def op_info(w: World) -> Any:
-    from brson.cli.archive import summary
-
-    facts = summary(_load(w), str(w.path))
-    assert facts["slots"] == w.meta["slots"], facts
-    return facts["slots"]
-
-
 def op_load_walk(w: World) -> Any:
+    """A user's own loop: every slot's name and every component's type, collector on."""
     tree = _load(w)
     slots = 0
     for slot in tree.walk():
@@ -198,27 +239,22 @@ def op_load_walk(w: World) -> Any:
     return slots
 
 
-def op_materialize(w: World) -> Any:
-    """Every member's value: slot members and every field of every component (SyncLists as
-    lists of values)."""
+def op_member_values(w: World) -> Any:
+    """Every member's value read the natural way (issue 14's loop, verbatim)."""
     tree = _load(w)
     members = 0
-    for slot in tree.walk():
-        _ = (
-            slot.name,
-            slot.tag,
-            slot.active,
-            slot.position,
-            slot.rotation,
-            slot.scale,
-            slot.order_offset,
-        )
-        for component in slot.components:
-            component.type  # noqa: B018
-            for member in component.fields.values():
-                member.value  # noqa: B018
-                members += 1
+    for c in tree.components():
+        for m in c.fields.values():
+            m.value  # noqa: B018
+            members += 1
     return members
+
+
+def op_info(w: World) -> Any:
+    from brson.cli.archive import summary
+
+    facts = summary(_load(w), str(w.path))
+    return facts["slots"]
 
 
 def op_models(w: World) -> Any:
@@ -233,46 +269,28 @@ def op_models(w: World) -> Any:
 
 def op_ids(w: World) -> Any:
     """The full ID index: every element that has an ID, every ID-shaped value."""
-    tree = _load(w)
-    ids = tree.ids
+    ids = _load(w).ids
     return len(ids.defined) + len(ids.values)
 
 
-def _graph(w: World) -> Any:
-    try:
-        from brson.graph.refs import ReferenceGraph
-    except ImportError as exc:
-        raise Missing("brson.graph.refs") from exc
+def op_refs_index(w: World) -> Any:
+    """The reference index both ways, without locating sources and targets."""
+    from brson.graph.refs import ReferenceGraph
+
     tree = _load(w)
     graph = ReferenceGraph.build(tree)
     graph.references_to(tree.root)  # builds the by-target index
-    return graph
-
-
-def op_refs(w: World) -> Any:
-    """The full reference index both ways (``brson.graph.refs``): every ID-shaped value as a
-    reference, internal or external, in file order and by target ID."""
-    return len(_graph(w))
-
-
-def op_refs_located(w: World) -> Any:
-    """The graph plus every reference's source element and every internal target's element
-    materialized (``locate_all``): what printing every reference with paths needs."""
-    graph = _graph(w)
-    graph.locate_all()
     return len(graph)
 
 
 def op_dumps(w: World) -> Any:
     import brson
 
-    tree = _load(w)
-    return len(brson.dumps(tree, w.codec))
+    return len(brson.dumps(_load(w), w.codec))
 
 
 def op_dumps_edited(w: World) -> Any:
-    """Load, rename 1% of the slots (spread over the tree), write: every dirty ancestor is
-    re-assembled and the whole payload compressed again."""
+    """Load, rename 1% of the slots (spread over the tree), write."""
     import brson
 
     tree = _load(w)
@@ -282,97 +300,252 @@ def op_dumps_edited(w: World) -> Any:
     return len(brson.dumps(tree, w.codec))
 
 
-def op_validate(w: World) -> Any:
-    """``validate`` of the archive bytes, as ``brson validate FILE`` does (reading included)."""
-    try:
-        from brson.ops.validate import validate
-    except ImportError as exc:
-        raise Missing("brson.ops.validate") from exc
-    return len(validate(w.data, name=w.name, max_size=MAX_SIZE))
+# -- the operations ---------------------------------------------------------------------------
 
 
-def op_extract(w: World) -> Any:
-    """Extract the ~10% subtree the generator picked and write it with the same codec."""
-    try:
-        import brson.ops.extract
-    except ImportError as exc:
-        raise Missing("brson.ops.extract") from exc
-    import brson
+@dataclass(frozen=True)
+class Op:
+    """One measured operation.
 
-    tree = _load(w)
-    part = tree.extract(w.meta["extract_id"])
-    return len(brson.dumps(part, w.codec))
+    ``argv`` (cli and process kinds) may name ``{world}``, ``{edited}``, ``{form}``,
+    ``{output}`` (a file in a scratch folder, named by ``output``), ``{extract_1}`` and
+    ``{extract_10}`` (slot IDs), ``{brson}`` (the console script) and ``{python}``.
+    ``output`` is ``"stdout"``, a file name, or None (nothing to hash).  ``against`` names the
+    time's denominator (``floor``, ``pair``: both diff files' floors, ``json``, ``encode``) and
+    ``memory_of`` the memory's (``bson``, ``pair``, ``json``).  ``needs`` are derived inputs
+    prepared before the run (``edited``: the world's second version, ``form``: its JSON form).
+    """
+
+    name: str
+    what: str
+    kind: str = "fn"
+    fn: Callable[[World], Any] | None = None
+    prepare: Callable[[World], Any] | None = None
+    argv: tuple[str, ...] = ()
+    output: str | None = None
+    against: str | None = "floor"
+    memory_of: str | None = "bson"
+    needs: tuple[str, ...] = ()
+    exit_codes: tuple[int, ...] = (0,)
+    default: bool = True
 
 
-def op_export_godot(w: World) -> Any:
-    """The Godot 4 scene of the whole tree, as text (``brson export-godot -o x.tscn``)."""
-    try:
-        from brson.godot.export import export_scene
-    except ImportError as exc:
-        raise Missing("brson.godot.export") from exc
-    return len(export_scene(_load(w), 4).tscn())
+def _bson_of(w: World) -> None:
+    w.bson  # noqa: B018
 
 
-OPS: dict[str, Callable[[World], Any]] = {
-    "decompress": op_decompress,
-    "decode_gc_off": op_decode_gc_off,
-    "decode_gc_on": op_decode_gc_on,
-    "encode_compress": op_encode_compress,
-    "unpack": op_unpack,
-    "info": op_info,
-    "load_walk": op_load_walk,
-    "materialize": op_materialize,
-    "models": op_models,
-    "ids": op_ids,
-    "refs": op_refs,
-    "refs_located": op_refs_located,
-    "validate": op_validate,
-    "dumps": op_dumps,
-    "dumps_edited": op_dumps_edited,
-    "extract": op_extract,
-    "export_godot": op_export_godot,
-}
-FLOOR_OPS = ("decompress", "decode_gc_off", "decode_gc_on", "encode_compress")
-#: What each operation's ratio is taken against.
-AGAINST = {
-    "dumps": "encode_compress",
-    "dumps_edited": "encode_compress",
-    "encode_compress": "encode_compress",
-}
-DESCRIPTION = {
-    "decompress": "decompress alone (library call)",
-    "decode_gc_off": "bson.decode, collector off",
-    "decode_gc_on": "bson.decode, collector on",
-    "encode_compress": "bson.encode + compress",
-    "unpack": "brson container.unpack (limits, streaming)",
-    "info": "brson info (summary)",
-    "load_walk": "load + walk (name, components, type)",
-    "materialize": "every member's value (lazy Member nodes)",
-    "models": "every member as a model (Component.model())",
-    "ids": "full ID index (tree.ids)",
-    "refs": "reference index both ways (graph.refs)",
-    "refs_located": "+ every source and target located",
-    "validate": "validate",
-    "dumps": "dumps, unmodified",
-    "dumps_edited": "dumps, 1% of slots renamed",
-    "extract": "extract 10% subtree + dumps",
-    "export_godot": "export-godot",
-    "js_peer": "Node zlib + BSON.deserialize",
-}
-#: Targets on the largest world: (op, limit, what is compared).
-TARGETS = [
-    ("info", 1.0, "ratio"),
-    ("load_walk", 1.0, "ratio"),
-    ("ids", 3.0, "ratio"),
-    ("refs", 3.0, "ratio"),
-    ("refs_located", 3.0, "ratio"),
-    ("validate", 3.0, "ratio"),
-    ("models", 3.0, "ratio"),  # issue 4: full materialization, every member as a model
-    ("dumps", 0.2, "ratio"),
-    ("dumps_edited", 1.5, "ratio"),
-    ("load_walk", 3.0, "memory"),
+def _edited_bson_of(w: World) -> None:
+    w.edited_bson  # noqa: B018
+
+
+def _doc_of(w: World) -> None:
+    w.doc  # noqa: B018
+    w._bson = None
+
+
+def _data_of(w: World) -> None:
+    w.data  # noqa: B018
+
+
+def _edited_data_of(w: World) -> None:
+    # Read once so the page cache holds it, as it holds the world for op_decompress.
+    w.edited.read_bytes()
+
+
+OP_LIST = [
+    # The floors.
+    Op(
+        "decompress",
+        "decompress alone (library call)",
+        fn=op_decompress,
+        prepare=_data_of,
+        against=None,
+    ),
+    Op(
+        "decode_gc_off",
+        "bson.decode, collector off",
+        fn=op_decode_gc_off,
+        prepare=_bson_of,
+        against=None,
+    ),
+    Op(
+        "decode_gc_on",
+        "bson.decode, collector on",
+        fn=op_decode_gc_on,
+        prepare=_bson_of,
+    ),
+    Op(
+        "decompress_edited",
+        "decompress alone, edited world",
+        fn=op_decompress_edited,
+        prepare=_edited_data_of,
+        against=None,
+        needs=("edited",),
+    ),
+    Op(
+        "decode_edited",
+        "bson.decode (GC off), edited world",
+        fn=op_decode_edited,
+        prepare=_edited_bson_of,
+        against=None,
+        needs=("edited",),
+    ),
+    Op(
+        "json_floor",
+        "json.loads + bson.encode of the JSON",
+        fn=op_json_floor,
+        against=None,
+        memory_of="json",
+        needs=("form",),
+    ),
+    Op(
+        "encode_compress",
+        "bson.encode + compress",
+        fn=op_encode_compress,
+        prepare=_doc_of,
+        against="encode",
+        default=False,
+    ),
+    # Issue 14's targets.
+    Op(
+        "extract_1",
+        "extract 1% subtree + closure, write",
+        kind="cli",
+        argv=("extract", "{world}", "--slot", "{extract_1}", "-o", "{output}"),
+        output="extract-1{ext}",
+    ),
+    Op(
+        "extract_10",
+        "extract 10% subtree + closure, write",
+        kind="cli",
+        argv=("extract", "{world}", "--slot", "{extract_10}", "-o", "{output}"),
+        output="extract-10{ext}",
+    ),
+    Op(
+        "refs",
+        "refs (every reference, paths printed)",
+        kind="cli",
+        argv=("refs", "{world}"),
+        output="stdout",
+    ),
+    Op(
+        "validate",
+        "validate --format json",
+        kind="cli",
+        argv=("validate", "--isolated", "--format", "json", "{world}"),
+        output="stdout",
+        exit_codes=(0, 1),
+    ),
+    Op(
+        "member_values",
+        "every member's value (natural loop)",
+        fn=op_member_values,
+    ),
+    Op(
+        "to_json",
+        "to-json -o FILE",
+        kind="cli",
+        argv=("to-json", "{world}", "-o", "{output}"),
+        output="world.json",
+    ),
+    Op(
+        "from_json",
+        "from-json -o FILE.bson",
+        kind="cli",
+        argv=("from-json", "{form}", "-o", "{output}"),
+        output="world.bson",
+        against="json",
+        memory_of="json",
+        needs=("form",),
+    ),
+    Op(
+        "export_godot",
+        "export-godot -o FILE.tscn (Godot 4)",
+        kind="cli",
+        argv=("export-godot", "{world}", "-o", "{output}"),
+        output="world.tscn",
+    ),
+    Op(
+        "diff",
+        "diff of two versions (1% edited)",
+        kind="cli",
+        argv=("diff", "{world}", "{edited}"),
+        output="stdout",
+        against="pair",
+        memory_of="pair",
+        needs=("edited",),
+        exit_codes=(0, 1),
+    ),
+    Op(
+        "load_walk",
+        "load + own loop: names, types (GC on)",
+        fn=op_load_walk,
+    ),
+    Op(
+        "cli_version",
+        "brson --version (whole process)",
+        kind="process",
+        argv=("{brson}", "--version"),
+        against=None,
+        memory_of=None,
+    ),
+    Op(
+        "import_brson",
+        'python -c "import brson"',
+        kind="process",
+        argv=("{python}", "-c", "import brson"),
+        against=None,
+        memory_of=None,
+    ),
+    # More, on request (--ops).
+    Op("info", "brson info's summary", fn=op_info, default=False),
+    Op("models", "every component's model()", fn=op_models, default=False),
+    Op("ids", "full ID index (tree.ids)", fn=op_ids, default=False),
+    Op("refs_index", "reference index (not located)", fn=op_refs_index, default=False),
+    Op("dumps", "dumps, unmodified", fn=op_dumps, against="encode", default=False),
+    Op(
+        "dumps_edited",
+        "dumps, 1% of slots renamed",
+        fn=op_dumps_edited,
+        against="encode",
+        default=False,
+    ),
 ]
-GROWTH_LIMIT = 11.0
+OPS = {op.name: op for op in OP_LIST}
+JS_PEER = "js_peer"
+DESCRIPTION = {op.name: op.what for op in OP_LIST}
+DESCRIPTION[JS_PEER] = "JS peer: Node zlib + BSON.deserialize"
+
+#: Issue 14's targets: (operation, measure, limit).  ``time``: CPU time over the denominator
+#: the operation names; ``memory``: peak over its base; ``growth``: time at 100k over time at
+#: 10k; ``seconds``: CPU seconds of a whole process.
+TARGETS = [
+    ("extract_1", "time", 1.5),
+    ("extract_1", "memory", 3.0),
+    ("extract_10", "time", 1.5),
+    ("extract_10", "memory", 3.0),
+    ("refs", "time", 2.0),
+    ("refs", "memory", 4.0),
+    ("validate", "time", 1.5),
+    ("validate", "memory", 3.0),
+    ("member_values", "time", 2.0),
+    ("member_values", "memory", 3.0),
+    ("to_json", "time", 3.0),
+    ("to_json", "memory", 2.0),
+    ("from_json", "time", 1.5),
+    ("from_json", "memory", 3.0),
+    ("export_godot", "time", 2.0),
+    ("export_godot", "memory", 3.0),
+    ("diff", "time", 2.0),
+    ("diff", "memory", 3.0),
+    ("load_walk", "time", 0.5),
+    ("load_walk", "growth", 11.0),
+    ("load_walk", "memory", 2.5),
+    ("cli_version", "seconds", 0.12),
+    ("import_brson", "seconds", 0.08),
+]
+
+# -- the child process ------------------------------------------------------------------------
 
 
 def _max_rss() -> int:
@@ -388,76 +561,141 @@ def _max_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def child(op: str, path: str, codec: str, meta_path: str, reps: int) -> None:
-    """Run one operation in this (fresh) process and print one JSON line."""
-    # Import everything first so the baseline is the interpreter with its imports.
+def _import_everything() -> None:
+    """Every brson module, so the baseline holds them and no operation pays for an import
+    (CLI commands may import their modules lazily)."""
     import bson  # noqa: F401
 
     import brson
-    import brson.cli.archive
-    import brson.model.documents
-    import brson.model.ids  # noqa: F401
 
-    for optional in (
-        "brson.ops.validate",
-        "brson.ops.extract",
-        "brson.graph.refs",
-        "brson.godot.export",
-    ):
-        with contextlib.suppress(ImportError):
-            __import__(optional)
-    baseline = _max_rss()
-    meta = json.loads(Path(meta_path).read_text())
-    world = World(Path(path), codec, meta)
-    fn = OPS[op]
-    if op in ("decode_gc_off", "decode_gc_on"):
-        world.bson  # noqa: B018 - prepared outside the measurement
-        baseline = _max_rss()
-    elif op == "encode_compress":
-        world.doc  # noqa: B018
-        world._bson = None
-        gc.collect()
-        baseline = _max_rss()
-    times, cpu = [], []
+    for module in pkgutil.walk_packages(brson.__path__, "brson."):
+        with contextlib.suppress(Exception):
+            importlib.import_module(module.name)
+
+
+@contextlib.contextmanager
+def _stdout_to(path: str) -> Iterator[None]:
+    """Standard output (the file descriptor, so C-level writes too) into ``path``."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    os.close(fd)
     try:
-        for _ in range(reps):
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _digest(path: Path) -> dict[str, Any]:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return {"output_sha256": h.hexdigest()[:12], "output_bytes": path.stat().st_size}
+
+
+def child(spec: dict[str, Any]) -> None:
+    """Run one operation in this (fresh) process and print one JSON line."""
+    _import_everything()
+    op = OPS[spec["op"]]
+    world = World(spec)
+    argv = [a.format(**spec["fields"]) for a in op.argv]
+    output = spec["fields"].get("output")
+    stdout_path = str(Path(spec["scratch"]) / "stdout.txt")
+    main: Any = None
+    if op.kind == "cli":
+        from brson.cli.app import main
+
+        with _stdout_to(os.devnull):
+            main(["--version"])  # the click command is built once a process
+    if op.prepare is not None:
+        op.prepare(world)
+    gc.collect()
+    baseline = _max_rss()
+    times: list[float] = []
+    cpu: list[float] = []
+    result: dict[str, Any] = {}
+    for rep in range(spec["reps"]):
+        if op.kind == "cli":
+            with _stdout_to(stdout_path):
+                t0, c0 = time.perf_counter(), time.process_time()
+                code = main(argv)
+                sys.stdout.flush()
+                cpu.append(time.process_time() - c0)
+                times.append(time.perf_counter() - t0)
+            if code not in op.exit_codes:
+                tail = Path(stdout_path).read_text(errors="replace").strip().splitlines()[-3:]
+                print(json.dumps({"error": f"exit code {code}: {' | '.join(tail)}"}))
+                return
+            value: Any = code
+        else:
+            assert op.fn is not None
             t0, c0 = time.perf_counter(), time.process_time()
-            result = fn(world)
+            value = op.fn(world)
             cpu.append(time.process_time() - c0)
             times.append(time.perf_counter() - t0)
-            if len(times) == 1:
-                peak = _max_rss() - baseline
-            gc.collect()
-    except Missing as exc:
-        print(json.dumps({"missing": str(exc)}))
-        return
-    print(json.dumps({"times": times, "cpu": cpu, "peak_rss": peak, "result": result}))
+        if rep == 0:
+            result["peak_rss"] = _max_rss() - baseline
+            result["result"] = value
+            if op.output == "stdout":
+                result.update(_digest(Path(stdout_path)))
+            elif op.output is not None and output:
+                result.update(_digest(Path(output)))
+        gc.collect()
+    print(json.dumps({"times": times, "cpu": cpu, **result}))
 
 
 # -- the driver -------------------------------------------------------------------------------
 
 
+def _brson_script() -> str:
+    script = Path(sys.executable).parent / "brson"
+    return str(script) if script.exists() else "brson"
+
+
 def _run_child(
-    op: str, path: Path, codec: str, meta_path: Path, reps: int, timeout: float
+    op: Op, ctx: dict[str, Any], reps: int, timeout: float, scratch: Path
 ) -> dict[str, Any]:
-    cmd = [
-        sys.executable,
-        str(Path(__file__)),
-        "--child",
-        op,
-        str(path),
-        codec,
-        str(meta_path),
-        str(reps),
-    ]
+    fields = dict(ctx["fields"])
+    if op.output and op.output != "stdout":
+        fields["output"] = str(scratch / op.output.format(ext=ctx["ext"]))
+    spec = {**ctx, "op": op.name, "reps": reps, "fields": fields, "scratch": str(scratch)}
+    cmd = [sys.executable, str(Path(__file__)), "--child", json.dumps(spec)]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, cwd=worlds.WORLDS
+        )
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
-    if proc.returncode != 0:
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        return {"error": " | ".join(tail)}
-    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+        return {"error": " | ".join(tail) or f"exit code {proc.returncode}"}
+    return dict(json.loads(lines[-1]))
+
+
+def _run_process(op: Op, reps: int, timeout: float) -> dict[str, Any]:
+    """A whole process, best of ``reps``: CPU time (user + system) and peak RSS from the
+    kernel's accounting of the child (``wait4``), so start-up and imports are included."""
+    fields = {"brson": _brson_script(), "python": sys.executable}
+    argv = [a.format(**fields) for a in op.argv]
+    cpu, wall, peak = [], [], 0
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall.append(time.perf_counter() - t0)
+        if proc.returncode != 0:
+            return {"error": f"{' '.join(argv)}: exit code {proc.returncode}"}
+        cpu.append(usage.ru_utime + usage.ru_stime)
+        peak = max(peak, usage.ru_maxrss * 1024)
+        if time.perf_counter() - t0 > timeout:
+            return {"error": f"timed out after {timeout:.0f} s"}
+    return {"times": wall, "cpu": cpu, "peak_rss": peak}
 
 
 def _run_js(path: Path, reps: int, timeout: float) -> dict[str, Any]:
@@ -470,14 +708,64 @@ def _run_js(path: Path, reps: int, timeout: float) -> dict[str, Any]:
     except (subprocess.TimeoutExpired, FileNotFoundError) as exc:
         return {"error": str(exc)}
     if proc.returncode != 0:
-        return {"error": proc.stderr.strip().splitlines()[-1:]}
+        return {"error": " | ".join(proc.stderr.strip().splitlines()[-1:])}
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    return {
-        "times": [out["total"]],
-        "cpu": [out["cpu"]],
-        "peak_rss": out["peak_rss"],
-        "detail": out,
-    }
+    return {"times": [out["total"]], "cpu": [out["cpu"]], "peak_rss": out["peak_rss"], **out}
+
+
+def _python(code: str, *args: str) -> None:
+    """Prepare something in a process of its own (the driver stays small while children run)."""
+    cmd = [sys.executable, "-c", code, *args]
+    subprocess.run(cmd, check=True, cwd=HERE)
+
+
+def _derived(size: int, codec: str, meta: dict[str, Any], needs: set[str], log: Any) -> dict:
+    """The world's second version and its JSON form, made once and cached beside it (their
+    facts in the world's metadata, which a regenerated world drops)."""
+    path = worlds.path_for(size, codec)
+    ext = path.suffix
+    derived = meta.setdefault("derived", {}).setdefault(codec, {})
+    meta_path = worlds.WORLDS / f"world-{size}.json"
+    out: dict[str, Any] = {}
+    if "edited" in needs:
+        edited = path.with_name(f"world-{size}.edited{ext}")
+        if not edited.exists() or "edited" not in derived:
+            t0 = time.perf_counter()
+            _python(
+                "import sys; from pathlib import Path\n"
+                "try:\n    from diffbench import make_edited\n"
+                "except ImportError:\n    from worlds import make_edited\n"
+                "make_edited(Path(sys.argv[1]), Path(sys.argv[2]))",
+                str(path),
+                str(edited),
+            )
+            data = _decompress(edited.read_bytes(), codec)
+            derived["edited"] = {
+                "name": edited.name,
+                "bytes": edited.stat().st_size,
+                "bson_bytes": len(data),
+                "bson_sha256": hashlib.sha256(data).hexdigest(),
+            }
+            del data
+            meta_path.write_text(json.dumps(meta, indent=1) + "\n")
+            log(f"  wrote {edited.name} ({time.perf_counter() - t0:.0f} s)")
+        out["edited"] = derived["edited"]
+    if "form" in needs:
+        form = path.with_name(f"{path.name}.form.json")
+        if not form.exists() or "form" not in derived:
+            t0 = time.perf_counter()
+            _python(
+                "import sys; from brson.cli.app import main; sys.exit(main(sys.argv[1:]))",
+                "to-json",
+                str(path),
+                "-o",
+                str(form),
+            )
+            derived["form"] = {"name": form.name, "bytes": form.stat().st_size}
+            meta_path.write_text(json.dumps(meta, indent=1) + "\n")
+            log(f"  wrote {form.name} ({time.perf_counter() - t0:.0f} s)")
+        out["form"] = derived["form"]
+    return out
 
 
 def machine() -> dict[str, Any]:
@@ -486,31 +774,33 @@ def machine() -> dict[str, Any]:
     import lz4
 
     cpu = "unknown"
-    try:
+    with contextlib.suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-    except OSError:
-        pass
     mem = 0
-    try:
+    with contextlib.suppress(OSError):
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemTotal"):
                 mem = int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    node = ""
+    with contextlib.suppress(OSError):
+        node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
     return {
         "platform": platform.platform(),
         "cpu": cpu,
         "cores": os.cpu_count(),
         "memory_gib": round(mem / 2**30, 1),
         "python": platform.python_version(),
-        "pymongo_bson": bson.__version__ if hasattr(bson, "__version__") else _version("pymongo"),
+        "pymongo_bson": getattr(bson, "__version__", _version("pymongo")),
         "brotli": getattr(brotli, "__version__", _version("brotli")),
         "lz4": getattr(lz4, "__version__", _version("lz4")),
-        "node": node,
+        "node": node.strip(),
+        "commit": commit,
     }
 
 
@@ -523,46 +813,103 @@ def _version(dist: str) -> str:
         return "?"
 
 
+def selected_ops(spec: str, outputs_only: bool = False) -> list[Op]:
+    """The operations asked for (every default one when none is), with the floors their
+    ratios need; in the table's order."""
+    if spec:
+        names = {n.strip() for n in spec.split(",") if n.strip()}
+        unknown = sorted(names - set(OPS))
+        if unknown:
+            raise SystemExit(
+                f"unknown operation(s): {', '.join(unknown)} (known: {', '.join(OPS)})"
+            )
+    else:
+        names = {op.name for op in OP_LIST if op.default}
+    if outputs_only:
+        return [op for op in OP_LIST if op.name in names and op.output]
+    chosen = [OPS[n] for n in names]
+    if any(op.against in ("floor", "pair") or op.kind == "cli" for op in chosen):
+        names |= {"decompress", "decode_gc_off"}
+    if any(op.against == "pair" for op in chosen):
+        names |= {"decompress_edited", "decode_edited"}
+    if any(op.against == "json" for op in chosen):
+        names.add("json_floor")
+    if any(op.against == "encode" for op in chosen):
+        names.add("encode_compress")
+    return [op for op in OP_LIST if op.name in names]
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from rich.console import Console
 
     console = Console(stderr=True)
     sizes = [int(s) for s in args.sizes.split(",")]
     codecs = args.codecs.split(",")
-    big_codecs = args.big_codecs.split(",")
-    ops = [o for o in args.ops.split(",") if o] if args.ops else list(OPS)
+    ops = selected_ops(args.ops, args.outputs_only)
     started = time.time()
     load_before = os.getloadavg()
     results: list[dict[str, Any]] = []
     metas: dict[int, dict[str, Any]] = {}
+    world_ops = [op for op in ops if op.kind != "process"]
     for size in sizes:
-        size_codecs = codecs if size < 100_000 else [c for c in codecs if c in big_codecs]
-        meta = worlds.ensure(size, size_codecs, log=console.print)
+        meta = worlds.ensure(size, codecs, log=console.print)
         metas[size] = meta
-        meta_path = worlds.WORLDS / f"world-{size}.json"
-        reps = args.reps or (5 if size <= 1_000 else 3 if size <= 10_000 else 1)
-        for codec in size_codecs:
+        reps = (
+            1
+            if args.outputs_only
+            else args.reps or (5 if size <= 1_000 else 3 if size <= 10_000 else 1)
+        )
+        for codec in codecs:
             path = worlds.path_for(size, codec)
-            floor: dict[str, float] = {}
-            for op in ops:
-                if op == "models" and size > args.models_max:
-                    continue
+            needs = {n for op in world_ops for n in op.needs}
+            derived = _derived(size, codec, meta, needs, console.print)
+            fields = {
+                "world": path.name,
+                "edited": derived.get("edited", {}).get("name", ""),
+                "form": derived.get("form", {}).get("name", ""),
+                "extract_1": meta["extract_1_id"],
+                "extract_10": meta["extract_id"],
+            }
+            ctx = {
+                "world": path.name,
+                "codec": codec,
+                "meta": meta,
+                "ext": path.suffix,
+                "fields": fields,
+                **{k: v["name"] for k, v in derived.items()},
+            }
+            bases = {
+                "bson": meta["bson_bytes"],
+                "json": derived.get("form", {}).get("bytes"),
+                "pair": meta["bson_bytes"] + derived.get("edited", {}).get("bson_bytes", 0),
+            }
+            for op in world_ops:
                 t0 = time.perf_counter()
-                out = _run_child(op, path, codec, meta_path, reps, args.timeout)
-                row = _row(size, codec, op, out, meta)
+                scratch = Path(tempfile.mkdtemp(prefix="bench-", dir=worlds.WORLDS))
+                try:
+                    out = _run_child(op, ctx, reps, args.timeout, scratch)
+                finally:
+                    shutil.rmtree(scratch, ignore_errors=True)
+                row = _row(size, codec, op.name, out, bases.get(op.memory_of or ""))
+                if op.memory_of:
+                    row["memory_of"] = op.memory_of
                 results.append(row)
-                if op in FLOOR_OPS and "time_s" in row:
-                    floor[op] = row["time_s"]
                 console.print(
-                    f"  {size:>7} {codec:<6} {op:<16} {_brief(row)} "
+                    f"  {size:>7} {codec:<6} {op.name:<17} {_brief(row)} "
                     f"[dim]({time.perf_counter() - t0:.0f} s)[/dim]"
                 )
-            if codec == "brotli" and not args.no_js:
+            if codec == "brotli" and not args.no_js and not args.outputs_only:
                 out = _run_js(path, reps, args.timeout)
-                row = _row(size, codec, "js_peer", out, meta)
+                row = _row(size, codec, JS_PEER, out, meta["bson_bytes"])
                 results.append(row)
-                console.print(f"  {size:>7} {codec:<6} {'js_peer':<16} {_brief(row)}")
-            _ratios(results, size, codec, floor)
+                console.print(f"  {size:>7} {codec:<6} {JS_PEER:<17} {_brief(row)}")
+            _ratios(results, size, codec)
+    for op in ops:
+        if op.kind == "process":
+            out = _run_process(op, PROCESS_REPS, args.timeout)
+            row = _row(0, "-", op.name, out, None)
+            results.append(row)
+            console.print(f"  {'-':>7} {'-':<6} {op.name:<17} {_brief(row)}")
     report = {
         "generated": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)),
         "duration_s": round(time.time() - started, 1),
@@ -572,13 +919,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "worlds": {str(k): v for k, v in metas.items()},
         "results": results,
     }
-    report["targets"] = evaluate(results, max(sizes))
+    report["targets"] = evaluate(results)
     return report
 
 
-def _row(
-    size: int, codec: str, op: str, out: dict[str, Any], meta: dict[str, Any]
-) -> dict[str, Any]:
+def _row(size: int, codec: str, op: str, out: dict[str, Any], base: int | None) -> dict[str, Any]:
     row: dict[str, Any] = {"size": size, "codec": codec, "op": op}
     if "missing" in out:
         row["missing"] = out["missing"]
@@ -587,96 +932,181 @@ def _row(
     else:
         # CPU time of the process (user + system): the machine may be shared, and waiting
         # for a core is not the operation's cost.  Wall times are kept beside it.
-        row["time_s"] = min(out["cpu"])
+        row["time_s"] = round(min(out["cpu"]), 4)
         row["cpu_s"] = [round(t, 4) for t in out["cpu"]]
         row["wall_s"] = [round(t, 4) for t in out["times"]]
         row["peak_mib"] = round(out["peak_rss"] / 2**20, 1)
-        row["peak_per_bson"] = round(out["peak_rss"] / meta["bson_bytes"], 2)
-        if "detail" in out:
-            row["detail"] = out["detail"]
+        if base:
+            row["peak_ratio"] = round(out["peak_rss"] / base, 2)
+        for key in ("output_sha256", "output_bytes", "result"):
+            if key in out:
+                row[key] = out[key]
+        if op == JS_PEER:
+            row["detail"] = {k: out[k] for k in ("decompress", "deserialize", "node", "bson")}
     return row
 
 
 def _brief(row: dict[str, Any]) -> str:
     if "time_s" in row:
-        return f"{row['time_s']:.3f} s, peak {row['peak_mib']} MiB"
+        sha = f", output {row['output_sha256']}" if "output_sha256" in row else ""
+        return f"{row['time_s']:.3f} s, peak {row['peak_mib']} MiB{sha}"
     return f"[yellow]{(row.get('missing') and 'missing: ' + row['missing']) or row.get('error')}"
 
 
-def _ratios(results: list[dict[str, Any]], size: int, codec: str, floor: dict[str, float]) -> None:
-    if "decompress" not in floor or "decode_gc_off" not in floor:
-        return
-    base = floor["decompress"] + floor["decode_gc_off"]
-    for row in results:
-        if row["size"] != size or row["codec"] != codec or "time_s" not in row:
+def _ratios(results: list[dict[str, Any]], size: int, codec: str) -> None:
+    """Each row's time over its floor and over decompression alone, from this run."""
+    mine = [r for r in results if r["size"] == size and r["codec"] == codec]
+    t = {r["op"]: r["time_s"] for r in mine if "time_s" in r}
+    floor = (
+        t["decompress"] + t["decode_gc_off"]
+        if {"decompress", "decode_gc_off"} <= t.keys()
+        else None
+    )
+    pair = None
+    if floor and {"decompress_edited", "decode_edited"} <= t.keys():
+        pair = floor + t["decompress_edited"] + t["decode_edited"]
+    denominators = {
+        "floor": floor,
+        "pair": pair,
+        "json": t.get("json_floor"),
+        "encode": t.get("encode_compress"),
+    }
+    decompress = {"floor": t.get("decompress"), "encode": t.get("decompress")}
+    if "decompress" in t and "decompress_edited" in t:
+        decompress["pair"] = t["decompress"] + t["decompress_edited"]
+    for row in mine:
+        if "time_s" not in row:
             continue
-        against = AGAINST.get(row["op"], "floor")
-        denominator = base if against == "floor" else floor.get(against)
-        row["floor_s"] = round(base, 4)
-        if denominator:
-            row["ratio"] = round(row["time_s"] / denominator, 3)
+        op = OPS.get(row["op"])
+        against = op.against if op is not None else "floor"
+        if floor:
+            row["floor_s"] = round(floor, 4)
+        if against and denominators.get(against):
+            row["ratio"] = round(row["time_s"] / denominators[against], 3)
             row["ratio_to"] = against
+        if against and decompress.get(against):
+            row["ratio_decompress"] = round(row["time_s"] / decompress[against], 2)
 
 
-def evaluate(results: list[dict[str, Any]], largest: int) -> list[dict[str, Any]]:
-    out = []
+def evaluate(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every target on the 10k and 100k worlds run (else the largest), met or missed."""
+    sizes = sorted({r["size"] for r in results if r["size"]})
+    checked = [s for s in sizes if s in TARGET_SIZES] or sizes[-1:]
     by_key = {(r["size"], r["codec"], r["op"]): r for r in results}
-    for (size, codec, op), row in sorted(by_key.items()):
-        if size != largest:
-            continue
-        for t_op, limit, kind in TARGETS:
-            if t_op != op:
+    codecs = sorted({r["codec"] for r in results if r["codec"] != "-"}, key=lambda c: c != "brotli")
+    out: list[dict[str, Any]] = []
+    for op, measure, limit in TARGETS:
+        if measure == "seconds":
+            keys = [(0, "-")]
+        elif measure == "growth":
+            keys = [
+                (s, c) for c in codecs for s in checked if s == max(checked) and len(checked) > 1
+            ]
+        else:
+            keys = [(s, c) for c in codecs for s in checked]
+        for size, codec in keys:
+            row = by_key.get((size, codec, op))
+            if row is None:
                 continue
+            entry: dict[str, Any] = {
+                "op": op,
+                "size": size,
+                "codec": codec,
+                "measure": measure,
+                "limit": limit,
+                "value": None,
+                "met": None,
+            }
             if "time_s" not in row:
-                out.append(
-                    {
-                        "op": op,
-                        "codec": codec,
-                        "kind": kind,
-                        "limit": limit,
-                        "value": None,
-                        "met": None,
-                        "note": row.get("missing") or row.get("error"),
-                    }
-                )
-                continue
-            value = row["ratio"] if kind == "ratio" else row["peak_per_bson"]
-            out.append(
-                {
-                    "op": op,
-                    "codec": codec,
-                    "kind": kind,
-                    "limit": limit,
-                    "value": value,
-                    "met": value <= limit,
-                }
-            )
-        smaller = by_key.get((largest // 10, codec, op))
-        if smaller and "time_s" in smaller and "time_s" in row and op not in FLOOR_OPS:
-            growth = row["time_s"] / smaller["time_s"]
-            out.append(
-                {
-                    "op": op,
-                    "codec": codec,
-                    "kind": "growth",
-                    "limit": GROWTH_LIMIT,
-                    "value": round(growth, 2),
-                    "met": growth <= GROWTH_LIMIT,
-                }
-            )
+                entry["note"] = row.get("missing") or row.get("error")
+            elif measure == "time":
+                entry["value"] = row.get("ratio")
+                entry["ratio_decompress"] = row.get("ratio_decompress")
+            elif measure == "memory":
+                entry["value"] = row.get("peak_ratio")
+            elif measure == "seconds":
+                entry["value"] = row["time_s"]
+            else:
+                smaller = by_key.get((min(checked), codec, op), {})
+                if "time_s" in smaller:
+                    entry["value"] = round(row["time_s"] / smaller["time_s"], 2)
+                    entry["note"] = f"{min(checked):,} -> {size:,} slots"
+            if entry["value"] is not None:
+                entry["met"] = entry["value"] <= limit
+            out.append(entry)
     return out
 
 
 # -- output -----------------------------------------------------------------------------------
+
+MEASURE = {
+    "time": "CPU / floor",
+    "memory": "peak / base",
+    "growth": "time growth",
+    "seconds": "CPU s",
+}
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    """slots, codec, operation, CPU s, x floor, x decompress, peak MiB, peak / base, output."""
+    size = f"{row['size']:,}" if row["size"] else "-"
+    what = DESCRIPTION.get(row["op"], row["op"])
+    if "time_s" not in row:
+        note = f"missing ({row['missing']})" if "missing" in row else f"error: {row['error']}"
+        return [size, row["codec"], what, note, "", "", "", "", ""]
+    base = {"json": " (JSON)", "pair": " (both)"}.get(row.get("memory_of", ""), "")
+    return [
+        size,
+        row["codec"],
+        what,
+        f"{row['time_s']:.3f}",
+        f"{row['ratio']:.2f}x" if "ratio" in row else "",
+        f"{row['ratio_decompress']:.1f}x" if "ratio_decompress" in row else "",
+        f"{row['peak_mib']:.0f}",
+        f"{row['peak_ratio']:.2f}{base}" if "peak_ratio" in row else "",
+        row.get("output_sha256", ""),
+    ]
+
+
+def _target_cells(t: dict[str, Any]) -> list[str]:
+    """operation, slots, measure, value, limit, x decompress, met."""
+    value = "" if t["value"] is None else f"{t['value']:.2f}"
+    if t.get("note") and t["value"] is None:
+        value = str(t["note"])[:60]
+    return [
+        DESCRIPTION.get(t["op"], t["op"]),
+        f"{t['size']:,}" if t["size"] else "-",
+        MEASURE[t["measure"]],
+        value,
+        f"{t['limit']}",
+        f"{t['ratio_decompress']}x" if t.get("ratio_decompress") is not None else "",
+    ]
+
+
+RESULT_COLUMNS = (
+    "slots",
+    "codec",
+    "operation",
+    "CPU s",
+    "x floor",
+    "x decompress",
+    "peak MiB",
+    "peak / base",
+    "output sha256",
+)
+TARGET_COLUMNS = ("target", "slots", "measure", "value", "limit", "x decompress", "met")
 
 
 def print_table(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(width=max(Console().width, 118))
-    table = Table(title="brson benchmarks (ratio: to the floor; dumps: to encode+compress)")
-    for col in ("slots", "codec", "operation", "time (s)", "ratio", "peak MiB", "peak/BSON"):
+    console = Console(width=max(Console().width, 120))
+    table = Table(
+        title="brson benchmarks (x floor: CPU time over decompress + bson.decode of the same "
+        "file; diff: of both files; from-json: json.loads + bson.encode)"
+    )
+    for col in RESULT_COLUMNS:
         table.add_column(col, justify="left" if col in ("codec", "operation") else "right")
     previous = None
     for row in report["results"]:
@@ -684,70 +1114,44 @@ def print_table(report: dict[str, Any]) -> None:
         if previous is not None and key != previous:
             table.add_section()
         previous = key
+        cells = _cells(row)
         if "time_s" not in row:
-            note = f"missing ({row['missing']})" if "missing" in row else f"error: {row['error']}"
-            table.add_row(
-                f"{row['size']:,}",
-                row["codec"],
-                DESCRIPTION[row["op"]],
-                f"[yellow]{note}",
-                "",
-                "",
-                "",
-            )
-            continue
-        ratio = f"{row['ratio']:.2f}x" if "ratio" in row else ""
-        table.add_row(
-            f"{row['size']:,}",
-            row["codec"],
-            DESCRIPTION[row["op"]],
-            f"{row['time_s']:.3f}",
-            ratio,
-            f"{row['peak_mib']:.0f}",
-            f"{row['peak_per_bson']:.2f}",
-        )
+            cells[3] = f"[yellow]{cells[3]}"
+        table.add_row(*cells)
     console.print(table)
-    targets = Table(title="targets on the largest world (ratio: CPU time to the floor's)")
-    for col in ("operation", "codec", "measure", "limit", "value", "met"):
-        targets.add_column(col)
+    targets = Table(title="issue 14's targets (memory: peak over the BSON's size)")
+    for col in TARGET_COLUMNS:
+        targets.add_column(col, justify="left" if col in ("target", "measure") else "right")
     for t in report["targets"]:
-        met = {True: "[green]yes", False: "[red]no", None: "[yellow]n/a"}[t["met"]]
-        value = "" if t["value"] is None else f"{t['value']}"
-        targets.add_row(t["op"], t["codec"], t["kind"], f"{t['limit']}", value, met)
+        met = {True: "[green]met", False: "[red]missed", None: "[yellow]n/a"}[t["met"]]
+        targets.add_row(*_target_cells(t), met)
     console.print(targets)
 
 
 def markdown(report: dict[str, Any]) -> str:
     """The results as Markdown tables (pasted into docs/performance.md)."""
     lines = [
-        "| slots | codec | operation | CPU s | wall s | ratio | peak MiB | peak / BSON |",
-        "|---:|---|---|---:|---:|---:|---:|---:|",
+        "| " + " | ".join(RESULT_COLUMNS) + " |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for row in report["results"]:
-        what = DESCRIPTION[row["op"]]
-        if "time_s" not in row:
-            note = f"missing ({row['missing']})" if "missing" in row else "error"
-            lines.append(f"| {row['size']:,} | {row['codec']} | {what} | {note} | | | | |")
-            continue
-        ratio = f"{row['ratio']:.2f}x" if "ratio" in row else ""
-        lines.append(
-            f"| {row['size']:,} | {row['codec']} | {what} | {row['time_s']:.3f} | "
-            f"{min(row['wall_s']):.3f} | {ratio} | {row['peak_mib']:.0f} | "
-            f"{row['peak_per_bson']:.2f} |"
-        )
-    lines += [
-        "",
-        "| target (largest world) | codec | measure | limit | value | met |",
-        "|---|---|---|---:|---:|---|",
-    ]
+        cells = _cells(row)
+        if cells[8]:
+            cells[8] = f"`{cells[8]}`"
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "| " + " | ".join(TARGET_COLUMNS) + " |", "|---|---:|---|---:|---:|---:|---|"]
     for t in report["targets"]:
-        met = {True: "yes", False: "**no**", None: "n/a"}[t["met"]]
-        value = "" if t["value"] is None else f"{t['value']}"
-        lines.append(
-            f"| {DESCRIPTION[t['op']]} | {t['codec']} | {t['kind']} | {t['limit']} | "
-            f"{value} | {met} |"
-        )
+        met = {True: "met", False: "**missed**", None: "n/a"}[t["met"]]
+        lines.append("| " + " | ".join([*_target_cells(t), met]) + " |")
     return "\n".join(lines) + "\n"
+
+
+def print_outputs(report: dict[str, Any]) -> None:
+    """One line an output: what a before/after comparison diffs."""
+    for row in report["results"]:
+        sha = row.get("output_sha256") or row.get("error") or row.get("missing") or "-"
+        size = row.get("output_bytes", "")
+        print(f"{row['size']:>7} {row['codec']:<6} {row['op']:<14} {sha} {size}")
 
 
 def plot(report: dict[str, Any], out: Path, codec: str = "brotli") -> None:
@@ -756,38 +1160,27 @@ def plot(report: dict[str, Any], out: Path, codec: str = "brotli") -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in report["results"] if r["codec"] == codec and "time_s" in r]
-    ops = [op for op in [*OPS, "js_peer"] if any(r["op"] == op for r in rows)]
+    rows = [r for r in report["results"] if r["codec"] == codec and "ratio" in r]
+    ops = [op for op in [*OPS, JS_PEER] if any(r["op"] == op for r in rows)]
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.5))
     cmap = plt.get_cmap("tab20")
     for i, op in enumerate(ops):
-        pts = sorted((r["size"], r["time_s"], r.get("ratio")) for r in rows if r["op"] == op)
-        style = "--" if op in FLOOR_OPS else "-"
+        pts = sorted((r["size"], r["ratio"], r.get("peak_ratio")) for r in rows if r["op"] == op)
         xs = [p[0] for p in pts]
-        left.plot(xs, [p[1] for p in pts], style, marker="o", color=cmap(i), label=op)
-        if op not in FLOOR_OPS or op == "decode_gc_on":
-            rx = [p[0] for p in pts if p[2] is not None]
-            right.plot(
-                rx,
-                [p[2] for p in pts if p[2] is not None],
-                style,
-                marker="o",
-                color=cmap(i),
-                label=op,
-            )
+        left.plot(xs, [p[1] for p in pts], marker="o", color=cmap(i % 20), label=op)
+        mx = [p[0] for p in pts if p[2] is not None]
+        right.plot(mx, [p[2] for p in pts if p[2] is not None], marker="o", color=cmap(i % 20))
     for ax in (left, right):
         ax.set_xscale("log")
         ax.set_xlabel("world size (slots)")
         ax.grid(True, which="both", alpha=0.3)
     left.set_yscale("log")
-    left.set_ylabel("time (s)")
-    left.set_title(f"time per operation ({codec})")
-    right.set_yscale("log")
-    right.set_ylabel("ratio (to the floor; dumps to encode+compress)")
-    right.set_title("ratio to the floor of the same file")
-    right.axhline(1.0, color="black", lw=0.8)
+    left.set_ylabel("CPU time over the floor")
+    left.set_title(f"time to the floor of the same file ({codec})")
+    left.axhline(1.0, color="black", lw=0.8)
+    right.set_ylabel("peak memory over the BSON's size")
+    right.set_title("peak memory")
     left.legend(fontsize=7, ncol=2)
-    right.legend(fontsize=7, ncol=2)
     fig.suptitle(
         f"brson on synthetic worlds - {report['machine']['cpu']}, "
         f"{report['machine']['cores']} cores, Python {report['machine']['python']}"
@@ -797,36 +1190,44 @@ def plot(report: dict[str, Any], out: Path, codec: str = "brotli") -> None:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--markdown"]:  # tables from a results file
-        source = sys.argv[2] if len(sys.argv) > 2 else str(ROOT / "docs" / "benchmarks.json")
-        sys.stdout.write(markdown(json.loads(Path(source).read_text())))
-        return
     if sys.argv[1:2] == ["--child"]:
-        op, path, codec, meta_path, reps = sys.argv[2:7]
-        child(op, path, codec, meta_path, int(reps))
+        child(json.loads(sys.argv[2]))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=",".join(str(s) for s in worlds.SIZES))
-    parser.add_argument("--codecs", default=",".join(worlds.CODECS))
+    parser.add_argument("--codecs", default="brotli", help="comma-separated (targets: brotli)")
     parser.add_argument(
-        "--big-codecs",
-        default="brotli,lz4",
-        help="codecs run on the 100k world (LZMA there takes ~15 min a write)",
+        "--ops",
+        default="",
+        help="comma-separated operations (default: the targets' and their floors'); "
+        f"known: {', '.join(OPS)}",
     )
-    parser.add_argument("--ops", default="", help="comma-separated subset of operations")
     parser.add_argument("--reps", type=int, default=0, help="repetitions (default by size)")
-    parser.add_argument(
-        "--models-max",
-        type=int,
-        default=100_000,
-        help="largest world for Component.model() of everything",
-    )
-    parser.add_argument("--timeout", type=float, default=1200)
-    parser.add_argument("--no-js", action="store_true")
+    parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--no-js", action="store_true", help="leave out the JS peer")
     parser.add_argument("--json", default=str(ROOT / "docs" / "benchmarks.json"))
     parser.add_argument("--plot", default=str(ROOT / "docs" / "performance.png"))
+    parser.add_argument(
+        "--markdown",
+        nargs="?",
+        const=str(ROOT / "docs" / "benchmarks.json"),
+        metavar="RESULTS",
+        help="print the tables for docs/performance.md from a results file, and stop",
+    )
+    parser.add_argument(
+        "--outputs-only",
+        action="store_true",
+        help="only each operation's output sha256 (one run each), to check byte-identity "
+        "before and after a change; writes no results file",
+    )
     args = parser.parse_args()
+    if args.markdown:
+        sys.stdout.write(markdown(json.loads(Path(args.markdown).read_text())))
+        return
     report = run(args)
+    if args.outputs_only:
+        print_outputs(report)
+        return
     Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     print_table(report)
     if args.plot:

@@ -358,10 +358,13 @@ def generate(slots: int, seed: int = 0) -> tuple[bytes, dict[str, Any]]:
     try:
         doc = builder.document()
         data = bson.encode(doc)
-        # The ~10% subtree to extract: the slot whose subtree is closest to a tenth.
+        # The subtrees to extract: the slots whose subtrees are closest to a tenth and to a
+        # hundredth of the world.
         sizes = subtree_sizes(builder.children)
-        target = min(range(1, slots), key=lambda i: abs(sizes[i] - slots / 10))
+        target = extract_target(builder.children, 10)
         target_id = _find_slot_id(doc["Object"], builder.children, target)
+        small = extract_target(builder.children, 100)
+        small_id = _find_slot_id(doc["Object"], builder.children, small)
     finally:
         if paused:
             gc.enable()
@@ -376,8 +379,42 @@ def generate(slots: int, seed: int = 0) -> tuple[bytes, dict[str, Any]]:
         "types": len(builder.types),
         "extract_id": target_id,
         "extract_slots": sizes[target],
+        "extract_1_id": small_id,
+        "extract_1_slots": sizes[small],
     }
     return data, meta
+
+
+def extract_target(children: list[list[int]], fraction: int) -> int:
+    """The slot (generation index, not the root) whose subtree is closest to 1/``fraction``
+    of the world; the first such index on ties, so the choice is deterministic."""
+    sizes = subtree_sizes(children)
+    slots = len(children)
+    return min(range(1, slots), key=lambda i: abs(sizes[i] - slots / fraction))
+
+
+def _fill_extract_1(meta: dict[str, Any], path: Path) -> None:
+    """Add the ~1% extract target to metadata cached before it existed, without regenerating:
+    the world's shape comes from the generator's first random draws (cheap), and the slot's ID
+    is read from the cached file by following the path from the root (lazily, so cheap too)."""
+    children = _Builder(meta["slots"], meta["seed"]).children  # the shape only: no document
+    small = extract_target(children, 100)
+    parent = [0] * len(children)
+    position = [0] * len(children)
+    for i, kids in enumerate(children):
+        for k, c in enumerate(kids):
+            parent[c], position[c] = i, k
+    route = []
+    node = small
+    while node != 0:
+        route.append(position[node])
+        node = parent[node]
+    tree = brson.load(path, max_size=4 << 30)
+    slot = tree.root
+    for k in reversed(route):
+        slot = slot.children[k]
+    meta["extract_1_id"] = slot.id
+    meta["extract_1_slots"] = subtree_sizes(children)[small]
 
 
 def _find_slot_id(root: dict[str, Any], children: list[list[int]], target: int) -> str:
@@ -406,6 +443,9 @@ def ensure(slots: int, codecs: list[str], log: Any = print) -> dict[str, Any]:
     files_known = meta.get("files", {})
     missing = [c for c in codecs if not path_for(slots, c).exists() or c not in files_known]
     if not missing:
+        if "extract_1_id" not in meta:  # cached before the 1% target was recorded
+            _fill_extract_1(meta, path_for(slots, codecs[0]))
+            meta_path.write_text(json.dumps(meta, indent=1) + "\n")
         return meta
     t0 = time.perf_counter()
     data, fresh = generate(slots)
@@ -432,6 +472,49 @@ def ensure(slots: int, codecs: list[str], log: Any = print) -> dict[str, Any]:
         meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     return meta
+
+
+#: The second version of a world (``diff``): one slot in EDIT_EVERY edited, from EDIT_OFFSET on.
+EDIT_EVERY, EDIT_OFFSET = 100, 37
+
+
+def make_edited(path: Path, out: Path) -> Path:
+    """Write ``path``'s world with ~1% of its slots edited to ``out`` (codec from its name).
+
+    The same edits as ``benchmarks/diffbench.py`` (which the runner prefers when present), so
+    either writes the same bytes: cycling through a rename, a float member changed by 0.5 (the
+    Position if the slot has no float member), its last component dropped from the list, and
+    a new child slot (IDs from the file's sequential counter, so deterministic)."""
+    from brson.model.tree import Component
+    from brson.ops.ids import FreshIds
+
+    tree = brson.load(path, max_size=4 << 30)
+    fresh = FreshIds.for_tree(tree, rng=random.Random(14))
+    chosen = [(i, s) for i, s in enumerate(tree.walk()) if i % EDIT_EVERY == EDIT_OFFSET]
+    for n, (i, slot) in enumerate(chosen):
+        kind = n % 4
+        if kind == 0:
+            slot.name = f"{slot.name} (edited {i})"
+        elif kind == 1:
+            floats = (
+                m for c in slot.components for m in c.fields.values() if type(m.value) is float
+            )
+            member = next(floats, None)
+            if member is not None:
+                member.value = member.value + 0.5
+            else:
+                x, y, z = slot.position
+                slot.position = (x + 0.5, y, z)
+        elif kind == 2:
+            # Straight through the model: Component.remove re-indexes the whole tree per call.
+            holder = slot.components_member
+            items = holder.child_nodes("Data", Component) if holder else None
+            if holder is not None and items:
+                holder.set("Data", items[:-1])
+        else:
+            slot.add_child(f"added {i}", ids=fresh)
+    brson.dump(tree, out)
+    return out
 
 
 def _main(argv: list[str]) -> int:
