@@ -510,20 +510,86 @@ def loads(text: str | bytes) -> dict[str, Any]:
 
 
 def loads_archive(text: str | bytes) -> tuple[dict[str, Any], tuple[Codec, bool] | None]:
-    """The document and, when recorded, its container's ``(codec, legacy)``."""
+    """The document and, when recorded, its container's ``(codec, legacy)``.
+
+    The tags are replaced in place in what ``json.loads`` built (:func:`_untag`), not copied
+    into a second tree as :func:`from_jsonable` does: the document is the parsed JSON."""
     try:
         raw = parse_json(text)
     except ValueError as exc:
         raise DocumentError(f"invalid JSON ({exc})") from None
+    del text  # the caller may pass its only reference (from-json's biggest buffer)
     if not isinstance(raw, dict):
         raise DocumentError("the JSON form of a data tree must be an object")
     container = None
     if raw and next(iter(raw)) == CONTAINER_KEY:
         container = read_container_record(raw.pop(CONTAINER_KEY))
-    try:
-        doc = from_jsonable(raw)
-    except RecursionError:
-        raise DocumentError("JSON nesting too deep") from None
-    if not isinstance(doc, dict):
-        raise DocumentError("the JSON form of a data tree must be an object")
+    if raw and next(iter(raw)).startswith("$"):
+        doc = _from_tag(raw) if next(iter(raw)) != "$document" else _document_of(raw)
+        if not isinstance(doc, dict):
+            raise DocumentError("the JSON form of a data tree must be an object")
+    else:
+        doc = raw
+    _untag(doc)
     return doc, container
+
+
+def decode_text(data: bytes) -> str:
+    """JSON bytes as text, the way ``json.loads`` reads bytes (UTF-8, -16 or -32, a BOM
+    skipped), so a caller can let go of the bytes before parsing."""
+    try:
+        return data.decode(json.detect_encoding(data), "surrogatepass")
+    except ValueError as exc:
+        raise DocumentError(f"invalid JSON ({exc})") from None
+
+
+def _document_of(value: dict[str, Any]) -> dict[str, Any]:
+    """The object a ``{"$document": {...}}`` wrapper holds."""
+    inner = value["$document"]
+    if len(value) != 1 or not isinstance(inner, dict):
+        raise DocumentError("$document must be the only key and hold an object")
+    return inner
+
+
+def _untag(doc: dict[str, Any]) -> None:
+    """:func:`from_jsonable` in place and without recursion, for parsed JSON: every tagged
+    object below ``doc`` replaced by its value, ``$document`` wrappers by what they hold.
+    Plain integers are left as they are: pymongo writes one outside int32 as int64, the
+    width from_jsonable's Int64 gives it, and refuses one outside int64 either way."""
+    stack: list[Any] = [doc]
+    pop, push = stack.pop, stack.append
+    dict_, list_ = dict, list
+    while stack:
+        container = pop()
+        if type(container) is dict_:
+            for key, value in container.items():
+                t = type(value)
+                if t is dict_:
+                    if value:
+                        for first in value:
+                            break
+                        if first[:1] == "$":
+                            if first == "$document":
+                                value = container[key] = _document_of(value)
+                            else:
+                                container[key] = _from_tag(value)
+                                continue
+                    push(value)
+                elif t is list_:
+                    push(value)
+        else:
+            for i, value in enumerate(container):
+                t = type(value)
+                if t is dict_:
+                    if value:
+                        for first in value:
+                            break
+                        if first[:1] == "$":
+                            if first == "$document":
+                                value = container[i] = _document_of(value)
+                            else:
+                                container[i] = _from_tag(value)
+                                continue
+                    push(value)
+                elif t is list_:
+                    push(value)
