@@ -283,10 +283,14 @@ def from_json(
     if str(output) == STDIO:
         _refuse_terminal()
     with progress(f"reading {_sized(src)}", total=4) as bar:
-        text = read_input(src)
-        bar.stage(f"parsing {human_size(len(text))} of JSON")
+        data = read_input(src)
+        bar.stage(f"parsing {human_size(len(data))} of JSON")
         try:
-            doc, recorded = jsonform.loads_archive(text)
+            with paused_gc():  # the parsed tree is one big acyclic structure
+                text = jsonform.decode_text(data)
+                del data  # the bytes go before parsing: the text and the tree are enough
+                doc, recorded = jsonform.loads_archive(text)
+                del text
         except api.BrsonError as exc:
             raise exc.in_file(str(src)) from None
         restored = restore_transform_doubles(doc)
@@ -296,7 +300,9 @@ def from_json(
                 "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)"
             )
         bar.stage("encoding BSON")
-        data = bsondoc.encode(doc)
+        with paused_gc():
+            data = bsondoc.encode(doc)
+        del doc
         bar.stage(f"compressing and writing {human_size(len(data))} of BSON")
         if is_package_name(output):
             save_package(DataTree(data), output, [])

@@ -25,7 +25,7 @@ import json
 import math
 import struct
 from collections.abc import Callable, Iterable, Iterator
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from bson import json_util
@@ -186,6 +186,8 @@ MAX_DEPTH = 493
 #: walked element by element so the decoded objects in memory stay small.
 _CHUNK = 1 << 16
 _FLUSH_PARTS = 1 << 15
+#: Distinct keys whose JSON text is kept (field names repeat; hostile input may not).
+_KEY_CACHE = 1 << 14
 _I32 = struct.Struct("<i")
 _TOO_DEEP = "document nesting too deep for the JSON form"
 
@@ -222,6 +224,14 @@ def _decode(data: bytes, start: int, end: int, wrap: bool = False) -> dict[str, 
         raise DocumentError(_TOO_DEEP, offset=start) from None
 
 
+#: What json's C encoder writes exactly as the JSON form does (not Int64: an int to it).
+_PLAIN = frozenset((str, float, int, bool, type(None)))
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"not a plain JSON value: {type(value).__name__}")
+
+
 def _check_length(data: bytes) -> None:
     if len(data) < 5 or _I32.unpack_from(data, 0)[0] != len(data) or data[-1] != 0:
         raise DocumentError("malformed document (length prefix or end)", offset=0)
@@ -238,6 +248,13 @@ def _separators(indent: int | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return first, tuple("," + line for line in first)
 
 
+@functools.cache
+def _closers(indent: int | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Per depth: what ends an object, an array (its last item's newline, then the bracket)."""
+    first = _separators(indent)[0]
+    return tuple(line + "}" for line in first), tuple(line + "]" for line in first)
+
+
 class _Renderer:
     """The JSON form's text of decoded values, appended to ``out`` piece by piece.
 
@@ -250,6 +267,9 @@ class _Renderer:
         self.out = out
         self.flush_to: Callable[[str], object] | None = None
         self.first, self.next = _separators(indent)
+        self.closers = _closers(indent)
+        self.keys: dict[str, str] = {}
+        self.flat: list[Callable[[Any, int], list[str]]] = []
 
     def flush(self) -> None:
         if self.flush_to is not None and self.out:
@@ -295,10 +315,16 @@ class _Renderer:
         out = self.out
         append = out.append
         firsts, nexts = self.first, self.next
+        close_dict, close_list = self.closers
         enc = encode_basestring
+        keys = self.keys
+        flat = self.flat
         frepr = float.__repr__
         irepr = int.__repr__
+        str_, float_, bool_, int_, dict_, list_, type_ = str, float, bool, int, dict, list, type
+        plain = _PLAIN
         flush_to = self.flush_to
+        indented = self.indent is not None
         stack: list[tuple[Iterator[Any], bool, int, int, str]] = [
             (iter(items), is_dict, depth, nesting, "")
         ]
@@ -309,48 +335,54 @@ class _Renderer:
             for x in it:
                 if is_dict:
                     k, v = x
-                    head = (first_head if first else next_head) + enc(k) + ": "
+                    key = keys.get(k)
+                    if key is None:
+                        key = enc(k) + ": "
+                        if len(keys) < _KEY_CACHE:
+                            keys[k] = key
+                    head = (first_head if first else next_head) + key
                 else:
                     v = x
                     head = first_head if first else next_head
                 first = False
                 t = type(v)
-                if t is str:
+                if t is str_:
                     append(head + enc(v))
-                elif t is float:
+                elif t is float_:
                     if v - v == 0.0:
                         append(head + frepr(v))
                     else:
                         append(head + self.rendered(_float_to_json(v), d + 1))
-                elif t is bool:
-                    append(head + ("true" if v else "false"))
-                elif t is int:
-                    append(head + irepr(v))
-                elif v is None:
-                    append(head + "null")
-                elif t is dict or t is list:
+                elif t is dict_ or t is list_:
                     if n >= MAX_DEPTH:
                         raise DocumentError(_TOO_DEEP)
                     if not v:
-                        append(head + ("{}" if t is dict else "[]"))
+                        append(head + ("{}" if t is dict_ else "[]"))
                         continue
-                    if t is list:
+                    if t is list_:
                         append(head + "[")
-                        stack.append((iter(v), False, d + 1, n + 1, firsts[d + 1] + "]"))
-                    elif not next(iter(v)).startswith("$") or (dollar_ok and len(stack) == 1):
-                        append(head + "{")
-                        stack.append((iter(v.items()), True, d + 1, n + 1, firsts[d + 1] + "}"))
-                    else:  # {"$document": {...}}: never read back as a tag
-                        append(head + "{" + firsts[d + 2] + '"$document": {')
-                        closer = firsts[d + 2] + "}" + firsts[d + 1] + "}"
-                        stack.append((iter(v.items()), True, d + 2, n + 1, closer))
+                        stack.append((iter(v), False, d + 1, n + 1, close_list[d + 1]))
+                    else:
+                        for k0 in v:
+                            break
+                        if k0[:1] != "$" or (dollar_ok and len(stack) == 1):
+                            append(head + "{")
+                            stack.append((iter(v.items()), True, d + 1, n + 1, close_dict[d + 1]))
+                        else:  # {"$document": {...}}: never read back as a tag
+                            append(head + "{" + firsts[d + 2] + '"$document": {')
+                            closer = close_dict[d + 2] + close_dict[d + 1]
+                            stack.append((iter(v.items()), True, d + 2, n + 1, closer))
                     first = True
                     break
+                elif t is bool_:
+                    append(head + ("true" if v else "false"))
+                elif t is int_:
+                    append(head + irepr(v))
+                elif v is None:
+                    append(head + "null")
                 elif t is Int64:
-                    append(
-                        head + "{" + firsts[d + 2] + '"$numberLong": "'
-                        + irepr(v) + '"' + firsts[d + 1] + "}"
-                    )
+                    number = irepr(v)
+                    append(f'{head}{{{firsts[d + 2]}"$numberLong": "{number}"{firsts[d + 1]}}}')
                 else:
                     append(head + self.rendered(to_jsonable(v), d + 1))
             else:
@@ -359,6 +391,16 @@ class _Renderer:
                 if len(out) > _FLUSH_PARTS and flush_to is not None:
                     flush_to("".join(out))
                     out.clear()
+
+    def flat_encoder(self, depth: int) -> Callable[[Any, int], list[str]]:
+        """json's C encoder for a container of scalars at ``depth``: its items' separator."""
+        while len(self.flat) <= depth:
+            separator = self.next[len(self.flat) + 1]
+            self.flat.append(
+                c_make_encoder(None, _refuse, encode_basestring, None, ": ", separator,
+                               False, False, False)
+            )
+        return self.flat[depth]
 
     def bson_document(self, data: bytes, container: dict[str, Any] | None) -> None:
         """The JSON form of a whole BSON document (see :func:`write_bson`)."""
@@ -468,20 +510,86 @@ def loads(text: str | bytes) -> dict[str, Any]:
 
 
 def loads_archive(text: str | bytes) -> tuple[dict[str, Any], tuple[Codec, bool] | None]:
-    """The document and, when recorded, its container's ``(codec, legacy)``."""
+    """The document and, when recorded, its container's ``(codec, legacy)``.
+
+    The tags are replaced in place in what ``json.loads`` built (:func:`_untag`), not copied
+    into a second tree as :func:`from_jsonable` does: the document is the parsed JSON."""
     try:
         raw = parse_json(text)
     except ValueError as exc:
         raise DocumentError(f"invalid JSON ({exc})") from None
+    del text  # the caller may pass its only reference (from-json's biggest buffer)
     if not isinstance(raw, dict):
         raise DocumentError("the JSON form of a data tree must be an object")
     container = None
     if raw and next(iter(raw)) == CONTAINER_KEY:
         container = read_container_record(raw.pop(CONTAINER_KEY))
-    try:
-        doc = from_jsonable(raw)
-    except RecursionError:
-        raise DocumentError("JSON nesting too deep") from None
-    if not isinstance(doc, dict):
-        raise DocumentError("the JSON form of a data tree must be an object")
+    if raw and next(iter(raw)).startswith("$"):
+        doc = _from_tag(raw) if next(iter(raw)) != "$document" else _document_of(raw)
+        if not isinstance(doc, dict):
+            raise DocumentError("the JSON form of a data tree must be an object")
+    else:
+        doc = raw
+    _untag(doc)
     return doc, container
+
+
+def decode_text(data: bytes) -> str:
+    """JSON bytes as text, the way ``json.loads`` reads bytes (UTF-8, -16 or -32, a BOM
+    skipped), so a caller can let go of the bytes before parsing."""
+    try:
+        return data.decode(json.detect_encoding(data), "surrogatepass")
+    except ValueError as exc:
+        raise DocumentError(f"invalid JSON ({exc})") from None
+
+
+def _document_of(value: dict[str, Any]) -> dict[str, Any]:
+    """The object a ``{"$document": {...}}`` wrapper holds."""
+    inner = value["$document"]
+    if len(value) != 1 or not isinstance(inner, dict):
+        raise DocumentError("$document must be the only key and hold an object")
+    return inner
+
+
+def _untag(doc: dict[str, Any]) -> None:
+    """:func:`from_jsonable` in place and without recursion, for parsed JSON: every tagged
+    object below ``doc`` replaced by its value, ``$document`` wrappers by what they hold.
+    Plain integers are left as they are: pymongo writes one outside int32 as int64, the
+    width from_jsonable's Int64 gives it, and refuses one outside int64 either way."""
+    stack: list[Any] = [doc]
+    pop, push = stack.pop, stack.append
+    dict_, list_ = dict, list
+    while stack:
+        container = pop()
+        if type(container) is dict_:
+            for key, value in container.items():
+                t = type(value)
+                if t is dict_:
+                    if value:
+                        for first in value:
+                            break
+                        if first[:1] == "$":
+                            if first == "$document":
+                                value = container[key] = _document_of(value)
+                            else:
+                                container[key] = _from_tag(value)
+                                continue
+                    push(value)
+                elif t is list_:
+                    push(value)
+        else:
+            for i, value in enumerate(container):
+                t = type(value)
+                if t is dict_:
+                    if value:
+                        for first in value:
+                            break
+                        if first[:1] == "$":
+                            if first == "$document":
+                                value = container[i] = _document_of(value)
+                            else:
+                                container[i] = _from_tag(value)
+                                continue
+                    push(value)
+                elif t is list_:
+                    push(value)
