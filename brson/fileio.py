@@ -12,8 +12,9 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from brson.errors import BrsonError
 
@@ -63,8 +64,11 @@ def refuse_inputs(output: str | os.PathLike[str], *inputs: str | os.PathLike[str
 STALE_SECONDS = 60.0
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+def write_atomic(path: str | os.PathLike[str], data: bytes | Iterable[bytes]) -> None:
     """Replace ``path`` with ``data`` all at once (temp file in the same folder + rename).
+
+    ``data`` may come in pieces (an iterable of bytes), so a large output need not be held
+    whole; the rename still happens only after the last piece.
 
     Only a regular file (or nothing) is replaced by a rename: a FIFO, a character device or
     ``/proc/self/fd/1`` behind a symlink is written to directly, as ``cat > OUT`` would, and a
@@ -94,7 +98,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), _output_mode(target))
-            handle.write(data)
+            _write_pieces(handle, data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
@@ -106,11 +110,19 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         raise
 
 
-def _write_through(target: Path, data: bytes) -> None:
+def _write_pieces(handle: BinaryIO, data: bytes | Iterable[bytes]) -> None:
+    if isinstance(data, bytes | bytearray | memoryview):
+        handle.write(data)
+    else:
+        for piece in data:
+            handle.write(piece)
+
+
+def _write_through(target: Path, data: bytes | Iterable[bytes]) -> None:
     """Stream into a special file (FIFO, device): renaming over it would replace it."""
     try:
         with open(target, "wb") as handle:
-            handle.write(data)
+            _write_pieces(handle, data)
     except OSError as exc:
         raise FileError(f"cannot write ({exc.strerror})", file=str(target)) from None
 

@@ -93,7 +93,7 @@ class SlotNode(SceneNode):
         self.extra: dict[str, Any] = {}
         super().__init__(name, type)
 
-    @property  # type: ignore[override]
+    @property
     def metadata(self) -> dict[str, Any]:
         meta = slot_metadata(self.slot)
         meta.update(self.extra)
@@ -226,7 +226,7 @@ def _component_summaries(slot: Slot, own: dict[str, Any]) -> list[dict[str, Any]
             out.append(component_summary(component))  # its error, if it has one
             continue
         element_id = data.get("ID")
-        summary = {
+        summary: dict[str, Any] = {
             "type": _type_text(component),
             "id": element_id if isinstance(element_id, str) else None,
         }
