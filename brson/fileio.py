@@ -12,7 +12,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -64,14 +64,21 @@ def refuse_inputs(output: str | os.PathLike[str], *inputs: str | os.PathLike[str
 STALE_SECONDS = 60.0
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+def write_atomic(path: str | os.PathLike[str], data: bytes | Iterable[bytes]) -> None:
     """Replace ``path`` with ``data`` all at once (temp file in the same folder + rename).
+
+    ``data`` may come in pieces (an iterable of bytes), so a large output need not be held
+    whole; the rename still happens only after the last piece.
 
     Only a regular file (or nothing) is replaced by a rename: a FIFO, a character device or
     ``/proc/self/fd/1`` behind a symlink is written to directly, as ``cat > OUT`` would, and a
     symlink to a regular file keeps being a symlink (its target is replaced)."""
     with atomic_output(path) as handle:
-        handle.write(data)
+        if isinstance(data, bytes | bytearray | memoryview):
+            handle.write(data)
+        else:
+            for piece in data:
+                handle.write(piece)
 
 
 @contextlib.contextmanager

@@ -85,7 +85,8 @@ def export_godot(
                 )
             if glb is not None:
                 _write_glb(source, top, glb, assets or [])
-            write_atomic(output, scene.tscn().encode("utf-8"))
+            # In pieces: the scene's text is larger than the tree's BSON (docs/performance.md).
+            write_atomic(output, (piece.encode("utf-8") for piece in scene.tscn_chunks()))
             for note in scene.notes:
                 say_note(f"brson: note: {note}")
             stdout.print(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +30,10 @@ from bson import json_util
 
 from brson.assets.store import AssetStore
 from brson.collector import paused_gc
+from brson.document import raw
 from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
-from brson.godot.tscn import SceneNode, SubResource, write
+from brson.godot.tscn import SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
 from brson.model.fields import field_member, field_number, field_numbers, field_text, field_value
 from brson.model.tree import Component, DataTree, Slot
@@ -68,7 +69,39 @@ class SceneExport:
     materials: int = 0
 
     def tscn(self) -> str:
-        return write(self.root, self.godot, fallback=FALLBACK_NAME, default=bson_extended)
+        return "".join(self.tscn_chunks())
+
+    def tscn_chunks(self) -> Iterator[str]:
+        """The TSCN text in pieces (one per node): what the writer makes of each node's
+        metadata, read from its slot now, is let go once the piece is written."""
+        return write_chunks(self.root, self.godot, fallback=FALLBACK_NAME, default=bson_extended)
+
+
+class SlotNode(SceneNode):
+    """A scene node whose metadata is read from its slot each time it is asked for.
+
+    Kept, the metadata of every node is the whole tree decoded, which was most of an
+    export's 15x-the-BSON peak; the writer asks for one node's at a time
+    (``deferred_metadata``).  It is the slot as it is when read.  Keys set on ``metadata``
+    (the scene root's document fields and assets) are kept beside it.
+    """
+
+    deferred_metadata = True
+
+    def __init__(self, name: str, type: str, slot: Slot) -> None:
+        self.slot = slot
+        self.extra: dict[str, Any] = {}
+        super().__init__(name, type)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        meta = slot_metadata(self.slot)
+        meta.update(self.extra)
+        return meta
+
+    @metadata.setter
+    def metadata(self, value: dict[str, Any]) -> None:
+        self.extra = dict(value)
 
 
 # --- metadata and the Variant form --------------------------------------------------------------
@@ -93,11 +126,21 @@ def _type_text(component: Component) -> str:
 
 def component_summary(component: Component) -> dict[str, Any]:
     """Type name, ID and all data of a component, as plain values."""
-    out: dict[str, Any] = {"type": _type_text(component), "id": component.id}
+    type_text = _type_text(component)
+    try:
+        data = component.data.decoded()
+    except BrsonError:
+        data = None  # read member by member below, for the error that names what is wrong
+    if data is None:
+        element_id = component.id
+    else:  # the ID from the decoded Data: indexing every Data document cost more than this
+        value = data.get("ID")
+        element_id = value if isinstance(value, str) else None
+    out: dict[str, Any] = {"type": type_text, "id": element_id}
     for key in component:
         if key not in ("Type", "Data"):  # unknown top-level keys come along too
             out[key] = component.get(key)
-    out["data"] = component.data.decoded()
+    out["data"] = data if data is not None else component.data.decoded()
     return out
 
 
@@ -134,9 +177,79 @@ def slot_metadata(slot: Slot) -> dict[str, Any]:
         meta[META_NAME] = slot.name
     if isinstance(slot.tag, str):
         meta[META_TAG] = slot.tag
-    meta[META_COMPONENTS] = [component_summary(c) for c in slot.components]
-    meta[META_SLOT] = slot_fields(slot)
+    own = _own_fields(slot)
+    summaries = _component_summaries(slot, own) if own is not None else None
+    if summaries is None:
+        summaries = [component_summary(c) for c in slot.components]
+    meta[META_COMPONENTS] = summaries
+    meta[META_SLOT] = _slot_fields_from(slot, own) if own is not None else slot_fields(slot)
     return meta
+
+
+def _own_fields(slot: Slot) -> dict[str, Any] | None:
+    """The slot document without ``Children``, decoded in one C call; None when it was
+    edited or does not decode (the member-by-member readers then say what is wrong).
+
+    Why: decoding each component and slot member on its own was most of the metadata's
+    cost (~15 calls a slot into pymongo, each with its own overhead)."""
+    buf = slot.buffer
+    if slot.modified or not buf:
+        return None
+    start, end = slot.span
+    children = slot.element_index().get("Children")
+    if children is None:
+        doc = buf[start:end]
+    else:
+        body = buf[start + 4 : children[1]] + buf[children[3] : end]
+        doc = raw.int32_bytes(len(body) + 4) + body
+    try:
+        return raw.decode_doc(doc, 0, len(doc))
+    except BrsonError:
+        return None
+
+
+def _component_summaries(slot: Slot, own: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """:func:`component_summary` of each component, from the decoded slot (None when its
+    ``Components`` is not the list of documents ``slot.components`` reads)."""
+    member = own.get("Components")
+    items = member.get("Data") if type(member) is dict else None
+    if type(items) is not list:
+        return None
+    components = slot.components
+    documents = [item for item in items if type(item) is dict]
+    if len(documents) != len(components):
+        return None
+    out: list[dict[str, Any]] = []
+    for component, item in zip(components, documents, strict=True):
+        data = item.get("Data")
+        if type(data) is not dict:
+            out.append(component_summary(component))  # its error, if it has one
+            continue
+        element_id = data.get("ID")
+        summary: dict[str, Any] = {
+            "type": _type_text(component),
+            "id": element_id if isinstance(element_id, str) else None,
+        }
+        for key, value in item.items():
+            if key not in ("Type", "Data"):
+                summary[key] = value
+        summary["data"] = data
+        out.append(summary)
+    return out
+
+
+def _slot_fields_from(slot: Slot, own: dict[str, Any]) -> dict[str, Any]:
+    """:func:`slot_fields` from the decoded slot."""
+    out: dict[str, Any] = {}
+    for key in slot:
+        if key == "Children":
+            continue
+        value = own.get(key)
+        if key == "Components" and type(value) is dict:
+            out[key] = {k: v for k, v in value.items() if k != "Data"}
+        else:
+            out[key] = value
+    return out
 
 
 def document_fields(tree: DataTree) -> dict[str, Any]:
@@ -495,9 +608,9 @@ def export_scene(
         current, parent = stack.pop()
         node = _node(current, godot, converter, parent is None, meshes=gltf is None)
         if parent is None:
-            node.metadata[META_DOCUMENT] = document_fields(tree)
+            node.extra[META_DOCUMENT] = document_fields(tree)
             if "Assets" in tree:
-                node.metadata[META_ASSETS] = [component_summary(c) for c in tree.assets]
+                node.extra[META_ASSETS] = [component_summary(c) for c in tree.assets]
             result.root = node
         else:
             parent.children.append(node)
@@ -516,9 +629,9 @@ def export_scene(
 
 def _node(
     slot: Slot, godot: int, converter: _Converter, is_root: bool, meshes: bool = True
-) -> SceneNode:
+) -> SlotNode:
     name = slot.name if isinstance(slot.name, str) else ""
-    node = SceneNode(name, NODE[godot])
+    node = SlotNode(name, NODE[godot], slot)
     node.properties["transform"] = _transform(slot, is_root)
     if slot.active is False:
         node.properties["visible"] = False
@@ -529,5 +642,4 @@ def _node(
         node.properties["mesh"] = mesh
         if material is not None:
             node.properties["material_override"] = material
-    node.metadata = slot_metadata(slot)
     return node

@@ -20,12 +20,13 @@ transforms; the binary Variant export (``--variant``) is the bit-exact path.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from brson.errors import VariantError
 from brson.godot import values as gv
@@ -92,7 +93,16 @@ class SubResource:
 
 @dataclass(eq=False)
 class SceneNode:
-    """One node: wanted name, Godot class, properties in write order, metadata, children."""
+    """One node: wanted name, Godot class, properties in write order, metadata, children.
+
+    A subclass may compute ``metadata`` when it is read and set :attr:`deferred_metadata`:
+    :func:`write_chunks` then reads it only when that node's turn comes and drops it after,
+    so a scene whose metadata is a whole world's data decoded (15x its BSON) never holds it
+    all at once.  Deferred metadata is BSON data: string keys, no sub-resources.
+    """
+
+    #: Read ``metadata`` only while writing this node (see above).
+    deferred_metadata: ClassVar[bool] = False
 
     name: str
     type: str
@@ -246,6 +256,75 @@ _LITERAL_TYPES = (
     gv.NodePath,
     gv.StringName,
 )
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(type(value).__name__)
+
+
+#: Godot 4 literals of BSON data through json's C encoder (see :func:`_bson_container4`).
+#: The separators are control characters, which the encoder escapes inside strings, so
+#: every ``\x01`` (between items) and ``\x02`` (after a key) in its output is structural.
+_JSON = json.JSONEncoder(
+    ensure_ascii=False,
+    allow_nan=False,  # nan and inf are Godot keywords, not JSON: those values go the slow way
+    check_circular=False,
+    separators=("\x01", "\x02"),
+    default=_not_json,
+)
+#: Followed by a key: a whole string token, then the key separator.  A ``{`` or ``\x01``
+#: inside a string cannot be: an unescaped quote after it closes that string, and no
+#: second string starts before the next separator.  Without backslashes in the text (no
+#: escaped quotes), a string token is simply ``"[^"]*"``, which is faster to match.
+_KEY_AHEAD = r'(?="(?:[^"\\\x01\x02]|\\.)*"\x02)'
+_KEY_AHEAD_PLAIN = r'(?="[^"]*"\x02)'
+_DICT_OPEN = re.compile(r"\{" + _KEY_AHEAD), re.compile(r"\{" + _KEY_AHEAD_PLAIN)
+_DICT_ITEM = re.compile("\x01" + _KEY_AHEAD), re.compile("\x01" + _KEY_AHEAD_PLAIN)
+#: Closing a container: only closers, then a separator or the end (in a string, the
+#: closing quote would come first).  Empty dictionaries become ``{\n}``, which nothing
+#: else can (JSON strings hold no newline), and are put back as ``{}``.
+_CLOSES = r"(?=[\]}]*(?:\x01|\Z))"
+_DICT_CLOSE = re.compile(r"\}" + _CLOSES)
+#: A number token (after a separator or ``[``, before closers and a separator) that may
+#: be longer than Godot's parser reads (:func:`_float_text`).  ``repr`` has at most 17
+#: significant digits and writes numbers under 1e-4 or from 1e16 in scientific form, so
+#: only ``0.`` followed by 17 or more digits can exceed 18 digits.
+#: (Starting with the literal ``0.`` lets ``re`` skip ahead fast; what precedes the token
+#: is checked by :func:`_godot4_number`.)
+_LONG_NUMBER = re.compile(r"0\.[0-9]{17,}" + _CLOSES)
+_LONG_DIGITS = re.compile(r"0\.[0-9]{17}")
+
+
+def _godot4_number(match: re.Match[str]) -> str:
+    start = match.start()
+    text, before = match[0], match.string[max(0, start - 2) : start]
+    if not before.endswith(("\x01", "\x02", "[", "\x01-", "\x02-", "[-")):
+        return text  # the tail of another token
+    return _float_text(float(text), 4)  # repr's own digits: float() gives the same double
+
+
+def _bson_container4(value: dict[str, Any] | list[Any]) -> str | None:
+    """A decoded BSON document or array as its Godot 4 literal, at C speed, or None when it
+    holds something the fast path does not write the way :meth:`_Writer.literal` does
+    (bytes, nan/inf, ``\\x7f``, BSON-only types, nesting past the encoder's limit).
+
+    Godot 4's literal is JSON's with other spacing: dictionaries ``{\\n"k": v,\\n"k2": v2\\n}``
+    (``{}`` when empty), arrays ``[a, b]``, floats as ``repr`` (past 18 digits rewritten).
+    One ``literal()`` per member was most of an export's time (~1 µs a value).
+    """
+    try:
+        text = _JSON.encode(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if "\x7f" in text:  # JSON leaves DEL as it is; the writer escapes it
+        return None
+    if _LONG_DIGITS.search(text) is not None:
+        text = _LONG_NUMBER.sub(_godot4_number, text)
+    plain = "\\" not in text
+    text = _DICT_OPEN[plain].sub("{\n", text)
+    text = _DICT_CLOSE.sub("\n}", text).replace("{\n}", "{}")
+    text = _DICT_ITEM[plain].sub(",\n", text)
+    return text.replace("\x01", ", ").replace("\x02", ": ")
 
 
 class _Raw(str):
@@ -431,22 +510,46 @@ def write(
     ``default``, as in ``json.dumps``, turns a value that has no TSCN literal into one that
     has; without it such a value is a :class:`~brson.errors.VariantError`.
     """
+    return "".join(write_chunks(root, godot, fallback, default))
+
+
+def write_chunks(
+    root: SceneNode,
+    godot: int,
+    fallback: str = "Node",
+    default: Callable[[Any], Any] | None = None,
+) -> Iterator[str]:
+    """:func:`write`'s text in pieces: the header and sub-resources, then one per node.
+
+    Every node's properties are written first (sub-resources are listed before the nodes and
+    Godot 3's header counts them); deferred metadata (:class:`SceneNode`) is read and written
+    when its node's piece is made, so a caller writing the pieces out holds one node's.
+    """
     writer = _Writer(godot, default)
-    lines: list[str] = []
+    blocks: list[tuple[PlacedNode, list[str]]] = []
     for item in layout(root, godot, fallback):
         header = f"[node name={quote(item.name)} type={quote(item.node.type)}"
         if item.parent is not None:
             header += f" parent={quote(item.parent)}"
-        lines.append(header + "]")
-        lines.extend(_properties(writer, item.node.properties))
-        lines.extend(_metadata(writer, item.node.metadata))
-        lines.append("")
+        lines = [header + "]", *_properties(writer, item.node.properties)]
+        if not item.node.deferred_metadata:
+            lines.extend(_metadata(writer, item.node.metadata))
+        blocks.append((item, lines))
     steps = len(writer.ids) + 1
     if godot == 3:
         head = f"[gd_scene load_steps={steps} format=2]" if steps > 1 else "[gd_scene format=2]"
     else:
         head = f"[gd_scene format={FORMAT[4]}]"
-    return "\n".join([head, "", *writer.resource_lines, *lines])
+    yield "".join(line + "\n" for line in [head, "", *writer.resource_lines])
+    last = len(blocks) - 1
+    for number, (item, lines) in enumerate(blocks):
+        if item.node.deferred_metadata:
+            lines.extend(_metadata(writer, item.node.metadata, bson_data=True))
+            if len(writer.ids) + 1 != steps:
+                raise VariantError("deferred metadata refers to a sub-resource")
+        lines.append("" if number == last else "\n")
+        yield "\n".join(lines)
+        blocks[number] = (item, [])  # written: let its text go
 
 
 def _properties(writer: _Writer, properties: Mapping[str, Any]) -> Iterator[str]:
@@ -456,10 +559,13 @@ def _properties(writer: _Writer, properties: Mapping[str, Any]) -> Iterator[str]
         yield f"{name} = {writer.literal(value)}"
 
 
-def _metadata(writer: _Writer, metadata: Mapping[str, Any]) -> Iterator[str]:
+def _metadata(
+    writer: _Writer, metadata: Mapping[str, Any], bson_data: bool = False
+) -> Iterator[str]:
     """Godot 3: one ``__meta__`` dictionary; Godot 4: a ``metadata/<key>`` line per key.
 
-    Keys are sorted, as the engines write them.
+    Keys are sorted, as the engines write them.  ``bson_data``: the values are decoded BSON
+    (string keys only), which Godot 4 containers write through :func:`_bson_container4`.
     """
     if not metadata:
         return
@@ -470,7 +576,11 @@ def _metadata(writer: _Writer, metadata: Mapping[str, Any]) -> Iterator[str]:
     for key in keys:
         if not _IDENTIFIER.match(key):
             raise VariantError(f"metadata key {key!r} is not an identifier (Godot 4 refuses it)")
-        yield f"metadata/{key} = {writer.literal(metadata[key])}"
+        value = metadata[key]
+        text = None
+        if bson_data and type(value) in (dict, list):
+            text = _bson_container4(value)
+        yield f"metadata/{key} = {text if text is not None else writer.literal(value)}"
 
 
 def literal(value: Any, godot: int, default: Callable[[Any], Any] | None = None) -> str:
