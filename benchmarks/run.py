@@ -1194,7 +1194,9 @@ def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         child(json.loads(sys.argv[2]))
         return
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default=",".join(str(s) for s in worlds.SIZES))
     parser.add_argument("--codecs", default="brotli", help="comma-separated (targets: brotli)")
     parser.add_argument(
