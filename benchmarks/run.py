@@ -1078,8 +1078,8 @@ def _target_cells(t: dict[str, Any]) -> list[str]:
         value = str(t["note"])[:60]
     return [
         DESCRIPTION.get(t["op"], t["op"]),
-        f"{t['size']:,}" if t["size"] else "-",
-        MEASURE[t["measure"]],
+        f"{t['size']:,}" if t.get("size") else "-",
+        MEASURE.get(t.get("measure", ""), t.get("kind", "")),  # "kind": results before issue 14
         value,
         f"{t['limit']}",
         f"{t['ratio_decompress']}x" if t.get("ratio_decompress") is not None else "",
