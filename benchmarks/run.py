@@ -678,11 +678,12 @@ def _run_child(
 
 
 def _run_process(op: Op, reps: int, timeout: float) -> dict[str, Any]:
-    """A whole process, best of ``reps``: CPU time (user + system) and peak RSS from the
-    kernel's accounting of the child (``wait4``), so start-up and imports are included."""
+    """A whole process, best of ``reps``: CPU time (user + system) from the kernel's
+    accounting of the child (``wait4``), so start-up and imports are included.  No memory:
+    the child's ``ru_maxrss`` starts from this process's size at the fork."""
     fields = {"brson": _brson_script(), "python": sys.executable}
     argv = [a.format(**fields) for a in op.argv]
-    cpu, wall, peak = [], [], 0
+    cpu, wall = [], []
     for _ in range(reps):
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -692,10 +693,9 @@ def _run_process(op: Op, reps: int, timeout: float) -> dict[str, Any]:
         if proc.returncode != 0:
             return {"error": f"{' '.join(argv)}: exit code {proc.returncode}"}
         cpu.append(usage.ru_utime + usage.ru_stime)
-        peak = max(peak, usage.ru_maxrss * 1024)
         if time.perf_counter() - t0 > timeout:
             return {"error": f"timed out after {timeout:.0f} s"}
-    return {"times": wall, "cpu": cpu, "peak_rss": peak}
+    return {"times": wall, "cpu": cpu}
 
 
 def _run_js(path: Path, reps: int, timeout: float) -> dict[str, Any]:
@@ -710,7 +710,7 @@ def _run_js(path: Path, reps: int, timeout: float) -> dict[str, Any]:
     if proc.returncode != 0:
         return {"error": " | ".join(proc.stderr.strip().splitlines()[-1:])}
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    return {"times": [out["total"]], "cpu": [out["cpu"]], "peak_rss": out["peak_rss"], **out}
+    return {**out, "times": [out["total"]], "cpu": [out["cpu"]], "peak_rss": out["peak_rss"]}
 
 
 def _python(code: str, *args: str) -> None:
@@ -935,9 +935,10 @@ def _row(size: int, codec: str, op: str, out: dict[str, Any], base: int | None) 
         row["time_s"] = round(min(out["cpu"]), 4)
         row["cpu_s"] = [round(t, 4) for t in out["cpu"]]
         row["wall_s"] = [round(t, 4) for t in out["times"]]
-        row["peak_mib"] = round(out["peak_rss"] / 2**20, 1)
-        if base:
-            row["peak_ratio"] = round(out["peak_rss"] / base, 2)
+        if "peak_rss" in out:
+            row["peak_mib"] = round(out["peak_rss"] / 2**20, 1)
+            if base:
+                row["peak_ratio"] = round(out["peak_rss"] / base, 2)
         for key in ("output_sha256", "output_bytes", "result"):
             if key in out:
                 row[key] = out[key]
@@ -949,7 +950,8 @@ def _row(size: int, codec: str, op: str, out: dict[str, Any], base: int | None) 
 def _brief(row: dict[str, Any]) -> str:
     if "time_s" in row:
         sha = f", output {row['output_sha256']}" if "output_sha256" in row else ""
-        return f"{row['time_s']:.3f} s, peak {row['peak_mib']} MiB{sha}"
+        peak = f", peak {row['peak_mib']} MiB" if "peak_mib" in row else ""
+        return f"{row['time_s']:.3f} s{peak}{sha}"
     return f"[yellow]{(row.get('missing') and 'missing: ' + row['missing']) or row.get('error')}"
 
 
@@ -971,7 +973,8 @@ def _ratios(results: list[dict[str, Any]], size: int, codec: str) -> None:
         "json": t.get("json_floor"),
         "encode": t.get("encode_compress"),
     }
-    decompress = {"floor": t.get("decompress"), "encode": t.get("decompress")}
+    # from-json makes the world's BSON again: decompressing the world is the cheapest way there.
+    decompress = {k: t.get("decompress") for k in ("floor", "encode", "json")}
     if "decompress" in t and "decompress_edited" in t:
         decompress["pair"] = t["decompress"] + t["decompress_edited"]
     for row in mine:
@@ -1062,7 +1065,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
         f"{row['time_s']:.3f}",
         f"{row['ratio']:.2f}x" if "ratio" in row else "",
         f"{row['ratio_decompress']:.1f}x" if "ratio_decompress" in row else "",
-        f"{row['peak_mib']:.0f}",
+        f"{row['peak_mib']:.0f}" if "peak_mib" in row else "",
         f"{row['peak_ratio']:.2f}{base}" if "peak_ratio" in row else "",
         row.get("output_sha256", ""),
     ]
@@ -1075,8 +1078,8 @@ def _target_cells(t: dict[str, Any]) -> list[str]:
         value = str(t["note"])[:60]
     return [
         DESCRIPTION.get(t["op"], t["op"]),
-        f"{t['size']:,}" if t["size"] else "-",
-        MEASURE[t["measure"]],
+        f"{t['size']:,}" if t.get("size") else "-",
+        MEASURE.get(t.get("measure", ""), t.get("kind", "")),  # "kind": results before issue 14
         value,
         f"{t['limit']}",
         f"{t['ratio_decompress']}x" if t.get("ratio_decompress") is not None else "",
@@ -1101,10 +1104,9 @@ def print_table(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(width=max(Console().width, 120))
+    console = Console(width=max(Console().width, 150))
     table = Table(
-        title="brson benchmarks (x floor: CPU time over decompress + bson.decode of the same "
-        "file; diff: of both files; from-json: json.loads + bson.encode)"
+        title="brson benchmarks (x floor: CPU time over the floor of the same file, see --help)"
     )
     for col in RESULT_COLUMNS:
         table.add_column(col, justify="left" if col in ("codec", "operation") else "right")
@@ -1193,7 +1195,9 @@ def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         child(json.loads(sys.argv[2]))
         return
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default=",".join(str(s) for s in worlds.SIZES))
     parser.add_argument("--codecs", default="brotli", help="comma-separated (targets: brotli)")
     parser.add_argument(
