@@ -25,7 +25,7 @@ import json
 import math
 import struct
 from collections.abc import Callable, Iterable, Iterator
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any
 
 from bson import json_util
@@ -224,14 +224,6 @@ def _decode(data: bytes, start: int, end: int, wrap: bool = False) -> dict[str, 
         raise DocumentError(_TOO_DEEP, offset=start) from None
 
 
-#: What json's C encoder writes exactly as the JSON form does (not Int64: an int to it).
-_PLAIN = frozenset((str, float, int, bool, type(None)))
-
-
-def _refuse(value: Any) -> Any:
-    raise TypeError(f"not a plain JSON value: {type(value).__name__}")
-
-
 def _check_length(data: bytes) -> None:
     if len(data) < 5 or _I32.unpack_from(data, 0)[0] != len(data) or data[-1] != 0:
         raise DocumentError("malformed document (length prefix or end)", offset=0)
@@ -269,7 +261,6 @@ class _Renderer:
         self.first, self.next = _separators(indent)
         self.closers = _closers(indent)
         self.keys: dict[str, str] = {}
-        self.flat: list[Callable[[Any, int], list[str]]] = []
 
     def flush(self) -> None:
         if self.flush_to is not None and self.out:
@@ -318,13 +309,10 @@ class _Renderer:
         close_dict, close_list = self.closers
         enc = encode_basestring
         keys = self.keys
-        flat = self.flat
         frepr = float.__repr__
         irepr = int.__repr__
-        str_, float_, bool_, int_, dict_, list_, type_ = str, float, bool, int, dict, list, type
-        plain = _PLAIN
+        str_, float_, bool_, int_, dict_, list_ = str, float, bool, int, dict, list
         flush_to = self.flush_to
-        indented = self.indent is not None
         stack: list[tuple[Iterator[Any], bool, int, int, str]] = [
             (iter(items), is_dict, depth, nesting, "")
         ]
@@ -363,7 +351,7 @@ class _Renderer:
                         append(head + "[")
                         stack.append((iter(v), False, d + 1, n + 1, close_list[d + 1]))
                     else:
-                        for k0 in v:
+                        for k0 in v:  # noqa: B007  (the first key, without iter + next)
                             break
                         if k0[:1] != "$" or (dollar_ok and len(stack) == 1):
                             append(head + "{")
@@ -391,16 +379,6 @@ class _Renderer:
                 if len(out) > _FLUSH_PARTS and flush_to is not None:
                     flush_to("".join(out))
                     out.clear()
-
-    def flat_encoder(self, depth: int) -> Callable[[Any, int], list[str]]:
-        """json's C encoder for a container of scalars at ``depth``: its items' separator."""
-        while len(self.flat) <= depth:
-            separator = self.next[len(self.flat) + 1]
-            self.flat.append(
-                c_make_encoder(None, _refuse, encode_basestring, None, ": ", separator,
-                               False, False, False)
-            )
-        return self.flat[depth]
 
     def bson_document(self, data: bytes, container: dict[str, Any] | None) -> None:
         """The JSON form of a whole BSON document (see :func:`write_bson`)."""
@@ -493,6 +471,8 @@ class _Renderer:
         ``depth``: its lines shifted right (no JSON string holds a raw newline)."""
         text = json.dumps(form, indent=self.indent, ensure_ascii=False, allow_nan=False)
         return text.replace("\n", self.first[depth]) if self.indent is not None else text
+
+
 def parse_json(text: str | bytes) -> Any:
     """``json.loads`` for untrusted text, failing only with ``ValueError``: syntax, encoding,
     an integer literal past Python's 4,300-digit limit (a plain ValueError) and nesting deep
@@ -566,7 +546,7 @@ def _untag(doc: dict[str, Any]) -> None:
                 t = type(value)
                 if t is dict_:
                     if value:
-                        for first in value:
+                        for first in value:  # noqa: B007  (the first key)
                             break
                         if first[:1] == "$":
                             if first == "$document":
@@ -582,7 +562,7 @@ def _untag(doc: dict[str, Any]) -> None:
                 t = type(value)
                 if t is dict_:
                     if value:
-                        for first in value:
+                        for first in value:  # noqa: B007  (the first key)
                             break
                         if first[:1] == "$":
                             if first == "$document":
