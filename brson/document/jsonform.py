@@ -164,6 +164,7 @@ def write_bson(
     write: Callable[[str], object],
     indent: int | None = 1,
     container: dict[str, Any] | None = None,
+    chunk: int | None = None,
 ) -> None:
     """Write the JSON form of the BSON document ``data`` through ``write``, in chunks.
 
@@ -174,6 +175,8 @@ def write_bson(
     _check_length(data)
     renderer = _Renderer(indent, [])
     renderer.flush_to = write
+    if chunk is not None:  # tests walk small documents too
+        renderer.chunk = chunk
     renderer.bson_document(data, container)
     renderer.flush()
 
@@ -197,10 +200,12 @@ _Elem = tuple[str, int, int, int, int]
 _CONTAINERS = (raw.DOCUMENT, raw.ARRAY)
 
 
-def _elements(data: bytes, start: int, end: int, is_dict: bool) -> list[_Elem] | None:
-    """The elements of a container worth walking (bigger than :data:`_CHUNK`); None for a
-    small one or one the indexer refuses (pymongo then decodes it whole, as before)."""
-    if end - start <= _CHUNK:
+def _elements(
+    data: bytes, start: int, end: int, is_dict: bool, limit: int
+) -> list[_Elem] | None:
+    """The elements of a container worth walking (bigger than ``limit``); None for a small
+    one or one the indexer refuses (pymongo then decodes it whole, as before)."""
+    if end - start <= limit:
         return None
     try:
         if is_dict:
@@ -259,6 +264,7 @@ class _Renderer:
         self.out = out
         self.flush_to: Callable[[str], object] | None = None
         self.first, self.next = _separators(indent)
+        self.chunk = _CHUNK
         self.closers = _closers(indent)
         self.keys: dict[str, str] = {}
 
@@ -382,7 +388,7 @@ class _Renderer:
 
     def bson_document(self, data: bytes, container: dict[str, Any] | None) -> None:
         """The JSON form of a whole BSON document (see :func:`write_bson`)."""
-        elements = _elements(data, 0, len(data), True)
+        elements = _elements(data, 0, len(data), True, self.chunk)
         if elements is None:  # small, or what the walk refuses: pymongo decides, as before
             self.document(_decode(data, 0, len(data)), container)
             return
@@ -413,6 +419,7 @@ class _Renderer:
         out = self.out
         append = out.append
         firsts, nexts = self.first, self.next
+        limit = self.chunk
         stack: list[list[Any]] = [[elements, 0, is_dict, depth, nesting, closer]]
         while stack:
             frame = stack[-1]
@@ -422,11 +429,11 @@ class _Renderer:
                 j, size = i, 0
                 while j < count:
                     elem = elements[j]
-                    if elem[1] in _CONTAINERS and elem[4] - elem[3] > _CHUNK:
+                    if elem[1] in _CONTAINERS and elem[4] - elem[3] > limit:
                         break
                     size += elem[4] - elem[2]
                     j += 1
-                    if size > _CHUNK:
+                    if size > limit:
                         break
                 if j > i:
                     run = _decode(data, elements[i][2], elements[j - 1][4], wrap=True)
@@ -436,7 +443,7 @@ class _Renderer:
                     continue
                 key, etype, pos, vstart, vend = elements[i]
                 i += 1
-                children = _elements(data, vstart, vend, etype == raw.DOCUMENT)
+                children = _elements(data, vstart, vend, etype == raw.DOCUMENT, limit)
                 if children is None:  # refused by the walk: pymongo decodes it (or says why)
                     run = _decode(data, pos, vend, wrap=True)
                     self.items(run.items() if is_dict else run.values(), is_dict, d, n, first)
