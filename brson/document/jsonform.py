@@ -25,7 +25,7 @@ import json
 import math
 import struct
 from collections.abc import Callable, Iterable, Iterator
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any
 
 from bson import json_util
@@ -164,6 +164,7 @@ def write_bson(
     write: Callable[[str], object],
     indent: int | None = 1,
     container: dict[str, Any] | None = None,
+    chunk: int | None = None,
 ) -> None:
     """Write the JSON form of the BSON document ``data`` through ``write``, in chunks.
 
@@ -174,6 +175,8 @@ def write_bson(
     _check_length(data)
     renderer = _Renderer(indent, [])
     renderer.flush_to = write
+    if chunk is not None:  # tests walk small documents too
+        renderer.chunk = chunk
     renderer.bson_document(data, container)
     renderer.flush()
 
@@ -197,10 +200,12 @@ _Elem = tuple[str, int, int, int, int]
 _CONTAINERS = (raw.DOCUMENT, raw.ARRAY)
 
 
-def _elements(data: bytes, start: int, end: int, is_dict: bool) -> list[_Elem] | None:
-    """The elements of a container worth walking (bigger than :data:`_CHUNK`); None for a
-    small one or one the indexer refuses (pymongo then decodes it whole, as before)."""
-    if end - start <= _CHUNK:
+def _elements(
+    data: bytes, start: int, end: int, is_dict: bool, limit: int
+) -> list[_Elem] | None:
+    """The elements of a container worth walking (bigger than ``limit``); None for a small
+    one or one the indexer refuses (pymongo then decodes it whole, as before)."""
+    if end - start <= limit:
         return None
     try:
         if is_dict:
@@ -222,14 +227,6 @@ def _decode(data: bytes, start: int, end: int, wrap: bool = False) -> dict[str, 
         raise DocumentError(f"malformed document ({exc})", offset=start) from None
     except RecursionError:
         raise DocumentError(_TOO_DEEP, offset=start) from None
-
-
-#: What json's C encoder writes exactly as the JSON form does (not Int64: an int to it).
-_PLAIN = frozenset((str, float, int, bool, type(None)))
-
-
-def _refuse(value: Any) -> Any:
-    raise TypeError(f"not a plain JSON value: {type(value).__name__}")
 
 
 def _check_length(data: bytes) -> None:
@@ -267,9 +264,9 @@ class _Renderer:
         self.out = out
         self.flush_to: Callable[[str], object] | None = None
         self.first, self.next = _separators(indent)
+        self.chunk = _CHUNK
         self.closers = _closers(indent)
         self.keys: dict[str, str] = {}
-        self.flat: list[Callable[[Any, int], list[str]]] = []
 
     def flush(self) -> None:
         if self.flush_to is not None and self.out:
@@ -318,13 +315,10 @@ class _Renderer:
         close_dict, close_list = self.closers
         enc = encode_basestring
         keys = self.keys
-        flat = self.flat
         frepr = float.__repr__
         irepr = int.__repr__
-        str_, float_, bool_, int_, dict_, list_, type_ = str, float, bool, int, dict, list, type
-        plain = _PLAIN
+        str_, float_, bool_, int_, dict_, list_ = str, float, bool, int, dict, list
         flush_to = self.flush_to
-        indented = self.indent is not None
         stack: list[tuple[Iterator[Any], bool, int, int, str]] = [
             (iter(items), is_dict, depth, nesting, "")
         ]
@@ -363,7 +357,7 @@ class _Renderer:
                         append(head + "[")
                         stack.append((iter(v), False, d + 1, n + 1, close_list[d + 1]))
                     else:
-                        for k0 in v:
+                        for k0 in v:  # noqa: B007  (the first key, without iter + next)
                             break
                         if k0[:1] != "$" or (dollar_ok and len(stack) == 1):
                             append(head + "{")
@@ -392,19 +386,9 @@ class _Renderer:
                     flush_to("".join(out))
                     out.clear()
 
-    def flat_encoder(self, depth: int) -> Callable[[Any, int], list[str]]:
-        """json's C encoder for a container of scalars at ``depth``: its items' separator."""
-        while len(self.flat) <= depth:
-            separator = self.next[len(self.flat) + 1]
-            self.flat.append(
-                c_make_encoder(None, _refuse, encode_basestring, None, ": ", separator,
-                               False, False, False)
-            )
-        return self.flat[depth]
-
     def bson_document(self, data: bytes, container: dict[str, Any] | None) -> None:
         """The JSON form of a whole BSON document (see :func:`write_bson`)."""
-        elements = _elements(data, 0, len(data), True)
+        elements = _elements(data, 0, len(data), True, self.chunk)
         if elements is None:  # small, or what the walk refuses: pymongo decides, as before
             self.document(_decode(data, 0, len(data)), container)
             return
@@ -435,6 +419,7 @@ class _Renderer:
         out = self.out
         append = out.append
         firsts, nexts = self.first, self.next
+        limit = self.chunk
         stack: list[list[Any]] = [[elements, 0, is_dict, depth, nesting, closer]]
         while stack:
             frame = stack[-1]
@@ -444,11 +429,11 @@ class _Renderer:
                 j, size = i, 0
                 while j < count:
                     elem = elements[j]
-                    if elem[1] in _CONTAINERS and elem[4] - elem[3] > _CHUNK:
+                    if elem[1] in _CONTAINERS and elem[4] - elem[3] > limit:
                         break
                     size += elem[4] - elem[2]
                     j += 1
-                    if size > _CHUNK:
+                    if size > limit:
                         break
                 if j > i:
                     run = _decode(data, elements[i][2], elements[j - 1][4], wrap=True)
@@ -458,7 +443,7 @@ class _Renderer:
                     continue
                 key, etype, pos, vstart, vend = elements[i]
                 i += 1
-                children = _elements(data, vstart, vend, etype == raw.DOCUMENT)
+                children = _elements(data, vstart, vend, etype == raw.DOCUMENT, limit)
                 if children is None:  # refused by the walk: pymongo decodes it (or says why)
                     run = _decode(data, pos, vend, wrap=True)
                     self.items(run.items() if is_dict else run.values(), is_dict, d, n, first)
@@ -493,6 +478,8 @@ class _Renderer:
         ``depth``: its lines shifted right (no JSON string holds a raw newline)."""
         text = json.dumps(form, indent=self.indent, ensure_ascii=False, allow_nan=False)
         return text.replace("\n", self.first[depth]) if self.indent is not None else text
+
+
 def parse_json(text: str | bytes) -> Any:
     """``json.loads`` for untrusted text, failing only with ``ValueError``: syntax, encoding,
     an integer literal past Python's 4,300-digit limit (a plain ValueError) and nesting deep
@@ -566,7 +553,7 @@ def _untag(doc: dict[str, Any]) -> None:
                 t = type(value)
                 if t is dict_:
                     if value:
-                        for first in value:
+                        for first in value:  # noqa: B007  (the first key)
                             break
                         if first[:1] == "$":
                             if first == "$document":
@@ -582,7 +569,7 @@ def _untag(doc: dict[str, Any]) -> None:
                 t = type(value)
                 if t is dict_:
                     if value:
-                        for first in value:
+                        for first in value:  # noqa: B007  (the first key)
                             break
                         if first[:1] == "$":
                             if first == "$document":

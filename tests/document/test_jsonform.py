@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +244,80 @@ def test_json_form_dollar_first_multi_key_documents(inner: dict[str, Any]) -> No
 def test_bson_dbref_shaped_documents_keep_key_order(inner: dict[str, Any]) -> None:
     raw = bson.encode({"a": inner})
     assert bsondoc.encode(bsondoc.decode(raw)) == raw
+
+
+# --------------------------------------------------------------------------------------------
+# The streaming writer (to-json) and the in-place reader (from-json) against the reference:
+# json.dumps of to_jsonable's tagged copy, and from_jsonable's copy.
+
+
+def _reference(doc: dict[str, Any], indent: int | None, container: Any = None) -> str:
+    form = jsonform.to_jsonable(doc)
+    if container is not None:
+        form = {jsonform.CONTAINER_KEY: container, **form}
+    return json.dumps(form, indent=indent, ensure_ascii=False, allow_nan=False)
+
+
+def _streamed(raw: bytes, indent: int | None, container: Any = None, chunk: int = 16) -> str:
+    """write_bson with a tiny chunk size, so every container is walked element by element
+    and runs of elements are decoded apart, as in a big world."""
+    parts: list[str] = []
+    jsonform.write_bson(raw, parts.append, indent, container, chunk=chunk)
+    return "".join(parts)
+
+
+@given(_documents(values), st.sampled_from([None, {"framing": "frdt", "codec": "lz4"}]))
+@settings(max_examples=150)
+def test_streamed_form_is_the_reference_text(doc: dict[str, Any], container: Any) -> None:
+    raw = bsondoc.encode(doc)
+    decoded = bsondoc.decode(raw)
+    for indent in (1, None, 3):
+        expected = _reference(decoded, indent, container)
+        assert jsonform.dumps(decoded, indent, container) == expected
+        for chunk in (16, 200, 1 << 16):
+            assert _streamed(raw, indent, container, chunk) == expected
+
+
+@pytest.mark.parametrize("path", ROUND_TRIP_FILES, ids=real_ids(ROUND_TRIP_FILES))
+def test_streamed_form_of_files_is_the_reference_text(path: Path) -> None:
+    _, raw = unpack(path.read_bytes(), path.name)
+    decoded = bsondoc.decode(raw)
+    record = {"framing": "frdt", "codec": "brotli"}
+    assert _streamed(raw, 1, record, chunk=512) == _reference(decoded, 1, record)
+
+
+@given(_documents(values))
+@settings(max_examples=150)
+def test_in_place_reader_is_from_jsonable(doc: dict[str, Any]) -> None:
+    raw = bsondoc.encode(doc)
+    text = jsonform.dumps(bsondoc.decode(raw))
+    in_place = bsondoc.encode(jsonform.loads(text))
+    assert in_place == bsondoc.encode(jsonform.from_jsonable(json.loads(text))) == raw
+    assert bsondoc.encode(jsonform.loads(jsonform.decode_text(text.encode("utf-16")))) == raw
+
+
+def _nested_arrays(depth: int) -> bytes:
+    """{"a": [[...[]...]]}: ``depth`` documents and arrays in all, the top one included."""
+    inner = b"\x05\x00\x00\x00\x00"
+    for _ in range(depth - 2):
+        inner = struct.pack("<i", len(inner) + 8) + b"\x040\x00" + inner + b"\x00"
+    body = b"\x04a\x00" + inner
+    return struct.pack("<i", len(body) + 5) + body + b"\x00"
+
+
+def test_depth_limit_is_the_same_for_every_writer() -> None:
+    """MAX_DEPTH levels convert, one more is a DocumentError, whether the document is decoded
+    first (dumps), streamed whole, or walked element by element."""
+    for depth, ok in ((jsonform.MAX_DEPTH, True), (jsonform.MAX_DEPTH + 1, False)):
+        raw = _nested_arrays(depth)
+        writers: list[Callable[[bytes], str]] = [
+            lambda data: jsonform.dumps(bsondoc.decode(data)),
+            lambda data: _streamed(data, 1, chunk=1 << 16),
+            lambda data: _streamed(data, 1, chunk=16),
+        ]
+        for write in writers:
+            if ok:
+                assert write(raw).count("[") == depth - 1
+            else:
+                with pytest.raises(DocumentError, match="too deep for the JSON form"):
+                    write(raw)
