@@ -200,9 +200,7 @@ _Elem = tuple[str, int, int, int, int]
 _CONTAINERS = (raw.DOCUMENT, raw.ARRAY)
 
 
-def _elements(
-    data: bytes, start: int, end: int, is_dict: bool, limit: int
-) -> list[_Elem] | None:
+def _elements(data: bytes, start: int, end: int, is_dict: bool, limit: int) -> list[_Elem] | None:
     """The elements of a container worth walking (bigger than ``limit``); None for a small
     one or one the indexer refuses (pymongo then decodes it whole, as before)."""
     if end - start <= limit:
