@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -77,6 +76,8 @@ def _child(op: str, args: list[str], reps: int) -> None:
         "from-json": lambda: op_from_json(args[0], args[1]),
     }
     run = ops[op]
+    from run import _max_rss  # the runner's measure of peak memory (a sibling script)
+
     if op in ("to-json", "from-json"):
         import brson.cli.app  # noqa: F401  (imports are not the operation)
     else:
@@ -90,18 +91,6 @@ def _child(op: str, args: list[str], reps: int) -> None:
         best = min(best, time.process_time() - start)
     peak = _max_rss()
     print(json.dumps({"cpu": best, "peak": peak, "baseline": baseline}))
-
-
-def _max_rss() -> int:
-    """Peak RSS of this process: VmHWM (``ru_maxrss`` keeps the parent's from before exec)."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def _measure(op: str, args: list[str], reps: int) -> dict[str, float]:

@@ -546,35 +546,21 @@ def _untag(doc: dict[str, Any]) -> None:
     dict_, list_ = dict, list
     while stack:
         container = pop()
-        if type(container) is dict_:
-            for key, value in container.items():
-                t = type(value)
-                if t is dict_:
-                    if value:
-                        for first in value:  # noqa: B007  (the first key)
-                            break
-                        if first[:1] == "$":
-                            if first == "$document":
-                                value = container[key] = _document_of(value)
-                            else:
-                                container[key] = _from_tag(value)
-                                continue
-                    push(value)
-                elif t is list_:
-                    push(value)
-        else:
-            for i, value in enumerate(container):
-                t = type(value)
-                if t is dict_:
-                    if value:
-                        for first in value:  # noqa: B007  (the first key)
-                            break
-                        if first[:1] == "$":
-                            if first == "$document":
-                                value = container[i] = _document_of(value)
-                            else:
-                                container[i] = _from_tag(value)
-                                continue
-                    push(value)
-                elif t is list_:
-                    push(value)
+        # A dict's values are replaced through its keys and a list's through its positions:
+        # one loop for both (assigning an existing key does not change the dict's size).
+        items = container.items() if type(container) is dict_ else enumerate(container)
+        for key, value in items:
+            t = type(value)
+            if t is dict_:
+                if value:
+                    for first in value:  # noqa: B007  (the first key)
+                        break
+                    if first[:1] == "$":
+                        if first == "$document":
+                            value = container[key] = _document_of(value)
+                        else:
+                            container[key] = _from_tag(value)
+                            continue
+                push(value)
+            elif t is list_:
+                push(value)
