@@ -74,10 +74,10 @@ class DefinitionTable:
 
     Why not :attr:`DataTree.ids`: the full index keeps a Python string and a location per ID
     and per ID-shaped value (about 3.5x the BSON of a generated world in memory), and
-    :func:`definition_offsets` a dict entry per ID.  Extracting needs only "where is this ID
-    defined" for the IDs its closure meets, so this keeps one sorted array of (hash, offset)
-    and answers by bisection; IDs sharing the hash are told apart by reading the definition
-    at each candidate offset.
+    :func:`definition_offsets` a dict entry per ID.  Lookups of many IDs (extract's closure,
+    the index's own definitions once a few were searched for) need only "where is this ID
+    defined", so this keeps one sorted array of (hash, offset) and answers by bisection; IDs
+    sharing the hash are told apart by reading the definition at each candidate offset.
     """
 
     def __init__(self, tree: DataTree) -> None:
@@ -276,7 +276,7 @@ class _LazyDefinitions(dict[str, Location]):
         super().__init__()
         self._tree = tree
         self._keys = keys
-        self._offsets: dict[str, int] | None = None
+        self._table: DefinitionTable | None = None
         self._finds = 0
 
     def __contains__(self, element_id: object) -> bool:
@@ -302,13 +302,14 @@ class _LazyDefinitions(dict[str, Location]):
         return location
 
     def _offset(self, element_id: str, key: str) -> int:
-        if self._offsets is None and self._finds < self.FINDS:
+        if self._table is None and self._finds < self.FINDS:
             self._finds += 1
             pattern = f"\x02{key}\x00\x25\x00\x00\x00{element_id}\x00".encode("latin-1")
             return self._tree.buffer.find(pattern)
-        if self._offsets is None:
-            self._offsets = definition_offsets(self._tree)
-        return self._offsets.get(element_id, -1)
+        if self._table is None:
+            self._table = DefinitionTable(self._tree)
+        offset = self._table.offset(element_id)
+        return -1 if offset is None else offset
 
     def __getitem__(self, element_id: str) -> Location:
         location = self.get(element_id)
