@@ -135,10 +135,9 @@ def decompress(data: bytes | memoryview, max_size: int = limits.DEFAULT_MAX_SIZE
         chunk = decoder.decompress(bytes(body), max_length=min(limits.STEP, want))
         while True:
             out.write(chunk)
-            total = out.total
-            if total >= want or decoder.eof or decoder.needs_input:
+            if out.total >= want or decoder.eof or decoder.needs_input:
                 break
-            chunk = decoder.decompress(b"", max_length=min(limits.STEP, want - total))
+            chunk = decoder.decompress(b"", max_length=min(limits.STEP, want - out.total))
     except lzma.LZMAError as exc:
         raise CodecError(f"corrupt LZMA data ({exc})") from None
     total = out.total

@@ -175,6 +175,18 @@ def index_as(buf: bytes, start: int, end: int, layout: Layout) -> dict[str, Elem
     return out if pos == last else None
 
 
+def index_like(
+    buf: bytes, start: int, end: int, layout: Layout
+) -> tuple[dict[str, Element], Layout]:
+    """Index a document expecting ``layout`` (:func:`index_as`), else fully; with the layout
+    to expect of the next one (slots written by one writer share theirs)."""
+    idx = index_as(buf, start, end, layout)
+    if idx is None:
+        idx = index(buf, start, end)
+        layout = layout_of(idx)
+    return idx, layout
+
+
 def member_data(buf: bytes, start: int, end: int) -> Element | None:
     """The ``Data`` element of a member in the engine's ``{"ID": str, "Data": x}`` layout,
     found at its fixed place without indexing the document; None for any other layout.

@@ -77,23 +77,20 @@ class ComponentSpans:
             slots.append((top[2], top[3]))
         assets = root.get("Assets")
         if assets is not None and assets[0] == raw.ARRAY:
-            spans += _documents(buf, assets)
+            spans += _document_spans(buf, assets)
         layout: raw.Layout = ()
         with paused_gc():
             while slots:
                 start, end = slots.pop()
-                index = raw.index_as(buf, start, end, layout)
-                if index is None:
-                    index = raw.index(buf, start, end)
-                    layout = raw.layout_of(index)
+                index, layout = raw.index_like(buf, start, end, layout)
                 held = index.get("Components")
                 if held is not None and held[0] == raw.DOCUMENT:
                     data = raw.member_index(buf, held[2], held[3]).get("Data")
                     if data is not None and data[0] == raw.ARRAY:
-                        spans += _documents(buf, data)
+                        spans += _document_spans(buf, data)
                 kids = index.get("Children")
                 if kids is not None and kids[0] == raw.ARRAY:
-                    slots += _documents(buf, kids)
+                    slots += _document_spans(buf, kids)
         spans.sort()
         self._starts = array("q", (start for start, _ in spans))
         self._ends = array("q", (end for _, end in spans))
@@ -106,7 +103,7 @@ class ComponentSpans:
         return self._starts[at], self._ends[at]
 
 
-def _documents(buf: bytes, elem: raw.Element) -> list[tuple[int, int]]:
+def _document_spans(buf: bytes, elem: raw.Element) -> list[tuple[int, int]]:
     """Spans of the documents in an array element (what the model makes a node of)."""
     return [
         (item[2], item[3])

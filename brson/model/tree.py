@@ -342,10 +342,7 @@ class Slot(Node):
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
         if idx is None:
-            idx = raw.index_as(self._buf, self._start, self._end, Slot._layout)
-            if idx is None:
-                idx = raw.index(self._buf, self._start, self._end)
-                Slot._layout = raw.layout_of(idx)
+            idx, Slot._layout = raw.index_like(self._buf, self._start, self._end, Slot._layout)
             self._idx = idx
         return idx
 
