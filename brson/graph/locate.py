@@ -11,7 +11,6 @@ the tree's own nodes, so what it returns stays identical to what navigation hand
 
 from __future__ import annotations
 
-from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 
@@ -53,63 +52,6 @@ def located(tree: DataTree, locations: Iterable[Location | None]) -> dict[int, L
     for loc, offset in pending:
         out[id(loc)] = found.get(offset, unknown)
     return out
-
-
-class ComponentSpans:
-    """The byte span of the component holding an offset of an unmodified tree, by bisection
-    over every component's span.
-
-    :func:`located` walks from the root each call: right for one batch, but a caller that
-    asks again and again (extract following references round after round) paid a walk of
-    every level's children per round: 10k links took 33 s.  Components never nest, so the
-    spans are disjoint and one bisection answers each offset.  The spans come from one walk
-    of the bytes (slot documents, their ``Components`` lists and the root ``Assets``) that
-    makes no nodes: a node per component kept for the tree's life cost ~1 KB each.
-    """
-
-    def __init__(self, tree: DataTree) -> None:
-        buf = tree.buffer
-        spans: list[tuple[int, int]] = []
-        root = tree.element_index()
-        slots: list[tuple[int, int]] = []
-        top = root.get("Object")
-        if top is not None and top[0] == raw.DOCUMENT:
-            slots.append((top[2], top[3]))
-        assets = root.get("Assets")
-        if assets is not None and assets[0] == raw.ARRAY:
-            spans += _document_spans(buf, assets)
-        layout: raw.Layout = ()
-        with paused_gc():
-            while slots:
-                start, end = slots.pop()
-                index, layout = raw.index_like(buf, start, end, layout)
-                held = index.get("Components")
-                if held is not None and held[0] == raw.DOCUMENT:
-                    data = raw.member_index(buf, held[2], held[3]).get("Data")
-                    if data is not None and data[0] == raw.ARRAY:
-                        spans += _document_spans(buf, data)
-                kids = index.get("Children")
-                if kids is not None and kids[0] == raw.ARRAY:
-                    slots += _document_spans(buf, kids)
-        spans.sort()
-        self._starts = array("q", (start for start, _ in spans))
-        self._ends = array("q", (end for _, end in spans))
-
-    def at(self, offset: int) -> tuple[int, int] | None:
-        """``(start, end)`` of the component whose bytes hold ``offset``, or None."""
-        at = bisect_right(self._starts, offset) - 1
-        if at < 0 or offset >= self._ends[at]:
-            return None
-        return self._starts[at], self._ends[at]
-
-
-def _document_spans(buf: bytes, elem: raw.Element) -> list[tuple[int, int]]:
-    """Spans of the documents in an array element (what the model makes a node of)."""
-    return [
-        (item[2], item[3])
-        for item in raw.array_items(buf, elem[2], elem[3])
-        if item[0] == raw.DOCUMENT
-    ]
 
 
 def _locate(tree: DataTree, wanted: list[int], out: dict[int, Location]) -> None:

@@ -40,6 +40,7 @@ REFERENCE = re.compile(
     + ID_VALUE_PREFIX
     + f"({GUID_PATTERN})\x00"
 )
+REFERENCE_BYTES = re.compile(REFERENCE.pattern.encode("latin-1"))
 #: ``ParentReference`` elements: (ID).
 PARENT_REFERENCE = re.compile("\x02ParentReference" + ID_VALUE_PREFIX + f"({GUID_PATTERN})\x00")
 #: Any string element with an ID-shaped value: (key, ID).

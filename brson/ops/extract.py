@@ -29,8 +29,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import random
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Container, Iterable
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 from bson.int64 import Int64
@@ -38,8 +38,10 @@ from bson.int64 import Int64
 from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import GraphError, ModelError
-from brson.graph import ComponentSpans, located
-from brson.model.ids import DefinitionTable, Location, ids_in_bytes
+from brson.graph import located
+from brson.graph.spans import ASSETS, ComponentSpans
+from brson.model.idforms import DEFINITION_BYTES, ID_HEAD, REFERENCE_BYTES
+from brson.model.ids import DefinitionTable, IdIndex, Location, ids_in_bytes
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
 from brson.ops.ids import FreshIds, is_sequential
@@ -53,18 +55,66 @@ HOLDER_NAME = "Extracted Dependencies"
 #: files) directly followed by its ``Data`` document, the layout every engine-written file uses.
 
 
-@dataclass(frozen=True)
 class CopiedComponent:
-    """A component from outside the subtree copied into the result."""
+    """A component from outside the subtree copied into the result.
 
-    id: str | None
-    type: str
-    #: Where it lived in the source (``Root/Materials:PBS_Metallic``; ``<Assets>:…`` for NeosVR
-    #: root assets) and where it is in the result.
-    source: str
-    target: str
-    #: The values in the result that point into it.
-    referenced_by: list[str] = field(default_factory=list)
+    ``referenced_by`` (the values in the result that point into it) is worked out on first
+    use, for every copy at once, from the result: listing every reference into a closure of
+    a third of a 100k-slot world took half its time and gigabytes, and the summary a user
+    sees by default never shows it.
+    """
+
+    __slots__ = ("_n", "_referrers", "id", "source", "target", "type")
+
+    def __init__(
+        self,
+        id: str | None,
+        type: str,
+        source: str,
+        target: str,
+        referenced_by: list[str] | None = None,
+        *,
+        referrers: _Referrers | None = None,
+        n: int = 0,
+    ) -> None:
+        self.id = id
+        self.type = type
+        #: Where it lived in the source (``Root/Materials:PBS_Metallic``; ``<Assets>:…`` for
+        #: NeosVR root assets) and where it is in the result.
+        self.source = source
+        self.target = target
+        self._referrers = referrers
+        self._n = n
+        if referenced_by is not None:
+            self._referrers = _Referrers.given(referenced_by)
+            self._n = 0
+
+    @property
+    def referenced_by(self) -> list[str]:
+        """The values in the result that point into it (paths in the result)."""
+        return self._referrers.of(self._n) if self._referrers is not None else []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type,
+            "source": self.source,
+            "target": self.target,
+            "referenced_by": list(self.referenced_by),
+        }
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CopiedComponent):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, like the dataclass was
+
+    def __repr__(self) -> str:
+        return (
+            f"CopiedComponent(id={self.id!r}, type={self.type!r}, source={self.source!r}, "
+            f"target={self.target!r})"
+        )
 
 
 @dataclass(frozen=True)
@@ -124,8 +174,14 @@ class ExtractReport:
         return counts
 
     def to_dict(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
         return {
-            **asdict(self),
+            **out,
+            "types_dropped": list(self.types_dropped),
+            "type_versions_dropped": list(self.type_versions_dropped),
+            "copied": [c.to_dict() for c in self.copied],
+            "external": [asdict(e) for e in self.external],
+            "new_ids": list(self.new_ids),
             "external_by_kind": self.external_by_kind(),
             "closure_warning": self.closure_warning,
         }
@@ -193,23 +249,33 @@ def extract(
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
     # left behind (and make references to that slot look resolved), so it gets its own.
     relink = slot.parent is not None and slot.parent_reference == slot.parent.id
-    staged = None
+    holder = None
+    parent_reference = None
     if deps.on_slots or deps.on_assets or relink:
         # Random-style IDs come from a generator seeded by the subtree: same input, same bytes.
         seed = random.Random(hashlib.sha256(sub_bytes).digest())
         ids = FreshIds(deps.all_ids, is_sequential(deps.defined, default=not tree.legacy), seed)
-        holder = None
         if deps.on_slots:
-            holder = _holder(Slot(sub_bytes, 0, len(sub_bytes)), deps.on_slots, ids)
+            holder = _holder(Slot(sub_bytes, 0, len(sub_bytes)), deps, ids)
         parent_reference = next(ids) if relink else None
         report.new_ids = ids.issued
-        staged = _stage(tree, sub_bytes, holder, deps.on_assets, parent_reference)
-    if staged is None:
-        staged = _stage(tree, sub_bytes, None, [])
+        del ids
+    assets = [deps.spans.component(n) for n in deps.on_assets] if deps.spans else []
+    staged = _stage(tree, sub_bytes, holder, assets, parent_reference)
+    del holder, assets
+    root_name = staged.root.name or ""
 
     phase(PHASES[3])
-    index = staged.ids
-    outside = [(loc, value) for loc, value in index.values if value not in index.defined]
+    # What the result defines is what the subtree and the copies define (the holder's IDs
+    # are fresh: nothing names them); a relinked ParentReference no longer defines the
+    # parent's ID.  Values naming anything else leave the subtree.
+    defined = deps.defined
+    if parent_reference is not None:
+        old = (slot.parent_reference or "").encode()
+        if sum(1 for m in DEFINITION_BYTES.finditer(sub_bytes) if m[2] == old) == 1:
+            defined.discard(old.decode())
+    outside = _undefined_values(staged, defined)
+    deps.drop_ids()
     offsets = [deps.table.offset(value) for _, value in outside] if outside else []
     targets = [None if o is None else Location(tree=tree, offset=o) for o in offsets]
     where = located(tree, targets)  # both sides located in bulk, not one descent each
@@ -230,6 +296,7 @@ def extract(
                 "nulled" if external == "null" else "kept",
             )
         )
+    del where, targets
     if external == "fail" and report.external:
         listing = "; ".join(
             f"{e.where} -> {e.target_path or e.target}" for e in report.external[:20]
@@ -240,14 +307,38 @@ def extract(
             "(external keep or null writes it anyway)",
             path=report.slot,
         )
-    report.copied = _describe_copies(staged, deps, index.values)
+    referrers = _Referrers(len(deps.on_slots), len(deps.on_assets))
+    report.copied = _describe_copies(deps, root_name, referrers)
 
     phase(PHASES[4])
     if external == "null":
         for loc, _ in outside:
             _null_at(here[id(loc)])
-    data = _rewrite_types(tree, staged.to_bson(), type_names, report)
-    return ExtractResult(DataTree(data, source=tree.source), report)
+    # The staged tree's bytes are handed over and every node over them dropped: on a big
+    # closure the result is hundreds of MB, and each copy of it held on to counts.
+    written = [staged.to_bson()]
+    del staged, here, outside, deps
+    data = _rewrite_types(tree, written, type_names, report)
+    result = DataTree(data, source=tree.source)
+    referrers.result = result
+    return ExtractResult(result, report)
+
+
+def _undefined_values(staged: DataTree, defined: Container[str]) -> list[tuple[Location, str]]:
+    """``(location, value)`` of every ID-shaped value in the staged tree naming no ID in
+    ``defined``, in byte order: the values :attr:`DataTree.ids` lists (references; a
+    ``ParentReference`` repeating a definition names what is defined, so it never counts),
+    found by one scan of the bytes without indexing the rest."""
+    buf = staged.buffer
+    out: list[tuple[Location, str]] = []
+    with paused_gc():
+        for key, elem in staged.element_index().items():
+            if key in ("Object", "Assets"):
+                for match in REFERENCE_BYTES.finditer(buf, elem[1], elem[3]):
+                    value = match[2].decode("latin-1")
+                    if value not in defined:
+                        out.append((Location(tree=staged, offset=match.start()), value))
+    return out
 
 
 def _stage(
@@ -301,9 +392,11 @@ class _Closure:
 
     Rounds work on bytes: each wanted ID's definition is found in a :class:`DefinitionTable`,
     its component by bisection over :class:`ComponentSpans`, and the component's own IDs
-    by a scan of its bytes; nodes are made once at the end, for the copied components only,
-    in one walk.  (Following the model's full ID index and walking the tree per round cost
-    ~10x the BSON in memory and most of the time on a generated world.)
+    by a scan of its bytes; copied components are numbers in the spans, made into nodes only
+    when the result is assembled.  (Following the model's full ID index and walking the tree
+    per round cost ~10x the BSON in memory and most of the time on a generated world.)
+    Like every byte scan of IDs (:mod:`brson.model.ids`), a definition's bytes inside a
+    string value of a component count as a definition there.
     """
 
     def __init__(self, tree: DataTree, enabled: bool) -> None:
@@ -312,11 +405,11 @@ class _Closure:
         self.defined: set[str] = set()
         self.all_ids: set[str] = set()
         self.pending: list[str] = []
-        #: Copied components in discovery order, by where they go.
-        self.on_slots: list[Component] = []
-        self.on_assets: list[Component] = []
-        #: IDs each copied component defines (to find who references it), by id(component).
-        self.defines: dict[int, set[str]] = {}
+        #: Copied components (numbers in :attr:`spans`) in the source's order, by where
+        #: they go: slots in walk order, components in their slot's order; root assets.
+        self.on_slots: list[int] = []
+        self.on_assets: list[int] = []
+        self.spans: ComponentSpans | None = None
         self._table: DefinitionTable | None = None
 
     @property
@@ -334,40 +427,42 @@ class _Closure:
             self.all_ids.add(value)
         return defined
 
+    def drop_ids(self) -> None:
+        """Forget the ID sets once the result's IDs are decided (millions of strings on a
+        big closure)."""
+        self.defined = set()
+        self.all_ids = set()
+
     def run(self) -> None:
-        spans: ComponentSpans | None = None
         buf = self.tree.buffer
-        #: Copied component spans, in discovery order, with the definition found in each.
-        taken: dict[tuple[int, int], tuple[int, set[str]]] = {}
+        taken: set[int] = set()
+        spans: ComponentSpans | None = None
         while self.pending:
             wanted = [v for v in dict.fromkeys(self.pending) if v not in self.defined]
             self.pending = []
             if not wanted or not self.enabled:
                 continue
             table = self.table
-            spans = spans or ComponentSpans(self.tree)
+            spans = self.spans = self.spans or ComponentSpans(self.tree)
             for value in wanted:
                 offset = table.offset(value)
                 if offset is None:
                     continue  # not defined in the file (the world, users)
-                span = spans.at(offset)
-                if span is None or span in taken:
+                number = spans.at(offset)
+                if number is None or number in taken:
                     continue  # defined on a slot (not copied), or taken already
-                taken[span] = (offset, self.add(*ids_in_bytes(buf[span[0] : span[1]])))
-        if not taken:
+                taken.add(number)
+                start, end = spans.span(number)
+                self.add(*ids_in_bytes(buf[start:end]))
+        if not taken or self.spans is None:
             return
-        found = [Location(tree=self.tree, offset=offset) for offset, _ in taken.values()]
-        where = located(self.tree, found)
-        for location, (_, defined) in zip(found, taken.values(), strict=True):
-            component = where[id(location)].anchor
-            if not isinstance(component, Component):
-                continue  # a span that is not a component's after all (hostile bytes)
-            self.defines[id(component)] = defined
-            (self.on_slots if component.slot is not None else self.on_assets).append(component)
-        # The source's order (stable output whatever the discovery order was): slots in walk
-        # order, components in their slot's order; in an unmodified tree both are byte order.
-        self.on_assets.sort(key=lambda c: c.span[0])
-        self.on_slots.sort(key=lambda c: (c.slot.span[0] if c.slot else -1, c.span[0]))
+        spans = self.spans
+        # Component numbers are byte order, which in an unmodified tree is the source's.
+        self.on_assets = sorted(n for n in taken if spans.slot_of(n) == ASSETS)
+        self.on_slots = sorted(
+            (n for n in taken if spans.slot_of(n) != ASSETS),
+            key=lambda n: (spans.slot_start(spans.slot_of(n)), n),
+        )
 
 
 def _copy(component: Component) -> Component:
@@ -382,50 +477,105 @@ def _copy(component: Component) -> Component:
 
 
 def _describe_copies(
-    staged: DataTree, deps: _Closure, values: Iterable[tuple[Location, str]]
+    deps: _Closure, root_name: str, referrers: _Referrers
 ) -> list[CopiedComponent]:
-    owner: dict[str, int] = {}
-    copies = deps.on_slots + deps.on_assets  # the order they have in the result
-    for n, component in enumerate(copies):
-        ids = deps.defines[id(component)]
-        for element_id in ids:
-            owner[element_id] = n
-    referrers: dict[int, list[str]] = {}
-    pointing = [(loc, owner[value]) for loc, value in values if value in owner]
-    where = located(staged, [loc for loc, _ in pointing])
-    for loc, which in pointing:
-        found = where[id(loc)]
-        anchor = found.anchor
-        if isinstance(anchor, Component) and anchor.id == copies[which].id:
-            continue  # the copy pointing into itself
-        referrers.setdefault(which, []).append(found.describe())
-    root_name = staged.root.name or ""
+    spans = deps.spans
+    if spans is None:
+        return []
     out = []
-    for n, component in enumerate(copies):
-        source_slot = component.slot
+    for n, number in enumerate(deps.on_slots + deps.on_assets):  # their order in the result
+        component = spans.component(number)
+        slot = spans.slot_of(number)
         type_text = component.type_label
-        if source_slot is None:
+        if slot == ASSETS:
             source = f"<Assets>:{type_text}"
             target = source
         else:
-            source = f"{source_slot.path}:{type_text}"
-            target = f"{root_name}/{HOLDER_NAME}/{source_slot.name or ''}:{type_text}"
-        out.append(CopiedComponent(component.id, type_text, source, target, referrers.get(n, [])))
+            source = f"{spans.slot_path(slot)}:{type_text}"
+            target = f"{root_name}/{HOLDER_NAME}/{spans.slot_name(slot)}:{type_text}"
+        out.append(
+            CopiedComponent(
+                _component_id(component), type_text, source, target, referrers=referrers, n=n
+            )
+        )
     return out
 
 
+def _component_id(component: Component) -> str | None:
+    """A component's ``ID``, read where the engine writes it (the first element of
+    ``Data``) without indexing ``Data``; anywhere else through the model."""
+    data = raw.component_index(component.buffer, *component.span).get("Data")
+    buf = component.buffer
+    if data is not None and data[0] == raw.DOCUMENT and buf.startswith(ID_HEAD, data[2] + 4):
+        end = data[2] + 4 + len(ID_HEAD) + 36
+        if end < data[3] and buf[end] == 0:
+            text = buf[end - 36 : end]
+            if text.isascii():
+                return text.decode()
+    return component.id
+
+
+class _Referrers:
+    """The values in an extract's result that point into each copied component, worked out
+    on first use from the result (copies in order: the holder's components, then the root
+    ``Assets``), by the model's index of it."""
+
+    def __init__(self, on_slots: int, on_assets: int) -> None:
+        self.on_slots = on_slots
+        self.on_assets = on_assets
+        self.result: DataTree | None = None
+        self._lists: list[list[str]] | None = None
+
+    @classmethod
+    def given(cls, lists: list[str]) -> _Referrers:
+        """Referrers known already (a report built by hand)."""
+        made = cls(0, 0)
+        made._lists = [lists]
+        return made
+
+    def of(self, n: int) -> list[str]:
+        if self._lists is None:
+            self._lists = self._find()
+        return self._lists[n]
+
+    def _find(self) -> list[list[str]]:
+        tree = self.result
+        count = self.on_slots + self.on_assets
+        if tree is None or count == 0:
+            return [[] for _ in range(count)]
+        copies: list[Component] = []
+        if self.on_slots:
+            holder = tree.root.children[-1]
+            copies += [c for kid in holder.children for c in kid.components]
+        copies += tree.assets[len(tree.assets) - self.on_assets :] if self.on_assets else []
+        owner: dict[str, int] = {}
+        for n, component in enumerate(copies):
+            for element_id in ids_in_bytes(component.to_bson())[0]:
+                owner[element_id] = n
+        lists: list[list[str]] = [[] for _ in range(count)]
+        index = IdIndex.build(tree)
+        pointing = [(loc, owner[value]) for loc, value in index.values if value in owner]
+        where = located(tree, [loc for loc, _ in pointing])
+        for loc, which in pointing:
+            found = where[id(loc)]
+            anchor = found.anchor
+            if isinstance(anchor, Component) and anchor.id == copies[which].id:
+                continue  # the copy pointing into itself
+            lists[which].append(found.describe())
+        return lists
+
+
 # -- new slots ------------------------------------------------------------------------------
-def _holder(template: Slot, components: list[Component], ids: FreshIds) -> Slot:
+def _holder(template: Slot, deps: _Closure, ids: FreshIds) -> Slot:
     """``Extracted Dependencies`` with one child per source slot, in the source's order."""
-    groups: dict[int, tuple[Slot, list[Component]]] = {}
-    for component in components:
-        source = component.slot
-        assert source is not None
-        groups.setdefault(id(source), (source, []))[1].append(component)
+    spans = deps.spans
+    assert spans is not None
+    groups: dict[int, list[Component]] = {}
+    for number in deps.on_slots:
+        groups.setdefault(spans.slot_of(number), []).append(spans.component(number))
     holder = _new_slot(template, HOLDER_NAME, ids, [])
     kids = [
-        _new_slot(template, source.name if isinstance(source.name, str) else "", ids, comps)
-        for source, comps in groups.values()
+        _new_slot(template, spans.slot_name(slot), ids, comps) for slot, comps in groups.items()
     ]
     holder.set("Children", kids)
     return holder
@@ -475,19 +625,26 @@ def _null_at(location: Location) -> None:
 
 
 def _rewrite_types(
-    source: DataTree, data: bytes, type_names: list[str] | None, report: ExtractReport
+    source: DataTree, written: list[bytes], type_names: list[str] | None, report: ExtractReport
 ) -> bytes:
     """Trim ``Types`` to the used entries and rewrite the indices; trim ``TypeVersions``.
 
     Indices are rewritten in the bytes: a component is ``{Type: int32 or int64, Data: {…}}``,
     so its index sits at a fixed place and changing it in its own width moves nothing else (and
-    costs nothing on a big tree, unlike re-assembling every component).
+    costs nothing on a big tree, unlike re-assembling every component).  ``written`` hands the
+    staged bytes over (the list is emptied): one copy is edited in place and the root is
+    assembled around it once, so at most two copies of a big result are alive at a time.
     """
+    data = written.pop()
     found = raw.component_type_indices(data)
     named = {m.group(1).decode("utf-8", "replace") for m in raw.COMPONENT_TYPE_NAME.finditer(data)}
     report.components = len(found) + sum(1 for _ in raw.COMPONENT_TYPE_NAME.finditer(data))
     report.slots = data.count(b"\x04Children\x00")
-    out = bytearray(data)
+    root = raw.index(data, 0, len(data))
+    elem = root.get("TypeVersions")
+    versions = raw.scalar(data, elem) if elem is not None else None
+    changes: dict[str, Any] = {}
+    body: bytes | bytearray = data
     if type_names is not None:
         indices = [index for _, _, index in found]
         used = sorted(set(indices))
@@ -498,21 +655,24 @@ def _rewrite_types(
                 path=report.slot,
             )
         remap = {old: new for new, old in enumerate(used)}
-        for offset, width, old in found:
-            if remap[old] != old:
-                raw.set_type_index(out, offset, width, remap[old])
+        if any(remap[old] != old for _, _, old in found):
+            out = bytearray(data)
+            del data
+            for offset, width, old in found:
+                if remap[old] != old:
+                    raw.set_type_index(out, offset, width, remap[old])
+            body = out
+        del found
         new_names = [type_names[i] for i in used]
         report.types = len(new_names)
         report.types_dropped = [n for i, n in enumerate(type_names) if i not in remap]
         used_names, known = set(new_names) | named, set(type_names)
+        if new_names != type_names:
+            changes["Types"] = new_names
     else:
         used_names = named
         report.types = len(used_names)
         known = set()
-    result = DataTree(bytes(out))
-    if type_names is not None and new_names != type_names:
-        result.set("Types", new_names)
-    versions = result.get("TypeVersions")
     if isinstance(versions, dict):
         if type_names is None and versions:
             known = {
@@ -522,8 +682,15 @@ def _rewrite_types(
         dropped = [k for k in versions if k in known and k not in used_names]
         if dropped:
             report.type_versions_dropped = dropped
-            result.set("TypeVersions", {k: v for k, v in versions.items() if k not in dropped})
-    return result.to_bson()
+            changes["TypeVersions"] = {k: v for k, v in versions.items() if k not in dropped}
+    if not changes and isinstance(body, bytes):
+        return body
+    view = memoryview(body)
+    parts: list[bytes | memoryview] = []
+    for key, (_, pos, _, vend) in root.items():
+        parts.append(raw.encode_element(key, changes[key]) if key in changes else view[pos:vend])
+    size = raw.int32_bytes(sum(len(part) for part in parts) + 5)
+    return b"".join([size, *parts, b"\x00"])
 
 
 __all__ = [
