@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import random
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
@@ -44,7 +44,7 @@ from brson.model.idforms import DEFINITION_BYTES, ID_HEAD, REFERENCE_BYTES
 from brson.model.ids import DefinitionTable, IdIndex, Location, ids_in_bytes
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
-from brson.ops.ids import FreshIds, is_sequential
+from brson.ops.ids import FreshIds, highest_number, is_sequential
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")
@@ -243,7 +243,7 @@ def extract(
     deps = _Closure(tree, copy_dependencies)
     # What the subtree defines and references, by the index's rules, from its bytes (an
     # index of a staged tree kept a location per value: a tenth of the run's peak memory).
-    deps.add(*ids_in_bytes(sub_bytes))
+    deps.add_subtree(*ids_in_bytes(sub_bytes))
     phase(PHASES[2])
     deps.run()
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
@@ -254,28 +254,24 @@ def extract(
     if deps.on_slots or deps.on_assets or relink:
         # Random-style IDs come from a generator seeded by the subtree: same input, same bytes.
         seed = random.Random(hashlib.sha256(sub_bytes).digest())
-        ids = FreshIds(deps.all_ids, is_sequential(deps.defined, default=not tree.legacy), seed)
+        ids = deps.fresh_ids(sub_bytes, default=not tree.legacy, rng=seed)
         if deps.on_slots:
             holder = _holder(Slot(sub_bytes, 0, len(sub_bytes)), deps, ids)
         parent_reference = next(ids) if relink else None
         report.new_ids = ids.issued
         del ids
-    assets = [deps.spans.component(n) for n in deps.on_assets] if deps.spans else []
+    assets = [deps.component(n) for n in deps.on_assets]
     staged = _stage(tree, sub_bytes, holder, assets, parent_reference)
     del holder, assets
     root_name = staged.root.name or ""
 
     phase(PHASES[3])
-    # What the result defines is what the subtree and the copies define (the holder's IDs
-    # are fresh: nothing names them); a relinked ParentReference no longer defines the
-    # parent's ID.  Values naming anything else leave the subtree.
-    defined = deps.defined
     if parent_reference is not None:
+        # The relinked ParentReference no longer defines the parent's ID in the result.
         old = (slot.parent_reference or "").encode()
         if sum(1 for m in DEFINITION_BYTES.finditer(sub_bytes) if m[2] == old) == 1:
-            defined.discard(old.decode())
-    outside = _undefined_values(staged, defined)
-    deps.drop_ids()
+            deps.sub_defined.discard(old.decode())
+    outside = _undefined_values(staged, deps)
     offsets = [deps.table.offset(value) for _, value in outside] if outside else []
     targets = [None if o is None else Location(tree=tree, offset=o) for o in offsets]
     where = located(tree, targets)  # both sides located in bulk, not one descent each
@@ -395,22 +391,30 @@ class _Closure:
     by a scan of its bytes; copied components are numbers in the spans, made into nodes only
     when the result is assembled.  (Following the model's full ID index and walking the tree
     per round cost ~10x the BSON in memory and most of the time on a generated world.)
-    Like every byte scan of IDs (:mod:`brson.model.ids`), a definition's bytes inside a
-    string value of a component count as a definition there.
+    Whether the result defines an ID is answered the same way, so no set of the closure's
+    IDs is kept (millions of strings on a big one): only the subtree's.  Like every byte
+    scan of IDs (:mod:`brson.model.ids`), a definition's bytes inside a string value count.
     """
 
     def __init__(self, tree: DataTree, enabled: bool) -> None:
         self.tree = tree
         self.enabled = enabled
-        self.defined: set[str] = set()
-        self.all_ids: set[str] = set()
+        #: What the subtree defines.
+        self.sub_defined: set[str] = set()
         self.pending: list[str] = []
-        #: Copied components (numbers in :attr:`spans`) in the source's order, by where
-        #: they go: slots in walk order, components in their slot's order; root assets.
+        #: Copied components (numbers in :attr:`spans`).
+        self.taken: set[int] = set()
+        #: The same, in the source's order, by where they go: slots in walk order,
+        #: components in their slot's order; root assets.
         self.on_slots: list[int] = []
         self.on_assets: list[int] = []
         self.spans: ComponentSpans | None = None
         self._table: DefinitionTable | None = None
+        #: The result's ID style so far (every definition sequential; any seen) and its
+        #: highest sequential number: what fresh IDs need, without a set of every ID.
+        self._sequential = True
+        self._seen = False
+        self._highest = -1
 
     @property
     def table(self) -> DefinitionTable:
@@ -419,26 +423,37 @@ class _Closure:
             self._table = DefinitionTable(self.tree)
         return self._table
 
-    def add(self, defined: set[str], values: Iterable[str]) -> set[str]:
-        self.defined |= defined
-        self.all_ids |= defined
-        for value in values:
-            self.pending.append(value)
-            self.all_ids.add(value)
-        return defined
+    def add_subtree(self, defined: set[str], values: list[str]) -> None:
+        self.sub_defined = defined
+        self._add(defined, values)
 
-    def drop_ids(self) -> None:
-        """Forget the ID sets once the result's IDs are decided (millions of strings on a
-        big closure)."""
-        self.defined = set()
-        self.all_ids = set()
+    def _add(self, defined: set[str], values: list[str]) -> None:
+        self.pending += values
+        if defined:
+            self._seen = True
+            self._sequential = self._sequential and is_sequential(defined, default=True)
+        self._highest = max(self._highest, highest_number(defined), highest_number(values))
+
+    def __contains__(self, value: object) -> bool:
+        """Whether the result defines ``value``: the subtree, or a copied component (where
+        the source first defines it)."""
+        if value in self.sub_defined:
+            return True
+        if not isinstance(value, str) or self.spans is None:
+            return False
+        offset = self.table.offset(value)
+        number = self.spans.at(offset) if offset is not None else None
+        return number is not None and number in self.taken
+
+    def component(self, number: int) -> Component:
+        assert self.spans is not None
+        return self.spans.component(number)
 
     def run(self) -> None:
         buf = self.tree.buffer
-        taken: set[int] = set()
-        spans: ComponentSpans | None = None
+        taken = self.taken
         while self.pending:
-            wanted = [v for v in dict.fromkeys(self.pending) if v not in self.defined]
+            wanted = [v for v in dict.fromkeys(self.pending) if v not in self.sub_defined]
             self.pending = []
             if not wanted or not self.enabled:
                 continue
@@ -453,16 +468,34 @@ class _Closure:
                     continue  # defined on a slot (not copied), or taken already
                 taken.add(number)
                 start, end = spans.span(number)
-                self.add(*ids_in_bytes(buf[start:end]))
-        if not taken or self.spans is None:
+                self._add(*ids_in_bytes(buf[start:end]))
+        found = self.spans
+        if not taken or found is None:
             return
-        spans = self.spans
         # Component numbers are byte order, which in an unmodified tree is the source's.
-        self.on_assets = sorted(n for n in taken if spans.slot_of(n) == ASSETS)
+        self.on_assets = sorted(n for n in taken if found.slot_of(n) == ASSETS)
         self.on_slots = sorted(
-            (n for n in taken if spans.slot_of(n) != ASSETS),
-            key=lambda n: (spans.slot_start(spans.slot_of(n)), n),
+            (n for n in taken if found.slot_of(n) != ASSETS),
+            key=lambda n: (found.slot_start(found.slot_of(n)), n),
         )
+
+    def fresh_ids(self, sub_bytes: bytes, default: bool, rng: random.Random) -> FreshIds:
+        """IDs for the holder slots in the result's style: sequential ones above every
+        number in it (nothing can collide), else random ones avoiding every ID in it."""
+        if self._sequential and (self._seen or default):
+            fresh = FreshIds((), True, rng)
+            fresh.next = self._highest + 1
+            return fresh
+        taken: set[str] = set()
+        pieces = [sub_bytes]
+        if self.spans is not None:
+            buf = self.tree.buffer
+            pieces += [buf[slice(*self.spans.span(n))] for n in sorted(self.taken)]
+        for piece in pieces:
+            defined, values = ids_in_bytes(piece)
+            taken |= defined
+            taken.update(values)
+        return FreshIds(taken, False, rng)
 
 
 def _copy(component: Component) -> Component:
@@ -574,9 +607,12 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds) -> Slot:
     for number in deps.on_slots:
         groups.setdefault(spans.slot_of(number), []).append(spans.component(number))
     holder = _new_slot(template, HOLDER_NAME, ids, [])
-    kids = [
-        _new_slot(template, spans.slot_name(slot), ids, comps) for slot, comps in groups.items()
-    ]
+    kids: list[Slot] = []
+    for n, comps in groups.items():
+        # Written at once: a slot's nodes and member dicts cost ~5 KB more than its bytes,
+        # and a big closure makes tens of thousands of these.
+        data = _new_slot(template, spans.slot_name(n), ids, comps).to_bson()
+        kids.append(Slot(data, 0, len(data)))
     holder.set("Children", kids)
     return holder
 
