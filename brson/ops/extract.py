@@ -38,7 +38,7 @@ from bson.int64 import Int64
 from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import GraphError, ModelError
-from brson.graph import located
+from brson.graph import locate_many, located
 from brson.graph.spans import ASSETS, ComponentSpans
 from brson.model.idforms import DEFINITION_BYTES, ID_HEAD, REFERENCE_BYTES
 from brson.model.ids import DefinitionTable, IdIndex, Location, ids_in_bytes
@@ -272,27 +272,25 @@ def extract(
         if sum(1 for m in DEFINITION_BYTES.finditer(sub_bytes) if m[2] == old) == 1:
             deps.sub_defined.discard(old.decode())
     outside = _undefined_values(staged, deps)
-    offsets = [deps.table.offset(value) for _, value in outside] if outside else []
-    targets = [None if o is None else Location(tree=tree, offset=o) for o in offsets]
-    where = located(tree, targets)  # both sides located in bulk, not one descent each
-    here = located(staged, [loc for loc, _ in outside])
-    for (loc, value), target in zip(outside, targets, strict=True):
+    targets = [deps.table.offset(value) for _, value in outside]
+    there = _described(tree.buffer, [o for o in targets if o is not None])
+    here = _described(staged.buffer, [offset for offset, _ in outside])
+    for (offset, value), target in zip(outside, targets, strict=True):
         kind, target_path = "missing", None
-        if target is not None:
-            target = where[id(target)]
-            if target.anchor is not None:
-                target_path = target.describe()
-                kind = "component" if isinstance(target.anchor, Component) else "slot"
+        found = there.get(target) if target is not None else None
+        if found is not None:
+            target_path = found[0]
+            kind = "component" if found[1] else "slot"
         report.external.append(
             ExternalReference(
-                here[id(loc)].describe(),
+                here[offset][0] if offset in here else "<unknown>",
                 value,
                 target_path,
                 kind,
                 "nulled" if external == "null" else "kept",
             )
         )
-    del where, targets
+    del there, here, targets
     if external == "fail" and report.external:
         listing = "; ".join(
             f"{e.where} -> {e.target_path or e.target}" for e in report.external[:20]
@@ -308,32 +306,54 @@ def extract(
 
     phase(PHASES[4])
     if external == "null":
-        for loc, _ in outside:
-            _null_at(here[id(loc)])
+        nulls = locate_many(staged, [offset for offset, _ in outside])
+        for location in nulls.values():
+            _null_at(location)
+        del nulls
     # The staged tree's bytes are handed over and every node over them dropped: on a big
     # closure the result is hundreds of MB, and each copy of it held on to counts.
     written = [staged.to_bson()]
-    del staged, here, outside, deps
+    del staged, outside, deps
     data = _rewrite_types(tree, written, type_names, report)
     result = DataTree(data, source=tree.source)
     referrers.result = result
     return ExtractResult(result, report)
 
 
-def _undefined_values(staged: DataTree, defined: Container[str]) -> list[tuple[Location, str]]:
-    """``(location, value)`` of every ID-shaped value in the staged tree naming no ID in
+def _undefined_values(staged: DataTree, defined: Container[str]) -> list[tuple[int, str]]:
+    """``(offset, value)`` of every ID-shaped value in the staged tree naming no ID in
     ``defined``, in byte order: the values :attr:`DataTree.ids` lists (references; a
     ``ParentReference`` repeating a definition names what is defined, so it never counts),
     found by one scan of the bytes without indexing the rest."""
     buf = staged.buffer
-    out: list[tuple[Location, str]] = []
+    out: list[tuple[int, str]] = []
     with paused_gc():
         for key, elem in staged.element_index().items():
             if key in ("Object", "Assets"):
                 for match in REFERENCE_BYTES.finditer(buf, elem[1], elem[3]):
                     value = match[2].decode("latin-1")
                     if value not in defined:
-                        out.append((Location(tree=staged, offset=match.start()), value))
+                        out.append((match.start(), value))
+    return out
+
+
+#: Offsets described per fresh view of a tree (see :func:`_described`).
+_DESCRIBE_BATCH = 4096
+
+
+def _described(buf: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
+    """Offset -> (:meth:`Location.describe`, whether a component holds it) of each element
+    start in the tree of ``buf`` that leads somewhere.  Batches are located in a fresh view
+    of the bytes each, so the nodes a walk makes to reach them go with it: held for every
+    reference that leaves a big closure, they took hundreds of MB."""
+    wanted = sorted(set(offsets))
+    out: dict[int, tuple[str, bool]] = {}
+    for at in range(0, len(wanted), _DESCRIBE_BATCH):
+        view = DataTree(buf)
+        for offset, location in locate_many(view, wanted[at : at + _DESCRIBE_BATCH]).items():
+            anchor = location.anchor
+            if anchor is not None:
+                out[offset] = (location.describe(), isinstance(anchor, Component))
     return out
 
 
