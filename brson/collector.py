@@ -25,3 +25,11 @@ def paused_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def drop_cycles() -> None:
+    """Free the reference cycles made since the last collection while the collector is
+    paused: nodes point at their owners, so a tree of nodes built and let go (a slot written
+    out, a temporary view of some bytes) is garbage only a collection frees.  Collects the
+    youngest generation only: what was allocated since, not the long-lived heap."""
+    gc.collect(0)

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from bson.int64 import Int64
 
-from brson.collector import paused_gc
+from brson.collector import drop_cycles, paused_gc
 from brson.document import raw
 from brson.errors import GraphError, ModelError
 from brson.graph import locate_many, located
@@ -263,6 +263,7 @@ def extract(
     assets = [deps.component(n) for n in deps.on_assets]
     staged = _stage(tree, sub_bytes, holder, assets, parent_reference)
     del holder, assets
+    drop_cycles()  # the nodes the result was assembled from
     root_name = staged.root.name or ""
 
     phase(PHASES[3])
@@ -303,6 +304,7 @@ def extract(
         )
     referrers = _Referrers(len(deps.on_slots), len(deps.on_assets))
     report.copied = _describe_copies(deps, root_name, referrers)
+    drop_cycles()
 
     phase(PHASES[4])
     if external == "null":
@@ -310,10 +312,12 @@ def extract(
         for location in nulls.values():
             _null_at(location)
         del nulls
+    drop_cycles()
     # The staged tree's bytes are handed over and every node over them dropped: on a big
     # closure the result is hundreds of MB, and each copy of it held on to counts.
     written = [staged.to_bson()]
     del staged, outside, deps
+    drop_cycles()  # a node over the staged bytes (the root's name) would keep them alive
     data = _rewrite_types(tree, written, type_names, report)
     result = DataTree(data, source=tree.source)
     referrers.result = result
@@ -337,6 +341,9 @@ def _undefined_values(staged: DataTree, defined: Container[str]) -> list[tuple[i
     return out
 
 
+#: Holder slots written between collections of the nodes they were made of.
+_CYCLES_EVERY = 512
+
 #: Offsets described per fresh view of a tree (see :func:`_described`).
 _DESCRIBE_BATCH = 4096
 
@@ -354,6 +361,8 @@ def _described(buf: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
             anchor = location.anchor
             if anchor is not None:
                 out[offset] = (location.describe(), isinstance(anchor, Component))
+        del view
+        drop_cycles()
     return out
 
 
@@ -633,6 +642,8 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds) -> Slot:
         # and a big closure makes tens of thousands of these.
         data = _new_slot(template, spans.slot_name(n), ids, comps).to_bson()
         kids.append(Slot(data, 0, len(data)))
+        if len(kids) % _CYCLES_EVERY == 0:
+            drop_cycles()
     holder.set("Children", kids)
     return holder
 
