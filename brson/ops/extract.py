@@ -356,14 +356,19 @@ def _described(buf: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
     wanted = sorted(set(offsets))
     out: dict[int, tuple[str, bool]] = {}
     for at in range(0, len(wanted), _DESCRIBE_BATCH):
-        view = DataTree(buf)
-        for offset, location in locate_many(view, wanted[at : at + _DESCRIBE_BATCH]).items():
-            anchor = location.anchor
-            if anchor is not None:
-                out[offset] = (location.describe(), isinstance(anchor, Component))
-        del view
+        out.update(_describe_batch(buf, wanted[at : at + _DESCRIBE_BATCH]))
+        # Nothing of the batch's view is referenced any more: a collection of the youngest
+        # generation frees it all (a node still referenced here would move up and stay).
         drop_cycles()
     return out
+
+
+def _describe_batch(buf: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
+    return {
+        offset: (location.describe(), isinstance(location.anchor, Component))
+        for offset, location in locate_many(DataTree(buf), offsets).items()
+        if location.anchor is not None
+    }
 
 
 def _stage(
