@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import random
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
@@ -249,6 +249,12 @@ def extract(
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
     # left behind (and make references to that slot look resolved), so it gets its own.
     relink = slot.parent is not None and slot.parent_reference == slot.parent.id
+    # The relinked ParentReference no longer defines the parent's ID in the result.
+    if relink:
+        old = (slot.parent_reference or "").encode()
+        if sum(1 for m in DEFINITION_BYTES.finditer(sub_bytes) if m[2] == old) == 1:
+            deps.sub_defined.discard(old.decode())
+    types = _TypePlan(tree, deps.pieces(sub_bytes), type_names, report)
     holder = None
     parent_reference = None
     if deps.on_slots or deps.on_assets or relink:
@@ -256,22 +262,17 @@ def extract(
         seed = random.Random(hashlib.sha256(sub_bytes).digest())
         ids = deps.fresh_ids(sub_bytes, default=not tree.legacy, rng=seed)
         if deps.on_slots:
-            holder = _holder(Slot(sub_bytes, 0, len(sub_bytes)), deps, ids)
+            holder = _holder(Slot(sub_bytes, 0, len(sub_bytes)), deps, ids, types)
         parent_reference = next(ids) if relink else None
         report.new_ids = ids.issued
         del ids
-    assets = [deps.component(n) for n in deps.on_assets]
-    staged = _stage(tree, sub_bytes, holder, assets, parent_reference)
-    del holder, assets
+    assets = [types.component(deps.component(n)) for n in deps.on_assets]
+    staged = _stage(tree, types.apply(sub_bytes), holder, assets, parent_reference, types.changes)
+    del holder, assets, sub_bytes
     drop_cycles()  # the nodes the result was assembled from
     root_name = staged.root.name or ""
 
     phase(PHASES[3])
-    if parent_reference is not None:
-        # The relinked ParentReference no longer defines the parent's ID in the result.
-        old = (slot.parent_reference or "").encode()
-        if sum(1 for m in DEFINITION_BYTES.finditer(sub_bytes) if m[2] == old) == 1:
-            deps.sub_defined.discard(old.decode())
     outside = _undefined_values(staged, deps)
     targets = [deps.table.offset(value) for _, value in outside]
     there = _described(tree.buffer, [o for o in targets if o is not None])
@@ -313,12 +314,15 @@ def extract(
             _null_at(location)
         del nulls
     drop_cycles()
-    # The staged tree's bytes are handed over and every node over them dropped: on a big
-    # closure the result is hundreds of MB, and each copy of it held on to counts.
-    written = [staged.to_bson()]
+    # Every node over the staged bytes is dropped (a node over them, the root's name,
+    # would keep them alive): on a big closure the result is hundreds of MB.
+    data = staged.to_bson()
     del staged, outside, deps
-    drop_cycles()  # a node over the staged bytes (the root's name) would keep them alive
-    data = _rewrite_types(tree, written, type_names, report)
+    drop_cycles()
+    report.components = sum(1 for _ in raw.COMPONENT_TYPE_INDEX.finditer(data)) + sum(
+        1 for _ in raw.COMPONENT_TYPE_NAME.finditer(data)
+    )
+    report.slots = data.count(b"\x04Children\x00")
     result = DataTree(data, source=tree.source)
     referrers.result = result
     return ExtractResult(result, report)
@@ -376,10 +380,12 @@ def _stage(
     sub_bytes: bytes,
     holder: Slot | None,
     assets: list[Component],
-    parent_reference: str | None = None,
+    parent_reference: str | None,
+    changes: dict[str, Any],
 ) -> DataTree:
-    """The result's root document: the source's root keys, ``Object`` the subtree (plus the
-    holder as its last child), ``Assets`` the given ones; tables are trimmed later."""
+    """The result's root document: the source's root keys (those in ``changes`` with their
+    new values), ``Object`` the subtree (plus the holder as its last child), ``Assets`` the
+    given ones."""
     root = Slot(sub_bytes, 0, len(sub_bytes))
     if parent_reference is not None:
         root.set("ParentReference", parent_reference)
@@ -396,6 +402,8 @@ def _stage(
             values[key] = root
         elif key == "Assets":
             values[key] = [_copy(c) for c in assets]
+        elif key in changes:
+            values[key] = changes[key]
         else:
             values[key] = tree.get(key)
     return DataTree(Node.new(values).to_bson())
@@ -513,6 +521,15 @@ class _Closure:
             key=lambda n: (found.slot_start(found.slot_of(n)), n),
         )
 
+    def pieces(self, sub_bytes: bytes) -> Iterator[bytes]:
+        """The bytes the result is made of: the subtree, then each copied component."""
+        yield sub_bytes
+        if self.spans is not None:
+            buf = self.tree.buffer
+            for number in sorted(self.taken):
+                start, end = self.spans.span(number)
+                yield buf[start:end]
+
     def fresh_ids(self, sub_bytes: bytes, default: bool, rng: random.Random) -> FreshIds:
         """IDs for the holder slots in the result's style: sequential ones above every
         number in it (nothing can collide), else random ones avoiding every ID in it."""
@@ -521,11 +538,7 @@ class _Closure:
             fresh.next = self._highest + 1
             return fresh
         taken: set[str] = set()
-        pieces = [sub_bytes]
-        if self.spans is not None:
-            buf = self.tree.buffer
-            pieces += [buf[slice(*self.spans.span(n))] for n in sorted(self.taken)]
-        for piece in pieces:
+        for piece in self.pieces(sub_bytes):
             defined, values = ids_in_bytes(piece)
             taken |= defined
             taken.update(values)
@@ -633,7 +646,7 @@ class _Referrers:
 
 
 # -- new slots ------------------------------------------------------------------------------
-def _holder(template: Slot, deps: _Closure, ids: FreshIds) -> Slot:
+def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: _TypePlan) -> Slot:
     """``Extracted Dependencies`` with one child per source slot, in the source's order."""
     spans = deps.spans
     assert spans is not None
@@ -645,7 +658,7 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds) -> Slot:
     for n, comps in groups.items():
         # Written at once: a slot's nodes and member dicts cost ~5 KB more than its bytes,
         # and a big closure makes tens of thousands of these.
-        data = _new_slot(template, spans.slot_name(n), ids, comps).to_bson()
+        data = types.apply(_new_slot(template, spans.slot_name(n), ids, comps).to_bson())
         kids.append(Slot(data, 0, len(data)))
         if len(kids) % _CYCLES_EVERY == 0:
             drop_cycles()
@@ -696,73 +709,87 @@ def _null_at(location: Location) -> None:
         location.set_value(None)
 
 
-def _rewrite_types(
-    source: DataTree, written: list[bytes], type_names: list[str] | None, report: ExtractReport
-) -> bytes:
-    """Trim ``Types`` to the used entries and rewrite the indices; trim ``TypeVersions``.
+class _TypePlan:
+    """The result's type table: ``Types`` trimmed to the entries its components use (in the
+    source's order) and ``TypeVersions`` to the types still present, decided from the pieces
+    the result is made of before it is assembled, so each piece's ``Type`` indices are
+    rewritten while it is written anyway, not in a copy of the whole result afterwards
+    (two extra copies of a closure of hundreds of MB).
 
     Indices are rewritten in the bytes: a component is ``{Type: int32 or int64, Data: {…}}``,
-    so its index sits at a fixed place and changing it in its own width moves nothing else (and
-    costs nothing on a big tree, unlike re-assembling every component).  ``written`` hands the
-    staged bytes over (the list is emptied): one copy is edited in place and the root is
-    assembled around it once, so at most two copies of a big result are alive at a time.
+    so its index sits at a fixed place and changing it in its own width moves nothing else.
     """
-    data = written.pop()
-    found = raw.component_type_indices(data)
-    named = {m.group(1).decode("utf-8", "replace") for m in raw.COMPONENT_TYPE_NAME.finditer(data)}
-    report.components = len(found) + sum(1 for _ in raw.COMPONENT_TYPE_NAME.finditer(data))
-    report.slots = data.count(b"\x04Children\x00")
-    root = raw.index(data, 0, len(data))
-    elem = root.get("TypeVersions")
-    versions = raw.scalar(data, elem) if elem is not None else None
-    changes: dict[str, Any] = {}
-    body: bytes | bytearray = data
-    if type_names is not None:
-        indices = [index for _, _, index in found]
-        used = sorted(set(indices))
-        bad = [i for i in used if not 0 <= i < len(type_names)]
-        if bad:
-            raise ModelError(
-                f"component type index {bad[0]} is out of range (Types has {len(type_names)})",
-                path=report.slot,
-            )
-        remap = {old: new for new, old in enumerate(used)}
-        if any(remap[old] != old for _, _, old in found):
-            out = bytearray(data)
-            del data
-            for offset, width, old in found:
-                if remap[old] != old:
-                    raw.set_type_index(out, offset, width, remap[old])
-            body = out
-        del found
-        new_names = [type_names[i] for i in used]
-        report.types = len(new_names)
-        report.types_dropped = [n for i, n in enumerate(type_names) if i not in remap]
-        used_names, known = set(new_names) | named, set(type_names)
-        if new_names != type_names:
-            changes["Types"] = new_names
-    else:
-        used_names = named
-        report.types = len(used_names)
-        known = set()
-    if isinstance(versions, dict):
-        if type_names is None and versions:
-            known = {
+
+    def __init__(
+        self,
+        source: DataTree,
+        pieces: Iterable[bytes],
+        type_names: list[str] | None,
+        report: ExtractReport,
+    ) -> None:
+        used_indices: set[int] = set()
+        named: set[str] = set()
+        for piece in pieces:
+            used_indices.update(index for _, _, index in raw.component_type_indices(piece))
+            named.update(
                 m.group(1).decode("utf-8", "replace")
-                for m in raw.COMPONENT_TYPE_NAME.finditer(source.to_bson())
-            }
-        dropped = [k for k in versions if k in known and k not in used_names]
-        if dropped:
-            report.type_versions_dropped = dropped
-            changes["TypeVersions"] = {k: v for k, v in versions.items() if k not in dropped}
-    if not changes and isinstance(body, bytes):
-        return body
-    view = memoryview(body)
-    parts: list[bytes | memoryview] = []
-    for key, (_, pos, _, vend) in root.items():
-        parts.append(raw.encode_element(key, changes[key]) if key in changes else view[pos:vend])
-    size = raw.int32_bytes(sum(len(part) for part in parts) + 5)
-    return b"".join([size, *parts, b"\x00"])
+                for m in raw.COMPONENT_TYPE_NAME.finditer(piece)
+            )
+        #: Root keys whose values change: ``Types``, ``TypeVersions``.
+        self.changes: dict[str, Any] = {}
+        self.remap: dict[int, int] = {}
+        if type_names is not None:
+            used = sorted(used_indices)
+            bad = [i for i in used if not 0 <= i < len(type_names)]
+            if bad:
+                raise ModelError(
+                    f"component type index {bad[0]} is out of range (Types has {len(type_names)})",
+                    path=report.slot,
+                )
+            self.remap = {old: new for new, old in enumerate(used) if old != new}
+            new_names = [type_names[i] for i in used]
+            report.types = len(new_names)
+            report.types_dropped = [n for i, n in enumerate(type_names) if i not in used_indices]
+            used_names, known = set(new_names) | named, set(type_names)
+            if new_names != type_names:
+                self.changes["Types"] = new_names
+        else:
+            used_names = named
+            report.types = len(used_names)
+            known = set()
+        versions = source.get("TypeVersions")
+        if isinstance(versions, dict):
+            if type_names is None and versions:
+                known = {
+                    m.group(1).decode("utf-8", "replace")
+                    for m in raw.COMPONENT_TYPE_NAME.finditer(source.to_bson())
+                }
+            dropped = [k for k in versions if k in known and k not in used_names]
+            if dropped:
+                report.type_versions_dropped = dropped
+                self.changes["TypeVersions"] = {
+                    k: v for k, v in versions.items() if k not in dropped
+                }
+
+    def apply(self, data: bytes) -> bytes:
+        """``data`` (a subtree, a slot, a component) with its ``Type`` indices rewritten."""
+        if not self.remap:
+            return data
+        found = [f for f in raw.component_type_indices(data) if f[2] in self.remap]
+        if not found:
+            return data
+        out = bytearray(data)
+        for offset, width, old in found:
+            raw.set_type_index(out, offset, width, self.remap[old])
+        return bytes(out)
+
+    def component(self, component: Component) -> Component:
+        """A detached copy of ``component`` (see :func:`_copy`) with its index rewritten."""
+        copy = _copy(component)
+        if not self.remap:
+            return copy
+        data = self.apply(copy.to_bson())
+        return Component(data, 0, len(data))
 
 
 __all__ = [
