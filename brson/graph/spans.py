@@ -113,6 +113,9 @@ class ComponentSpans:
         """The slot's :attr:`Slot.path` (names from the root down, joined by "/"); short
         prefixes are memoized as the model memoizes them (long ones would cost memory in
         depth squared)."""
+        memo = self._paths.get(slot)
+        if memo is not None:
+            return memo
         chain: list[int] = []
         node = slot
         base: str | None = None
@@ -131,7 +134,8 @@ class ComponentSpans:
             if len(text) > PATH_MEMO_LIMIT:
                 break
             self._paths[number] = text
-        return "/".join(names if base is None else [base, *names])
+        memo = self._paths.get(slot)  # the same text, shared by whoever asks again
+        return memo if memo is not None else "/".join(names if base is None else [base, *names])
 
 
 def _document_spans(buf: bytes, elem: raw.Element) -> list[tuple[int, int]]:

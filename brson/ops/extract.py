@@ -64,7 +64,7 @@ class CopiedComponent:
     sees by default never shows it.
     """
 
-    __slots__ = ("_n", "_referrers", "id", "source", "target", "type")
+    __slots__ = ("_n", "_referrers", "_source", "_target", "id", "type")
 
     def __init__(
         self,
@@ -79,15 +79,47 @@ class CopiedComponent:
     ) -> None:
         self.id = id
         self.type = type
-        #: Where it lived in the source (``Root/Materials:PBS_Metallic``; ``<Assets>:…`` for
-        #: NeosVR root assets) and where it is in the result.
-        self.source = source
-        self.target = target
+        self._source: str | tuple[str] = source
+        self._target: str | tuple[str, str] = target
         self._referrers = referrers
         self._n = n
         if referenced_by is not None:
             self._referrers = _Referrers.given(referenced_by)
             self._n = 0
+
+    @classmethod
+    def on_slot(
+        cls,
+        id: str | None,
+        type: str,
+        slot_path: str,
+        slot_name: str,
+        root_name: str,
+        referrers: _Referrers,
+        n: int,
+    ) -> CopiedComponent:
+        """A copy from a slot, its texts made when read: the slot's path and name are shared
+        by every copy from that slot (a string per copy was a tenth of a big extract's
+        peak)."""
+        made = cls(id, type, "", "", referrers=referrers, n=n)
+        made._source = (slot_path,)
+        made._target = (root_name, slot_name)
+        return made
+
+    @property
+    def source(self) -> str:
+        """Where it lived in the source (``Root/Materials:PBS_Metallic``; ``<Assets>:…`` for
+        NeosVR root assets)."""
+        source = self._source
+        return source if isinstance(source, str) else f"{source[0]}:{self.type}"
+
+    @property
+    def target(self) -> str:
+        """Where it is in the result."""
+        target = self._target
+        if isinstance(target, str):
+            return target
+        return f"{target[0]}/{HOLDER_NAME}/{target[1]}:{self.type}"
 
     @property
     def referenced_by(self) -> list[str]:
@@ -275,6 +307,7 @@ def extract(
     phase(PHASES[3])
     outside = _undefined_values(staged, deps)
     targets = [deps.table.offset(value) for _, value in outside]
+    deps.done_looking_up()
     there = _described(tree.buffer, [o for o in targets if o is not None])
     here = _described(staged.buffer, [offset for offset, _ in outside])
     for (offset, value), target in zip(outside, targets, strict=True):
@@ -487,6 +520,12 @@ class _Closure:
         number = self.spans.at(offset) if offset is not None else None
         return number is not None and number in self.taken
 
+    def done_looking_up(self) -> None:
+        """Drop the subtree's IDs and the definition table once every lookup is made (a
+        tenth of the peak on a big closure, still alive while the report is written)."""
+        self.sub_defined = set()
+        self._table = None
+
     def component(self, number: int) -> Component:
         assert self.spans is not None
         return self.spans.component(number)
@@ -567,17 +606,24 @@ def _describe_copies(
         component = spans.component(number)
         slot = spans.slot_of(number)
         type_text = component.type_label
+        element_id = _component_id(component)
         if slot == ASSETS:
             source = f"<Assets>:{type_text}"
-            target = source
-        else:
-            source = f"{spans.slot_path(slot)}:{type_text}"
-            target = f"{root_name}/{HOLDER_NAME}/{spans.slot_name(slot)}:{type_text}"
-        out.append(
-            CopiedComponent(
-                _component_id(component), type_text, source, target, referrers=referrers, n=n
+            out.append(
+                CopiedComponent(element_id, type_text, source, source, referrers=referrers, n=n)
             )
-        )
+        else:
+            out.append(
+                CopiedComponent.on_slot(
+                    element_id,
+                    type_text,
+                    spans.slot_path(slot),
+                    spans.slot_name(slot),
+                    root_name,
+                    referrers,
+                    n,
+                )
+            )
     return out
 
 
