@@ -14,10 +14,11 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from brson.collector import paused_gc
 from brson.document import raw
-from brson.model.ids import Location, Path, anchor_text, path_text
+from brson.model.ids import Location, Path, component_text, path_text, slot_text, type_text
 from brson.model.tree import Component, DataTree, Slot
 
 #: Element items to visit: (key or list position, indexed element).
@@ -157,12 +158,18 @@ def describe_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, str]:
     if not wanted:
         return out
     buf = tree.buffer
+    last: object = _NO_OWNER
+    slot_part = ""
+    types: dict[tuple[type, Any], str] = {}  # type_index -> type_text(component)
     with paused_gc():
         for slot, span, items, inside in _walk(tree, wanted):
+            if slot is not last:  # a slot's segments come one after another
+                last = slot
+                slot_part = slot_text(slot)
             if span is None:
                 assert slot is not None
+                head = slot_part
                 found = _paths(buf, items, inside)
-                anchor: Slot | Component = slot
             else:
                 index = raw.component_index(buf, *span)
                 data = index.get("Data")
@@ -170,12 +177,18 @@ def describe_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, str]:
                     raw.index(buf, data[2], data[3]) if data and data[0] == raw.DOCUMENT else None
                 )
                 found = _component_paths(buf, index, fields, inside)
-                anchor = Component(buf, *span)
-                anchor.tree, anchor.slot = tree, slot
-            if found:
-                head = anchor_text(anchor)
-                for offset, path in found:
-                    out[offset] = head + path_text(path)
+                if not found:
+                    continue
+                component = Component(buf, *span)
+                component.tree, component.slot = tree, slot
+                type_index = component.type_index
+                key = (type(type_index), type_index)
+                type_name = types.get(key)
+                if type_name is None:
+                    type_name = types[key] = type_text(component)
+                head = component_text(slot_part, type_name)
+            for offset, path in found:
+                out[offset] = head + path_text(path)
     return out
 
 
@@ -216,10 +229,14 @@ def _slots(root: Slot, buf: bytes, offsets: list[int]) -> Iterator[_Segment]:
         slot, inside = stack.pop()
         own: _Items = []
         own_offsets: list[int] = []  # only these: ``inside`` holds the whole subtree's
+        lo = 0
         for key, elem in slot.element_index().items():
-            here = _between(inside, elem[1], elem[3])
-            if not here:
+            lo = bisect_left(inside, elem[1], lo)  # elements are in byte order
+            hi = bisect_left(inside, elem[3], lo)
+            if lo == hi:
                 continue
+            here = inside[lo:hi]
+            lo = hi
             if key == "Children" and elem[0] == raw.ARRAY:
                 for child in slot.children:
                     mine = _between(here, *child.span)
