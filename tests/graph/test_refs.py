@@ -438,3 +438,15 @@ def test_few_lookups_one_by_one_many_in_one_pass() -> None:
     assert all(
         _same(t, tree.resolve(r.target_id)) for r, (_, t) in zip(graph, everything, strict=True)
     )
+
+
+def test_listing_falls_back_where_a_value_does_not_resolve() -> None:
+    """A string holding the bytes of an ID element is matched by the byte scan but is no
+    element: the listing then says what the graph says (``<unknown>``)."""
+    doc = raw_document(sample(STANDIN))
+    guid = "00000008-0000-0000-0000-000000000000"
+    doc["Object"]["Name"]["Data"] = f"x\x02Odd\x00\x25\x00\x00\x00{guid}\x00y"
+    tree = brson.loads(bson.encode(doc), name="x.bson")
+    graph = ReferenceGraph.build(tree)
+    assert any(r.describe() == "<unknown>" for r in graph)
+    _check_listing(tree, graph)
