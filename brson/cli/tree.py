@@ -17,6 +17,7 @@ from brson.cli.common import expand_inputs, load_tree, note, print_json, progres
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
 from brson.graph import ReferenceGraph
+from brson.graph.refs import ReferenceListing, Row
 from brson.model.documents import SCHEMA_MODELS
 from brson.model.jsonform_schema import SCHEMA as JSONFORM_SCHEMA
 from brson.model.tree import Component, Slot
@@ -202,15 +203,20 @@ def refs(
         with _about(file):
             with progress(f"reading {file}", total=3) as bar:
                 tree = load_tree(file)
+                if json_out:
+                    bar.stage("indexing IDs and references")
+                    graph = ReferenceGraph.build(tree)
+                    bar.stage(f"locating {len(graph.references)} references")
+                    graph.locate_all()
+                    bar.advance()
+                    entries.append(_refs_json(file, graph))
+                    continue
                 bar.stage("indexing IDs and references")
-                graph = ReferenceGraph.build(tree)
-                bar.stage(f"locating {len(graph.references)} references")
-                graph.locate_all()
+                listing = ReferenceListing(tree)
+                bar.stage(f"locating {len(listing)} references")
+                rows = listing.rows()
                 bar.advance()
-            if json_out:
-                entries.append(_refs_json(file, graph))
-            else:
-                _print_refs(file, graph)
+            _print_refs(file, listing.counts(), rows)
     if json_out:
         print_json(entries)
 
@@ -224,18 +230,20 @@ def _refs_json(file: Path, graph: ReferenceGraph) -> dict[str, Any]:
     }
 
 
-def _print_refs(file: Path, graph: ReferenceGraph) -> None:
-    counts = graph.counts()
+def _print_refs(file: Path, counts: dict[str, int], rows: list[Row]) -> None:
     out = stdout.file
     out.write(
         f"{file}: {counts['references']} references, {counts['internal']} internal "
         f"(to {counts['referenced_ids']} of {counts['ids']} IDs), {counts['external']} "
         f"external (to {counts['external_ids']} IDs)\n"
     )
-    for ref in graph:
-        location = ref.target_location
-        target = location.describe() if location is not None else "(external)"
-        out.write(f"{ref.describe()} -> {ref.target_id} {target}\n")
+    for start in range(0, len(rows), 4096):  # a few large writes, not one per line
+        out.write(
+            "".join(
+                f"{source} -> {target_id} {'(external)' if target is None else target}\n"
+                for source, target_id, target in rows[start : start + 4096]
+            )
+        )
 
 
 # -- schema -------------------------------------------------------------------------------

@@ -12,11 +12,12 @@ the tree's own nodes, so what it returns stays identical to what navigation hand
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from brson.collector import paused_gc
 from brson.document import raw
-from brson.model.ids import Location, Path
+from brson.model.ids import Location, Path, component_text, path_text, slot_text, type_text
 from brson.model.tree import Component, DataTree, Slot
 
 #: Element items to visit: (key or list position, indexed element).
@@ -55,34 +56,129 @@ def located(tree: DataTree, locations: Iterable[Location | None]) -> dict[int, L
 
 
 def _locate(tree: DataTree, wanted: list[int], out: dict[int, Location]) -> None:
-    for key, elem in tree.element_index().items():
-        inside = _between(wanted, elem[1], elem[3])
-        if not inside:
+    """Locations anchored on the tree's own nodes (a component's, as its slot hands it out),
+    so what comes back is identical to what navigation gives."""
+    buf = tree.buffer
+    owner: object = _NO_OWNER
+    by_span: dict[tuple[int, int], Component] = {}
+    for slot, span, items, offsets in _walk(tree, wanted):
+        if span is None:
+            assert slot is not None
+            for offset, path in _paths(buf, items, offsets):
+                out[offset] = Location(slot, path)
             continue
-        if key == "Object" and elem[0] == raw.DOCUMENT:
-            _slots(tree.root, inside, out)
-        elif key == "Assets" and elem[0] == raw.ARRAY:
-            for component in tree.assets:
-                here = _between(inside, *component.span)
-                if here:
-                    _component(component, here, out)
+        if owner is not slot:
+            owner = slot
+            held = slot.components if slot is not None else tree.assets
+            by_span = {component.span: component for component in held}
+        component = by_span.get(span)
+        if component is None:
+            continue
+        # Indexed through the component's own node: the index is kept there and reused
+        # when the member is then fetched.
+        index = component.element_index()
+        data = index.get("Data")
+        fields = component.data.element_index() if _is_document(data) else None
+        for offset, path in _component_paths(buf, index, fields, offsets):
+            out[offset] = Location(component, path)
+
+
+_NO_OWNER = object()
+
+
+def describe_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, str]:
+    """``offset -> Location.describe()`` of the element starting at each offset of an
+    unmodified tree (unresolvable ones absent), from the same walk as :func:`locate_many`.
+
+    For a reader that prints where many values are and keeps nothing (``brson refs``): no
+    Location is made, a component is indexed from the bytes without a node being kept on its
+    slot (a transient one reads its type name), and each anchor's head (slot path, type) is
+    made once for all the offsets inside it.
+    """
+    wanted = sorted(set(offsets))
+    out: dict[int, str] = {}
+    if not wanted:
+        return out
+    buf = tree.buffer
+    last: object = _NO_OWNER
+    slot_part = ""
+    types: dict[tuple[type, Any], str] = {}  # type_index -> type_text(component)
+    with paused_gc():
+        for slot, span, items, inside in _walk(tree, wanted):
+            if slot is not last:  # a slot's segments come one after another
+                last = slot
+                slot_part = slot_text(slot)
+            if span is None:
+                assert slot is not None
+                head = slot_part
+                found = _paths(buf, items, inside)
+            else:
+                index = raw.component_index(buf, *span)
+                data = index.get("Data")
+                fields = (
+                    raw.index(buf, data[2], data[3]) if data and data[0] == raw.DOCUMENT else None
+                )
+                found = _component_paths(buf, index, fields, inside)
+                if not found:
+                    continue
+                component = Component(buf, *span)
+                component.tree, component.slot = tree, slot
+                type_index = component.type_index
+                key = (type(type_index), type_index)
+                type_name = types.get(key)
+                if type_name is None:
+                    type_name = types[key] = type_text(component)
+                head = component_text(slot_part, type_name)
+            for offset, path in found:
+                out[offset] = head + path_text(path)
+    return out
 
 
 def _between(offsets: list[int], start: int, end: int) -> list[int]:
     return offsets[bisect_left(offsets, start) : bisect_left(offsets, end)]
 
 
-def _slots(root: Slot, offsets: list[int], out: dict[int, Location]) -> None:
-    buf = root.buffer
+def _is_document(elem: raw.Element | None) -> bool:
+    return elem is not None and elem[0] == raw.DOCUMENT
+
+
+#: One anchor's share of a walk: its slot (None for a root asset), the component's span
+#: (None for the slot's own elements), those elements holding the offsets (slots), offsets.
+_Segment = tuple[Slot | None, tuple[int, int] | None, _Items, list[int]]
+
+
+def _walk(tree: DataTree, wanted: list[int]) -> Iterator[_Segment]:
+    """Enter only the slots, components and root elements whose byte spans hold a wanted
+    offset; components are found by their spans in the bytes (``Slot.components`` reads the
+    same ``Components`` member), so no component node is made here."""
+    buf = tree.buffer
+    for key, elem in tree.element_index().items():
+        inside = _between(wanted, elem[1], elem[3])
+        if not inside:
+            continue
+        if key == "Object" and elem[0] == raw.DOCUMENT:
+            yield from _slots(tree.root, buf, inside)
+        elif key == "Assets" and elem[0] == raw.ARRAY:
+            for span in _document_spans(buf, elem):
+                here = _between(inside, *span)
+                if here:
+                    yield None, span, [], here
+
+
+def _slots(root: Slot, buf: bytes, offsets: list[int]) -> Iterator[_Segment]:
     stack: list[tuple[Slot, list[int]]] = [(root, offsets)]
     while stack:
         slot, inside = stack.pop()
         own: _Items = []
         own_offsets: list[int] = []  # only these: ``inside`` holds the whole subtree's
+        lo = 0
         for key, elem in slot.element_index().items():
-            here = _between(inside, elem[1], elem[3])
-            if not here:
+            lo = bisect_left(inside, elem[1], lo)  # elements are in byte order
+            hi = bisect_left(inside, elem[3], lo)
+            if lo == hi:
                 continue
+            here = inside[lo:hi]
+            lo = hi
             if key == "Children" and elem[0] == raw.ARRAY:
                 for child in slot.children:
                     mine = _between(here, *child.span)
@@ -91,51 +187,55 @@ def _slots(root: Slot, offsets: list[int], out: dict[int, Location]) -> None:
                 continue
             if key == "Components" and elem[0] == raw.DOCUMENT:
                 rest = set(here)
-                for component in slot.components:
-                    mine = _between(here, *component.span)
+                data = raw.member_index(buf, elem[2], elem[3]).get("Data")
+                spans = _document_spans(buf, data) if data and data[0] == raw.ARRAY else []
+                for span in spans:
+                    mine = _between(here, *span)
                     if mine:
                         rest.difference_update(mine)
-                        _component(component, mine, out)
+                        yield slot, span, [], mine
                 if rest:  # the Components member's own ID (and anything odd beside components)
-                    _descend(slot, buf, [(key, elem)], (), sorted(rest), out)
+                    yield slot, None, [(key, elem)], sorted(rest)
                 continue
             own.append((key, elem))
             own_offsets.extend(here)
         if own:
-            _descend(slot, buf, own, (), sorted(own_offsets), out)
+            yield slot, None, own, sorted(own_offsets)
 
 
-def _component(component: Component, offsets: list[int], out: dict[int, Location]) -> None:
-    """Locate inside a component, indexing its ``Data`` through the component's own node (the
-    index is kept there and reused when the member is then fetched)."""
-    items: _Items = list(component.element_index().items())
+def _component_paths(
+    buf: bytes,
+    index: dict[str, raw.Element],
+    fields: dict[str, raw.Element] | None,
+    offsets: list[int],
+) -> list[tuple[int, Path]]:
+    """Paths inside a component from its index and its ``Data`` document's (``fields``)."""
     levels: dict[int, tuple[_Items, list[int]]] = {}
-    data = component.element_index().get("Data")
-    if data is not None and data[0] == raw.DOCUMENT:
-        fields: _Items = list(component.data.element_index().items())
-        levels[data[2]] = (fields, [elem[1] for _, elem in fields])
-    _descend(component, component.buffer, items, (), offsets, out, levels)
+    data = index.get("Data")
+    if data is not None and fields is not None:
+        inner: _Items = list(fields.items())
+        levels[data[2]] = (inner, [elem[1] for _, elem in inner])
+    return _paths(buf, list(index.items()), offsets, levels)
 
 
-def _descend(
-    anchor: Slot | Component,
+def _paths(
     buf: bytes,
     items: _Items,
-    path: Path,
     offsets: list[int],
-    out: dict[int, Location],
     levels: dict[int, tuple[_Items, list[int]]] | None = None,
-) -> None:
-    """Follow the documents holding each offset down to the element that starts there.
+) -> list[tuple[int, Path]]:
+    """Follow the documents holding each offset down to the element that starts there:
+    ``(offset, key path)`` for each that does.
 
     A level is indexed once per anchor however many offsets pass through it (a component's
     ``Data`` holds many fields and few references); members take the O(1) member index.
     """
     levels = {} if levels is None else levels
     top = (items, [elem[1] for _, elem in items])
+    found: list[tuple[int, Path]] = []
     for offset in offsets:
         items, starts = top
-        where = path
+        where: Path = ()
         while True:
             at = bisect_right(starts, offset) - 1
             if at < 0:
@@ -145,7 +245,7 @@ def _descend(
                 break  # inside no element (a document's own length prefix)
             if offset == pos:
                 # Same rule as Location: an ``ID`` names the document holding it.
-                out[offset] = Location(anchor, where if part == "ID" else (*where, part))
+                found.append((offset, where if part == "ID" else (*where, part)))
                 break
             where = (*where, part)
             level = levels.get(vstart)
@@ -158,3 +258,4 @@ def _descend(
                     break
                 level = levels[vstart] = (inner, [elem[1] for _, elem in inner])
             items, starts = level
+    return found

@@ -66,3 +66,12 @@ WIDE_SEQUENTIAL = re.compile(
     ID_VALUE_PREFIX + "[0-9a-f]{8}-(?!0000-0000-)[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00"
 )
 NARROW_SEQUENTIAL = re.compile(ID_VALUE_PREFIX + "([0-9a-f]{8})-0000-0000-0000-000000000000\x00")
+#: The ID of every element :data:`DEFINITION` matches, alone (one group: ``findall`` lists
+#: the IDs themselves, in byte order, without a tuple each).
+DEFINED_ID_BYTES = re.compile(
+    (
+        "\x02(?:" + DEFINING_KEYS.removeprefix("(") + ID_VALUE_PREFIX + f"({GUID_PATTERN})\x00"
+    ).encode("latin-1")
+)
+#: :data:`REFERENCE` over bytes (match offsets are byte offsets either way).
+REFERENCE_BYTES = re.compile(REFERENCE.pattern.encode("latin-1"))

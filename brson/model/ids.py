@@ -33,10 +33,13 @@ from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import ModelError
 from brson.model.idforms import (
+    DEFINED_ID_BYTES,
     DEFINITION,
     DEFINITION_BYTES,
+    ID_VALUE_PREFIX,
     PARENT_REFERENCE,
     REFERENCE,
+    REFERENCE_BYTES,
     defines_id,
 )
 from brson.model.node import Node
@@ -240,22 +243,7 @@ class Location:
         anchor = self.anchor
         if anchor is None:
             return "<unknown>"
-        if isinstance(anchor, Slot):
-            head = anchor.display_path()
-        else:
-            slot = anchor.slot
-            try:
-                type_name = anchor.type.name
-            except Exception:  # an invalid Type index is reported elsewhere
-                type_name = "?"
-            head = f"{slot.display_path() if slot else '<Assets>'}:{type_name}"
-        tail = ""
-        for part in self.path:
-            if isinstance(part, int):
-                tail += f"[{part}]"
-            elif part not in ("Data", "ID"):
-                tail += f".{part}"
-        return head + tail
+        return anchor_text(anchor) + path_text(self.path)
 
     def __repr__(self) -> str:
         return f"Location({self.describe()!r})"
@@ -599,3 +587,121 @@ def element_at(location: Location) -> Element | None:
         if isinstance(node, Member):
             node.tree = anchor.tree
     return node if isinstance(node, Slot | Component | Member) else None
+
+
+# -- describing locations: one rule for Location.describe and the bulk describers ----------
+def anchor_text(anchor: Slot | Component) -> str:
+    """The head of a description: a slot's bounded display path; for a component its slot's
+    (:func:`slot_text`) and ``:`` its short type name (:func:`component_text`)."""
+    if isinstance(anchor, Slot):
+        return anchor.display_path()
+    return component_text(slot_text(anchor.slot), type_text(anchor))
+
+
+def slot_text(slot: Slot | None) -> str:
+    """The slot part of a description: its bounded display path; ``<Assets>`` for a root
+    asset, which has no slot."""
+    return slot.display_path() if slot is not None else "<Assets>"
+
+
+def component_text(slot_part: str, type_name: str) -> str:
+    """A component's head: ``Root/Body:MeshRenderer``."""
+    return f"{slot_part}:{type_name}"
+
+
+def type_text(component: Component) -> str:
+    """A component's short type name in a description; ``?`` for a ``Type`` that names no
+    type (validate reports it).  A function of ``type_index`` within a tree."""
+    try:
+        return component.type.name
+    except Exception:  # an invalid Type index is reported elsewhere
+        return "?"
+
+
+def path_text(path: Path) -> str:
+    """The tail of a description: ``.Materials[0]`` for ``("Data", "Materials", "Data", 0)``
+    (the engine's ``Data`` and ``ID`` levels are implied)."""
+    tail = ""
+    for part in path:
+        if isinstance(part, int):
+            tail += f"[{part}]"
+        elif part not in ("Data", "ID"):
+            tail += f".{part}"
+    return tail
+
+
+# -- every reference from the bytes, for listing them all ----------------------------------
+@dataclass
+class ReferenceScan:
+    """What listing every reference of an unmodified tree needs, from its bytes alone."""
+
+    #: How many IDs the tree defines (``len(IdIndex.defined)``).
+    defined: int
+    #: ``(offset of the value's string element, ID)`` of every reference, in byte order
+    #: (``IdIndex.values``).
+    references: list[tuple[int, str]]
+    #: Each ID that a reference names and the tree defines -> offset of its definition.
+    definitions: dict[str, int]
+
+
+def scan_references(tree: DataTree) -> ReferenceScan | None:
+    """The references of an unmodified tree and where their targets are defined: two regex
+    passes over the bytes and one search per referenced definition.
+
+    What :class:`IdIndex` and :func:`definition_offsets` give together (the same patterns and
+    spans), for a reader that lists every reference once: the index keeps a string and a
+    key per definition (642k on the 10k world) and the offsets took a second scan decoding
+    each.  None when an ID is defined twice: parent links and duplicates follow the index's
+    rules (``IdIndex.build``), so such a file goes through it.
+    """
+    buf = tree.buffer
+    spans = [(e[1], e[3]) for key, e in tree.element_index().items() if key in ("Object", "Assets")]
+    defined: list[list[bytes]] = []  # each span's defined IDs, in byte order
+    found: list[tuple[int, bytes]] = []
+    with paused_gc():
+        for lo, hi in spans:
+            defined.append(DEFINED_ID_BYTES.findall(buf, lo, hi))
+            found += [(match.start(), match[2]) for match in REFERENCE_BYTES.finditer(buf, lo, hi)]
+        distinct: set[bytes] = set()
+        for ids in defined:
+            distinct.update(ids)
+        total = sum(map(len, defined))
+        if len(distinct) != total:
+            return None
+        del distinct
+        found.sort()
+        references = [(offset, value.decode("ascii")) for offset, value in found]
+        # Each referenced definition searched for in byte order from the previous one: its
+        # ID is defined once, so the first definition element holding it after there is it.
+        wanted = {value for _, value in found}
+        definitions: dict[str, int] = {}
+        for (lo, hi), ids in zip(spans, defined, strict=True):
+            for value in [value for value in ids if value in wanted]:
+                offset = _definition_of(buf, value, lo, hi)
+                if offset < 0:  # cannot be: findall matched it in this span
+                    raise ModelError(f"ID {value.decode('ascii')} not found again")
+                definitions[value.decode("ascii")] = offset
+                lo = offset + 1
+        return ReferenceScan(total, references, definitions)
+
+
+#: Between a string element's key and its ID text (the key's NUL, the length 37).
+_ID_VALUE_PREFIX = ID_VALUE_PREFIX.encode("latin-1")
+#: The longest key :data:`DEFINED_ID_BYTES` matches (``…-ID`` keys: 62 characters and ``-ID``).
+_LONGEST_KEY = 65
+
+
+def _definition_of(buf: bytes, value: bytes, lo: int, hi: int) -> int:
+    """Offset of the first element in ``buf[lo:hi]`` defining the ID ``value`` (-1 if none):
+    a search for its text, each find confirmed by the definition pattern at its element's
+    start (a key has no byte 0x02, so the last one before the text is the element's type)."""
+    needle = _ID_VALUE_PREFIX + value + b"\x00"
+    at = buf.find(needle, lo, hi)
+    while at >= 0:
+        start = buf.rfind(b"\x02", max(lo, at - _LONGEST_KEY - 1), at)
+        if start >= 0:
+            match = DEFINED_ID_BYTES.match(buf, start, hi)
+            if match is not None and match.end() == at + len(needle):
+                return start
+        at = buf.find(needle, at + 1, hi)
+    return -1

@@ -27,7 +27,8 @@ from model.support import (
 
 import brson
 from brson.graph import ReferenceGraph, locate_many
-from brson.graph.refs import BATCH_AFTER, KINDS
+from brson.graph.locate import describe_many
+from brson.graph.refs import BATCH_AFTER, KINDS, ReferenceListing
 from brson.model import Component, DataTree, IdRef, Member, Slot
 
 from . import synth
@@ -186,7 +187,22 @@ def _check_graph(tree: DataTree, doc: dict[str, Any]) -> ReferenceGraph:
     assert counts["references"] == len(expected)
     assert counts["internal"] + counts["external"] == len(expected)
     assert counts["external_ids"] == len({r.value for r in expected} - set(defined))
+    _check_listing(tree, graph)
     return graph
+
+
+def _check_listing(tree: DataTree, graph: ReferenceGraph) -> None:
+    """``brson refs``'s listing (its own scan and walk on an unmodified tree) says what the
+    graph says, line for line and count for count."""
+    listing = ReferenceListing(tree)
+    assert len(listing) == len(graph)
+    rows = listing.rows()
+    expected = []
+    for ref in graph:
+        target = ref.target_location
+        expected.append((ref.describe(), ref.target_id, target.describe() if target else None))
+    assert rows == expected
+    assert listing.counts() == graph.counts()
 
 
 def test_samples_match_independent_references(path: Path) -> None:
@@ -250,11 +266,16 @@ def test_bulk_location_equals_one_by_one(path: Path) -> None:
     for (a1, p1), (a2, p2) in zip(bulk, one_by_one, strict=True):
         assert a1 is a2 and p1 == p2
     definitions = [tree.ids.where(i) for i in tree.ids]
-    found = locate_many(tree, [d.offset for d in definitions if d is not None and d.offset])
+    offsets = [d.offset for d in definitions if d is not None and d.offset]
+    found = locate_many(tree, offsets)
+    described = describe_many(tree, offsets + [loc.offset or -1 for loc, _ in tree.ids.values])
     for location in definitions:
         assert location is not None
         mine = found[location.offset]  # type: ignore[index]
         assert mine.anchor is location.anchor and mine.path == location.path
+        assert described[location.offset] == location.describe()  # type: ignore[index]
+    for location, _ in tree.ids.values:
+        assert described[location.offset] == location.describe()  # type: ignore[index]
 
 
 def test_both_directions_agree(path: Path) -> None:
@@ -286,6 +307,7 @@ def test_edited_tree_graph_equals_untouched(path: Path) -> None:
     tree = brson.load(path)
     tree.set("Unrelated", 1)
     edited = ReferenceGraph.build(tree)
+    _check_listing(tree, edited)
     key = lambda r: (r.describe(), r.target_id, r.member_id, r.internal)  # noqa: E731
     assert sorted(map(key, edited)) == sorted(map(key, clean))
     for slot in tree.walk():
@@ -416,3 +438,15 @@ def test_few_lookups_one_by_one_many_in_one_pass() -> None:
     assert all(
         _same(t, tree.resolve(r.target_id)) for r, (_, t) in zip(graph, everything, strict=True)
     )
+
+
+def test_listing_falls_back_where_a_value_does_not_resolve() -> None:
+    """A string holding the bytes of an ID element is matched by the byte scan but is no
+    element: the listing then says what the graph says (``<unknown>``)."""
+    doc = raw_document(sample(STANDIN))
+    guid = "00000008-0000-0000-0000-000000000000"
+    doc["Object"]["Name"]["Data"] = f"x\x02Odd\x00\x25\x00\x00\x00{guid}\x00y"
+    tree = brson.loads(bson.encode(doc), name="x.bson")
+    graph = ReferenceGraph.build(tree)
+    assert any(r.describe() == "<unknown>" for r in graph)
+    _check_listing(tree, graph)
