@@ -40,6 +40,7 @@ REFERENCE = re.compile(
     + ID_VALUE_PREFIX
     + f"({GUID_PATTERN})\x00"
 )
+#: :data:`REFERENCE` over bytes (match offsets are byte offsets either way).
 REFERENCE_BYTES = re.compile(REFERENCE.pattern.encode("latin-1"))
 #: ``ParentReference`` elements: (ID).
 PARENT_REFERENCE = re.compile("\x02ParentReference" + ID_VALUE_PREFIX + f"({GUID_PATTERN})\x00")
@@ -73,5 +74,3 @@ DEFINED_ID_BYTES = re.compile(
         "\x02(?:" + DEFINING_KEYS.removeprefix("(") + ID_VALUE_PREFIX + f"({GUID_PATTERN})\x00"
     ).encode("latin-1")
 )
-#: :data:`REFERENCE` over bytes (match offsets are byte offsets either way).
-REFERENCE_BYTES = re.compile(REFERENCE.pattern.encode("latin-1"))
