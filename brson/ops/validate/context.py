@@ -14,7 +14,7 @@ from typing import Any
 from bson.int64 import Int64
 
 from brson.model.idforms import GUID_PATTERN
-from brson.model.tree import Component, DataTree, Slot, is_guid
+from brson.model.tree import DataTree, Slot, is_guid
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.findings import Findings
 
@@ -119,13 +119,10 @@ class SlotInfo:
 class ComponentInfo:
     """A component (on a slot, or in the root ``Assets`` when ``slot`` is None), decoded."""
 
-    __slots__ = ("_scan", "component", "ctx", "data", "doc", "slot")
+    __slots__ = ("_scan", "ctx", "data", "doc", "slot")
 
-    def __init__(
-        self, ctx: Context, component: Component, doc: dict[str, Any], slot: Slot | None
-    ) -> None:
+    def __init__(self, ctx: Context, doc: dict[str, Any], slot: Slot | None) -> None:
         self.ctx = ctx
-        self.component = component
         self.doc = doc
         self.slot = slot
         data = doc.get("Data")
