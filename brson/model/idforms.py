@@ -65,3 +65,13 @@ WIDE_SEQUENTIAL = re.compile(
     ID_VALUE_PREFIX + "[0-9a-f]{8}-(?!0000-0000-)[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00"
 )
 NARROW_SEQUENTIAL = re.compile(ID_VALUE_PREFIX + "([0-9a-f]{8})-0000-0000-0000-000000000000\x00")
+
+#: :data:`DEFINITION` over bytes with one group, the ID: a list of IDs from ``findall`` (no
+#: tuple and no key per match: a 10k-slot world defines 650k IDs).
+DEFINED_ID_BYTES = re.compile(
+    ("\x02(?:" + DEFINING_KEYS[1:-1] + ")" + ID_VALUE_PREFIX + f"({GUID_PATTERN})\x00").encode(
+        "latin-1"
+    )
+)
+#: :data:`REFERENCE` over bytes: groups (key, ID).
+REFERENCE_BYTES = re.compile(REFERENCE.pattern.encode("latin-1"))
