@@ -25,6 +25,7 @@ from brson.ops.validate.context import (
     Context,
     Family,
     SlotInfo,
+    all_guids,
     kind_of,
 )
 from brson.ops.validate.findings import Severity, rule
@@ -135,11 +136,25 @@ class ReferenceRules(Family):
         fields = info.fields
         slot = info.slot
         slot_id = fields.get("ID")
+        parent_link = fields.get("ParentReference")
+        # The usual slot, every ID a GUID: one match for all of them (a check each cost 10x).
+        ids = [value for value in (slot_id, parent_link) if value is not None]
+        if fields.get("Persistent-ID") is not None:
+            ids.append(fields["Persistent-ID"])
+        for key in SLOT_MEMBER_KEYS:
+            member = fields.get(key)
+            if isinstance(member, dict) and "ID" in member:
+                ids.append(member["ID"])
+        if all_guids(ids):
+            if slot_id is not None:
+                self.slots.setdefault(slot_id, slot)
+            if parent_link is not None:
+                self.links.append((slot, parent_link))
+            return
         if isinstance(slot_id, str) and is_guid(slot_id):
             self.slots.setdefault(slot_id, slot)
         else:
             _check_id(ctx, slot_id, "slot ID", info)
-        parent_link = fields.get("ParentReference")
         if _check_id(ctx, parent_link, "ParentReference", info):
             self.links.append((slot, str(parent_link)))
         _check_id(ctx, fields.get("Persistent-ID"), "Persistent-ID", info)

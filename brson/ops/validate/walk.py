@@ -23,7 +23,7 @@ from brson.collector import paused_gc
 from brson.document import raw
 from brson.document.bsondoc import decode_bytes
 from brson.errors import BrsonError
-from brson.model.tree import DataTree, Slot
+from brson.model.tree import DataTree, Slot, memoize_path
 from brson.ops.validate.container import report_error
 from brson.ops.validate.context import ComponentInfo, Context, Family, SlotInfo
 from brson.ops.validate.document import DocumentRules, assets_of, children_of, components_of
@@ -135,4 +135,9 @@ def _decoded_slot(slot: Slot) -> tuple[dict[str, Any], list[dict[str, Any]]] | N
     components = fields.pop("Components")["Data"]
     if type(components) is not list or not all(type(c) is dict for c in components):
         return None
+    name = idx.get("Name")
+    if name is None or name[0] != raw.DOCUMENT:
+        memoize_path(slot, None)  # the model reads no name there either
+    elif raw.member_data(buf, name[2], name[3]) is not None:  # read as the model reads it
+        memoize_path(slot, fields["Name"]["Data"])
     return fields, components
