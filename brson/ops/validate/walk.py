@@ -90,8 +90,9 @@ def _walk(ctx: Context, root: Slot, slot_hooks: Hooks, component_hooks: Hooks) -
             info = SlotInfo(slot, fields)
             for hook in slot_hooks:
                 hook(ctx, info)
-            for doc in components:
-                component_info = ComponentInfo(ctx, doc, slot)
+            infos = [ComponentInfo(ctx, doc, slot) for doc in components]
+            ComponentInfo.scan_all(infos)
+            for component_info in infos:
                 for hook in component_hooks:
                     hook(ctx, component_info)
         stack.extend(reversed(children_of(ctx, slot)))
