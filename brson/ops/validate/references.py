@@ -1,9 +1,11 @@
 """BR4xx: IDs and references: duplicates, dangling and external references, loops.
 
-The ID index of the tree (``tree.ids``: every definition and every ID-shaped value, found in
-one pass over the bytes) does the heavy lifting; the walk adds what only the slot structure
-knows: each slot's ``ParentReference`` against its real parent.  Locations are worked out only
-for what is reported.
+An unmodified tree's IDs are counted from its bytes (:class:`IdCensus`: whether every
+definition is distinct, the other ID-shaped values and which of them are defined), with no
+index; an edited tree, or one where some ID is defined twice, goes through the ID index
+(``tree.ids``), which also says where each duplicate is.  The walk adds what only the slot
+structure knows: each slot's ``ParentReference`` against its real parent.  Locations are
+worked out only for what is reported.
 
 ``ParentReference`` is an ID of its own in engine files (the slot's parent-link element), so it
 takes part in the duplicate check.  Third-party generators write the parent's ID there
