@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import enum
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -15,7 +16,6 @@ from brson.cli.common import (
     State,
     check_output,
     expand_inputs,
-    print_json,
     stderr,
     stdout,
     track,
@@ -31,6 +31,7 @@ from brson.ops.validate.report import (
     build_report,
     capped,
     file_report,
+    report_json,
 )
 from brson.ops.validate.sarif import sarif_log
 from brson.ops.validate.selection import Selection, UnknownRuleError
@@ -171,7 +172,7 @@ def validate(
     if sarif_file is not None:
         write_output(sarif_file, _sarif_text(listed, selection))
     if output_format is Format.JSON:
-        print_json(report.model_dump(mode="json"))
+        sys.stdout.write(report_json(report))
     elif output_format is Format.SARIF:
         stdout.file.write(_sarif_text(listed, selection).decode())
     elif output_format is Format.GITHUB:

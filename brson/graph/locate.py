@@ -17,6 +17,7 @@ from typing import Any
 
 from brson.collector import paused_gc
 from brson.document import raw
+from brson.graph.spans import document_spans
 from brson.model.ids import Location, Path, component_text, path_text, slot_text, type_text
 from brson.model.tree import Component, DataTree, Slot
 
@@ -159,7 +160,7 @@ def _walk(tree: DataTree, wanted: list[int]) -> Iterator[_Segment]:
         if key == "Object" and elem[0] == raw.DOCUMENT:
             yield from _slots(tree.root, buf, inside)
         elif key == "Assets" and elem[0] == raw.ARRAY:
-            for span in _document_spans(buf, elem):
+            for span in document_spans(buf, elem):
                 here = _between(inside, *span)
                 if here:
                     yield None, span, [], here
@@ -188,7 +189,7 @@ def _slots(root: Slot, buf: bytes, offsets: list[int]) -> Iterator[_Segment]:
             if key == "Components" and elem[0] == raw.DOCUMENT:
                 rest = set(here)
                 data = raw.member_index(buf, elem[2], elem[3]).get("Data")
-                spans = _document_spans(buf, data) if data and data[0] == raw.ARRAY else []
+                spans = document_spans(buf, data) if data and data[0] == raw.ARRAY else []
                 for span in spans:
                     mine = _between(here, *span)
                     if mine:

@@ -44,7 +44,7 @@ class ComponentSpans:
             pending.append((top[2], top[3], ASSETS))
         assets = root.get("Assets")
         if assets is not None and assets[0] == raw.ARRAY:
-            found += [(start, end, ASSETS) for start, end in _document_spans(buf, assets)]
+            found += [(start, end, ASSETS) for start, end in document_spans(buf, assets)]
         layout: raw.Layout = ()
         with paused_gc():
             while pending:
@@ -56,10 +56,10 @@ class ComponentSpans:
                 if held is not None and held[0] == raw.DOCUMENT:
                     data = raw.member_index(buf, held[2], held[3]).get("Data")
                     if data is not None and data[0] == raw.ARRAY:
-                        found += [(s, e, number) for s, e in _document_spans(buf, data)]
+                        found += [(s, e, number) for s, e in document_spans(buf, data)]
                 kids = index.get("Children")
                 if kids is not None and kids[0] == raw.ARRAY:
-                    pending += [(s, e, number) for s, e in _document_spans(buf, kids)]
+                    pending += [(s, e, number) for s, e in document_spans(buf, kids)]
             found.sort()
             self._starts = array("q", [start for start, _, _ in found])
             self._ends = array("q", [end for _, end, _ in found])
@@ -138,7 +138,7 @@ class ComponentSpans:
         return memo if memo is not None else "/".join(names if base is None else [base, *names])
 
 
-def _document_spans(buf: bytes, elem: raw.Element) -> list[tuple[int, int]]:
+def document_spans(buf: bytes, elem: raw.Element) -> list[tuple[int, int]]:
     """Spans of the documents in an array element (what the model makes a node of)."""
     return [
         (item[2], item[3])

@@ -925,3 +925,24 @@ def _selector_hint(tree: DataTree, selector: str) -> str:
 #: Characters of a name compared with the selector for the hint (similarity is quadratic
 #: in the length of the two texts).
 _HINT_NAME = 200
+
+
+def memoize_path(slot: Slot, name: object) -> None:
+    """Record the path :attr:`Slot.path` would memoize for ``slot``, given its name (the
+    ``Name`` member's value, which the caller already decoded) and its parent's memo: a walk
+    that reports on most slots (validate of a world whose every rotation is off) then builds
+    each path with one join instead of reading the name through the model again.  Nothing
+    is recorded when the parent has no current memo or the path is too long to keep."""
+    tree = slot.tree
+    if tree is None:
+        return
+    generation = tree.generation
+    text = name if isinstance(name, str) else ""
+    parent = slot.parent
+    if parent is not None:
+        memo = parent.path_memo
+        if memo is None or memo[0] != generation:
+            return
+        text = f"{memo[1]}/{text}"
+    if len(text) <= PATH_MEMO_LIMIT:
+        slot.path_memo = (generation, text)

@@ -141,6 +141,12 @@ class GenerationRules(Family):
 
     def component(self, ctx: Context, info: ComponentInfo) -> None:
         raw_type = info.doc.get("Type")
+        if not ctx.legacy and type(raw_type) is int:
+            # The usual Resonite component: an int32 index (right width, no mix-up), and an
+            # int32 UpdateOrder or none.
+            member = info.data.get("UpdateOrder")
+            if not (isinstance(member, dict) and "ID" in member) or type(member.get("Data")) is int:
+                return
         if ctx.legacy and is_int(raw_type):
             ctx.add(
                 INDEX_IN_LEGACY,

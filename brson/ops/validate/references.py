@@ -1,9 +1,11 @@
 """BR4xx: IDs and references: duplicates, dangling and external references, loops.
 
-The ID index of the tree (``tree.ids``: every definition and every ID-shaped value, found in
-one pass over the bytes) does the heavy lifting; the walk adds what only the slot structure
-knows: each slot's ``ParentReference`` against its real parent.  Locations are worked out only
-for what is reported.
+An unmodified tree's IDs are counted from its bytes (:class:`IdCensus`: whether every
+definition is distinct, the other ID-shaped values and which of them are defined), with no
+index; an edited tree, or one where some ID is defined twice, goes through the ID index
+(``tree.ids``), which also says where each duplicate is.  The walk adds what only the slot
+structure knows: each slot's ``ParentReference`` against its real parent.  Locations are
+worked out only for what is reported.
 
 ``ParentReference`` is an ID of its own in engine files (the slot's parent-link element), so it
 takes part in the duplicate check.  Third-party generators write the parent's ID there
@@ -17,7 +19,7 @@ import re
 
 from brson.graph import located
 from brson.model.idforms import ID_HEAD
-from brson.model.ids import Location
+from brson.model.ids import IdCensus, Location
 from brson.model.tree import DataTree, Slot, is_guid
 from brson.ops.validate.context import (
     SLOT_MEMBER_KEYS,
@@ -25,6 +27,7 @@ from brson.ops.validate.context import (
     Context,
     Family,
     SlotInfo,
+    all_guids,
     kind_of,
 )
 from brson.ops.validate.findings import Severity, rule
@@ -128,16 +131,32 @@ class ReferenceRules(Family):
         self.slots: dict[str, Slot] = {}
         #: (slot, its ParentReference) for every slot that has one.
         self.links: list[tuple[Slot, str]] = []
+        #: The tree's IDs counted from its bytes (None: the ID index decides).
+        self.census: IdCensus | None = None
 
     def slot(self, ctx: Context, info: SlotInfo) -> None:
         fields = info.fields
         slot = info.slot
         slot_id = fields.get("ID")
+        parent_link = fields.get("ParentReference")
+        # The usual slot, every ID a GUID: one match for all of them (a check each cost 10x).
+        ids = [value for value in (slot_id, parent_link) if value is not None]
+        if fields.get("Persistent-ID") is not None:
+            ids.append(fields["Persistent-ID"])
+        for key in SLOT_MEMBER_KEYS:
+            member = fields.get(key)
+            if isinstance(member, dict) and "ID" in member:
+                ids.append(member["ID"])
+        if all_guids(ids):
+            if slot_id is not None:
+                self.slots.setdefault(slot_id, slot)
+            if parent_link is not None:
+                self.links.append((slot, parent_link))
+            return
         if isinstance(slot_id, str) and is_guid(slot_id):
             self.slots.setdefault(slot_id, slot)
         else:
             _check_id(ctx, slot_id, "slot ID", info)
-        parent_link = fields.get("ParentReference")
         if _check_id(ctx, parent_link, "ParentReference", info):
             self.links.append((slot, str(parent_link)))
         _check_id(ctx, fields.get("Persistent-ID"), "Persistent-ID", info)
@@ -150,8 +169,34 @@ class ReferenceRules(Family):
         for what, value in info.scan_fields()[1]:
             _check_id(ctx, value, what, info)
 
+    def root(self, ctx: Context) -> None:
+        # Before the walk, so the census's passing memory is not added to the walk's.
+        tree = ctx.tree
+        if not tree.modified and tree.ids_if_built is None:
+            self.census = IdCensus.scan(tree, _STYLE_SAMPLE)
+
     def finish(self, ctx: Context) -> None:
         parent_links = self._parent_links(ctx)
+        tree = ctx.tree
+        census = self.census
+        if census is None:
+            self._finish_by_index(ctx, parent_links)
+            return
+        # Every definition distinct: no duplicate and no ParentReference shadowing another
+        # definition (the index reads such a link as a value only when an ID repeats).
+        defined = census.defined_values
+        dangling = [
+            (Location(tree=tree, offset=at), value)
+            for at, value in census.values
+            if value not in defined
+        ]
+        selves = _self_references_at(tree, census.values)
+        wanted = [loc for loc, _ in dangling] + [loc for _, loc in selves]
+        _report_values(ctx, dangling, selves, located(tree, wanted), _renumbered(census.first))
+
+    def _finish_by_index(self, ctx: Context, parent_links: set[int]) -> None:
+        """The reference checks over the tree's ID index (an edited tree, or one whose IDs
+        may repeat)."""
         tree = ctx.tree
         ids = tree.ids
         defined = ids.defined
@@ -196,29 +241,7 @@ class ReferenceRules(Family):
                     path=described[0],
                     element=dup.element_id,
                 )
-        renumbered = _renumbered(defined)
-        for loc, value in dangling:
-            if renumbered and not _SEQUENTIAL.match(value):
-                ctx.add(
-                    EXTERNAL,
-                    f"{value} is not an ID of this file nor in its numbering",
-                    path=_where(where[id(loc)]),
-                    element=value,
-                )
-            else:
-                ctx.add(
-                    DANGLING,
-                    f"references {value}, which no element of the file has",
-                    path=_where(where[id(loc)]),
-                    element=value,
-                )
-        for element_id, loc in selves:
-            ctx.add(
-                SELF_REFERENCE,
-                "the member's Data is its own ID",
-                path=_where(where[id(loc)]),
-                element=element_id,
-            )
+        _report_values(ctx, dangling, selves, where, _renumbered(defined))
 
     def _shadowing_links(self, tree: DataTree) -> list[tuple[str, Location, Location]]:
         """ParentReferences whose value is the ID of a member or component: (the ID, the
@@ -310,6 +333,56 @@ def _renumbered(defined: object) -> bool:
     return sequential >= 0.99 * len(sample)
 
 
+def _report_values(
+    ctx: Context,
+    dangling: list[tuple[Location, str]],
+    selves: list[tuple[str, Location]],
+    where: dict[int, Location],
+    renumbered: bool,
+) -> None:
+    """Dangling (or external) values, then members referencing themselves."""
+    for loc, value in dangling:
+        if renumbered and not _SEQUENTIAL.match(value):
+            ctx.add(
+                EXTERNAL,
+                f"{value} is not an ID of this file nor in its numbering",
+                path=_where(where[id(loc)]),
+                element=value,
+            )
+        else:
+            ctx.add(
+                DANGLING,
+                f"references {value}, which no element of the file has",
+                path=_where(where[id(loc)]),
+                element=value,
+            )
+    for element_id, loc in selves:
+        ctx.add(
+            SELF_REFERENCE,
+            "the member's Data is its own ID",
+            path=_where(where[id(loc)]),
+            element=element_id,
+        )
+
+
+def _self_references_at(
+    tree: DataTree, values: list[tuple[int, str]]
+) -> list[tuple[str, Location]]:
+    """Members ``{"ID": X, "Data": X}`` among ``(offset, value)`` of an unmodified tree: a
+    value found at byte offset ``o`` is one exactly when the 45 bytes before it are the
+    member's ``ID`` element holding the same GUID (the engine writes ``ID`` first)."""
+    buf = tree.buffer
+    out = []
+    for at, value in values:
+        if (
+            at >= 45
+            and buf.startswith(_DATA_HEAD, at)
+            and buf[at - 45 : at] == ID_HEAD + value.encode() + b"\x00"
+        ):
+            out.append((value, Location(tree=tree, offset=at - 45)))
+    return out
+
+
 def _self_references(ctx: Context) -> list[tuple[str, Location]]:
     """Members ``{"ID": X, "Data": X}``: a value whose own member defines the same ID.
 
@@ -321,17 +394,8 @@ def _self_references(ctx: Context) -> list[tuple[str, Location]]:
     ids = tree.ids
     out = []
     if not tree.modified:
-        buf = tree.to_bson()
-        for location, value in ids.values:
-            at = location.offset
-            if (
-                at is not None
-                and at >= 45
-                and buf.startswith(_DATA_HEAD, at)
-                and buf[at - 45 : at] == ID_HEAD + value.encode() + b"\x00"
-            ):
-                out.append((value, Location(tree=tree, offset=at - 45)))
-        return out
+        located_values = [(loc.offset, value) for loc, value in ids.values]
+        return _self_references_at(tree, [(at, v) for at, v in located_values if at is not None])
     for location, value in ids.values:
         path = location.path
         if path and path[-1] == "Data":

@@ -6,9 +6,11 @@ The JSON Schema in ``schemas/validate-report.schema.json`` is generated from the
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel, Field
+from pydantic_core import PydanticSerializationError
 
 from brson.ops.validate.findings import RULES, Finding, Severity
 
@@ -113,6 +115,20 @@ def capped(report: ValidateReport, limit: int | None) -> ValidateReport:
         files.append(item.model_copy(update={"findings": kept}))
     summary = report.summary.model_copy(update={"omitted": omitted})
     return report.model_copy(update={"files": files, "summary": summary})
+
+
+def report_json(report: ValidateReport) -> str:
+    """The report as ``--format json`` prints it: ``json.dumps(report.model_dump(mode="json"),
+    indent=2, ensure_ascii=False)`` and a newline, written by pydantic's serializer.  Why:
+    with an indent, ``json`` encodes in Python (0.2 s for the 10,485 findings of the 10k-slot
+    world, against 0.03 s).  The text is the same: the report holds strings, integers,
+    booleans and nulls, which both write alike (two-space indent, ``": "``, non-ASCII as is,
+    the same escapes).  Text pydantic refuses (a lone surrogate, as in a file name that is
+    not UTF-8) goes through ``json`` as before."""
+    try:
+        return report.model_dump_json(indent=2) + "\n"
+    except PydanticSerializationError:
+        return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
 
 
 def report_schema() -> dict[str, Any]:

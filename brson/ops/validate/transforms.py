@@ -8,6 +8,7 @@ tolerance sits far above that and far below any rotation that was meant.
 from __future__ import annotations
 
 import math
+import operator
 
 from brson.model.transform import TRANSFORM_FIELDS
 from brson.ops.validate.context import Context, Family, SlotInfo, is_int, kind_of, member_data
@@ -69,6 +70,10 @@ TRANSFORM_NOT_DOUBLE = rule(
 )
 
 
+#: The element types of a transform as the engine writes it.
+_FLOAT = {float}
+
+
 def _numbers(value: object, size: int) -> list[float] | None:
     if not isinstance(value, list) or len(value) != size:
         return None
@@ -87,6 +92,14 @@ class TransformRules(Family):
             is_member, data = member_data(fields[key])
             if not is_member:
                 continue  # the document rules report it
+            if (
+                type(data) is list
+                and len(data) == size
+                and set(map(type, data)) == _FLOAT
+                and math.isfinite(sum(data))  # a sum is finite only if every term is
+            ):
+                values[key] = data  # the usual case: finite doubles, nothing to report
+                continue
             numbers = _numbers(data, size)
             if numbers is None:
                 what = kind_of(data) if not isinstance(data, list) else f"{data!r}"[:80]
@@ -113,7 +126,7 @@ class TransformRules(Family):
             )
         rotation = values.get("Rotation")
         if rotation is not None:
-            norm = math.sqrt(math.fsum(v * v for v in rotation))
+            norm = math.sqrt(math.fsum(map(operator.mul, rotation, rotation)))
             if norm == 0.0:
                 ctx.add(ZERO_ROTATION, "Rotation is the zero quaternion", path=info.path)
             elif abs(norm - 1.0) > QUATERNION_TOLERANCE:
