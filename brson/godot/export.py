@@ -343,12 +343,31 @@ class _Converter:
         self.unmapped_meshes: Counter[str] = Counter()
         self.unmapped_materials: Counter[str] = Counter()
         self.notes: list[str] = []
+        #: The type table last seen and which of its indices name the renderer.
+        self._renderer_types: tuple[list[TypeName], int, frozenset[int]] | None = None
+
+    def _is_renderer(self, component: Component) -> bool:
+        """``component.type.full_name == _RENDERER``, by its ``Type`` index where it has one.
+
+        Why: asking every component of every slot for its parsed type was a third of
+        building the scene; the table names the renderer at a few indices, found once."""
+        raw_type = component.type_index
+        tree = component.tree
+        if type(raw_type) is int and tree is not None:
+            types = tree.types
+            if 0 <= raw_type < len(types):
+                known = self._renderer_types
+                if known is None or known[0] is not types or known[1] != len(types):
+                    found = frozenset(i for i, t in enumerate(types) if t.full_name == _RENDERER)
+                    known = self._renderer_types = (types, len(types), found)
+                return raw_type in known[2]
+        return component.type.full_name == _RENDERER  # names, or its error
 
     def renderer(self, slot: Slot) -> tuple[SubResource, SubResource | None] | None:
         """Mesh and material of the slot's first MeshRenderer that draws a known primitive."""
         found: tuple[SubResource, SubResource | None] | None = None
         for component in slot.components:
-            if component.type.full_name != _RENDERER or field_value(component, "Enabled") is False:
+            if not self._is_renderer(component) or field_value(component, "Enabled") is False:
                 continue
             mesh_member = field_member(component, "Mesh")
             target = mesh_member.target if mesh_member is not None else None

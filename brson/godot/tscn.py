@@ -211,26 +211,35 @@ def real(number: float, godot: int) -> str:
 
 
 def _float_text(number: float, godot: int) -> str:
-    if math.isnan(number):
-        return "nan"
-    if math.isinf(number):
+    text = repr(number)
+    if text[-1] > "9":  # finite numbers end in a digit; these are nan, inf and -inf
+        if math.isnan(number):
+            return "nan"
         if number > 0:
             return "inf"
         # 4.x has a keyword; 3.x writes -inf as "-inf.0", which its own parser refuses, but a
         # literal beyond the double range overflows to -inf (exponents > 511 also warn).
         return "inf_neg" if godot == 4 else "-1e400"
-    text = repr(number)
     if len(text) <= _PARSER_DIGITS + 1:  # sign or point included: at most 18 digits
         return text
     mantissa = text.partition("e")[0]
-    if sum(c.isdigit() for c in mantissa) <= _PARSER_DIGITS:
+    # repr's mantissa is digits, a point and a sign: counted without a loop per character
+    # (a scene writes twelve numbers a node through here).
+    if len(mantissa) - mantissa.count(".") - mantissa.count("-") <= _PARSER_DIGITS:
         return text
     # Godot's parser keeps only the first 18 mantissa digits, leading zeros included, so
     # 0.0008727497770451009 would lose five significant digits; scientific form keeps them.
-    sign, digits, exponent = Decimal(text).as_tuple()
-    assert isinstance(exponent, int)
-    head, tail = str(digits[0]), "".join(map(str, digits[1:]))
-    return f"{'-' if sign else ''}{head}.{tail or '0'}e{exponent + len(digits) - 1}"
+    negative = text.startswith("-")
+    body = text[1:] if negative else text
+    if body.startswith("0.") and "e" not in body:  # the only form repr gives this long
+        fraction = body[2:]
+        digits = fraction.lstrip("0")
+        exponent = len(digits) - len(fraction) - 1
+        return f"{'-' if negative else ''}{digits[0]}.{digits[1:] or '0'}e{exponent}"
+    sign, places, power = Decimal(text).as_tuple()
+    assert isinstance(power, int)
+    head, tail = str(places[0]), "".join(map(str, places[1:]))
+    return f"{'-' if sign else ''}{head}.{tail or '0'}e{power + len(places) - 1}"
 
 
 #: What :meth:`_Writer.literal` writes (``math_literal`` lists the Godot types one by one).
@@ -288,11 +297,13 @@ _DICT_CLOSE = re.compile(r"\}" + _CLOSES)
 #: A number token (after a separator or ``[``, before closers and a separator) that may
 #: be longer than Godot's parser reads (:func:`_float_text`).  ``repr`` has at most 17
 #: significant digits and writes numbers under 1e-4 or from 1e16 in scientific form, so
-#: only ``0.`` followed by 17 or more digits can exceed 18 digits.
+#: only ``0.`` followed by 18 or more digits (``0.0`` and 17 significant ones) exceeds 18
+#: digits; ``0.`` and 17 digits is 18 digits, which :func:`_float_text` leaves as it is,
+#: so those (a third of a world's numbers) need no call back into Python.
 #: (Starting with the literal ``0.`` lets ``re`` skip ahead fast; what precedes the token
 #: is checked by :func:`_godot4_number`.)
-_LONG_NUMBER = re.compile(r"0\.[0-9]{17,}" + _CLOSES)
-_LONG_DIGITS = re.compile(r"0\.[0-9]{17}")
+_LONG_NUMBER = re.compile(r"0\.[0-9]{18,}" + _CLOSES)
+_LONG_DIGITS = re.compile(r"0\.[0-9]{18}")
 
 
 def _godot4_number(match: re.Match[str]) -> str:
