@@ -125,10 +125,13 @@ def describe_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, str]:
                 component = Component(buf, *span)
                 component.tree, component.slot = tree, slot
                 type_index = component.type_index
-                key = (type(type_index), type_index)
-                type_name = types.get(key)
-                if type_name is None:
-                    type_name = types[key] = type_text(component)
+                if type(type_index) in (int, str):  # hostile files hold any value (bson Code)
+                    key = (type(type_index), type_index)
+                    type_name = types.get(key)
+                    if type_name is None:
+                        type_name = types[key] = type_text(component)
+                else:
+                    type_name = type_text(component)
                 head = component_text(slot_part, type_name)
             for offset, path in found:
                 out[offset] = head + path_text(path)
