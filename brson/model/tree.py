@@ -192,7 +192,7 @@ class Member(Node):
                 else:
                     elem = idx.get("Data")
             if elem is not None and (elem[0] != raw.ARRAY or not _documents(buf, elem)):
-                return raw.scalar(buf, elem)  # the common, unedited case (float3 too)
+                return raw.value(buf, elem)  # the common, unedited case (float3 too)
         items = self.elements
         if items is not None:
             return [item.value if isinstance(item, Member) else item for item in items]
