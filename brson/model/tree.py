@@ -180,7 +180,7 @@ class Member(Node):
         key, owner = self._key, self._owner
         if key is not None and owner is not None and key in owner.overlay:
             return self._live().value  # a stale view: its owner holds another for its key
-        if self._keys is None and "Data" not in self._vals:
+        if not self._dirty:  # unedited: Data is in the bytes (or a kept list of its items)
             buf = self._buf
             elem = self._data
             if elem is None:
@@ -191,8 +191,11 @@ class Member(Node):
                         elem = self._index().get("Data")
                 else:
                     elem = idx.get("Data")
-            if elem is not None and (elem[0] != raw.ARRAY or not _documents(buf, elem)):
-                return raw.value(buf, elem)  # the common, unedited case (float3 too)
+            if elem is not None:  # the common case
+                if elem[0] != raw.ARRAY:
+                    return raw.scalar(buf, elem)
+                if not _documents(buf, elem):
+                    return raw.value(buf, elem)  # numbers: float3, colors...
         items = self.elements
         if items is not None:
             return [item.value if isinstance(item, Member) else item for item in items]
