@@ -2,10 +2,17 @@
 
 Every element of the data tree (root, slot, component, member) is a :class:`Node`.  A node
 knows the slice of the buffer it came from and indexes its own keys only when first asked;
-values it hands out are decoded then.  Child nodes it creates are kept (so identity is stable
-and edits stick), and an edit marks the node and its ancestors dirty.  Serializing a clean node
-returns its original bytes; a dirty one re-assembles itself from original element bytes plus
-encoded new values, so untouched content stays byte-identical.
+values it hands out are decoded then.  An edit marks the node and its ancestors dirty.
+Serializing a clean node returns its original bytes; a dirty one re-assembles itself from
+original element bytes plus encoded new values, so untouched content stays byte-identical.
+
+Child nodes are handed out two ways.  :meth:`Node.child_node` keeps the child (slots,
+components, their lists: identity is stable).  :meth:`Node.child_view` does not: members are
+most of a tree (392k on a 10k-slot world), and keeping one object per member read was most of
+the memory and a third of the time of reading every value.  A view registers itself with its
+owner on its first edit (:meth:`Node.touch`), so the edit sticks: the owner writes it, and
+every later hand-out for that key returns that same object.  Two views of the same key taken
+before an edit are two objects; the model's Member forwards a view to the registered one.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from brson.document import raw
+from brson.errors import ModelError
 
 if TYPE_CHECKING:
     from brson.model.tree import DataTree
@@ -28,9 +36,21 @@ _NO_VALS: Any = MappingProxyType({})
 
 
 class Node:
-    __slots__ = ("_buf", "_dirty", "_end", "_idx", "_keys", "_owner", "_start", "_tree", "_vals")
+    __slots__ = (
+        "_buf",
+        "_dirty",
+        "_end",
+        "_idx",
+        "_key",
+        "_keys",
+        "_owner",
+        "_start",
+        "_tree",
+        "_vals",
+    )
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
+        # Member.views sets these same attributes without calling this: keep them in step.
         self._buf = buf
         self._start = start
         self._end = end
@@ -44,6 +64,8 @@ class Node:
         #: The data tree this node belongs to, once it was handed out by one (navigation
         #: sets it: resolving a reference or describing a location needs the tree).
         self._tree: DataTree | None = None
+        #: For a view (:meth:`child_view`) its key in the owner, until the owner holds it.
+        self._key: str | None = None
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -109,6 +131,38 @@ class Node:
         self._own_vals()[key] = node
         return node
 
+    def child_view(self, key: str, cls: type[N]) -> N | None:
+        """The sub-document at ``key`` as a node of class ``cls``, not kept unless edited: the
+        node this one holds for ``key`` when it holds one (an edited or kept child), else a
+        new view that registers itself here on its first edit (see the module docstring)."""
+        value = self._vals.get(key, _MISSING)
+        if value is not _MISSING:
+            return value if isinstance(value, cls) else None
+        if self._keys is not None and key not in self._keys:
+            return None
+        elem = self._index().get(key)
+        if elem is None or elem[0] != raw.DOCUMENT:
+            return None
+        node = cls(self._buf, elem[2], elem[3], self)
+        node._key = key
+        return node
+
+    @property
+    def view_key(self) -> str | None:
+        """The key this node stands for in its owner while it is a view the owner does not
+        hold (:meth:`child_view`); None once held, or for a kept node."""
+        return self._key
+
+    def holder(self) -> Node | None:
+        """For a view: the node its owner holds for the same key when that is another one
+        (a view taken before another view of the key was edited is stale: its reads and
+        edits belong to the held one); None otherwise."""
+        key, owner = self._key, self._owner
+        if key is None or owner is None:
+            return None
+        held = owner.overlay.get(key)
+        return held if isinstance(held, Node) and held is not self else None
+
     def child_nodes(self, key: str, cls: type[N]) -> list[N] | None:
         """The array at ``key`` as a list of nodes (non-document items are kept as values)."""
         value = self._vals.get(key, _MISSING)
@@ -153,8 +207,27 @@ class Node:
             owner = node._owner
             if owner is None:
                 break
+            if node._key is not None:
+                node._attach(owner)
             node = owner
         node.after_edit()
+
+    def _attach(self, owner: Node) -> None:
+        """A view's first edit: its owner holds it from now on, so the owner writes it and
+        hands it out again.  A stale view (another node is held for its key) refuses: its
+        edit would be lost silently."""
+        key = self._key
+        assert key is not None
+        held = owner.overlay.get(key, _MISSING)
+        if held is _MISSING:
+            if Node.__contains__(owner, key):
+                owner._own_vals()[key] = self
+            self._key = None
+        elif held is not self:
+            raise ModelError(
+                f"{key!r} was edited through another object since this one was read; "
+                "read it again from its component or slot"
+            )
 
     def after_edit(self) -> None:
         """Hook for the top node of a tree (the data tree drops caches derived from content)."""
@@ -208,6 +281,7 @@ class Node:
     @owner.setter
     def owner(self, node: Node | None) -> None:
         self._owner = node
+        self._key = None  # held by its new owner (as a value or in a list), no longer a view
 
     @property
     def overlay(self) -> Mapping[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bson.int64 import Int64
@@ -21,7 +21,7 @@ from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
 from brson.model import editing, transform
 from brson.model.idforms import GUID, ID_HEAD
-from brson.model.node import Node
+from brson.model.node import _NO_VALS, Node
 from brson.model.typename import TypeName, is_type_name
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ def _documents(buf: bytes, elem: raw.Element) -> bool:
 
 
 M = TypeVar("M", bound="BaseModel")
+NT = TypeVar("NT", bound=Node)
 
 
 def _validated(model: type[M], data: dict[str, Any], where: str | None) -> M:
@@ -75,7 +76,56 @@ _TYPE_INT32 = b"\x10Type\x00"
 
 
 class Member(Node):
-    """A field: ``{"ID": ..., "Data": ...}``.  ``value`` is Data; lists hold Members."""
+    """A field: ``{"ID": ..., "Data": ...}``.  ``value`` is Data; lists hold Members.
+
+    Members are views (:meth:`Node.child_view`): reading ``component.fields`` or
+    ``slot.member("Name")`` twice gives two objects over the same bytes until one is edited.
+    The first edit registers the edited one with its owner: every later read of that field
+    returns it, ``dumps`` writes it, and an older view of the same field forwards to it (its
+    reads and edits are the registered member's).  Compare members by ``id``, not identity.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
+        super().__init__(buf, start, end, owner)
+        #: The ``Data`` element, when found at the engine layout's place (never changes: the
+        #: bytes do not; an edit shows in the overlay, which reads check first).
+        self._data: raw.Element | None = None
+
+    @classmethod
+    def views(
+        cls, owner: Node, found: list[raw.FieldElement], tree: DataTree | None
+    ) -> dict[str, Member]:
+        """The members at the spans of ``owner``'s buffer that one scan found
+        (:func:`brson.document.raw.component_fields`), by key: the member ``owner`` holds for
+        a key when it holds one, else a view, made without ``__init__`` (a third of the cost
+        of making each; :meth:`Node.__init__` lists the same attributes)."""
+        buf = owner.buffer
+        held = owner.overlay
+        new = object.__new__
+        out: dict[str, Member] = {}
+        for key, start, end, data in found:
+            if held and isinstance(kept := held.get(key), Member):
+                kept.tree = tree
+                out[key] = kept
+                continue
+            member: Member = new(cls)
+            member._buf = buf
+            member._start = start
+            member._end = end
+            member._idx = None
+            member._vals = _NO_VALS
+            member._keys = None
+            member._owner = owner
+            member._dirty = False
+            member._tree = tree
+            member._key = key
+            member._data = data
+            if data is None and "ID" not in member:
+                continue  # a sub-document that is not a member
+            out[key] = member
+        return out
 
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
@@ -83,35 +133,69 @@ class Member(Node):
             idx = self._idx = raw.member_index(self._buf, self._start, self._end)
         return idx
 
+    def _live(self) -> Member:
+        """This member, or the one its owner holds for its key (this view is stale)."""
+        if self._key is not None:
+            held = self.holder()
+            if isinstance(held, Member):
+                return held
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        """The same field of the same tree (two views of it, or a view and the member an
+        edit registered), since members are not one object per field (see the class)."""
+        if not isinstance(other, Member):
+            return NotImplemented
+        a, b = self._live(), other._live()
+        if a is b:
+            return True
+        return bool(a._buf) and a._buf is b._buf and a._tree is b._tree and a.span == b.span
+
+    def __hash__(self) -> int:
+        live = self._live()
+        return hash((id(live.buffer), live.span)) if live.buffer else id(live)
+
     @property
     def id(self) -> str | None:
         value = self.get("ID")
         return value if isinstance(value, str) else None
 
     def __contains__(self, key: object) -> bool:
+        live = self._live()
+        if live is not self:
+            return key in live
         # ``"ID" in member`` is asked of every member a component hands out: answered from
         # the engine layout's fixed places, without indexing the document.
-        if (
-            self._idx is None
-            and self._keys is None
-            and (key == "ID" or key == "Data")
-            and raw.member_data(self._buf, self._start, self._end) is not None
-        ):
-            return True
+        if self._idx is None and self._keys is None and (key == "ID" or key == "Data"):
+            data = self._data
+            if data is None:
+                data = self._data = raw.member_data(self._buf, self._start, self._end)
+            if data is not None:
+                return True
         return super().__contains__(key)
 
     @property
     def value(self) -> Any:
         """The Data value; for a list of members (SyncList) the list of their values."""
-        if self._keys is None and "Data" not in self._vals:
+        key, owner = self._key, self._owner
+        if key is not None and owner is not None and key in owner.overlay:
+            return self._live().value  # a stale view: its owner holds another for its key
+        if not self._dirty:  # unedited: Data is in the bytes (or a kept list of its items)
             buf = self._buf
-            idx = self._idx
-            if idx is None:
-                elem = raw.member_data(buf, self._start, self._end) or self._index().get("Data")
-            else:
-                elem = idx.get("Data")
-            if elem is not None and (elem[0] != raw.ARRAY or not _documents(buf, elem)):
-                return raw.scalar(buf, elem)  # the common, unedited case (float3 too)
+            elem = self._data
+            if elem is None:
+                idx = self._idx
+                if idx is None:
+                    elem = self._data = raw.member_data(buf, self._start, self._end)
+                    if elem is None:
+                        elem = self._index().get("Data")
+                else:
+                    elem = idx.get("Data")
+            if elem is not None:  # the common case
+                if elem[0] != raw.ARRAY:
+                    return raw.scalar(buf, elem)
+                if not _documents(buf, elem):
+                    return raw.value(buf, elem)  # numbers: float3, colors...
         items = self.elements
         if items is not None:
             return [item.value if isinstance(item, Member) else item for item in items]
@@ -119,6 +203,10 @@ class Member(Node):
 
     @value.setter
     def value(self, new: Any) -> None:
+        live = self._live()
+        if live is not self:
+            live.value = new
+            return
         if isinstance(new, Slot | Component | Member):
             new = new.id
         # Keep the field's width (NeosVR and OrderOffset are int64), also when set before.
@@ -126,6 +214,53 @@ class Member(Node):
         if isinstance(new, int) and not isinstance(new, bool) and wide:
             new = Int64(new)
         self.set("Data", new)
+
+    # -- a stale view forwards to the member its owner holds -------------------------------
+    def keys(self) -> list[str]:
+        return Node.keys(self._live())
+
+    def etype(self, key: str) -> int | None:
+        return Node.etype(self._live(), key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return Node.get(self._live(), key, default)
+
+    def child_node(self, key: str, cls: type[NT]) -> NT | None:
+        return Node.child_node(self._live(), key, cls)
+
+    def child_view(self, key: str, cls: type[NT]) -> NT | None:
+        return Node.child_view(self._live(), key, cls)
+
+    def child_nodes(self, key: str, cls: type[NT]) -> list[NT] | None:
+        return Node.child_nodes(self._live(), key, cls)
+
+    def decoded(self) -> dict[str, Any]:
+        return Node.decoded(self._live())
+
+    def set(self, key: str, value: Any) -> None:
+        Node.set(self._live(), key, value)
+
+    def delete_key(self, key: str) -> None:
+        Node.delete_key(self._live(), key)
+
+    def touch(self) -> None:
+        Node.touch(self._live())
+
+    @property
+    def modified(self) -> bool:
+        live = self._live()
+        return self._dirty if live is self else live.modified
+
+    @property
+    def overlay(self) -> Mapping[str, Any]:
+        live = self._live()
+        return self._vals if live is self else live.overlay
+
+    def element_index(self) -> dict[str, raw.Element]:
+        return Node.element_index(self._live())
+
+    def to_bson(self) -> bytes:
+        return Node.to_bson(self._live())
 
     @property
     def elements(self) -> list[Member] | None:
@@ -162,11 +297,14 @@ class Member(Node):
 class Component(Node):
     """``{"Type": index or name, "Data": {"ID", "persistent-ID", "UpdateOrder", "Enabled", …}}``."""
 
-    __slots__ = ("_slot",)
+    __slots__ = ("_data_node", "_slot")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         super().__init__(buf, start, end, owner)
         self._slot: Slot | None = None
+        #: The Data node, kept here rather than in the overlay until it is edited: an
+        #: overlay dict per component was 40k objects for the collector on a 10k world.
+        self._data_node: Node | None = None
 
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
@@ -176,10 +314,21 @@ class Component(Node):
 
     @property
     def data(self) -> Node:
-        node = self.child_node("Data", Node)
-        if node is None:
-            raise ModelError("component has no Data document", path=self._where())
-        return node
+        """The ``Data`` document's node: one per component (``c.data is c.data``).  Made as a
+        view (:meth:`Node.child_view`) and kept in a slot of its own, so an unedited component
+        allocates no overlay; its first edit registers it in the overlay, which writes it."""
+        vals = self._vals
+        if "Data" in vals:  # edited, or built by an edit
+            held = vals["Data"]
+            if isinstance(held, Node):
+                return held
+        elif self._keys is None or "Data" in self._keys:
+            node = self._data_node
+            if node is None or node.owner is not self:
+                node = self._data_node = self.child_view("Data", Node)
+            if node is not None:
+                return node
+        raise ModelError("component has no Data document", path=self._where())
 
     @property
     def id(self) -> str | None:
@@ -251,21 +400,31 @@ class Component(Node):
 
     @property
     def fields(self) -> dict[str, Member]:
-        """Every member-shaped entry of Data by field name (``ID`` etc. are not members)."""
+        """Every member-shaped entry of Data by field name (``ID`` etc. are not members).
+
+        A new dict of member views each call (see :class:`Member`): an edited member is the
+        one its component holds, the others are made from one scan of ``Data``'s bytes."""
         data = self.data
-        out: dict[str, Member] = {}
-        for key in data:
-            member = self._member(key, data)
-            if member is not None:
-                out[key] = member
-        return out
+        tree = self._tree
+        found = None
+        if not data.modified and data.buffer:
+            start, end = data.span
+            found = raw.component_fields(data.buffer, start, end)
+        if found is None:  # edited, built by an edit, or unusual bytes: key by key
+            out: dict[str, Member] = {}
+            for key in data:
+                member = self._member(key, data)
+                if member is not None:
+                    out[key] = member
+            return out
+        return Member.views(data, found, tree)
 
     def _member(self, key: str, data: Node | None = None) -> Member | None:
         if data is None:
             data = self.data
         if data.etype(key) not in (None, 0x03):
             return None
-        member = data.child_node(key, Member)
+        member = data.child_view(key, Member)
         if member is None or "ID" not in member:
             return None
         member.tree = self._tree
@@ -376,7 +535,12 @@ class Slot(Node):
         gives its ``id`` and lets an edit keep the value's width."""
         if self.etype(key) not in (None, 0x03):
             return None
-        member = self.child_node(key, Member)
+        # Components is kept: the components it lists are kept nodes (their identity is
+        # what references, the ID index and edits hold on to).  The rest are views.
+        if key == "Components":
+            member = self.child_node(key, Member)
+        else:
+            member = self.child_view(key, Member)
         if member is not None:
             member.tree = self._tree
         return member

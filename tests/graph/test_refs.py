@@ -249,8 +249,8 @@ def test_standin_chain_through_the_graph() -> None:
     material = outgoing["MeshRenderer.Materials[0]"].target
     assert isinstance(quad, Component) and quad.type.name == "QuadMesh"
     assert isinstance(material, Component) and material.type.name == "UnlitMaterial"
-    assert outgoing["MeshRenderer.Mesh"].source is renderer["Mesh"]
-    assert outgoing["MeshRenderer.Materials[0]"].source is (renderer["Materials"].elements or [])[0]
+    assert outgoing["MeshRenderer.Mesh"].source == renderer["Mesh"]
+    assert outgoing["MeshRenderer.Materials[0]"].source == (renderer["Materials"].elements or [])[0]
     assert [r.source for r in graph.references_to(quad)] == [renderer["Mesh"]]
     texture = graph.references_from(material["Texture"])[0].target
     assert isinstance(texture, Component) and texture.type.name == "StaticTexture2D"

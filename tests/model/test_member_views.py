@@ -1,0 +1,225 @@
+"""Members are views: not kept by their component or slot until edited (issue 14).
+
+Reading every member's value kept one object per member in its owner's overlay, most of the
+memory of that loop. Now ``fields``, ``component[key]`` and ``slot.member(key)`` hand out
+views; the first edit registers the edited object with its owner. These tests pin what must
+hold anyway: edits stick (for later reads and for ``dumps``), two objects for one field see
+one value, and untouched content is written byte-identical.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import bson
+import pytest
+
+import brson
+from brson.errors import DocumentError, ModelError
+from brson.model import Component, DataTree, Member, Slot
+
+from .support import STANDIN, sample
+
+
+def _standin() -> tuple[DataTree, Slot, Component]:
+    tree = brson.load(sample(STANDIN))
+    visual = tree.find("Visual")
+    assert isinstance(visual, Slot)
+    renderer = visual.find_component("MeshRenderer")
+    assert isinstance(renderer, Component)
+    return tree, visual, renderer
+
+
+def _reloaded(tree: DataTree) -> tuple[DataTree, Slot, Component]:
+    again = brson.loads(brson.dumps(tree), name="again.brson")
+    visual = again.find("Visual")
+    assert isinstance(visual, Slot)
+    renderer = visual.find_component("MeshRenderer")
+    assert isinstance(renderer, Component)
+    return again, visual, renderer
+
+
+def test_reading_keeps_nothing_and_writes_the_original_bytes() -> None:
+    tree, _, renderer = _standin()
+    original = tree.buffer
+    first, second = renderer.fields, renderer.fields
+    assert first.keys() == second.keys() and "Mesh" in first
+    for key, member in first.items():
+        twin = second[key]
+        assert member is not twin  # views
+        assert member == twin and hash(member) == hash(twin)
+        assert member.value == twin.value and member.id == twin.id
+        assert member.tree is tree and not member.modified
+    assert {first["Mesh"]: 1}[renderer["Mesh"]] == 1  # usable as a key across views
+    assert not renderer.data.overlay  # the component's Data holds no member
+    assert not tree.modified
+    assert tree.to_bson() == original
+
+
+def test_two_objects_for_one_field_one_edited() -> None:
+    tree, _, renderer = _standin()
+    a, b = renderer["Mesh"], renderer.fields["Mesh"]
+    target = renderer.id
+    a.value = target
+    assert a.modified and tree.modified
+    assert b.value == target and b.modified  # the older view forwards to the edited one
+    assert renderer["Mesh"] is a and renderer.fields["Mesh"] is a  # now held: one object
+    b.value = None  # an edit through the older view lands on the held member
+    assert a.value is None and renderer["Mesh"].value is None
+    _, _, again = _reloaded(tree)
+    assert again["Mesh"].value is None
+
+
+def test_edit_through_a_fresh_member_sticks() -> None:
+    tree, _, renderer = _standin()
+    before = {key: member.value for key, member in renderer.fields.items()}
+    renderer.fields["Mesh"].value = renderer.id  # the view is dropped at once
+    assert renderer["Mesh"].value == renderer.id
+    assert renderer.fields["Mesh"].value == renderer.id
+    _, _, reloaded = _reloaded(tree)
+    values = {key: member.value for key, member in reloaded.fields.items()}
+    assert values == {**before, "Mesh": renderer.id}
+    # Untouched members are written from their original bytes.
+    for key, member in renderer.fields.items():
+        if key != "Mesh":
+            assert reloaded[key].to_bson() == bytes(member.original_bytes())
+
+
+def test_width_is_kept_through_a_view() -> None:
+    doc: dict[str, Any] = {
+        "Object": {
+            "ID": "00000001-0000-0000-0000-000000000000",
+            "Name": {"ID": "00000002-0000-0000-0000-000000000000", "Data": "root"},
+            "OrderOffset": {
+                "ID": "00000003-0000-0000-0000-000000000000",
+                "Data": bson.Int64(5),
+            },
+            "Components": {"ID": "00000004-0000-0000-0000-000000000000", "Data": []},
+            "Children": [],
+        }
+    }
+    tree = brson.loads(bson.encode(doc), name="w.bson")
+    tree.root.order_offset = 7
+    again = brson.loads(brson.dumps(tree, "brotli"), name="w.brson")
+    member = again.root.member("OrderOffset")
+    assert member is not None and member.etype("Data") == 0x12 and member.value == 7
+
+
+def test_sync_list_elements_through_views() -> None:
+    tree, _, renderer = _standin()
+    materials = renderer["Materials"]
+    elements = materials.elements
+    assert elements
+    first = elements[0]
+    old = first.value
+    first.value = renderer.id  # an element of a view: the view registers itself
+    assert renderer["Materials"] is materials
+    assert renderer.fields["Materials"].value[0] == renderer.id
+    other = renderer["Materials"].elements
+    assert other is not None and other[0] is first
+    _, _, again = _reloaded(tree)
+    assert again["Materials"].value[0] == renderer.id != old
+
+
+def test_stale_list_element_edit_is_refused() -> None:
+    _, _, renderer = _standin()
+    a, b = renderer["Materials"], renderer["Materials"]
+    kept = a.elements
+    assert kept
+    b.value = []  # b is held from now on; a's own element list is stale
+    with pytest.raises(ModelError, match="read it again"):
+        kept[0].value = None
+    assert renderer["Materials"].value == [] and a.value == []
+
+
+def test_slot_members_are_views_until_edited() -> None:
+    tree, visual, _ = _standin()
+    name = visual.name
+    first, second = visual.member("Name"), visual.member("Name")
+    assert first is not None and second is not None
+    assert first is not second and first == second
+    second.value = "renamed"
+    assert first.value == "renamed" and visual.name == "renamed"
+    assert visual.member("Name") is second
+    visual.position = (1, 2, 3)
+    assert visual.position == [1.0, 2.0, 3.0]
+    components = visual.member("Components")
+    assert components is visual.member("Components")  # kept: it lists the kept components
+    again = brson.loads(brson.dumps(tree), name="again.brson").find("renamed")
+    assert isinstance(again, Slot) and again.id == visual.id and name != "renamed"
+    assert again.position == [1.0, 2.0, 3.0]
+
+
+def test_an_edit_is_in_the_id_index_and_walks() -> None:
+    tree, _, renderer = _standin()
+    mesh_id = renderer["Mesh"].id
+    renderer.fields["Mesh"].value = None
+    found = tree.resolve(str(mesh_id))
+    assert isinstance(found, Member) and found.value is None
+    assert found is renderer["Mesh"]
+    assert any(node is found for node in tree.walk_nodes())
+
+
+def _one_component(data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "Types": ["[FrooxEngine]FrooxEngine.ValueField<int>"],
+        "Object": {
+            "ID": "00000001-0000-0000-0000-000000000000",
+            "Name": {"ID": "00000002-0000-0000-0000-000000000000", "Data": "root"},
+            "Components": {
+                "ID": "00000003-0000-0000-0000-000000000000",
+                "Data": [{"Type": 0, "Data": data}],
+            },
+            "Children": [],
+        },
+    }
+
+
+def test_members_in_other_layouts_are_still_members() -> None:
+    data = {
+        "ID": "00000004-0000-0000-0000-000000000000",
+        "Value": {"Data": 3, "ID": "00000005-0000-0000-0000-000000000000"},  # Data first
+        "Plain": {"NotAMember": 1},
+        "Flag": True,
+    }
+    tree = brson.loads(bson.encode(_one_component(data)), name="layouts.bson")
+    (component,) = tree.root.components
+    fields = component.fields
+    assert list(fields) == ["Value"] and fields["Value"].value == 3
+    assert "Plain" not in component and "Flag" not in component
+    fields["Value"].value = 4
+    assert component["Value"].value == 4
+
+
+def test_a_malformed_data_document_is_one_error() -> None:
+    data = {"ID": "00000004-0000-0000-0000-000000000000", "Value": {"ID": "x", "Data": 1}}
+    buf = bytearray(bson.encode(_one_component(data)))
+    at = buf.find(b"\x03Value\x00")
+    buf[at + 7 : at + 11] = (10_000).to_bytes(4, "little")  # a length past the document
+    tree = brson.loads(bytes(buf), name="bad.bson")
+    (component,) = tree.root.components
+    with pytest.raises(DocumentError):
+        component.fields  # noqa: B018
+
+
+def test_two_fields_dicts_taken_before_edits() -> None:
+    tree, _, renderer = _standin()
+    assert renderer.data is renderer.data  # one Data node per component
+    first, second = renderer.fields, renderer.fields
+    first["Mesh"].value = None
+    assert second["Mesh"].value is None  # both dicts' members share the one Data node
+    materials = second["Materials"]
+    materials.value = []  # an edit through the other dict lands in the same Data node
+    assert first["Materials"].value == [] and renderer["Mesh"].value is None
+    _, _, again = _reloaded(tree)
+    assert again["Mesh"].value is None and again["Materials"].value == []
+
+
+def test_an_edited_data_key_is_what_data_gives() -> None:
+    _, _, renderer = _standin()
+    before = renderer.data
+    renderer.set("Data", 5)  # low level: Data is no longer a document
+    with pytest.raises(ModelError, match="no Data document"):
+        renderer.data  # noqa: B018
+    renderer.set("Data", before)
+    assert renderer.data is before and "Mesh" in renderer
