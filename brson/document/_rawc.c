@@ -19,6 +19,8 @@
 enum { FB_INDEX, FB_INDEX_AS, FB_MEMBER_DATA, FB_MEMBER_INDEX, FB_ARRAY_ITEMS,
        FB_COMPONENT_INDEX, FB_COUNT };
 static PyObject *fallback[FB_COUNT];
+/* The keys of the fixed layouts, made once (interned, like the literals of raw.py). */
+static PyObject *str_ID, *str_Data, *str_Type;
 static const char *fallback_names[FB_COUNT] = {
     "index", "index_as", "member_data", "member_index", "array_items", "component_index"};
 /* How many calls were handed to the pure-Python functions (tests check C answers itself). */
@@ -77,7 +79,40 @@ static PyObject *element(long etype, Py_ssize_t pos, Py_ssize_t vstart, Py_ssize
     }
     for (int i = 0; i < 4; i++)
         PyTuple_SET_ITEM(t, i, items[i]);
+    /* Four ints cannot be part of a cycle: the collector would untrack the tuple on its first
+     * pass (as it does Python's); untracked now, it never costs a pass, and the dicts holding
+     * only such tuples stay untracked too. */
+    PyObject_GC_UnTrack(t);
     return t;
+}
+
+/* Keys repeat (every member is "ID" and "Data", every component's Data the same few names):
+ * a small cache hands out one str per ASCII key instead of decoding each occurrence anew,
+ * which saves a str (50+ bytes) per element kept and makes dict look-ups identity hits. Equal
+ * values to bytes.decode()'s; anything not ASCII is decoded as always. */
+#define KEY_CACHE 1024
+#define KEY_CACHE_MAX_LEN 48
+static PyObject *key_cache[KEY_CACHE];
+
+static PyObject *decode_key(const unsigned char *p, Py_ssize_t n) {
+    if (n > KEY_CACHE_MAX_LEN)
+        return PyUnicode_DecodeUTF8((const char *)p, n, "strict");
+    uint32_t h = 2166136261u;
+    for (Py_ssize_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 16777619u;
+    PyObject **slot = &key_cache[(h ^ (h >> 16)) & (KEY_CACHE - 1)];
+    PyObject *hit = *slot;
+    if (hit != NULL && PyUnicode_GET_LENGTH(hit) == n &&
+        memcmp(PyUnicode_DATA(hit), p, (size_t)n) == 0) {
+        Py_INCREF(hit);
+        return hit;
+    }
+    PyObject *key = PyUnicode_DecodeUTF8((const char *)p, n, "strict");
+    if (key != NULL && PyUnicode_IS_ASCII(key)) {
+        Py_INCREF(key);
+        Py_XSETREF(*slot, key);
+    }
+    return key;
 }
 
 /* The arguments (buf, start, end) when C can answer: buf exactly bytes (a subclass could
@@ -175,8 +210,7 @@ static PyObject *do_index(const Span *s) {
         if (vend > last || vend <= pos)
             goto unsure;
         /* Strict UTF-8, as bytes.decode(): the same codec; a failure is Python's to report. */
-        PyObject *key = PyUnicode_DecodeUTF8((const char *)b + pos + 1, key_end - pos - 1,
-                                             "strict");
+        PyObject *key = decode_key(b + pos + 1, key_end - pos - 1);
         if (key == NULL) {
             PyErr_Clear();
             goto unsure;
@@ -270,7 +304,7 @@ static PyObject *c_member_index(PyObject *self, PyObject *const *args, Py_ssize_
     out = PyDict_New();
     if (out == NULL)
         goto done;
-    if (PyDict_SetItemString(out, "ID", id) < 0 || PyDict_SetItemString(out, "Data", data) < 0)
+    if (PyDict_SetItem(out, str_ID, id) < 0 || PyDict_SetItem(out, str_Data, data) < 0)
         Py_CLEAR(out);
 done:
     Py_XDECREF(id);
@@ -340,8 +374,7 @@ static PyObject *c_component_index(PyObject *self, PyObject *const *args, Py_ssi
             PyObject *type = element(0x10, start + 4, start + 10, start + 14);
             PyObject *data = element(0x03, start + 14, vstart, vstart + n);
             if (type != NULL && data != NULL && (out = PyDict_New()) != NULL &&
-                (PyDict_SetItemString(out, "Type", type) < 0 ||
-                 PyDict_SetItemString(out, "Data", data) < 0))
+                (PyDict_SetItem(out, str_Type, type) < 0 || PyDict_SetItem(out, str_Data, data) < 0))
                 Py_CLEAR(out);
             Py_XDECREF(type);
             Py_XDECREF(data);
@@ -471,4 +504,11 @@ static struct PyModuleDef module = {
     "raw.py's byte loops in C (see brson/document/raw.py).", -1, methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__rawc(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__rawc(void) {
+    str_ID = PyUnicode_InternFromString("ID");
+    str_Data = PyUnicode_InternFromString("Data");
+    str_Type = PyUnicode_InternFromString("Type");
+    if (str_ID == NULL || str_Data == NULL || str_Type == NULL)
+        return NULL;
+    return PyModule_Create(&module);
+}
