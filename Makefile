@@ -11,8 +11,14 @@ THREE  := brson/view/static/vendor/three.bundle.min.js
 
 .PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
 
-$(STAMP): pyproject.toml
+#: The C accelerator of raw.py's byte loops, compiled by pip install (so a change rebuilds it).
+RAWC   := brson/document/_rawc.c
+#: The tests that exercise raw.py, run a second time on its pure-Python path.
+PURE_TESTS := tests/document tests/model tests/graph tests/ops tests/regressions
+
+$(STAMP): pyproject.toml $(RAWC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	sh scripts/ensure-cc.sh $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,gltf,scan,dask]'
 	touch $(STAMP)
@@ -57,11 +63,13 @@ gltf-tools:
 
 # The whole suite, lint, types and a short atheris fuzz slice (~1 min). Godot 3 engine tests
 # always run in CI (CI=true fails them without the engine); Godot 4 engine tests run when the
-# engine can be fetched, else they skip.
+# engine can be fetched, else they skip. The suite runs with raw.py's C accelerator (CI=true
+# fails when it is not built); the tests over raw.py run again on the pure-Python path.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q
+	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
 	$(MAKE) lint typecheck
 	$(MAKE) fuzz-short
 
@@ -136,4 +144,5 @@ schemas: $(STAMP)
 	$(BIN)/brson schema -o schemas
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache build
+	rm -f brson/document/_rawc.*.so

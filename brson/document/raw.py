@@ -8,6 +8,7 @@ original element bytes plus newly encoded ones, so untouched elements stay byte-
 
 from __future__ import annotations
 
+import os
 import re
 import struct
 from typing import Any
@@ -56,7 +57,7 @@ _LENGTH_PREFIXED = {0x02: 4, 0x0D: 4, 0x0E: 4, 0x05: 5}
 Element = tuple[int, int, int, int]
 
 
-def index(buf: bytes, start: int, end: int) -> dict[str, Element]:
+def index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
     """Index the elements of the document spanning ``buf[start:end]``, keys in file order.
 
     The hot path of loading: common element types are tested first and sub-documents are
@@ -134,7 +135,7 @@ def layout_of(idx: dict[str, Element]) -> Layout:
     )
 
 
-def index_as(buf: bytes, start: int, end: int, layout: Layout) -> dict[str, Element] | None:
+def index_as_py(buf: bytes, start: int, end: int, layout: Layout) -> dict[str, Element] | None:
     """Index a document expected to have ``layout`` (same keys, types, order), or None.
 
     Slots written by the engine all share one layout, so checking each element header with
@@ -187,7 +188,7 @@ def index_like(
     return idx, layout
 
 
-def member_data(buf: bytes, start: int, end: int) -> Element | None:
+def member_data_py(buf: bytes, start: int, end: int) -> Element | None:
     """The ``Data`` element of a member in the engine's ``{"ID": str, "Data": x}`` layout,
     found at its fixed place without indexing the document; None for any other layout.
 
@@ -217,16 +218,16 @@ def member_data(buf: bytes, start: int, end: int) -> Element | None:
     return None
 
 
-def member_index(buf: bytes, start: int, end: int) -> dict[str, Element]:
+def member_index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
     """Index a member document; O(1) for the engine's ``{"ID": str, "Data": x}`` layout
     (:func:`member_data`), anything else through :func:`index`."""
-    data = member_data(buf, start, end)
+    data = member_data_py(buf, start, end)
     if data is not None:
         return {"ID": (0x02, start + 4, start + 8, data[1]), "Data": data}
-    return index(buf, start, end)
+    return index_py(buf, start, end)
 
 
-def array_items(buf: bytes, start: int, end: int) -> list[Element]:
+def array_items_py(buf: bytes, start: int, end: int) -> list[Element]:
     """The elements of an array document, in order (keys "0", "1", ... are not kept).
 
     Arrays of documents (children, components, list members) take a short loop that only
@@ -239,7 +240,7 @@ def array_items(buf: bytes, start: int, end: int) -> list[Element]:
     unpack = _I32.unpack_from
     while pos < last:
         if buf[pos] != 0x03:
-            return list(index(buf, start, end).values())
+            return list(index_py(buf, start, end).values())
         key_end = find(b"\x00", pos + 1, last)
         vstart = key_end + 1
         if key_end < 0 or vstart + 4 > last:
@@ -255,7 +256,7 @@ def array_items(buf: bytes, start: int, end: int) -> list[Element]:
     return out
 
 
-def component_index(buf: bytes, start: int, end: int) -> dict[str, Element]:
+def component_index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
     """Index a component; O(1) for the engine's ``{"Type": int32, "Data": {...}}`` layout."""
     if (
         end - start > 25
@@ -271,8 +272,44 @@ def component_index(buf: bytes, start: int, end: int) -> dict[str, Element]:
                 "Type": (0x10, start + 4, start + 10, start + 14),
                 "Data": (0x03, start + 14, vstart, vstart + n),
             }
-    return index(buf, start, end)
+    return index_py(buf, start, end)
 
+
+# -- the compiled accelerator --------------------------------------------------------------
+# The six functions above, in C (brson/document/_rawc.c), when it was built and
+# BRSON_PURE_PYTHON is not set (read once, here). C answers every input the Python function
+# accepts with an equal value and hands everything else (hostile lengths, offsets outside the
+# buffer, keys that are not UTF-8, unexpected argument types) to the Python function, which
+# answers or raises the precise error: errors have one source, and the pure path is the
+# reference the differential tests (tests/document/test_rawc.py) hold C to.
+ACCELERATED: bool
+"""Whether the C functions are in use (the extension imported and BRSON_PURE_PYTHON unset)."""
+try:
+    if os.environ.get("BRSON_PURE_PYTHON", "") not in ("", "0"):
+        raise ImportError("BRSON_PURE_PYTHON is set")
+    from brson.document import _rawc
+except ImportError:
+    ACCELERATED = False
+else:
+    ACCELERATED = True
+    _rawc.set_fallbacks(
+        index_py, index_as_py, member_data_py, member_index_py, array_items_py, component_index_py
+    )
+
+if ACCELERATED:
+    index = _rawc.index
+    index_as = _rawc.index_as
+    member_data = _rawc.member_data
+    member_index = _rawc.member_index
+    array_items = _rawc.array_items
+    component_index = _rawc.component_index
+else:
+    index = index_py
+    index_as = index_as_py
+    member_data = member_data_py
+    member_index = member_index_py
+    array_items = array_items_py
+    component_index = component_index_py
 
 #: A component element as written: ``Type`` (an int32 or int64 index into ``Types``, or a
 #: NeosVR type-name string) directly followed by its ``Data`` document. The one byte-level
