@@ -498,15 +498,10 @@ def component_fields_indexed(buf: bytes, start: int, end: int) -> list[FieldElem
     ]
 
 
-#: Whether ``index`` and ``member_data`` are compiled: the accelerator's ``ACCELERATED`` flag,
-#: defined above when it is part of this module (looked up, so this holds with or without).
-_FIELDS_INDEXED = bool(globals().get("ACCELERATED"))
-
-
 def component_fields(buf: bytes, start: int, end: int) -> list[FieldElement] | None:
     """The member-shaped sub-documents of a component's ``Data`` (:func:`component_fields_py`),
-    the faster way this build has."""
-    if _FIELDS_INDEXED:
+    the faster way this build has: with ``index`` and ``member_data`` compiled, through them."""
+    if ACCELERATED:
         return component_fields_indexed(buf, start, end)
     return component_fields_py(buf, start, end)
 
