@@ -320,7 +320,7 @@ COMPONENT_TYPE_INDEX = re.compile(
 COMPONENT_TYPE_NAME = re.compile(rb"\x02Type\x00.{4}([^\x00]*)\x00\x03Data\x00", re.DOTALL)
 
 
-def component_type_indices(data: bytes) -> list[tuple[int, int, int]]:
+def component_type_indices(data: bytes | memoryview) -> list[tuple[int, int, int]]:
     """Every component ``Type`` index in serialized bytes: (value offset, width, index).
     Both widths: the engine writes int32, other writers int64 (mar_AimConstraint.pg.brson)."""
     found = []

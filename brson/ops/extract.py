@@ -31,7 +31,7 @@ import hashlib
 import random
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from bson.int64 import Int64
 
@@ -265,7 +265,10 @@ def extract(
     for sub in slot.walk():
         report.subtree_slots += 1
         report.subtree_components += len(sub.components)
-    sub_bytes = slot.to_bson()
+    # The subtree is read where it lies in the source (a copy of a tenth of a big world
+    # was held until the result was assembled).
+    sub_start, sub_end = slot.span
+    sub_bytes = memoryview(tree.buffer)[sub_start:sub_end]
     # Through the model's table, which refuses entries that are not type-name strings.
     type_names = [str(t) for t in tree.types] if "Types" in tree else None
 
@@ -275,7 +278,7 @@ def extract(
     deps = _Closure(tree, copy_dependencies)
     # What the subtree defines and references, by the index's rules, from its bytes (an
     # index of a staged tree kept a location per value: a tenth of the run's peak memory).
-    deps.add_subtree(*ids_in_bytes(sub_bytes))
+    deps.add_subtree(*ids_in_bytes(bytes(sub_bytes)))
     phase(PHASES[2])
     deps.run()
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
@@ -294,13 +297,20 @@ def extract(
         seed = random.Random(hashlib.sha256(sub_bytes).digest())
         ids = deps.fresh_ids(sub_bytes, default=not tree.legacy, rng=seed)
         if deps.on_slots:
-            holder = _holder(Slot(sub_bytes, 0, len(sub_bytes)), deps, ids, types)
+            holder = _holder(Slot(tree.buffer, sub_start, sub_end), deps, ids, types)
         parent_reference = next(ids) if relink else None
         report.new_ids = ids.issued
         del ids
     assets = [types.component(deps.component(n)) for n in deps.on_assets]
-    staged = _stage(tree, types.apply(sub_bytes), holder, assets, parent_reference, types.changes)
-    del holder, assets, sub_bytes
+    patched = types.apply(sub_bytes)
+    root = (
+        Slot(tree.buffer, sub_start, sub_end)
+        if patched is sub_bytes
+        else Slot(bytes(patched), 0, len(patched))
+    )
+    del patched
+    staged = _stage(tree, root, holder, assets, parent_reference, types.changes)
+    del root, holder, assets, sub_bytes
     drop_cycles()  # the nodes the result was assembled from
     root_name = staged.root.name or ""
 
@@ -410,7 +420,7 @@ def _describe_batch(buf: bytes, offsets: list[int]) -> dict[int, tuple[str, bool
 
 def _stage(
     tree: DataTree,
-    sub_bytes: bytes,
+    root: Slot,
     holder: Slot | None,
     assets: list[Component],
     parent_reference: str | None,
@@ -419,7 +429,6 @@ def _stage(
     """The result's root document: the source's root keys (those in ``changes`` with their
     new values), ``Object`` the subtree (plus the holder as its last child), ``Assets`` the
     given ones."""
-    root = Slot(sub_bytes, 0, len(sub_bytes))
     if parent_reference is not None:
         root.set("ParentReference", parent_reference)
     if holder is not None:
@@ -560,7 +569,7 @@ class _Closure:
             key=lambda n: (found.slot_start(found.slot_of(n)), n),
         )
 
-    def pieces(self, sub_bytes: bytes) -> Iterator[bytes]:
+    def pieces(self, sub_bytes: memoryview) -> Iterator[bytes | memoryview]:
         """The bytes the result is made of: the subtree, then each copied component."""
         yield sub_bytes
         if self.spans is not None:
@@ -569,7 +578,7 @@ class _Closure:
                 start, end = self.spans.span(number)
                 yield buf[start:end]
 
-    def fresh_ids(self, sub_bytes: bytes, default: bool, rng: random.Random) -> FreshIds:
+    def fresh_ids(self, sub_bytes: memoryview, default: bool, rng: random.Random) -> FreshIds:
         """IDs for the holder slots in the result's style: sequential ones above every
         number in it (nothing can collide), else random ones avoiding every ID in it."""
         if self._sequential and (self._seen or default):
@@ -578,7 +587,7 @@ class _Closure:
             return fresh
         taken: set[str] = set()
         for piece in self.pieces(sub_bytes):
-            defined, values = ids_in_bytes(piece)
+            defined, values = ids_in_bytes(bytes(piece))
             taken |= defined
             taken.update(values)
         return FreshIds(taken, False, rng)
@@ -755,6 +764,9 @@ def _null_at(location: Location) -> None:
         location.set_value(None)
 
 
+B = TypeVar("B", bytes, memoryview)
+
+
 class _TypePlan:
     """The result's type table: ``Types`` trimmed to the entries its components use (in the
     source's order) and ``TypeVersions`` to the types still present, decided from the pieces
@@ -769,7 +781,7 @@ class _TypePlan:
     def __init__(
         self,
         source: DataTree,
-        pieces: Iterable[bytes],
+        pieces: Iterable[bytes | memoryview],
         type_names: list[str] | None,
         report: ExtractReport,
     ) -> None:
@@ -817,8 +829,9 @@ class _TypePlan:
                     k: v for k, v in versions.items() if k not in dropped
                 }
 
-    def apply(self, data: bytes) -> bytes:
-        """``data`` (a subtree, a slot, a component) with its ``Type`` indices rewritten."""
+    def apply(self, data: B) -> B | bytes:
+        """``data`` (a subtree, a slot, a component) with its ``Type`` indices rewritten; the
+        same object when none changes."""
         if not self.remap:
             return data
         found = [f for f in raw.component_type_indices(data) if f[2] in self.remap]
