@@ -26,7 +26,7 @@ those files is the package tooling's job.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from brson.errors import ModelError
@@ -57,7 +57,11 @@ class ImportReport:
     feature_flags_missing: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Copies describe themselves (their referrers are worked out on first use).
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "copied"}
+        out = asdict(type(self)(**{**out, "copied": []}))
+        out["copied"] = [c.to_dict() for c in self.copied]
+        return out
 
 
 @dataclass
