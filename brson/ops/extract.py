@@ -290,6 +290,10 @@ def extract(
         if sum(1 for m in DEFINITION_BYTES.finditer(sub_bytes) if m[2] == old) == 1:
             deps.sub_defined.discard(old.decode())
     types = _TypePlan(tree, deps.pieces(sub_bytes), type_names, report)
+    # The IDs that references leave the result for, and where the source defines each, are
+    # known from the pieces: the lookup structures go before the result is assembled.
+    leaving = deps.leaving(sub_bytes)
+    deps.done_looking_up()
     holder = None
     parent_reference = None
     if deps.on_slots or deps.on_assets or relink:
@@ -315,9 +319,9 @@ def extract(
     root_name = staged.root.name or ""
 
     phase(PHASES[3])
-    outside = _undefined_values(staged, deps)
-    targets = [deps.table.offset(value) for _, value in outside]
-    deps.done_looking_up()
+    outside = _undefined_values(staged, leaving)
+    targets = [leaving[value] for _, value in outside]
+    del leaving
     there = _described(tree.buffer, [o for o in targets if o is not None])
     here = _described(staged.buffer, [offset for offset, _ in outside])
     for (offset, value), target in zip(outside, targets, strict=True):
@@ -371,11 +375,11 @@ def extract(
     return ExtractResult(result, report)
 
 
-def _undefined_values(staged: DataTree, defined: Container[str]) -> list[tuple[int, str]]:
-    """``(offset, value)`` of every ID-shaped value in the staged tree naming no ID in
-    ``defined``, in byte order: the values :attr:`DataTree.ids` lists (references; a
-    ``ParentReference`` repeating a definition names what is defined, so it never counts),
-    found by one scan of the bytes without indexing the rest."""
+def _undefined_values(staged: DataTree, leaving: Container[str]) -> list[tuple[int, str]]:
+    """``(offset, value)`` of every ID-shaped value in the staged tree that is ``leaving``
+    (defined nowhere in it), in byte order: the values :attr:`DataTree.ids` lists
+    (references; a ``ParentReference`` repeating a definition names what is defined, so it
+    never counts), found by one scan of the bytes without indexing the rest."""
     buf = staged.buffer
     out: list[tuple[int, str]] = []
     with paused_gc():
@@ -383,7 +387,7 @@ def _undefined_values(staged: DataTree, defined: Container[str]) -> list[tuple[i
             if key in ("Object", "Assets"):
                 for match in REFERENCE_BYTES.finditer(buf, elem[1], elem[3]):
                     value = match[2].decode("latin-1")
-                    if value not in defined:
+                    if value in leaving:
                         out.append((match.start(), value))
     return out
 
@@ -528,6 +532,18 @@ class _Closure:
         offset = self.table.offset(value)
         number = self.spans.at(offset) if offset is not None else None
         return number is not None and number in self.taken
+
+    def leaving(self, sub_bytes: memoryview) -> dict[str, int | None]:
+        """Each ID-shaped value of the result's pieces that the result does not define
+        (what :func:`_undefined_values` will find in it), with the offset of its definition
+        in the source (None: not in the file)."""
+        out: dict[str, int | None] = {}
+        for piece in self.pieces(sub_bytes):
+            for match in REFERENCE_BYTES.finditer(piece):
+                value = match[2].decode("latin-1")
+                if value not in out and value not in self:
+                    out[value] = self.table.offset(value)
+        return out
 
     def done_looking_up(self) -> None:
         """Drop the subtree's IDs and the definition table once every lookup is made (a
