@@ -96,6 +96,7 @@ def extract_subtree(
         )
     source = Source(src)
     source_package, tree = source.package, source.tree
+    tree.drop_stored_payload()  # the source is read, never written back
     for warning in tree.container.warnings if tree.container else ():
         stderr.print(f"brson: warning: {src}: {warning}", markup=False)
     with progress("extracting", total=len(PHASES)) as bar:

@@ -812,6 +812,12 @@ class DataTree(Node):
         an unmodified write with the same codec to reuse; None for a tree built in memory."""
         return self._stored
 
+    def drop_stored_payload(self) -> None:
+        """Forget the compressed payload (a later unmodified write compresses again): for a
+        caller that reads this tree into another and never writes it back (``extract``
+        keeps a big world's result beside it, and the payload is a seventh of its BSON)."""
+        self._stored = None
+
     # -- root keys ------------------------------------------------------------------------
     @property
     def legacy(self) -> bool:

@@ -158,7 +158,8 @@ class FreshIds:
             else:
                 value = str(uuid.uuid4())
             if value not in self.taken:
-                self.taken.add(value)
+                if not self.sequential:  # sequential ones only grow: none comes twice
+                    self.taken.add(value)
                 self.issued.append(value)
                 return value
 
