@@ -424,7 +424,6 @@ def component_fields_py(buf: bytes, start: int, end: int) -> list[FieldElement] 
     last = end - 1
     find = buf.find
     unpack = _I32.unpack_from
-    startswith = buf.startswith
     while pos < last:
         etype = buf[pos]
         key_end = find(b"\x00", pos + 1, last)
@@ -445,29 +444,7 @@ def component_fields_py(buf: bytes, start: int, end: int) -> list[FieldElement] 
             vend = vstart + n
             if n < 5 or vend > last or buf[vend - 1] != 0:
                 return None
-            data: Element | None = None
-            if n > 21 and startswith(b"\x02ID\x00", vstart + 4):  # member_data, inlined
-                m = unpack(buf, vstart + 8)[0]
-                data_at = vstart + 12 + m
-                if (
-                    m > 0
-                    and data_at + 6 <= vend
-                    and buf[data_at - 1] == 0
-                    and startswith(b"Data\x00", data_at + 1)
-                ):
-                    dtype = buf[data_at]
-                    dstart = data_at + 6
-                    dend = -1
-                    if dtype == 0x03 or dtype == 0x04:
-                        if dstart + 4 <= vend:
-                            dend = dstart + unpack(buf, dstart)[0]
-                    elif dtype == 0x02:
-                        if dstart + 4 <= vend:
-                            dend = dstart + 4 + unpack(buf, dstart)[0]
-                    elif dtype in _FIXED:
-                        dend = dstart + _FIXED[dtype]
-                    if dend == vend - 1 and dend > dstart - (dtype == 0x0A):
-                        data = (dtype, data_at, dstart, dend)
+            data = member_data(buf, vstart, vend)
             out.append((key, vstart, vend, data))
         elif etype == 0x02:
             if vstart + 4 > last:
