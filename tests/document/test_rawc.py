@@ -211,6 +211,7 @@ def mutate(buf: bytes, start: int, end: int, rng: random.Random) -> tuple[bytes,
         value = rng.choice(
             [now - 1, now + 1, 0, 1, 4, 5, -1, -(1 << 31), (1 << 31) - 1, room, room - 1, room - 5]
         )
+        value = min(max(value, -(1 << 31)), (1 << 31) - 1)  # now +- 1 at the int32 limits
         struct.pack_into("<i", data, vstart, value)
     elif kind == 1:  # a type byte
         data[pos] = rng.choice(TYPES)
