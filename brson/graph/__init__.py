@@ -4,8 +4,16 @@
 (extract, validate, diff) and the ``brson refs`` command read references through it.
 """
 
-from brson.graph.locate import locate_many, located
+from brson.graph.locate import described, locate_many, located
 from brson.graph.refs import Reference, ReferenceGraph, source_of
 from brson.graph.spans import ComponentSpans
 
-__all__ = ["ComponentSpans", "Reference", "ReferenceGraph", "locate_many", "located", "source_of"]
+__all__ = [
+    "ComponentSpans",
+    "Reference",
+    "ReferenceGraph",
+    "described",
+    "locate_many",
+    "located",
+    "source_of",
+]

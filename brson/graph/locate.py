@@ -96,10 +96,16 @@ def describe_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, str]:
     slot (a transient one reads its type name), and each anchor's head (slot path, type) is
     made once for all the offsets inside it.
     """
+    return {offset: text for offset, text, _ in described(tree, offsets)}
+
+
+def described(tree: DataTree, offsets: Iterable[int]) -> Iterator[tuple[int, str, bool]]:
+    """:func:`describe_many`'s answers as ``(offset, description, whether a component holds
+    it)``, for a reader that also needs the anchor's kind (extract: a reference leaving for
+    a slot or for a component)."""
     wanted = sorted(set(offsets))
-    out: dict[int, str] = {}
     if not wanted:
-        return out
+        return
     buf = tree.buffer
     last: object = _NO_OWNER
     slot_part = ""
@@ -134,8 +140,7 @@ def describe_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, str]:
                     type_name = type_text(component)
                 head = component_text(slot_part, type_name)
             for offset, path in found:
-                out[offset] = head + path_text(path)
-    return out
+                yield offset, head + path_text(path), span is not None
 
 
 def _between(offsets: list[int], start: int, end: int) -> list[int]:

@@ -38,7 +38,7 @@ from bson.int64 import Int64
 from brson.collector import drop_cycles, paused_gc
 from brson.document import raw
 from brson.errors import GraphError, ModelError
-from brson.graph import locate_many, located
+from brson.graph import described, locate_many, located
 from brson.graph.spans import ASSETS, ComponentSpans
 from brson.model.idforms import DEFINITION_BYTES, ID_HEAD, REFERENCE_BYTES
 from brson.model.ids import DefinitionTable, IdIndex, Location, ids_in_bytes
@@ -401,25 +401,23 @@ _DESCRIBE_BATCH = 4096
 
 def _described(buf: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
     """Offset -> (:meth:`Location.describe`, whether a component holds it) of each element
-    start in the tree of ``buf`` that leads somewhere.  Batches are located in a fresh view
-    of the bytes each, so the nodes a walk makes to reach them go with it: held for every
-    reference that leaves a big closure, they took hundreds of MB."""
+    start in the tree of ``buf`` that leads somewhere (:func:`brson.graph.described`).
+    Batches are described in a fresh view of the bytes each, so the nodes a walk makes to
+    reach them go with it: held for every reference that leaves a big closure, they took
+    hundreds of MB."""
     wanted = sorted(set(offsets))
     out: dict[int, tuple[str, bool]] = {}
     for at in range(0, len(wanted), _DESCRIBE_BATCH):
-        out.update(_describe_batch(buf, wanted[at : at + _DESCRIBE_BATCH]))
+        view = DataTree(buf)
+        out.update(
+            (offset, (text, component))
+            for offset, text, component in described(view, wanted[at : at + _DESCRIBE_BATCH])
+        )
+        del view
         # Nothing of the batch's view is referenced any more: a collection of the youngest
         # generation frees it all (a node still referenced here would move up and stay).
         drop_cycles()
     return out
-
-
-def _describe_batch(buf: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
-    return {
-        offset: (location.describe(), isinstance(location.anchor, Component))
-        for offset, location in locate_many(DataTree(buf), offsets).items()
-        if location.anchor is not None
-    }
 
 
 def _stage(
