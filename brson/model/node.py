@@ -118,17 +118,12 @@ class Node:
         return raw.scalar(self._buf, elem)
 
     def child_node(self, key: str, cls: type[N]) -> N | None:
-        """The sub-document at ``key`` as a node of class ``cls`` (kept for identity)."""
-        value = self._vals.get(key, _MISSING)
-        if value is not _MISSING:
-            return value if isinstance(value, cls) else None
-        if self._keys is not None and key not in self._keys:
-            return None
-        elem = self._index().get(key)
-        if elem is None or elem[0] != raw.DOCUMENT:
-            return None
-        node = cls(self._buf, elem[2], elem[3], self)
-        self._own_vals()[key] = node
+        """The sub-document at ``key`` as a node of class ``cls`` (kept for identity): the
+        view :meth:`child_view` gives, held here from the start."""
+        node = self.child_view(key, cls)
+        if node is not None and node._key is not None:
+            node._key = None
+            self._own_vals()[key] = node
         return node
 
     def child_view(self, key: str, cls: type[N]) -> N | None:
