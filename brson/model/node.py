@@ -121,9 +121,9 @@ class Node:
         """The sub-document at ``key`` as a node of class ``cls`` (kept for identity): the
         view :meth:`child_view` gives, held here from the start."""
         node = self.child_view(key, cls)
-        if node is not None and node._key is not None:
-            node._key = None
-            self._own_vals()[key] = node
+        view: Node | None = node
+        if view is not None and view.view_key is not None:
+            view._attach(self)  # noqa: SLF001  (Node's own protocol, on a Node)
         return node
 
     def child_view(self, key: str, cls: type[N]) -> N | None:
