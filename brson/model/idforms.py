@@ -31,6 +31,20 @@ ID_VALUE_PREFIX = "\x00\x25\x00\x00\x00"
 DEFINING_KEYS = "(ID|ParentReference|[\x20-\x7e]{0,62}-ID)"
 #: The start of an ``ID`` element (what every slot, component and member document holds).
 ID_HEAD = ("\x02ID" + ID_VALUE_PREFIX).encode("latin-1")
+
+
+def leading_id(buf: bytes, start: int, end: int) -> str | None:
+    """The ID a document at ``buf[start:end]`` holds as its first element, where the engine
+    writes it (a component's ``Data``, a slot, a member), read without indexing the
+    document; None for any other layout (the caller indexes it then)."""
+    at = start + 4 + len(ID_HEAD)
+    if at + 36 < end and buf.startswith(ID_HEAD, start + 4) and buf[at + 36] == 0:
+        text = buf[at : at + 36]
+        if text.isascii():
+            return text.decode("ascii")
+    return None
+
+
 #: A string element defining an ID: groups (key, ID).
 DEFINITION = re.compile("\x02" + DEFINING_KEYS + ID_VALUE_PREFIX + f"({GUID_PATTERN})\x00")
 DEFINITION_BYTES = re.compile(DEFINITION.pattern.encode("latin-1"))

@@ -20,7 +20,7 @@ from brson.container import Container
 from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
 from brson.model import editing, transform
-from brson.model.idforms import GUID, ID_HEAD
+from brson.model.idforms import GUID, ID_HEAD, leading_id
 from brson.model.node import _NO_VALS, Node
 from brson.model.typename import TypeName, is_type_name
 
@@ -332,6 +332,17 @@ class Component(Node):
 
     @property
     def id(self) -> str | None:
+        if self._keys is None and "Data" not in self._vals:
+            # Unedited Data: its bytes say, without an index or a Data node kept on every
+            # component asked (extract and diff ask hundreds of thousands).
+            idx = self._idx
+            if idx is None:
+                idx = raw.component_index(self._buf, self._start, self._end)
+            elem = idx.get("Data")
+            if elem is not None and elem[0] == raw.DOCUMENT:
+                found = leading_id(self._buf, elem[2], elem[3])
+                if found is not None:
+                    return found
         value = self.data.get("ID")
         return value if isinstance(value, str) else None
 

@@ -27,8 +27,7 @@ from typing import Any
 from bson.int64 import Int64
 
 from brson.document import jsonform, raw
-from brson.errors import BrsonError
-from brson.model.idforms import ID_HEAD
+from brson.errors import BrsonError, ModelError
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Slot
 from brson.model.typename import TypeName
@@ -212,29 +211,13 @@ class _Side:
 
 
 def _component_id(component: Component) -> str | None:
-    """The component's ID.  The engine writes it as the first key of ``Data``, where it is
-    read straight from the bytes (indexing every ``Data`` document to find it would cost
-    more than the rest of a diff)."""
-    elements = _elements(component)
-    if elements is not None:  # unedited: its bytes, without keeping a Data node
-        data_elem = elements.get("Data")
-        if data_elem is None or data_elem[0] != raw.DOCUMENT:
-            return None  # no Data document: keyed by position
-        buf, start = component.buffer, data_elem[2]
-        if buf.startswith(ID_HEAD, start + 4) and buf[start + 48] == 0:
-            head = buf[start + 12 : start + 48]
-            if head.isascii():
-                return head.decode("ascii")
-    data = _data(component)
-    if data is None:
-        return None  # no Data document: keyed by position
-    buf, (start, _) = data.buffer, data.span
-    if not data.modified and buf.startswith(ID_HEAD, start + 4) and buf[start + 48] == 0:
-        head = buf[start + 12 : start + 48]
-        if head.isascii():
-            return head.decode("ascii")
-    value = data.get("ID")
-    return value if isinstance(value, str) else None
+    """The component's ID (:attr:`Component.id`: read from the bytes where the engine writes
+    it, without keeping a ``Data`` node); None without a ``Data`` document (keyed by
+    position then)."""
+    try:
+        return component.id
+    except ModelError:
+        return None
 
 
 def _short(type_name: str) -> str:

@@ -40,7 +40,7 @@ from brson.document import raw
 from brson.errors import GraphError, ModelError
 from brson.graph import described, locate_many, located
 from brson.graph.spans import ASSETS, ComponentSpans
-from brson.model.idforms import DEFINITION_BYTES, ID_HEAD, REFERENCE_BYTES
+from brson.model.idforms import DEFINITION_BYTES, REFERENCE_BYTES
 from brson.model.ids import DefinitionTable, IdIndex, Location, ids_in_bytes
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Member, Slot
@@ -629,7 +629,7 @@ def _describe_copies(
         component = spans.component(number)
         slot = spans.slot_of(number)
         type_text = component.type_label
-        element_id = _component_id(component)
+        element_id = component.id
         if slot == ASSETS:
             source = f"<Assets>:{type_text}"
             out.append(
@@ -648,20 +648,6 @@ def _describe_copies(
                 )
             )
     return out
-
-
-def _component_id(component: Component) -> str | None:
-    """A component's ``ID``, read where the engine writes it (the first element of
-    ``Data``) without indexing ``Data``; anywhere else through the model."""
-    data = raw.component_index(component.buffer, *component.span).get("Data")
-    buf = component.buffer
-    if data is not None and data[0] == raw.DOCUMENT and buf.startswith(ID_HEAD, data[2] + 4):
-        end = data[2] + 4 + len(ID_HEAD) + 36
-        if end < data[3] and buf[end] == 0:
-            text = buf[end - 36 : end]
-            if text.isascii():
-                return text.decode()
-    return component.id
 
 
 class _Referrers:
