@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 import bson as _bson
@@ -395,7 +396,7 @@ def element_header(etype: int, key: str) -> bytes:
     return bytes((etype,)) + key.encode() + b"\x00"
 
 
-def assemble(elements: list[bytes]) -> bytes:
+def assemble(elements: Sequence[bytes | memoryview]) -> bytes:
     """A document from element bytes."""
     body = b"".join(elements)
     return _I32.pack(len(body) + 5) + body + b"\x00"
