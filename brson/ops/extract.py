@@ -31,6 +31,7 @@ import hashlib
 import random
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
+from itertools import chain
 from typing import Any, Literal, TypeVar
 
 from bson.int64 import Int64
@@ -515,7 +516,8 @@ class _Closure:
         if defined:
             self._seen = True
             self._sequential = self._sequential and is_sequential(defined, default=True)
-        self._highest = max(self._highest, highest_number(defined), highest_number(values))
+        if self._sequential:  # the highest number matters to sequential fresh IDs only
+            self._highest = max(self._highest, highest_number(chain(defined, values)))
 
     def __contains__(self, value: object) -> bool:
         """Whether the result defines ``value``: the subtree, or a copied component (where
