@@ -31,6 +31,7 @@ import hashlib
 import random
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
+from itertools import chain
 from typing import Any, Literal, TypeVar
 
 from bson.int64 import Int64
@@ -43,7 +44,7 @@ from brson.graph.spans import ASSETS, ComponentSpans
 from brson.model.idforms import DEFINITION_BYTES, REFERENCE_BYTES
 from brson.model.ids import DefinitionTable, IdIndex, Location, ids_in_bytes
 from brson.model.node import Node
-from brson.model.tree import Component, DataTree, Member, Slot
+from brson.model.tree import Component, DataTree, Slot
 from brson.ops.ids import FreshIds, highest_number, is_sequential
 
 External = Literal["keep", "null", "fail"]
@@ -392,9 +393,6 @@ def _undefined_values(staged: DataTree, leaving: Container[str]) -> list[tuple[i
     return out
 
 
-#: Holder slots written between collections of the nodes they were made of.
-_CYCLES_EVERY = 512
-
 #: Offsets described per fresh view of a tree (see :func:`_described`).
 _DESCRIBE_BATCH = 4096
 
@@ -518,7 +516,8 @@ class _Closure:
         if defined:
             self._seen = True
             self._sequential = self._sequential and is_sequential(defined, default=True)
-        self._highest = max(self._highest, highest_number(defined), highest_number(values))
+        if self._sequential:  # the highest number matters to sequential fresh IDs only
+            self._highest = max(self._highest, highest_number(chain(defined, values)))
 
     def __contains__(self, value: object) -> bool:
         """Whether the result defines ``value``: the subtree, or a copied component (where
@@ -702,23 +701,36 @@ class _Referrers:
 
 # -- new slots ------------------------------------------------------------------------------
 def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: _TypePlan) -> Slot:
-    """``Extracted Dependencies`` with one child per source slot, in the source's order."""
+    """``Extracted Dependencies`` with one child per source slot, in the source's order.
+
+    Written as bytes (element by element, each copied component's bytes as they lie in the
+    source): nodes and member dicts per slot cost ~5 KB more than its bytes and most of the
+    holder's time, for a document nothing edits afterwards."""
     spans = deps.spans
     assert spans is not None
-    groups: dict[int, list[Component]] = {}
+    buf = deps.tree.buffer
+    groups: dict[int, list[int]] = {}
     for number in deps.on_slots:
-        groups.setdefault(spans.slot_of(number), []).append(spans.component(number))
-    holder = _new_slot(template, HOLDER_NAME, ids, [])
-    kids: list[Slot] = []
-    for n, comps in groups.items():
-        # Written at once: a slot's nodes and member dicts cost ~5 KB more than its bytes,
-        # and a big closure makes tens of thousands of these.
-        data = types.apply(_new_slot(template, spans.slot_name(n), ids, comps).to_bson())
-        kids.append(Slot(data, 0, len(data)))
-        if len(kids) % _CYCLES_EVERY == 0:
-            drop_cycles()
-    holder.set("Children", kids)
-    return holder
+        groups.setdefault(spans.slot_of(number), []).append(number)
+    layout = _SlotLayout(template)
+    holder = layout.elements(HOLDER_NAME, ids, [])
+    kids = [
+        types.apply(
+            raw.assemble(
+                layout.elements(
+                    spans.slot_name(n), ids, [buf[s:e] for s, e in map(spans.span, numbers)]
+                )
+            )
+        )
+        for n, numbers in groups.items()
+    ]
+    children = _array_element("Children", kids)
+    if layout.children_at is None:
+        holder.append(children)  # where setting a key the slot lacks puts it
+    else:
+        holder[layout.children_at] = children
+    data = raw.assemble(holder)
+    return Slot(data, 0, len(data))
 
 
 _SLOT_DEFAULTS: dict[str, Any] = {
@@ -730,30 +742,61 @@ _SLOT_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _new_slot(template: Slot, name: str, ids: FreshIds, components: list[Component]) -> Slot:
-    """A slot laid out like ``template`` (same keys, same order), every ID fresh."""
-    values: dict[str, Any] = {}
-    for key in template:
-        if key == "Children":
-            values[key] = []
-        elif key == "Components":
-            values[key] = Member.new({"ID": next(ids), "Data": [_copy(c) for c in components]})
-        elif key == "ID" or key == "ParentReference" or key.endswith("-ID"):
-            values[key] = next(ids)
-        elif key == "Name":
-            values[key] = {"ID": next(ids), "Data": name}
-        elif key == "OrderOffset":
-            old = template.get(key)
-            wide = isinstance(old, dict) and isinstance(old.get("Data"), Int64)
-            values[key] = {"ID": next(ids), "Data": Int64(0) if wide else 0}
-        elif key in _SLOT_DEFAULTS:
-            values[key] = {"ID": next(ids), "Data": _SLOT_DEFAULTS[key]}
-        else:  # not understood: keep its value, give a member its own ID
-            value = template.get(key)
-            if isinstance(value, dict) and "ID" in value:
-                value = {**value, "ID": next(ids)}
-            values[key] = value
-    return Slot.new(values)
+class _SlotLayout:
+    """New slots laid out like ``template`` (same keys, same order), every ID fresh: the
+    template is read once for all of them."""
+
+    def __init__(self, template: Slot) -> None:
+        self.keys = list(template)
+        self.children_at = self.keys.index("Children") if "Children" in self.keys else None
+        old = template.get("OrderOffset") if "OrderOffset" in self.keys else None
+        self.order_offset: int = (
+            Int64(0) if isinstance(old, dict) and isinstance(old.get("Data"), Int64) else 0
+        )
+        #: Keys not understood: their values, kept (a member gets its own ID).
+        self.kept = {
+            key: template.get(key)
+            for key in self.keys
+            if key not in ("Children", "Components", "ID", "ParentReference", "Name")
+            and key != "OrderOffset"
+            and not key.endswith("-ID")
+            and key not in _SLOT_DEFAULTS
+        }
+
+    def elements(
+        self, name: str, ids: FreshIds, components: list[bytes | memoryview]
+    ) -> list[bytes | memoryview]:
+        """The slot's elements, one per key (``Children`` empty, at :attr:`children_at`),
+        IDs drawn in key order."""
+        out: list[bytes | memoryview] = []
+        for key in self.keys:
+            if key == "Children":
+                out.append(raw.encode_element(key, []))
+            elif key == "Components":
+                member = [raw.encode_element("ID", next(ids)), _array_element("Data", components)]
+                out.append(raw.element_header(raw.DOCUMENT, key) + raw.assemble(member))
+            elif key == "ID" or key == "ParentReference" or key.endswith("-ID"):
+                out.append(raw.encode_element(key, next(ids)))
+            elif key == "Name":
+                out.append(raw.encode_element(key, {"ID": next(ids), "Data": name}))
+            elif key == "OrderOffset":
+                out.append(raw.encode_element(key, {"ID": next(ids), "Data": self.order_offset}))
+            elif key in _SLOT_DEFAULTS:
+                out.append(raw.encode_element(key, {"ID": next(ids), "Data": _SLOT_DEFAULTS[key]}))
+            else:
+                value = self.kept[key]
+                if isinstance(value, dict) and "ID" in value:
+                    value = {**value, "ID": next(ids)}
+                out.append(raw.encode_element(key, value))
+        return out
+
+
+def _array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) -> bytes:
+    """An array element of documents given as bytes."""
+    items: list[bytes | memoryview] = []
+    for i, document in enumerate(documents):
+        items += [raw.element_header(raw.DOCUMENT, str(i)), document]
+    return raw.element_header(raw.ARRAY, key) + raw.assemble(items)
 
 
 # -- edits on the staged tree ---------------------------------------------------------------

@@ -22,6 +22,7 @@ elements straight from the bytes (see the caveat in :mod:`brson.model.ids`).
 
 from __future__ import annotations
 
+import operator
 import random
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
@@ -88,24 +89,23 @@ def all_ids(data: bytes) -> set[str]:
 
 def is_sequential(defined: Iterable[str], default: bool) -> bool:
     """Whether a file numbers its IDs Resonite's way (every definition sequential)."""
-    seen = False
+    # The pattern's own fullmatch as the test (no Python call per ID: extract checks every
+    # copied component's).
+    remaining = iter(defined)
+    first = next(remaining, None)
+    if first is None:
+        return default
+    full = SEQUENTIAL.fullmatch
+    return full(first) is not None and all(map(full, remaining))
 
-    def check(element_id: str) -> bool:
-        nonlocal seen
-        seen = True
-        return SEQUENTIAL.fullmatch(element_id) is not None
 
-    return all(map(check, defined)) and (seen or default)
+#: Fixed-width lower-case hex: comparing the groups high to low compares the numbers.
+_COUNTER_ORDER = operator.itemgetter(slice(14, 18), slice(9, 13), slice(None, 8))
 
 
 def highest_number(values: Iterable[str]) -> int:
     """The highest counter among sequential-style values (-1 when there is none)."""
-    # Fixed-width lower-case hex: comparing the groups high to low compares the numbers.
-    best = max(
-        filter(SEQUENTIAL.fullmatch, values),
-        key=lambda v: (v[14:18], v[9:13], v[:8]),
-        default=None,
-    )
+    best = max(filter(SEQUENTIAL.fullmatch, values), key=_COUNTER_ORDER, default=None)
     number = sequential_number(best) if best is not None else None
     return -1 if number is None else number
 
