@@ -110,6 +110,7 @@ def described(tree: DataTree, offsets: Iterable[int]) -> Iterator[tuple[int, str
     last: object = _NO_OWNER
     slot_part = ""
     types: dict[tuple[type, Any], str] = {}  # type_index -> type_text(component)
+    tails: dict[Path, str] = {}  # path -> path_text(path)
     with paused_gc():
         for slot, span, items, inside in _walk(tree, wanted):
             if slot is not last:  # a slot's segments come one after another
@@ -139,8 +140,12 @@ def described(tree: DataTree, offsets: Iterable[int]) -> Iterator[tuple[int, str
                 else:
                     type_name = type_text(component)
                 head = component_text(slot_part, type_name)
+            held = span is not None
             for offset, path in found:
-                yield offset, head + path_text(path), span is not None
+                tail = tails.get(path)
+                if tail is None:  # few distinct paths (a type's fields), many references
+                    tail = tails[path] = path_text(path)
+                yield offset, head + tail, held
 
 
 def _between(offsets: list[int], start: int, end: int) -> list[int]:
@@ -241,6 +246,7 @@ def _paths(
     """
     levels = {} if levels is None else levels
     top = (items, [elem[1] for _, elem in items])
+    member_data = raw.member_data
     found: list[tuple[int, Path]] = []
     for offset in offsets:
         items, starts = top
@@ -260,11 +266,19 @@ def _paths(
             level = levels.get(vstart)
             if level is None:
                 if etype == raw.DOCUMENT:
-                    inner: _Items = list(raw.member_index(buf, vstart, vend).items())
+                    # A member (most documents): its two elements at their fixed places,
+                    # what ``member_index`` gives for it, without a level kept per member.
+                    data = member_data(buf, vstart, vend)
+                    if data is not None:
+                        ident: raw.Element = (raw.STRING, vstart + 4, vstart + 8, data[1])
+                        level = ([("ID", ident), ("Data", data)], [vstart + 4, data[1]])
+                    else:
+                        inner: _Items = list(raw.member_index(buf, vstart, vend).items())
+                        level = levels[vstart] = (inner, [elem[1] for _, elem in inner])
                 elif etype == raw.ARRAY:
                     inner = list(enumerate(raw.array_items(buf, vstart, vend)))
+                    level = levels[vstart] = (inner, [elem[1] for _, elem in inner])
                 else:
                     break
-                level = levels[vstart] = (inner, [elem[1] for _, elem in inner])
             items, starts = level
     return found
