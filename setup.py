@@ -1,9 +1,11 @@
-"""The C accelerator of raw.py's byte loops (brson/document/_rawc.c: CPython C API only, built
-by `pip install` with the system's C compiler). Everything else is in pyproject.toml; this file
+"""The C accelerators of raw.py's byte loops (brson/document/_rawc.c) and of the ID scan
+(brson/model/_idscanc.c): CPython C API only, built
+by `pip install` with the system's C compiler. Everything else is in pyproject.toml; this file
 exists because setuptools' pyproject table for extensions is still experimental.
 
 Optional: without a compiler or Python's headers the install goes on and brson runs its
-pure-Python path (`make` installs them on Debian; CI=true fails tests/document/test_rawc.py
+pure-Python path (`make` installs them on Debian; CI=true fails tests/document/test_rawc.py and
+tests/model/test_idscanc.py
 when the extension is missing).
 """
 
@@ -16,6 +18,12 @@ setup(
             sources=["brson/document/_rawc.c"],
             optional=True,
             extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
-        )
+        ),
+        Extension(
+            "brson.model._idscanc",
+            sources=["brson/model/_idscanc.c"],
+            optional=True,
+            extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        ),
     ]
 )

@@ -18,17 +18,23 @@ GUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9
 GUID = re.compile(GUID_PATTERN + r"\Z")
 
 
+#: The keys that define the ID they hold, whole: ``ID`` and ``ParentReference`` (which in
+#: engine files names the slot's own parent link).
+DEFINING_KEY_NAMES = ("ID", "ParentReference")
+#: The end of every other defining key (``persistent-ID``, ``_shader-ID``…).
+DEFINING_KEY_SUFFIX = "-ID"
+
+
 def defines_id(key: str) -> bool:
-    """Whether an element with this key defines the ID it holds (``ID``, ``…-ID`` such as
-    ``persistent-ID``, and ``ParentReference``, which in engine files names the slot's own
-    parent link); every other ID-shaped value is a reference."""
-    return key == "ID" or key.endswith("-ID") or key == "ParentReference"
+    """Whether an element with this key defines the ID it holds; every other ID-shaped value
+    is a reference."""
+    return key in DEFINING_KEY_NAMES or key.endswith(DEFINING_KEY_SUFFIX)
 
 
 #: Between an element's key and its ID text: the key's NUL and the string length 37.
 ID_VALUE_PREFIX = "\x00\x25\x00\x00\x00"
 #: The keys :func:`defines_id` accepts, as a pattern over the element bytes (a group).
-DEFINING_KEYS = "(ID|ParentReference|[\x20-\x7e]{0,62}-ID)"
+DEFINING_KEYS = f"({'|'.join(DEFINING_KEY_NAMES)}|[\x20-\x7e]{{0,62}}{DEFINING_KEY_SUFFIX})"
 #: The start of an ``ID`` element (what every slot, component and member document holds).
 ID_HEAD = ("\x02ID" + ID_VALUE_PREFIX).encode("latin-1")
 

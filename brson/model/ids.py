@@ -22,10 +22,6 @@ element holding a GUID would be counted; its location then does not resolve and 
 
 from __future__ import annotations
 
-import itertools
-import operator
-from array import array
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
@@ -35,15 +31,13 @@ from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import ModelError
 from brson.model.idforms import (
-    DEFINED_ID_BYTES,
     DEFINITION,
     DEFINITION_BYTES,
-    ID_VALUE_PREFIX,
     PARENT_REFERENCE,
     REFERENCE,
-    REFERENCE_BYTES,
     defines_id,
 )
+from brson.model.idscan import pack_definitions, packed_offset, scan_ids
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot, is_guid
 
@@ -67,12 +61,6 @@ def definition_offsets(tree: DataTree, wanted: Container[str] | None = None) -> 
     return offsets
 
 
-#: :class:`DefinitionTable` packs 32 bits of an ID's hash above its offset into one int, to
-#: sort both at once in C and keep them in one array.
-_OFFSET_BITS = 32
-_LOW = (1 << _OFFSET_BITS) - 1
-
-
 class DefinitionTable:
     """ID -> offset of its first definition in an unmodified tree, for many lookups, at
     8 bytes an ID.
@@ -86,34 +74,15 @@ class DefinitionTable:
     """
 
     def __init__(self, tree: DataTree) -> None:
-        buf = self._buf = tree.buffer
-        packed: list[int] = []
-        with paused_gc():
-            for key, elem in tree.element_index().items():
-                if key in ("Object", "Assets"):
-                    packed += [
-                        (hash(match[2]) & _LOW) << _OFFSET_BITS | match.start()
-                        for match in DEFINITION_BYTES.finditer(buf, elem[1], elem[3])
-                    ]
-            packed.sort()  # by hash, then offset: the first definition of an ID comes first
-            self._packed = array("Q", packed)
+        self._buf = tree.buffer
+        self._packed = pack_definitions(self._buf, _id_spans(tree))
 
     def __len__(self) -> int:
         return len(self._packed)
 
     def offset(self, element_id: str) -> int | None:
         """Where ``element_id`` is first defined (the offset of its string element)."""
-        text = element_id.encode()
-        low = (hash(text) & _LOW) << _OFFSET_BITS
-        packed = self._packed
-        at = bisect_left(packed, low)
-        while at < len(packed) and packed[at] >> _OFFSET_BITS == low >> _OFFSET_BITS:
-            offset = packed[at] & _LOW
-            match = DEFINITION_BYTES.match(self._buf, offset)
-            if match is not None and match[2] == text:
-                return offset
-            at += 1
-        return None
+        return packed_offset(self._buf, self._packed, element_id.encode())
 
 
 def ids_in_bytes(data: bytes) -> tuple[set[str], list[str]]:
@@ -656,57 +625,10 @@ def scan_references(tree: DataTree) -> ReferenceScan | None:
     each.  None when an ID is defined twice: parent links and duplicates follow the index's
     rules (``IdIndex.build``), so such a file goes through it.
     """
-    buf = tree.buffer
-    spans = [(e[1], e[3]) for key, e in tree.element_index().items() if key in ("Object", "Assets")]
-    defined: list[list[bytes]] = []  # each span's defined IDs, in byte order
-    found: list[tuple[int, bytes]] = []
-    with paused_gc():
-        for lo, hi in spans:
-            defined.append(DEFINED_ID_BYTES.findall(buf, lo, hi))
-            found += [(match.start(), match[2]) for match in REFERENCE_BYTES.finditer(buf, lo, hi)]
-        distinct: set[bytes] = set()
-        for ids in defined:
-            distinct.update(ids)
-        total = sum(map(len, defined))
-        if len(distinct) != total:
-            return None
-        del distinct
-        found.sort()
-        references = [(offset, value.decode("ascii")) for offset, value in found]
-        # Each referenced definition searched for in byte order from the previous one: its
-        # ID is defined once, so the first definition element holding it after there is it.
-        wanted = {value for _, value in found}
-        definitions: dict[str, int] = {}
-        for (lo, hi), ids in zip(spans, defined, strict=True):
-            for value in [value for value in ids if value in wanted]:
-                offset = _definition_of(buf, value, lo, hi)
-                if offset < 0:  # cannot be: findall matched it in this span
-                    raise ModelError(f"ID {value.decode('ascii')} not found again")
-                definitions[value.decode("ascii")] = offset
-                lo = offset + 1
-        return ReferenceScan(total, references, definitions)
-
-
-#: Between a string element's key and its ID text (the key's NUL, the length 37).
-_ID_VALUE_PREFIX = ID_VALUE_PREFIX.encode("latin-1")
-#: The longest key :data:`DEFINED_ID_BYTES` matches (``…-ID`` keys: 62 characters and ``-ID``).
-_LONGEST_KEY = 65
-
-
-def _definition_of(buf: bytes, value: bytes, lo: int, hi: int) -> int:
-    """Offset of the first element in ``buf[lo:hi]`` defining the ID ``value`` (-1 if none):
-    a search for its text, each find confirmed by the definition pattern at its element's
-    start (a key has no byte 0x02, so the last one before the text is the element's type)."""
-    needle = _ID_VALUE_PREFIX + value + b"\x00"
-    at = buf.find(needle, lo, hi)
-    while at >= 0:
-        start = buf.rfind(b"\x02", max(lo, at - _LONGEST_KEY - 1), at)
-        if start >= 0:
-            match = DEFINED_ID_BYTES.match(buf, start, hi)
-            if match is not None and match.end() == at + len(needle):
-                return start
-        at = buf.find(needle, at + 1, hi)
-    return -1
+    found = scan_ids(tree.buffer, _id_spans(tree))
+    if found.repeated:
+        return None
+    return ReferenceScan(found.count, found.references, found.targets())
 
 
 @dataclass
@@ -736,32 +658,18 @@ class IdCensus:
     @classmethod
     def scan(cls, tree: DataTree, sample: int = 0) -> IdCensus | None:
         """Count an unmodified tree's IDs; None when some definition repeats."""
-        buf = tree.buffer
-        root = tree.element_index()
-        spans = [(e[1], e[3]) for key, e in root.items() if key in ("Object", "Assets")]
-        with paused_gc():  # a million small objects, no cycles
-            values = [
-                (match.start(), match[2].decode())
-                for lo, hi in spans
-                for match in REFERENCE_BYTES.finditer(buf, lo, hi)
-            ]
-            ids: list[bytes] = []
-            for lo, hi in spans:
-                ids += DEFINED_ID_BYTES.findall(buf, lo, hi)
-            first = [element_id.decode() for element_id in ids[:sample]]
-            named = {value.encode() for _, value in values}.intersection(ids)
-            # Sorted, a repeat sits next to itself.  The engine allocates IDs in sequence and
-            # writes them about in that order, so the sort mostly merges long runs: 20 ms for
-            # 650k IDs where a set of them took 130 ms and twice the memory.
-            ids.sort()
-            repeats = any(map(operator.eq, ids, itertools.islice(ids, 1, None)))
-            count = len(ids)
-            del ids
-        if repeats:
+        found = scan_ids(tree.buffer, _id_spans(tree), sample)
+        if found.repeated:
             return None
         return cls(
-            values=values,
-            defined_values={value.decode() for value in named},
-            first=first,
-            count=count,
+            values=found.references,
+            defined_values=found.referenced(),
+            first=found.first,
+            count=found.count,
         )
+
+
+def _id_spans(tree: DataTree) -> list[tuple[int, int]]:
+    """The spans of the root's ``Object`` and ``Assets``: where IDs are defined and used."""
+    root = tree.element_index()
+    return [(e[1], e[3]) for key, e in root.items() if key in ("Object", "Assets")]

@@ -1,0 +1,11 @@
+"""Types of the C ID scan (brson/model/_idscanc.c); idscan.py calls it."""
+
+def scan(
+    buf: bytes,
+    spans: list[tuple[int, int]],
+    sample: int,
+    prefix: bytes,
+    names: tuple[bytes, ...],
+    suffix: bytes,
+) -> tuple[int, bool, list[str], list[tuple[int, str]], dict[str, int], bytes] | None: ...
+def lookup(buf: bytes, table: bytes, guid: bytes, prefix: bytes) -> int | None: ...
