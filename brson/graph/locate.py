@@ -96,13 +96,36 @@ def describe_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, str]:
     slot (a transient one reads its type name), and each anchor's head (slot path, type) is
     made once for all the offsets inside it.
     """
-    return {offset: text for offset, text, _ in described(tree, offsets)}
+    out: dict[int, str] = {}
+    tails: dict[Path, str] = {}  # path -> path_text(path)
+    for head, found, _ in _anchored(tree, offsets):
+        for offset, path in found:
+            tail = tails.get(path)
+            if tail is None:  # few distinct paths (a type's fields), many references
+                tail = tails[path] = path_text(path)
+            out[offset] = head + tail
+    return out
 
 
 def described(tree: DataTree, offsets: Iterable[int]) -> Iterator[tuple[int, str, bool]]:
     """:func:`describe_many`'s answers as ``(offset, description, whether a component holds
     it)``, for a reader that also needs the anchor's kind (extract: a reference leaving for
     a slot or for a component)."""
+    tails: dict[Path, str] = {}
+    for head, found, held in _anchored(tree, offsets):
+        for offset, path in found:
+            tail = tails.get(path)
+            if tail is None:
+                tail = tails[path] = path_text(path)
+            yield offset, head + tail, held
+
+
+def _anchored(
+    tree: DataTree, offsets: Iterable[int]
+) -> Iterator[tuple[str, list[tuple[int, Path]], bool]]:
+    """Per anchor of the walk: its head (slot path, and type for a component), the paths of
+    the offsets inside it, whether a component holds them.  One step per anchor, not per
+    offset: a listing's readers take the offsets in their own loop."""
     wanted = sorted(set(offsets))
     if not wanted:
         return
@@ -117,30 +140,25 @@ def described(tree: DataTree, offsets: Iterable[int]) -> Iterator[tuple[int, str
                 slot_part = slot_text(slot)
             if span is None:
                 assert slot is not None
-                head = slot_part
-                found = _paths(buf, items, inside)
+                yield slot_part, _paths(buf, items, inside), False
+                continue
+            index = raw.component_index(buf, *span)
+            data = index.get("Data")
+            fields = raw.index(buf, data[2], data[3]) if data and data[0] == raw.DOCUMENT else None
+            found = _component_paths(buf, index, fields, inside)
+            if not found:
+                continue
+            component = Component(buf, *span)
+            component.tree, component.slot = tree, slot
+            type_index = component.type_index
+            if type(type_index) in (int, str):  # hostile files hold any value (bson Code)
+                key = (type(type_index), type_index)
+                type_name = types.get(key)
+                if type_name is None:
+                    type_name = types[key] = type_text(component)
             else:
-                index = raw.component_index(buf, *span)
-                data = index.get("Data")
-                fields = (
-                    raw.index(buf, data[2], data[3]) if data and data[0] == raw.DOCUMENT else None
-                )
-                found = _component_paths(buf, index, fields, inside)
-                if not found:
-                    continue
-                component = Component(buf, *span)
-                component.tree, component.slot = tree, slot
-                type_index = component.type_index
-                if type(type_index) in (int, str):  # hostile files hold any value (bson Code)
-                    key = (type(type_index), type_index)
-                    type_name = types.get(key)
-                    if type_name is None:
-                        type_name = types[key] = type_text(component)
-                else:
-                    type_name = type_text(component)
-                head = component_text(slot_part, type_name)
-            for offset, path in found:
-                yield offset, head + path_text(path), span is not None
+                type_name = type_text(component)
+            yield component_text(slot_part, type_name), found, True
 
 
 def _between(offsets: list[int], start: int, end: int) -> list[int]:
@@ -240,16 +258,17 @@ def _paths(
     ``Data`` holds many fields and few references); members take the O(1) member index.
     """
     levels = {} if levels is None else levels
-    top = (items, [elem[1] for _, elem in items])
+    top_starts = [elem[1] for _, elem in items]
+    member_data = raw.member_data
     found: list[tuple[int, Path]] = []
     for offset in offsets:
-        items, starts = top
+        at = bisect_right(top_starts, offset) - 1
+        if at < 0:
+            continue
+        part, elem = items[at]
         where: Path = ()
         while True:
-            at = bisect_right(starts, offset) - 1
-            if at < 0:
-                break
-            part, (etype, pos, vstart, vend) = items[at]
+            etype, pos, vstart, vend = elem
             if offset >= vend:
                 break  # inside no element (a document's own length prefix)
             if offset == pos:
@@ -260,11 +279,25 @@ def _paths(
             level = levels.get(vstart)
             if level is None:
                 if etype == raw.DOCUMENT:
+                    # A member (most documents): its two elements at their fixed places,
+                    # what ``member_index`` gives for it, without a level kept per member.
+                    data = member_data(buf, vstart, vend)
+                    if data is not None:
+                        if offset >= data[1]:
+                            part, elem = "Data", data
+                        elif offset >= vstart + 4:
+                            part, elem = "ID", (raw.STRING, vstart + 4, vstart + 8, data[1])
+                        else:
+                            break
+                        continue
                     inner: _Items = list(raw.member_index(buf, vstart, vend).items())
                 elif etype == raw.ARRAY:
                     inner = list(enumerate(raw.array_items(buf, vstart, vend)))
                 else:
                     break
                 level = levels[vstart] = (inner, [elem[1] for _, elem in inner])
-            items, starts = level
+            at = bisect_right(level[1], offset) - 1
+            if at < 0:
+                break
+            part, elem = level[0][at]
     return found
