@@ -16,6 +16,12 @@ setup(
             sources=["brson/document/_rawc.c"],
             optional=True,
             extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
-        )
+        ),
+        Extension(
+            "brson.godot._tscnc",
+            sources=["brson/godot/_tscnc.c"],
+            optional=True,
+            extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        ),
     ]
 )
