@@ -13,10 +13,12 @@ THREE  := brson/view/static/vendor/three.bundle.min.js
 
 #: The C accelerator of raw.py's byte loops, compiled by pip install (so a change rebuilds it).
 RAWC   := brson/document/_rawc.c brson/model/_idscanc.c
+#: The compiled Godot 4 metadata writer (brson/godot/export.py).
+TSCNC  := brson/godot/_tscnc.c
 #: The tests that exercise raw.py, run a second time on its pure-Python path.
-PURE_TESTS := tests/document tests/model tests/graph tests/ops tests/regressions
+PURE_TESTS := tests/document tests/model tests/graph tests/ops tests/regressions tests/godot/test_tscnc.py
 
-$(STAMP): pyproject.toml $(RAWC)
+$(STAMP): pyproject.toml $(RAWC) $(TSCNC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	sh scripts/ensure-cc.sh $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -145,4 +147,4 @@ schemas: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache build
-	rm -f brson/document/_rawc.*.so
+	rm -f brson/document/_rawc.*.so brson/godot/_tscnc.*.so

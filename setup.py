@@ -1,12 +1,12 @@
-"""The C accelerators of raw.py's byte loops (brson/document/_rawc.c) and of the ID scan
-(brson/model/_idscanc.c): CPython C API only, built
-by `pip install` with the system's C compiler. Everything else is in pyproject.toml; this file
-exists because setuptools' pyproject table for extensions is still experimental.
+"""brson's C accelerators (CPython C API only, built by `pip install` with the system's C
+compiler): raw.py's byte loops (brson/document/_rawc.c), the ID scan (brson/model/_idscanc.c)
+and the Godot 4 metadata writer (brson/godot/_tscnc.c). Everything else is in pyproject.toml;
+this file exists because setuptools' pyproject table for extensions is still experimental.
 
 Optional: without a compiler or Python's headers the install goes on and brson runs its
-pure-Python path (`make` installs them on Debian; CI=true fails tests/document/test_rawc.py and
-tests/model/test_idscanc.py
-when the extension is missing).
+pure-Python paths (`make` installs them on Debian; CI=true fails each module's differential
+test, tests/document/test_rawc.py, tests/model/test_idscanc.py, tests/godot/test_tscnc.py,
+when its extension is missing).
 """
 
 from setuptools import Extension, setup
@@ -22,6 +22,12 @@ setup(
         Extension(
             "brson.model._idscanc",
             sources=["brson/model/_idscanc.c"],
+            optional=True,
+            extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        ),
+        Extension(
+            "brson.godot._tscnc",
+            sources=["brson/godot/_tscnc.c"],
             optional=True,
             extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         ),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
-from brson.godot.tscn import SceneNode, SubResource, write_chunks
+from brson.godot.tscn import Godot4Text, SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
 from brson.model.fields import field_member, field_number, field_numbers, field_text, field_value
 from brson.model.tree import Component, DataTree, Slot
@@ -44,6 +45,21 @@ MESH_NODE = {3: "MeshInstance", 4: "MeshInstance3D"}
 MATERIAL = {3: "SpatialMaterial", 4: "StandardMaterial3D"}
 #: Node name for a slot whose name is empty (or made only of characters Godot refuses).
 FALLBACK_NAME = "Slot"
+
+# The compiled Godot 4 metadata writer (brson/godot/_tscnc.c): a slot's metadata text from its
+# bytes, without decoding them and encoding the result again (that round trip was most of an
+# export).  It answers only what it is sure of and None otherwise; the Python path
+# (slot_metadata, then tscn's writer) is the reference, and what runs without the extension or
+# with BRSON_PURE_PYTHON set (read once, here, as raw.py does).
+_tscnc: Any
+try:
+    if os.environ.get("BRSON_PURE_PYTHON", "") not in ("", "0"):
+        raise ImportError("BRSON_PURE_PYTHON is set")
+    from brson.godot import _tscnc
+except ImportError:
+    _tscnc = None
+ACCELERATED: bool = _tscnc is not None
+"""Whether the compiled metadata writer is in use."""
 #: Metadata keys (Godot 4 needs identifiers).
 META_ID, META_NAME, META_TAG = "resonite_id", "resonite_name", "resonite_tag"
 META_COMPONENTS, META_SLOT = "resonite_components", "resonite_slot"
@@ -102,6 +118,14 @@ class SlotNode(SceneNode):
     @metadata.setter
     def metadata(self, value: dict[str, Any]) -> None:
         self.extra = dict(value)
+
+    def deferred_metadata_for(self, godot: int) -> dict[str, Any]:
+        if godot == 4 and _tscnc is not None:
+            meta = slot_metadata4(self.slot)
+            if meta is not None:
+                meta.update(self.extra)
+                return meta
+        return self.metadata
 
 
 # --- metadata and the Variant form --------------------------------------------------------------
@@ -183,6 +207,54 @@ def slot_metadata(slot: Slot) -> dict[str, Any]:
         summaries = [component_summary(c) for c in slot.components]
     meta[META_COMPONENTS] = summaries
     meta[META_SLOT] = _slot_fields_from(slot, own) if own is not None else slot_fields(slot)
+    return meta
+
+
+def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
+    """:func:`slot_metadata` with the components and slot fields already written as their
+    Godot 4 text by the compiled writer, from the slot's bytes; None when the slot was edited
+    or the writer is not sure of something in it (the Python path then writes it, or says
+    what is wrong)."""
+    buf = slot.buffer
+    if _tscnc is None or slot.modified or not buf:
+        return None
+    start, end = slot.span
+    fields = _tscnc.slot4(buf, start, end)
+    if fields is None:
+        return None
+    components = slot.components
+    member = slot.components_member
+    items = member.element_index().get("Data") if member is not None else None
+    if items is None:
+        if components:
+            return None
+    else:  # every item a document, each one a component (the Python path's condition)
+        try:
+            elements = raw.array_items(buf, items[2], items[3]) if items[0] == 0x04 else None
+        except BrsonError:
+            return None  # the Python path says what is wrong
+        if elements is None or len(elements) != len(components):
+            return None
+        if any(element[0] != 0x03 for element in elements):
+            return None
+    parts: list[str] = []
+    for component in components:
+        if component.modified or component.buffer is not buf:
+            return None
+        cstart, cend = component.span
+        text = _tscnc.component4(_type_text(component), buf, cstart, cend)
+        if text is None:
+            return None
+        parts.append(text)
+    meta: dict[str, Any] = {}
+    if slot.id is not None:
+        meta[META_ID] = slot.id
+    if isinstance(slot.name, str):
+        meta[META_NAME] = slot.name
+    if isinstance(slot.tag, str):
+        meta[META_TAG] = slot.tag
+    meta[META_COMPONENTS] = Godot4Text("[" + ", ".join(parts) + "]")
+    meta[META_SLOT] = Godot4Text(fields)
     return meta
 
 

@@ -110,6 +110,15 @@ class SceneNode:
     metadata: dict[str, Any] = field(default_factory=dict)
     children: list[SceneNode] = field(default_factory=list)
 
+    def deferred_metadata_for(self, godot: int) -> Mapping[str, Any]:
+        """The deferred metadata as the writer of version ``godot`` takes it: values may be
+        :class:`Godot4Text` (already rendered, e.g. straight from BSON bytes) for Godot 4."""
+        return self.metadata
+
+
+class Godot4Text(str):
+    """A metadata value already written as its Godot 4 literal (deferred metadata only)."""
+
 
 @dataclass(frozen=True)
 class PlacedNode:
@@ -555,7 +564,8 @@ def write_chunks(
     last = len(blocks) - 1
     for number, (item, lines) in enumerate(blocks):
         if item.node.deferred_metadata:
-            lines.extend(_metadata(writer, item.node.metadata, bson_data=True))
+            metadata = item.node.deferred_metadata_for(godot)
+            lines.extend(_metadata(writer, metadata, bson_data=True))
             if len(writer.ids) + 1 != steps:
                 raise VariantError("deferred metadata refers to a sub-resource")
         lines.append("" if number == last else "\n")
@@ -588,8 +598,10 @@ def _metadata(
         if not _IDENTIFIER.match(key):
             raise VariantError(f"metadata key {key!r} is not an identifier (Godot 4 refuses it)")
         value = metadata[key]
-        text = None
-        if bson_data and type(value) in (dict, list):
+        text: str | None = None
+        if bson_data and type(value) is Godot4Text:
+            text = value
+        elif bson_data and type(value) in (dict, list):
             text = _bson_container4(value)
         yield f"metadata/{key} = {text if text is not None else writer.literal(value)}"
 

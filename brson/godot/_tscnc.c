@@ -1,0 +1,483 @@
+/* Godot 4 metadata text straight from BSON bytes: what tscn._bson_container4 writes for the
+ * decoded value, without decoding it into Python objects and encoding those again.
+ *
+ * The contract (as brson/document/_rawc.c's): for an input the Python path writes through
+ * its fast path, the C function returns the same text; for anything it is not sure of --
+ * malformed or truncated BSON, keys or strings that are not UTF-8, duplicate keys (a decoded
+ * dict keeps the last value at the first key's place), BSON types the writer renders another
+ * way (binary, ObjectId, datetime, regex, code, symbol, undefined, Decimal128, timestamp,
+ * min/max key), nan/inf, DEL, keys starting with '$' (pymongo's DBRef), deep nesting -- it
+ * returns None and the caller runs the Python path, so errors have one source.  Every read is
+ * checked against [start, end) and the buffer's length; positions are Py_ssize_t.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#define MAX_DEPTH 100
+#define MAX_KEYS 64 /* duplicate check by pairwise compare; more keys: not sure */
+
+typedef struct {
+    char *data;
+    Py_ssize_t len, cap;
+} Out;
+
+static int out_reserve(Out *o, Py_ssize_t extra) {
+    if (o->len + extra <= o->cap)
+        return 0;
+    Py_ssize_t cap = o->cap ? o->cap : 256;
+    while (cap < o->len + extra) {
+        if (cap > PY_SSIZE_T_MAX / 2)
+            return -1;
+        cap *= 2;
+    }
+    char *p = PyMem_Realloc(o->data, (size_t)cap);
+    if (p == NULL)
+        return -1;
+    o->data = p;
+    o->cap = cap;
+    return 0;
+}
+
+static inline int out_put(Out *o, const char *s, Py_ssize_t n) {
+    if (out_reserve(o, n) < 0)
+        return -1;
+    memcpy(o->data + o->len, s, (size_t)n);
+    o->len += n;
+    return 0;
+}
+
+static inline Py_ssize_t i32(const unsigned char *p) {
+    uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+                 ((uint32_t)p[3] << 24);
+    return (Py_ssize_t)(int32_t)u;
+}
+
+static inline int64_t i64(const unsigned char *p) {
+    uint64_t u = 0;
+    for (int k = 7; k >= 0; k--)
+        u = (u << 8) | p[k];
+    return (int64_t)u;
+}
+
+/* Results: 0 written, 1 not sure (the caller returns None), -1 Python error (memory). */
+#define UNSURE 1
+
+/* A JSON string body as json's C encoder writes it with ensure_ascii=False; DEL: not sure
+ * (the TSCN writer escapes it, JSON does not). UTF-8 validity is checked once at the end. */
+static int put_string(Out *o, const unsigned char *s, Py_ssize_t n) {
+    static const char hex[] = "0123456789abcdef";
+    if (out_reserve(o, n * 6 + 2) < 0)
+        return -1;
+    char *w = o->data + o->len;
+    *w++ = '"';
+    for (Py_ssize_t k = 0; k < n; k++) {
+        unsigned char c = s[k];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            if (c == 0x7f)
+                return UNSURE;
+            *w++ = (char)c;
+            continue;
+        }
+        *w++ = '\\';
+        switch (c) {
+        case '"': *w++ = '"'; break;
+        case '\\': *w++ = '\\'; break;
+        case '\n': *w++ = 'n'; break;
+        case '\r': *w++ = 'r'; break;
+        case '\t': *w++ = 't'; break;
+        case '\b': *w++ = 'b'; break;
+        case '\f': *w++ = 'f'; break;
+        default:
+            *w++ = 'u'; *w++ = '0'; *w++ = '0';
+            *w++ = hex[c >> 4]; *w++ = hex[c & 15];
+        }
+    }
+    *w++ = '"';
+    o->len = w - o->data;
+    return 0;
+}
+
+/* repr(x), and Godot's 18-digit rule of tscn._float_text for Godot 4: repr's only form with
+ * more than 18 mantissa digits is 0.<zeros><17 digits>, written as d.ddde-N instead. */
+static int put_double(Out *o, double x) {
+    if (!isfinite(x))
+        return UNSURE;
+    char *text = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+    if (text == NULL)
+        return -1;
+    const char *t = text;
+    int neg = t[0] == '-';
+    const char *body = t + neg;
+    Py_ssize_t n = (Py_ssize_t)strlen(t);
+    int rc = 0;
+    Py_ssize_t digits = 0;
+    int has_e = 0;
+    for (const char *p = body; *p && *p != 'e'; p++)
+        digits += (*p >= '0' && *p <= '9');
+    has_e = strchr(body, 'e') != NULL;
+    if (digits <= 18) {
+        rc = out_put(o, t, n);
+    } else if (!has_e && body[0] == '0' && body[1] == '.') {
+        const char *frac = body + 2;
+        Py_ssize_t flen = (Py_ssize_t)strlen(frac), zeros = 0;
+        while (frac[zeros] == '0')
+            zeros++;
+        const char *sig = frac + zeros;
+        Py_ssize_t slen = flen - zeros;
+        if (slen < 1) {
+            rc = UNSURE;
+        } else {
+            char buf[64];
+            Py_ssize_t exponent = slen - flen - 1;
+            int m;
+            if (slen > 1)
+                m = snprintf(buf, sizeof buf, "%s%c.%.*se%zd", neg ? "-" : "", sig[0],
+                             (int)(slen - 1), sig + 1, exponent);
+            else
+                m = snprintf(buf, sizeof buf, "%s%c.0e%zd", neg ? "-" : "", sig[0], exponent);
+            rc = (m <= 0 || m >= (int)sizeof buf) ? UNSURE : out_put(o, buf, m);
+        }
+    } else {
+        rc = UNSURE;
+    }
+    PyMem_Free(text);
+    return rc;
+}
+
+static int put_value(Out *o, const unsigned char *b, int etype, Py_ssize_t start, Py_ssize_t end,
+                     int depth, const char *skip, const char *skip_inner);
+
+/* The elements of the document or array at [start, end) (its int32 size first). ``skip``: a
+ * top-level key left out; ``skip_inner``: left out of that document's value named
+ * "Components" (the slot's metadata form). */
+static int put_container(Out *o, const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
+                         int array, int depth, const char *skip, const char *skip_inner) {
+    if (depth > MAX_DEPTH || end - start < 5 || i32(b + start) != end - start || b[end - 1] != 0)
+        return UNSURE;
+    const unsigned char *keys[MAX_KEYS];
+    Py_ssize_t key_lens[MAX_KEYS];
+    int nkeys = 0, count = 0;
+    Py_ssize_t pos = start + 4, stop = end - 1;
+    if (out_put(o, array ? "[" : "{", 1) < 0)
+        return -1;
+    while (pos < stop) {
+        int etype = b[pos];
+        Py_ssize_t kstart = pos + 1, k = kstart;
+        while (k < stop && b[k] != 0)
+            k++;
+        if (k >= stop)
+            return UNSURE;
+        Py_ssize_t klen = k - kstart, vstart = k + 1, vend;
+        switch (etype) {
+        case 0x01: case 0x12: vend = vstart + 8; break;
+        case 0x08: vend = vstart + 1; break;
+        case 0x0A: vend = vstart; break;
+        case 0x10: vend = vstart + 4; break;
+        case 0x02:
+            if (stop - vstart < 5)
+                return UNSURE;
+            vend = vstart + 4 + i32(b + vstart);
+            if (vend < vstart + 5)
+                return UNSURE;
+            break;
+        case 0x03: case 0x04:
+            if (stop - vstart < 5)
+                return UNSURE;
+            vend = vstart + i32(b + vstart);
+            if (vend < vstart + 5)
+                return UNSURE;
+            break;
+        default:
+            return UNSURE;
+        }
+        if (vend > stop || ((etype == 0x03 || etype == 0x04) && b[vend - 1] != 0))
+            return UNSURE; /* raw.index's checks, for the skipped values too */
+        pos = vend;
+        const unsigned char *key = b + kstart;
+        if (!array) {
+            if (klen > 0 && key[0] == '$')
+                return UNSURE;
+            for (int j = 0; j < nkeys; j++)
+                if (key_lens[j] == klen && memcmp(keys[j], key, (size_t)klen) == 0)
+                    return UNSURE;
+            if (nkeys == MAX_KEYS)
+                return UNSURE;
+            keys[nkeys] = key;
+            key_lens[nkeys++] = klen;
+            if (skip != NULL && (Py_ssize_t)strlen(skip) == klen &&
+                memcmp(skip, key, (size_t)klen) == 0)
+                continue;
+        }
+        if (count++ > 0 && out_put(o, array ? ", " : ",\n", 2) < 0)
+            return -1;
+        if (!array) {
+            if (count == 1 && out_put(o, "\n", 1) < 0)
+                return -1;
+            int rc = put_string(o, key, klen);
+            if (rc != 0)
+                return rc;
+            if (out_put(o, ": ", 2) < 0)
+                return -1;
+        }
+        const char *inner = NULL;
+        if (!array && skip_inner != NULL && etype == 0x03 && klen == 10 &&
+            memcmp(key, "Components", 10) == 0)
+            inner = skip_inner;
+        int rc = put_value(o, b, etype, vstart, vend, depth + 1, inner, NULL);
+        if (rc != 0)
+            return rc;
+    }
+    if (pos != stop)
+        return UNSURE;
+    if (array)
+        return out_put(o, "]", 1);
+    return out_put(o, count ? "\n}" : "}", count ? 2 : 1);
+}
+
+static int put_value(Out *o, const unsigned char *b, int etype, Py_ssize_t start, Py_ssize_t end,
+                     int depth, const char *skip, const char *skip_inner) {
+    char num[32];
+    int m;
+    switch (etype) {
+    case 0x01: {
+        if (end - start != 8)
+            return UNSURE;
+        double x;
+        uint64_t u = (uint64_t)i64(b + start);
+        memcpy(&x, &u, 8);
+        return put_double(o, x);
+    }
+    case 0x02: {
+        if (end - start < 5 || i32(b + start) != end - start - 4 || b[end - 1] != 0)
+            return UNSURE;
+        return put_string(o, b + start + 4, end - start - 5);
+    }
+    case 0x03: return put_container(o, b, start, end, 0, depth, skip, skip_inner);
+    case 0x04: return put_container(o, b, start, end, 1, depth, NULL, NULL);
+    case 0x08:
+        if (end - start != 1 || b[start] > 1)
+            return UNSURE;
+        return b[start] ? out_put(o, "true", 4) : out_put(o, "false", 5);
+    case 0x0A:
+        if (end != start)
+            return UNSURE;
+        return out_put(o, "null", 4);
+    case 0x10:
+        if (end - start != 4)
+            return UNSURE;
+        m = snprintf(num, sizeof num, "%ld", (long)(int32_t)i32(b + start));
+        return out_put(o, num, m);
+    case 0x12:
+        if (end - start != 8)
+            return UNSURE;
+        m = snprintf(num, sizeof num, "%lld", (long long)i64(b + start));
+        return out_put(o, num, m);
+    default:
+        return UNSURE;
+    }
+}
+
+/* The text as str, or None (not UTF-8, or not sure); NULL with an error set. */
+static PyObject *finish(Out *o, int rc) {
+    PyObject *result = NULL;
+    if (rc == 0) {
+        result = PyUnicode_DecodeUTF8(o->data, o->len, NULL);
+        if (result == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+            PyErr_Clear();
+            result = Py_NewRef(Py_None);
+        }
+    } else if (rc == UNSURE) {
+        result = Py_NewRef(Py_None);
+    } else if (!PyErr_Occurred()) {
+        PyErr_NoMemory();
+    }
+    PyMem_Free(o->data);
+    return result;
+}
+
+static int span_ok(Py_buffer *view, Py_ssize_t start, Py_ssize_t end) {
+    return 0 <= start && start <= end && end <= view->len;
+}
+
+static PyObject *py_value4(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    int etype;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*inn:value4", &view, &etype, &start, &end))
+        return NULL;
+    Out o = {NULL, 0, 0};
+    int rc = span_ok(&view, start, end)
+                 ? put_value(&o, view.buf, etype, start, end, 0, NULL, NULL)
+                 : UNSURE;
+    PyBuffer_Release(&view);
+    return finish(&o, rc);
+}
+
+static PyObject *py_slot4(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*nn:slot4", &view, &start, &end))
+        return NULL;
+    Out o = {NULL, 0, 0};
+    int rc = span_ok(&view, start, end)
+                 ? put_container(&o, view.buf, start, end, 0, 0, "Children", "Data")
+                 : UNSURE;
+    PyBuffer_Release(&view);
+    return finish(&o, rc);
+}
+
+/* The ID of a Data document: the string element "ID" at its top level, or null. */
+static int put_id(Out *o, const unsigned char *b, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t pos = start + 4, stop = end - 1;
+    while (pos < stop) {
+        int etype = b[pos];
+        Py_ssize_t k = pos + 1;
+        while (k < stop && b[k] != 0)
+            k++;
+        if (k >= stop)
+            return UNSURE;
+        Py_ssize_t vstart = k + 1, vend;
+        int is_id = k - pos - 1 == 2 && b[pos + 1] == 'I' && b[pos + 2] == 'D';
+        switch (etype) {
+        case 0x01: case 0x12: vend = vstart + 8; break;
+        case 0x08: vend = vstart + 1; break;
+        case 0x0A: vend = vstart; break;
+        case 0x10: vend = vstart + 4; break;
+        case 0x02:
+            if (stop - vstart < 5)
+                return UNSURE;
+            vend = vstart + 4 + i32(b + vstart);
+            break;
+        case 0x03: case 0x04:
+            if (stop - vstart < 5)
+                return UNSURE;
+            vend = vstart + i32(b + vstart);
+            break;
+        default:
+            return UNSURE;
+        }
+        if (vend < vstart || vend > stop)
+            return UNSURE;
+        if (is_id)
+            return etype == 0x02 ? put_value(o, b, 0x02, vstart, vend, 0, NULL, NULL)
+                                 : out_put(o, "null", 4);
+        pos = vend;
+    }
+    return out_put(o, "null", 4);
+}
+
+/* A component {Type, Data} as the summary export.component_summary makes of it:
+ * {"type": type_text, "id": Data's ID or null, "data": Data}.  Other keys: not sure. */
+static PyObject *py_component4(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    PyObject *type_text;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "Uy*nn:component4", &type_text, &view, &start, &end))
+        return NULL;
+    Out o = {NULL, 0, 0};
+    int rc = UNSURE;
+    const unsigned char *b = view.buf;
+    Py_ssize_t tlen;
+    const char *type_utf8 = PyUnicode_AsUTF8AndSize(type_text, &tlen);
+    if (type_utf8 == NULL) {
+        PyErr_Clear();
+        goto done;
+    }
+    if (!span_ok(&view, start, end) || end - start < 5 || i32(b + start) != end - start ||
+        b[end - 1] != 0)
+        goto done;
+    /* Exactly two elements, Type (any type the writer renders) and Data (a document). */
+    Py_ssize_t pos = start + 4, stop = end - 1, data_start = -1, data_end = -1;
+    int seen_type = 0, elements = 0;
+    while (pos < stop) {
+        int etype = b[pos];
+        Py_ssize_t k = pos + 1;
+        while (k < stop && b[k] != 0)
+            k++;
+        if (k >= stop)
+            goto done;
+        Py_ssize_t klen = k - pos - 1, vstart = k + 1, vend;
+        switch (etype) {
+        case 0x01: case 0x12: vend = vstart + 8; break;
+        case 0x08: vend = vstart + 1; break;
+        case 0x0A: vend = vstart; break;
+        case 0x10: vend = vstart + 4; break;
+        case 0x02:
+            if (stop - vstart < 5)
+                goto done;
+            vend = vstart + 4 + i32(b + vstart);
+            break;
+        case 0x03: case 0x04:
+            if (stop - vstart < 5)
+                goto done;
+            vend = vstart + i32(b + vstart);
+            break;
+        default:
+            goto done;
+        }
+        if (vend < vstart || vend > stop)
+            goto done;
+        if (klen == 4 && memcmp(b + pos + 1, "Type", 4) == 0 && !seen_type) {
+            seen_type = 1;
+        } else if (klen == 4 && memcmp(b + pos + 1, "Data", 4) == 0 && etype == 0x03 &&
+                   data_start < 0) {
+            data_start = vstart;
+            data_end = vend;
+        } else {
+            goto done;
+        }
+        elements++;
+        pos = vend;
+    }
+    if (pos != stop || !seen_type || data_start < 0 || elements != 2)
+        goto done;
+    if (out_put(&o, "{\n\"type\": ", 10) < 0) {
+        rc = -1;
+        goto done;
+    }
+    rc = put_string(&o, (const unsigned char *)type_utf8, tlen);
+    if (rc != 0)
+        goto done;
+    if (out_put(&o, ",\n\"id\": ", 8) < 0) {
+        rc = -1;
+        goto done;
+    }
+    if (data_end - data_start < 5 || i32(b + data_start) != data_end - data_start) {
+        rc = UNSURE;
+        goto done;
+    }
+    rc = put_id(&o, b, data_start, data_end);
+    if (rc != 0)
+        goto done;
+    if (out_put(&o, ",\n\"data\": ", 10) < 0) {
+        rc = -1;
+        goto done;
+    }
+    rc = put_container(&o, b, data_start, data_end, 0, 1, NULL, NULL);
+    if (rc == 0)
+        rc = out_put(&o, "\n}", 2);
+done:
+    PyBuffer_Release(&view);
+    return finish(&o, rc);
+}
+
+static PyMethodDef methods[] = {
+    {"value4", py_value4, METH_VARARGS,
+     "value4(buf, etype, start, end): the BSON value at [start, end) as Godot 4 text, or None."},
+    {"slot4", py_slot4, METH_VARARGS,
+     "slot4(buf, start, end): a slot's metadata fields (no Children, Components without "
+     "Data) as Godot 4 text, or None."},
+    {"component4", py_component4, METH_VARARGS,
+     "component4(type_text, buf, start, end): a component's metadata summary as Godot 4 "
+     "text, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "brson.godot._tscnc",
+    "Godot 4 metadata text from BSON bytes (see brson/godot/export.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__tscnc(void) { return PyModule_Create(&module); }

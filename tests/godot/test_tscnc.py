@@ -1,0 +1,231 @@
+"""The compiled Godot 4 metadata writer writes exactly what the Python path writes.
+
+Differential: ``brson.godot._tscnc`` renders BSON bytes as Godot 4 text; the reference is the
+Python path (pymongo's decode, then ``tscn._bson_container4`` / the writer's metadata lines).
+Where C answers, the texts must be equal; where the Python decode fails, C must not answer (it
+returns None and the caller runs the Python path, so errors have one source).  Inputs: every
+slot of every real sample and fixture, whole exports, the slot bytes mutated and truncated,
+and hypothesis-generated documents.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import bson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brson.api import loads
+from brson.document import raw
+from brson.errors import BrsonError
+from brson.godot import export, tscn
+from brson.godot.export import export_scene, slot_metadata, slot_metadata4
+from brson.model.tree import DataTree
+
+
+def _load() -> ModuleType | None:
+    try:
+        from brson.godot import _tscnc
+    except ImportError:
+        return None
+    return _tscnc
+
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
+FIXTURES = PROJECT_ROOT / "fixtures"
+TSCNC = _load()
+needs_c = pytest.mark.skipif(TSCNC is None, reason="the C metadata writer is not built")
+
+
+def test_writer_built_in_ci() -> None:
+    """CI builds the extension; a silent fallback there would leave it untested."""
+    if TSCNC is not None:
+        if os.environ.get("BRSON_PURE_PYTHON", "") in ("", "0"):
+            assert export.ACCELERATED
+        else:
+            assert not export.ACCELERATED
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail("brson.godot._tscnc is not built (pip install -e . compiles it)")
+    pytest.skip("the C metadata writer is not built")
+
+
+def _trees() -> Iterator[tuple[str, DataTree]]:
+    files = sorted(p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in d.rglob("*"))
+    for path in files:
+        if not path.is_file() or path.stat().st_size > 8 << 20 or path.suffix in (".py", ".md"):
+            continue
+        try:
+            yield path.name, loads(path.read_bytes(), name=path.name)
+        except (BrsonError, MemoryError):
+            continue
+
+
+TREES = dict(_trees())
+
+
+def python_text(buf: bytes, etype: int, start: int, end: int) -> str | None:
+    """The Python path's text of a document or array span, or None where it does not decode."""
+    try:
+        value = raw.decode_doc(buf, start, end)
+    except BrsonError:
+        return None
+    if etype == 0x04:
+        value = list(value.values())
+    text = tscn._bson_container4(value)
+    return text if text is not None else tscn.literal(value, 4, default=export.bson_extended)
+
+
+def slot_fields_text(data: bytes) -> str | None:
+    """The Python path's ``resonite_slot`` text of a slot document (export.slot_fields: each
+    key but ``Children``, ``Components`` without ``Data``), or None where it does not read."""
+    out: dict[str, Any] = {}
+    try:
+        idx = raw.index_py(data, 0, len(data))
+        for key, elem in idx.items():
+            if key == "Children":
+                continue
+            if key == "Components" and elem[0] == 0x03:
+                inner = raw.index_py(data, elem[2], elem[3])
+                out[key] = {k: raw.value(data, e) for k, e in inner.items() if k != "Data"}
+            else:
+                out[key] = raw.value(data, elem)
+    except BrsonError:
+        return None
+    text = tscn._bson_container4(out)
+    return text if text is not None else tscn.literal(out, 4, default=export.bson_extended)
+
+
+def same_value(buf: bytes, etype: int, start: int, end: int) -> None:
+    assert TSCNC is not None
+    c = TSCNC.value4(buf, etype, start, end)
+    if c is not None:
+        assert c == python_text(buf, etype, start, end), (start, end)
+
+
+def metadata_lines(meta: Any) -> list[str]:
+    writer = tscn._Writer(4, export.bson_extended)
+    return list(tscn._metadata(writer, meta, bson_data=True))
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_slots_of_real_files(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each slot's metadata lines through C equal the Python path's; C answers most."""
+    monkeypatch.setattr(export, "_tscnc", TSCNC)  # also under BRSON_PURE_PYTHON
+    tree = TREES[name]
+    answered = 0
+    for slot in tree.walk():
+        try:
+            fast = slot_metadata4(slot)
+        except BrsonError as exc:  # the Python path's own error (a component's Type)
+            with pytest.raises(type(exc)):
+                slot_metadata(slot)
+            continue
+        if fast is None:
+            continue
+        answered += 1
+        assert metadata_lines(fast) == metadata_lines(slot_metadata(slot)), slot.path
+    assert answered or not any(slot.buffer for slot in tree.walk())
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_whole_export(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole Godot 4 scene with and without the compiled writer."""
+    tree = TREES[name]
+    monkeypatch.setattr(export, "_tscnc", TSCNC)
+    try:
+        fast = export_scene(tree, 4).tscn()
+    except BrsonError as exc:
+        fast = f"error {type(exc).__name__}: {exc}"
+    monkeypatch.setattr(export, "_tscnc", None)
+    try:
+        slow = export_scene(tree, 4).tscn()
+    except BrsonError as exc:
+        slow = f"error {type(exc).__name__}: {exc}"
+    assert fast == slow
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_mutated_slots(name: str) -> None:
+    """Slot bytes with flipped and cut bytes: C answers only what decodes, equal when it does."""
+    tree = TREES[name]
+    rng = random.Random(name)
+    assert TSCNC is not None
+    for number, slot in enumerate(tree.walk()):
+        if number > 40 or not slot.buffer:
+            break
+        start, end = slot.span
+        original = bytes(slot.buffer[start:end])
+        for _ in range(20):
+            data = bytearray(original)
+            for _ in range(rng.randint(1, 3)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            same_value(bytes(data), 0x03, 0, len(data))
+            fields = TSCNC.slot4(bytes(data), 0, len(data))
+            if fields is not None:
+                assert fields == slot_fields_text(bytes(data))
+        for cut in range(0, len(original), max(1, len(original) // 16)):
+            same_value(original[:cut], 0x03, 0, cut)
+            assert TSCNC.value4(original, 0x03, 0, cut) is None
+        assert TSCNC.value4(original, 0x03, -1, len(original)) is None
+        assert TSCNC.value4(original, 0x03, 0, len(original) + 1) is None
+
+
+@needs_c
+def test_special_values() -> None:
+    """What the writer renders differently from JSON, and float forms, against Python."""
+    assert TSCNC is not None
+    floats = [0.0, -0.0, 1.0, 1e16, 1e-5, 0.1, 1 / 3, -2 / 3, 0.0008727497770451009, 5e-324]
+    floats += [1.7976931348623157e308, math.nan, math.inf, -math.inf, 123456789.123, 0.5]
+    values: list[Any] = [*floats, "a\x7fb", '\x00\x01\x02\n\t"\\é€', b"bytes", None, True]
+    values += [2**40, -(2**31), {}, [], {"$ref": 1, "$id": 2}, [{"": [[]]}]]
+    for value in values:
+        buf = bson.encode({"v": value, "w": [value]})
+        same_value(buf, 0x03, 0, len(buf))
+    simple = bson.encode({"a": 1.5, "b": [1, "x", None], "c": {}})
+    assert TSCNC.value4(simple, 0x03, 0, len(simple)) == python_text(simple, 3, 0, len(simple))
+    assert TSCNC.value4(simple, 0x03, 0, len(simple)) is not None
+    duplicate = bson.encode({"a": 1})[:-1] + b"\x10a\x00\x02\x00\x00\x00\x00"
+    duplicate = len(duplicate).to_bytes(4, "little") + duplicate[4:]
+    assert TSCNC.value4(duplicate, 0x03, 0, len(duplicate)) is None
+    for number in range(2000):
+        x = random.Random(number).random() * 10.0 ** random.Random(-number).randint(-30, 30)
+        buf = bson.encode({"x": x, "y": -x})
+        same_value(buf, 0x03, 0, len(buf))
+
+
+LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=8)
+)
+VALUES = st.recursive(
+    LEAVES,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=20,
+)
+
+
+@needs_c
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.text(max_size=6), VALUES, max_size=6))
+def test_generated_documents(doc: dict[str, Any]) -> None:
+    try:
+        buf = bson.encode(doc)
+    except Exception:
+        return
+    same_value(buf, 0x03, 0, len(buf))
