@@ -87,6 +87,10 @@ class Node:
             idx = self._idx = raw.index(self._buf, self._start, self._end)
         return idx
 
+    def _element(self, key: str) -> raw.Element | None:
+        """One original element by key (a subclass may answer without keeping an index)."""
+        return self._index().get(key)
+
     def keys(self) -> list[str]:
         return list(self._keys) if self._keys is not None else list(self._index())
 
@@ -96,13 +100,15 @@ class Node:
     def __contains__(self, key: object) -> bool:
         if self._keys is not None:
             return key in self._keys
-        return key in self._index()
+        if not isinstance(key, str):
+            return key in self._index()
+        return self._element(key) is not None
 
     def etype(self, key: str) -> int | None:
         """BSON element type of an original, unedited key (None when edited or absent)."""
         if key in self._vals:
             return None
-        elem = self._index().get(key)
+        elem = self._element(key)
         return elem[0] if elem else None
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -112,7 +118,7 @@ class Node:
             return _plain(value)
         if self._keys is not None and key not in self._keys:
             return default
-        elem = self._index().get(key)
+        elem = self._element(key)
         if elem is None:
             return default
         return raw.scalar(self._buf, elem)
@@ -135,7 +141,7 @@ class Node:
             return value if isinstance(value, cls) else None
         if self._keys is not None and key not in self._keys:
             return None
-        elem = self._index().get(key)
+        elem = self._element(key)
         if elem is None or elem[0] != raw.DOCUMENT:
             return None
         node = cls(self._buf, elem[2], elem[3], self)
@@ -165,7 +171,7 @@ class Node:
             return value if isinstance(value, list) else None
         if self._keys is not None and key not in self._keys:
             return None
-        elem = self._index().get(key)
+        elem = self._element(key)
         if elem is None or elem[0] != raw.ARRAY:
             return None
         buf = self._buf

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from bson.int64 import Int64
 
@@ -300,7 +300,18 @@ class Component(Node):
     __slots__ = ("_data_node", "_slot")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        super().__init__(buf, start, end, owner)
+        # Node.__init__'s attributes, set here without calling it: 40k components are made
+        # by a walk, and the second call was a tenth of its time.  Keep them in step.
+        self._buf = buf
+        self._start = start
+        self._end = end
+        self._idx = None
+        self._vals = _NO_VALS
+        self._keys = None
+        self._owner = owner
+        self._dirty = False
+        self._tree = None
+        self._key = None
         self._slot: Slot | None = None
         #: The Data node, kept here rather than in the overlay until it is edited: an
         #: overlay dict per component was 40k objects for the collector on a 10k world.
@@ -366,6 +377,17 @@ class Component(Node):
 
     @property
     def type(self) -> TypeName:
+        buf, start, tree = self._buf, self._start, self._tree
+        if (
+            tree is not None
+            and self._idx is None
+            and self._end - start > 25
+            and buf.startswith(_TYPE_INT32, start + 4)
+        ):  # type_index's engine-layout read, inlined: a walk asks every component
+            types = tree.types
+            at = raw.int32_at(buf, start + 10)
+            if 0 <= at < len(types):
+                return types[at]
         raw_type = self.type_index
         if is_type_name(raw_type):
             assert isinstance(raw_type, str)
@@ -494,25 +516,90 @@ def _member_property(key: str, doc: str) -> property:
 PATH_MEMO_LIMIT = 4096
 
 
+class _Shape:
+    """A slot key layout (:data:`raw.Layout`) with where each key sits in it."""
+
+    __slots__ = ("layout", "where")
+
+    def __init__(self, layout: raw.Layout) -> None:
+        self.layout = layout
+        #: key -> (position, element type, header size)
+        self.where = {key: (i, etype, len(head)) for i, (head, key, etype) in enumerate(layout)}
+
+
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
-    __slots__ = ("_parent", "_path_memo")
+    __slots__ = ("_ends", "_parent", "_path_memo", "_shape")
 
     #: The key layout of the last slot indexed; engine-written slots all share one.
-    _layout: raw.Layout = ()
+    _last_shape: ClassVar[_Shape] = _Shape(())
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        super().__init__(buf, start, end, owner)
+        # Node.__init__'s attributes without calling it (see Component.__init__).
+        self._buf = buf
+        self._start = start
+        self._end = end
+        self._idx = None
+        self._vals = _NO_VALS
+        self._keys = None
+        self._owner = owner
+        self._dirty = False
+        self._tree = None
+        self._key = None
         self._parent: Slot | None = None
         #: (tree generation, path): paths are asked for per reference, and each costs the
         #: depth; a memo valid until the next edit makes that once per slot.
         self._path_memo: tuple[int, str] | None = None
+        #: A slot in a shared layout keeps its elements' end offsets (one tuple of ints) and
+        #: the layout, not an index dict: the dict's tuples, one per key, were counted by the
+        #: collector as new objects and doubled its collections over a walk (see _element).
+        self._shape: _Shape | None = None
+        self._ends: tuple[int, ...] | None = None
+
+    def _locate(self) -> tuple[int, ...] | None:
+        """Find the elements: their ends when the slot has the last layout seen (kept
+        compact), else None with a full index kept in ``_idx``."""
+        shape = Slot._last_shape
+        idx = raw.index_as(self._buf, self._start, self._end, shape.layout)
+        if idx is None:
+            idx = self._idx = raw.index(self._buf, self._start, self._end)
+            Slot._last_shape = _Shape(raw.layout_of(idx))
+            return None
+        self._shape = shape
+        ends = self._ends = tuple([elem[3] for elem in idx.values()])
+        return ends
+
+    def _element(self, key: str) -> raw.Element | None:
+        if self._idx is None:
+            ends = self._ends
+            if ends is None:
+                ends = self._locate()
+            if ends is not None:
+                shape = self._shape
+                assert shape is not None
+                at = shape.where.get(key)
+                if at is None:
+                    return None
+                i, etype, size = at
+                pos = ends[i - 1] if i else self._start + 4
+                return (etype, pos, pos + size, ends[i])
+        return super()._element(key)
 
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
         if idx is None:
-            idx, Slot._layout = raw.index_like(self._buf, self._start, self._end, Slot._layout)
+            ends = self._ends
+            if ends is None:
+                ends = self._locate()
+            shape = self._shape
+            if ends is None or shape is None:
+                return super()._index()  # _locate indexed it
+            idx = {}
+            for _, key, _ in shape.layout:
+                elem = self._element(key)
+                assert elem is not None
+                idx[key] = elem
             self._idx = idx
         return idx
 
