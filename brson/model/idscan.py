@@ -137,8 +137,16 @@ class IdScan:
         return packed_offset(self._buf, self._packed, text)
 
 
+def _clamped(buf: bytes, spans: Spans) -> list[tuple[int, int]]:
+    """The spans within ``buf``, as ``re`` and C read them: ``bytes.find`` (the lookups)
+    would read a negative bound from the end."""
+    size = len(buf)
+    return [(min(max(lo, 0), size), min(max(hi, 0), size)) for lo, hi in spans]
+
+
 def scan_ids(buf: bytes, spans: Spans, sample: int = 0) -> IdScan:
     """The IDs of an unmodified tree's ``Object`` and ``Assets`` spans of ``buf``."""
+    spans = _clamped(buf, spans)
     if ACCELERATED:
         found = _idscanc.scan(buf, list(spans), sample, _PREFIX, _NAMES, _SUFFIX)
         if found is not None:
@@ -149,6 +157,7 @@ def scan_ids(buf: bytes, spans: Spans, sample: int = 0) -> IdScan:
 
 def scan_ids_py(buf: bytes, spans: Spans, sample: int = 0) -> IdScan:
     """:func:`scan_ids` by the idforms patterns (the reference C is tested against)."""
+    spans = _clamped(buf, spans)
     with paused_gc():  # a million small objects, no cycles
         references = [
             (match.start(), match[2].decode())

@@ -68,7 +68,9 @@ def same(buf: bytes, spans: list[tuple[int, int]], sample: int = 1000) -> None:
 
 
 def _buffers() -> Iterator[tuple[str, bytes]]:
-    files = sorted(p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in d.rglob("*"))
+    # Samples, then fixtures, each sorted within itself: the order (and so the seeded
+    # mutations) must not depend on where the checkout lies.
+    files = [p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in sorted(d.rglob("*"))]
     for path in files:
         if not path.is_file():
             continue
