@@ -10,6 +10,7 @@ import typer
 from brson.assets.store import AssetStore
 from brson.cli.common import AssetsOption, Source, check_output, progress, stderr, stdout
 from brson.cli.common import note as say_note
+from brson.collector import paused_gc
 from brson.errors import BrsonError
 from brson.fileio import same_file, write_atomic
 from brson.godot import export
@@ -86,7 +87,10 @@ def export_godot(
             if glb is not None:
                 _write_glb(source, top, glb, assets or [])
             # In pieces: the scene's text is larger than the tree's BSON (docs/performance.md).
-            write_atomic(output, (piece.encode("utf-8") for piece in scene.tscn_chunks()))
+            # The collector paused: the pieces are strings, made and let go (no cycles), and
+            # collections over the tree's nodes meanwhile only traverse the heap again.
+            with paused_gc():
+                write_atomic(output, (piece.encode("utf-8") for piece in scene.tscn_chunks()))
             for note in scene.notes:
                 say_note(f"brson: note: {note}")
             stdout.print(

@@ -103,6 +103,13 @@ static int put_string(Out *o, const unsigned char *s, Py_ssize_t n) {
 static int put_double(Out *o, double x) {
     if (!isfinite(x))
         return UNSURE;
+    if (x > -1e16 && x < 1e16 && x == (double)(long long)x) {
+        /* repr of an integral double under 1e16: its digits and ".0" (the common case) */
+        char buf[32];
+        int m = x == 0 ? snprintf(buf, sizeof buf, signbit(x) ? "-0.0" : "0.0")
+                       : snprintf(buf, sizeof buf, "%lld.0", (long long)x);
+        return out_put(o, buf, m);
+    }
     char *text = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
     if (text == NULL)
         return -1;
@@ -368,26 +375,13 @@ static int put_id(Out *o, const unsigned char *b, Py_ssize_t start, Py_ssize_t e
 }
 
 /* A component {Type, Data} as the summary export.component_summary makes of it:
- * {"type": type_text, "id": Data's ID or null, "data": Data}.  Other keys: not sure. */
-static PyObject *py_component4(PyObject *self, PyObject *args) {
-    Py_buffer view;
-    PyObject *type_text;
-    Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "Uy*nn:component4", &type_text, &view, &start, &end))
-        return NULL;
-    Out o = {NULL, 0, 0};
-    int rc = UNSURE;
-    const unsigned char *b = view.buf;
-    Py_ssize_t tlen;
-    const char *type_utf8 = PyUnicode_AsUTF8AndSize(type_text, &tlen);
-    if (type_utf8 == NULL) {
-        PyErr_Clear();
-        goto done;
-    }
-    if (!span_ok(&view, start, end) || end - start < 5 || i32(b + start) != end - start ||
-        b[end - 1] != 0)
-        goto done;
-    /* Exactly two elements, Type (any type the writer renders) and Data (a document). */
+ * {"type": type text, "id": Data's ID or null, "data": Data}.  The type text is ``type`` when
+ * given, else ``types[Type]`` (Type an int32 or int64 index; a str there).  Other keys, a
+ * second Type or Data, a Data that is not a document: not sure. */
+static int put_component(Out *o, const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
+                         PyObject *type, PyObject *types) {
+    if (end - start < 5 || i32(b + start) != end - start || b[end - 1] != 0)
+        return UNSURE;
     Py_ssize_t pos = start + 4, stop = end - 1, data_start = -1, data_end = -1;
     int seen_type = 0, elements = 0;
     while (pos < stop) {
@@ -396,7 +390,7 @@ static PyObject *py_component4(PyObject *self, PyObject *args) {
         while (k < stop && b[k] != 0)
             k++;
         if (k >= stop)
-            goto done;
+            return UNSURE;
         Py_ssize_t klen = k - pos - 1, vstart = k + 1, vend;
         switch (etype) {
         case 0x01: case 0x12: vend = vstart + 8; break;
@@ -405,58 +399,109 @@ static PyObject *py_component4(PyObject *self, PyObject *args) {
         case 0x10: vend = vstart + 4; break;
         case 0x02:
             if (stop - vstart < 5)
-                goto done;
+                return UNSURE;
             vend = vstart + 4 + i32(b + vstart);
             break;
         case 0x03: case 0x04:
             if (stop - vstart < 5)
-                goto done;
+                return UNSURE;
             vend = vstart + i32(b + vstart);
             break;
         default:
-            goto done;
+            return UNSURE;
         }
         if (vend < vstart || vend > stop)
-            goto done;
+            return UNSURE;
         if (klen == 4 && memcmp(b + pos + 1, "Type", 4) == 0 && !seen_type) {
             seen_type = 1;
+            if (type == NULL) {
+                long long index;
+                if (etype == 0x10)
+                    index = (long long)(int32_t)i32(b + vstart);
+                else if (etype == 0x12)
+                    index = (long long)i64(b + vstart);
+                else
+                    return UNSURE;
+                if (types == NULL || index < 0 || index >= (long long)PyTuple_GET_SIZE(types))
+                    return UNSURE;
+                type = PyTuple_GET_ITEM(types, (Py_ssize_t)index);
+                if (!PyUnicode_CheckExact(type))
+                    return UNSURE;
+            }
         } else if (klen == 4 && memcmp(b + pos + 1, "Data", 4) == 0 && etype == 0x03 &&
                    data_start < 0) {
             data_start = vstart;
             data_end = vend;
         } else {
-            goto done;
+            return UNSURE;
         }
         elements++;
         pos = vend;
     }
-    if (pos != stop || !seen_type || data_start < 0 || elements != 2)
-        goto done;
-    if (out_put(&o, "{\n\"type\": ", 10) < 0) {
-        rc = -1;
-        goto done;
+    if (pos != stop || !seen_type || data_start < 0 || elements != 2 || type == NULL)
+        return UNSURE;
+    Py_ssize_t tlen;
+    const char *type_utf8 = PyUnicode_AsUTF8AndSize(type, &tlen);
+    if (type_utf8 == NULL) {
+        PyErr_Clear();
+        return UNSURE;
     }
-    rc = put_string(&o, (const unsigned char *)type_utf8, tlen);
+    if (out_put(o, "{\n\"type\": ", 10) < 0)
+        return -1;
+    int rc = put_string(o, (const unsigned char *)type_utf8, tlen);
     if (rc != 0)
+        return rc;
+    if (out_put(o, ",\n\"id\": ", 8) < 0)
+        return -1;
+    if (data_end - data_start < 5 || i32(b + data_start) != data_end - data_start)
+        return UNSURE;
+    rc = put_id(o, b, data_start, data_end);
+    if (rc != 0)
+        return rc;
+    if (out_put(o, ",\n\"data\": ", 10) < 0)
+        return -1;
+    rc = put_container(o, b, data_start, data_end, 0, 1, NULL, NULL);
+    return rc != 0 ? rc : out_put(o, "\n}", 2);
+}
+
+/* The components of a slot: the array at [start, end) (Components' Data), every item a
+ * component document, as the Godot 4 list of their summaries; types: the tree's type names
+ * by index. */
+static PyObject *py_components4(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    PyObject *types;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "O!y*nn:components4", &PyTuple_Type, &types, &view, &start, &end))
+        return NULL;
+    Out o = {NULL, 0, 0};
+    int rc = UNSURE, count = 0;
+    const unsigned char *b = view.buf;
+    if (!span_ok(&view, start, end) || end - start < 5 || i32(b + start) != end - start ||
+        b[end - 1] != 0)
         goto done;
-    if (out_put(&o, ",\n\"id\": ", 8) < 0) {
-        rc = -1;
+    if ((rc = out_put(&o, "[", 1)) != 0)
         goto done;
-    }
-    if (data_end - data_start < 5 || i32(b + data_start) != data_end - data_start) {
+    Py_ssize_t pos = start + 4, stop = end - 1;
+    while (pos < stop) {
         rc = UNSURE;
-        goto done;
+        if (b[pos] != 0x03)
+            goto done;
+        Py_ssize_t k = pos + 1;
+        while (k < stop && b[k] != 0)
+            k++;
+        if (k >= stop || stop - (k + 1) < 5)
+            goto done;
+        Py_ssize_t vstart = k + 1, vend = vstart + i32(b + vstart);
+        if (vend < vstart + 5 || vend > stop || b[vend - 1] != 0)
+            goto done;
+        if (count++ > 0 && (rc = out_put(&o, ", ", 2)) != 0)
+            goto done;
+        rc = put_component(&o, b, vstart, vend, NULL, types);
+        if (rc != 0)
+            goto done;
+        pos = vend;
     }
-    rc = put_id(&o, b, data_start, data_end);
-    if (rc != 0)
-        goto done;
-    if (out_put(&o, ",\n\"data\": ", 10) < 0) {
-        rc = -1;
-        goto done;
-    }
-    rc = put_container(&o, b, data_start, data_end, 0, 1, NULL, NULL);
-    if (rc == 0)
-        rc = out_put(&o, "\n}", 2);
+    rc = pos != stop ? UNSURE : out_put(&o, "]", 1);
 done:
     PyBuffer_Release(&view);
     return finish(&o, rc);
@@ -468,9 +513,9 @@ static PyMethodDef methods[] = {
     {"slot4", py_slot4, METH_VARARGS,
      "slot4(buf, start, end): a slot's metadata fields (no Children, Components without "
      "Data) as Godot 4 text, or None."},
-    {"component4", py_component4, METH_VARARGS,
-     "component4(type_text, buf, start, end): a component's metadata summary as Godot 4 "
-     "text, or None."},
+    {"components4", py_components4, METH_VARARGS,
+     "components4(types, buf, start, end): the components of the array at [start, end) "
+     "as Godot 4 text (type names by index from types), or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -210,6 +210,23 @@ def slot_metadata(slot: Slot) -> dict[str, Any]:
     return meta
 
 
+#: The type table's printed names, for the one tree being exported (a new table is a new list).
+_TYPE_TABLE: list[tuple[list[TypeName], tuple[str, ...]]] = []
+
+
+def _type_texts(tree: DataTree) -> tuple[str, ...] | None:
+    """``str`` of each ``Types`` entry (what :func:`_type_text` prints), by index."""
+    try:
+        types = tree.types
+    except BrsonError:
+        return None
+    if _TYPE_TABLE and _TYPE_TABLE[0][0] is types:
+        return _TYPE_TABLE[0][1]
+    texts = tuple(str(name) for name in types)
+    _TYPE_TABLE[:] = [(types, texts)]
+    return texts
+
+
 def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
     """:func:`slot_metadata` with the components and slot fields already written as their
     Godot 4 text by the compiled writer, from the slot's bytes; None when the slot was edited
@@ -222,30 +239,21 @@ def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
     fields = _tscnc.slot4(buf, start, end)
     if fields is None:
         return None
-    components = slot.components
+    tree = slot.tree
     member = slot.components_member
     items = member.element_index().get("Data") if member is not None else None
-    if items is None:
-        if components:
+    if items is None or items[0] != raw.ARRAY or tree is None:
+        if tree is None or slot.components:
             return None
-    else:  # every item a document, each one a component (the Python path's condition)
-        try:
-            elements = raw.array_items(buf, items[2], items[3]) if items[0] == 0x04 else None
-        except BrsonError:
-            return None  # the Python path says what is wrong
-        if elements is None or len(elements) != len(components):
+        components = "[]"  # what the Python path writes for no component list
+    else:
+        types = _type_texts(tree)
+        if types is None:
             return None
-        if any(element[0] != 0x03 for element in elements):
+        # every item a component {Type: index, Data: {...}}, or None (the Python path)
+        components = _tscnc.components4(types, buf, items[2], items[3])
+        if components is None:
             return None
-    parts: list[str] = []
-    for component in components:
-        if component.modified or component.buffer is not buf:
-            return None
-        cstart, cend = component.span
-        text = _tscnc.component4(_type_text(component), buf, cstart, cend)
-        if text is None:
-            return None
-        parts.append(text)
     meta: dict[str, Any] = {}
     if slot.id is not None:
         meta[META_ID] = slot.id
@@ -253,7 +261,7 @@ def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
         meta[META_NAME] = slot.name
     if isinstance(slot.tag, str):
         meta[META_TAG] = slot.tag
-    meta[META_COMPONENTS] = Godot4Text("[" + ", ".join(parts) + "]")
+    meta[META_COMPONENTS] = Godot4Text(components)
     meta[META_SLOT] = Godot4Text(fields)
     return meta
 
