@@ -196,25 +196,28 @@ def _slots(root: Slot, buf: bytes, offsets: list[int]) -> Iterator[_Segment]:
     stack: list[tuple[Slot, list[int]]] = [(root, offsets)]
     while stack:
         slot, inside = stack.pop()
-        own: _Items = []
-        own_offsets: list[int] = []  # only these: ``inside`` holds the whole subtree's
-        lo = 0
-        for key, elem in slot.element_index().items():
-            lo = bisect_left(inside, elem[1], lo)  # elements are in byte order
-            hi = bisect_left(inside, elem[3], lo)
-            if lo == hi:
-                continue
-            here = inside[lo:hi]
-            lo = hi
-            if key == "Children" and elem[0] == raw.ARRAY:
+        index = slot.element_index()
+        own = inside  # less the subtree's and the components' offsets, cut out below
+        children = index.get("Children")
+        if children is not None and children[0] == raw.ARRAY:
+            lo = bisect_left(inside, children[1])
+            hi = bisect_left(inside, children[3], lo)
+            if lo < hi:
+                here = inside[lo:hi]
+                own = inside[:lo] + inside[hi:]
                 for child in slot.children:
                     mine = _between(here, *child.span)
                     if mine:
                         stack.append((child, mine))
-                continue
-            if key == "Components" and elem[0] == raw.DOCUMENT:
+        held = index.get("Components")
+        if held is not None and held[0] == raw.DOCUMENT:
+            lo = bisect_left(own, held[1])
+            hi = bisect_left(own, held[3], lo)
+            if lo < hi:
+                here = own[lo:hi]
+                own = own[:lo] + own[hi:]
                 rest = set(here)
-                data = raw.member_index(buf, elem[2], elem[3]).get("Data")
+                data = raw.member_index(buf, held[2], held[3]).get("Data")
                 spans = document_spans(buf, data) if data and data[0] == raw.ARRAY else []
                 for span in spans:
                     mine = _between(here, *span)
@@ -222,12 +225,11 @@ def _slots(root: Slot, buf: bytes, offsets: list[int]) -> Iterator[_Segment]:
                         rest.difference_update(mine)
                         yield slot, span, [], mine
                 if rest:  # the Components member's own ID (and anything odd beside components)
-                    yield slot, None, [(key, elem)], sorted(rest)
-                continue
-            own.append((key, elem))
-            own_offsets.extend(here)
+                    yield slot, None, [("Components", held)], sorted(rest)
         if own:
-            yield slot, None, own, sorted(own_offsets)
+            # The other elements in byte order: the descent finds each offset's element (an
+            # offset in none, a length prefix, is dropped there).
+            yield slot, None, list(index.items()), own
 
 
 def _component_paths(
