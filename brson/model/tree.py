@@ -671,10 +671,10 @@ class Slot(Node):
         if items is None:
             return []
         tree = self._tree
-        for item in items:
+        for item in items:  # the attributes, not their properties: a walk does this per slot
             if isinstance(item, Slot):
-                item.tree = tree
-                item.parent = self
+                item._tree = tree  # noqa: SLF001
+                item._parent = self  # noqa: SLF001
         return items
 
     @property
@@ -691,10 +691,10 @@ class Slot(Node):
             return []
         tree = self._tree
         out = []
-        for item in items:
+        for item in items:  # the attributes, not their properties: 40k components per walk
             if isinstance(item, Component):
-                item.tree = tree
-                item.slot = self
+                item._tree = tree  # noqa: SLF001
+                item._slot = self  # noqa: SLF001
                 out.append(item)
         return out
 
