@@ -494,6 +494,17 @@ class Component(Node):
 
 def _member_property(key: str, doc: str) -> property:
     def fget(self: Slot) -> Any:
+        if key not in self._vals and self._keys is None:
+            # Unedited: the member's scalar Data read where the engine's layout puts it,
+            # without making the Member view (Member.value reads the same element).
+            elem = self._element(key)
+            if elem is None:
+                return None
+            if elem[0] == raw.DOCUMENT:
+                buf = self._buf
+                data = raw.member_data(buf, elem[2], elem[3])
+                if data is not None and data[0] != raw.ARRAY:
+                    return raw.scalar(buf, data)
         member = self.member(key)
         return member.value if member is not None else None
 
