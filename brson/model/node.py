@@ -129,7 +129,9 @@ class Node:
         node = self.child_view(key, cls)
         view: Node | None = node
         if view is not None and view.view_key is not None:
-            view._attach(self)  # noqa: SLF001  (Node's own protocol, on a Node)
+            # What _attach does for a key nothing holds yet (child_view found the element).
+            self._own_vals()[key] = view
+            view._key = None  # noqa: SLF001  (Node's own protocol, on a Node)
         return node
 
     def child_view(self, key: str, cls: type[N]) -> N | None:

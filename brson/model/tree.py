@@ -494,6 +494,17 @@ class Component(Node):
 
 def _member_property(key: str, doc: str) -> property:
     def fget(self: Slot) -> Any:
+        if key not in self._vals and self._keys is None:
+            # Unedited: the member's scalar Data read where the engine's layout puts it,
+            # without making the Member view (Member.value reads the same element).
+            elem = self._element(key)
+            if elem is None:
+                return None
+            if elem[0] == raw.DOCUMENT:
+                buf = self._buf
+                data = raw.member_data(buf, elem[2], elem[3])
+                if data is not None and data[0] != raw.ARRAY:
+                    return raw.scalar(buf, data)
         member = self.member(key)
         return member.value if member is not None else None
 
@@ -671,10 +682,10 @@ class Slot(Node):
         if items is None:
             return []
         tree = self._tree
-        for item in items:
+        for item in items:  # the attributes, not their properties: a walk does this per slot
             if isinstance(item, Slot):
-                item.tree = tree
-                item.parent = self
+                item._tree = tree  # noqa: SLF001
+                item._parent = self  # noqa: SLF001
         return items
 
     @property
@@ -691,10 +702,10 @@ class Slot(Node):
             return []
         tree = self._tree
         out = []
-        for item in items:
+        for item in items:  # the attributes, not their properties: 40k components per walk
             if isinstance(item, Component):
-                item.tree = tree
-                item.slot = self
+                item._tree = tree  # noqa: SLF001
+                item._slot = self  # noqa: SLF001
                 out.append(item)
         return out
 
