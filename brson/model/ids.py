@@ -22,6 +22,7 @@ element holding a GUID would be counted; its location then does not resolve and 
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from typing import Any
 from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import ModelError
+from brson.model import idscan
 from brson.model.idforms import (
     DEFINITION,
     DEFINITION_BYTES,
@@ -37,7 +39,7 @@ from brson.model.idforms import (
     REFERENCE,
     defines_id,
 )
-from brson.model.idscan import pack_definitions, packed_offset, scan_ids
+from brson.model.idscan import IdScan, pack_definitions, packed_offset, scan_ids
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot, is_guid
 
@@ -75,13 +77,23 @@ class DefinitionTable:
 
     def __init__(self, tree: DataTree) -> None:
         self._buf = tree.buffer
-        self._packed = pack_definitions(self._buf, _id_spans(tree))
-
-    def __len__(self) -> int:
-        return len(self._packed)
+        spans = _id_spans(tree)
+        #: With the compiled scan, its hash table answers (0.13 s for a 10k-slot world where
+        #: packing took 0.65 s: a Python step per definition); the references it lists too
+        #: are not needed here.
+        self._scan: IdScan | None = None
+        self._packed: array[int] | None = None
+        if idscan.ACCELERATED:
+            self._scan = scan_ids(self._buf, spans)
+            self._scan.references = []
+        else:
+            self._packed = pack_definitions(self._buf, spans)
 
     def offset(self, element_id: str) -> int | None:
         """Where ``element_id`` is first defined (the offset of its string element)."""
+        if self._scan is not None:
+            return self._scan.offset(element_id)
+        assert self._packed is not None
         return packed_offset(self._buf, self._packed, element_id.encode())
 
 

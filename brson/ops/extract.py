@@ -31,6 +31,7 @@ import hashlib
 import random
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
+from functools import partial
 from itertools import chain
 from typing import Any, Literal, TypeVar
 
@@ -713,24 +714,21 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: _TypePlan) -> 
     for number in deps.on_slots:
         groups.setdefault(spans.slot_of(number), []).append(number)
     layout = _SlotLayout(template)
-    holder = layout.elements(HOLDER_NAME, ids, [])
-    kids = [
-        types.apply(
-            raw.assemble(
-                layout.elements(
-                    spans.slot_name(n), ids, [buf[s:e] for s, e in map(spans.span, numbers)]
-                )
+    data = raw.assemble(layout.elements(HOLDER_NAME, ids, []))
+    holder = Slot(data, 0, len(data))
+    kids = []
+    for n, numbers in groups.items():
+        kid = raw.assemble(
+            layout.elements(
+                spans.slot_name(n), ids, [buf[s:e] for s, e in map(spans.span, numbers)]
             )
         )
-        for n, numbers in groups.items()
-    ]
-    children = _array_element("Children", kids)
-    if layout.children_at is None:
-        holder.append(children)  # where setting a key the slot lacks puts it
-    else:
-        holder[layout.children_at] = children
-    data = raw.assemble(holder)
-    return Slot(data, 0, len(data))
+        kid = types.apply(kid)
+        kids.append(Slot(kid, 0, len(kid)))
+    # The children as nodes over their bytes, written once with the result: joined here, the
+    # holder (a third of a big world) was copied three times more on the way.
+    holder.set("Children", kids)
+    return holder
 
 
 _SLOT_DEFAULTS: dict[str, Any] = {
@@ -748,11 +746,12 @@ class _SlotLayout:
 
     def __init__(self, template: Slot) -> None:
         self.keys = list(template)
-        self.children_at = self.keys.index("Children") if "Children" in self.keys else None
         old = template.get("OrderOffset") if "OrderOffset" in self.keys else None
         self.order_offset: int = (
             Int64(0) if isinstance(old, dict) and isinstance(old.get("Data"), Int64) else 0
         )
+        #: Encoded elements around a stand-in ID, by key and ID length (see :meth:`_with_id`).
+        self._parts: dict[tuple[str, int], tuple[bytes, bytes] | tuple[()]] = {}
         #: Keys not understood: their values, kept (a member gets its own ID).
         self.kept = {
             key: template.get(key)
@@ -766,29 +765,61 @@ class _SlotLayout:
     def elements(
         self, name: str, ids: FreshIds, components: list[bytes | memoryview]
     ) -> list[bytes | memoryview]:
-        """The slot's elements, one per key (``Children`` empty, at :attr:`children_at`),
-        IDs drawn in key order."""
+        """The slot's elements, one per key (``Children`` empty), IDs drawn in key order."""
         out: list[bytes | memoryview] = []
+        with_id = self._with_id
         for key in self.keys:
             if key == "Children":
                 out.append(raw.encode_element(key, []))
             elif key == "Components":
-                member = [raw.encode_element("ID", next(ids)), _array_element("Data", components)]
+                member = [with_id("ID", next(ids), _same), _array_element("Data", components)]
                 out.append(raw.element_header(raw.DOCUMENT, key) + raw.assemble(member))
             elif key == "ID" or key == "ParentReference" or key.endswith("-ID"):
-                out.append(raw.encode_element(key, next(ids)))
+                out.append(with_id(key, next(ids), _same))
             elif key == "Name":
                 out.append(raw.encode_element(key, {"ID": next(ids), "Data": name}))
             elif key == "OrderOffset":
-                out.append(raw.encode_element(key, {"ID": next(ids), "Data": self.order_offset}))
+                offset = self.order_offset
+                out.append(with_id(key, next(ids), partial(_member, data=offset)))
             elif key in _SLOT_DEFAULTS:
-                out.append(raw.encode_element(key, {"ID": next(ids), "Data": _SLOT_DEFAULTS[key]}))
+                default = _SLOT_DEFAULTS[key]
+                out.append(with_id(key, next(ids), partial(_member, data=default)))
             else:
                 value = self.kept[key]
                 if isinstance(value, dict) and "ID" in value:
-                    value = {**value, "ID": next(ids)}
-                out.append(raw.encode_element(key, value))
+                    out.append(with_id(key, next(ids), partial(_id_in, value)))
+                else:
+                    out.append(raw.encode_element(key, value))
         return out
+
+    def _with_id(self, key: str, element_id: str, value: Callable[[str], Any]) -> bytes:
+        """``encode_element(key, value(element_id))``, encoded once per key and ID length
+        with a stand-in ID and the ID's bytes spliced in (an encoder call per key of every
+        new slot was most of the holder's time).  When the stand-in is not found exactly
+        once, the element is encoded as it is."""
+        text = element_id.encode()
+        parts = self._parts.get((key, len(text)))
+        if parts is None:
+            stand_in = "\x01" * len(text)
+            pieces = raw.encode_element(key, value(stand_in)).split(stand_in.encode())
+            parts = self._parts[(key, len(text))] = (
+                (pieces[0], pieces[1]) if len(pieces) == 2 else ()
+            )
+        if not parts:
+            return raw.encode_element(key, value(element_id))
+        return parts[0] + text + parts[1]
+
+
+def _same(element_id: str) -> str:
+    return element_id
+
+
+def _member(element_id: str, data: Any) -> dict[str, Any]:
+    return {"ID": element_id, "Data": data}
+
+
+def _id_in(value: dict[str, Any], element_id: str) -> dict[str, Any]:
+    return {**value, "ID": element_id}
 
 
 def _array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) -> bytes:
