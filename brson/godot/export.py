@@ -36,6 +36,7 @@ from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.tscn import Godot4Text, SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
+from brson.model import transform
 from brson.model.fields import field_member, field_number, field_numbers, field_text, field_value
 from brson.model.tree import Component, DataTree, Slot
 from brson.model.typename import TypeName
@@ -257,10 +258,16 @@ def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
     meta: dict[str, Any] = {}
     if slot.id is not None:
         meta[META_ID] = slot.id
-    if isinstance(slot.name, str):
-        meta[META_NAME] = slot.name
-    if isinstance(slot.tag, str):
-        meta[META_TAG] = slot.tag
+    name = _unedited_value(slot, "Name")
+    if name is _SLOW:
+        name = slot.name
+    if isinstance(name, str):
+        meta[META_NAME] = name
+    tag = _unedited_value(slot, "Tag")
+    if tag is _SLOW:
+        tag = slot.tag
+    if isinstance(tag, str):
+        meta[META_TAG] = tag
     meta[META_COMPONENTS] = Godot4Text(components)
     meta[META_SLOT] = Godot4Text(fields)
     return meta
@@ -337,9 +344,59 @@ def document_fields(tree: DataTree) -> dict[str, Any]:
     return {key: tree.get(key) for key in tree if key not in ("Object", "Assets")}
 
 
+#: Returned by :func:`_unedited_value` when the slot's own reader must answer.
+_SLOW = object()
+
+
+def _unedited_value(slot: Slot, key: str) -> Any:
+    """``slot.member(key).value`` read straight from an unedited slot's bytes for a member in
+    the engine's ``{"ID", "Data": x}`` layout whose Data is a scalar or an array of doubles;
+    :data:`_SLOW` otherwise (edited, absent, unusual: the slot's property then answers, with
+    its error if it has one).
+
+    Why: each read through ``Slot.name``/``position``... builds a Member view and its index
+    (~6 a slot while building the scene); this reads the slot's index (built once, kept)."""
+    buf = slot.buffer
+    if slot.modified or not buf:
+        return _SLOW
+    elem = slot.element_index().get(key)
+    if elem is None or elem[0] != raw.DOCUMENT:
+        return _SLOW
+    data = raw.member_data(buf, elem[2], elem[3])
+    if data is None:
+        return _SLOW
+    if data[0] != raw.ARRAY:
+        return raw.scalar(buf, data)  # what Member.value reads for a scalar
+    value = raw.value(buf, data)  # and for an array of numbers
+    if type(value) is not list or any(type(v) is not float for v in value):
+        return _SLOW
+    return value
+
+
+def _local_matrix_from_bytes(slot: Slot) -> transform.Matrix | None:
+    """``slot.local_matrix()`` from an unedited slot's bytes; None when a member is not
+    there as doubles of the right count (``local_matrix`` then gives the value or the
+    error)."""
+    position = _unedited_value(slot, "Position")
+    rotation = _unedited_value(slot, "Rotation")
+    scale = _unedited_value(slot, "Scale")
+    if (
+        position is _SLOW
+        or rotation is _SLOW
+        or scale is _SLOW
+        or len(position) != 3
+        or len(rotation) != 4
+        or len(scale) != 3
+    ):
+        return None
+    return transform.compose(position, rotation, scale)
+
+
 def _transform(slot: Slot, is_root: bool) -> gv.Transform3D:
+    matrix = None if is_root else _local_matrix_from_bytes(slot)
     try:
-        matrix = slot.global_matrix() if is_root else slot.local_matrix()
+        if matrix is None:
+            matrix = slot.global_matrix() if is_root else slot.local_matrix()
     except (TypeError, ValueError, IndexError):
         raise ModelError(
             "position, rotation or scale is not a list of numbers", path=slot.path
@@ -729,10 +786,13 @@ def export_scene(
 def _node(
     slot: Slot, godot: int, converter: _Converter, is_root: bool, meshes: bool = True
 ) -> SlotNode:
-    name = slot.name if isinstance(slot.name, str) else ""
-    node = SlotNode(name, NODE[godot], slot)
+    name = _unedited_value(slot, "Name")
+    if name is _SLOW:
+        name = slot.name
+    node = SlotNode(name if isinstance(name, str) else "", NODE[godot], slot)
     node.properties["transform"] = _transform(slot, is_root)
-    if slot.active is False:
+    active = _unedited_value(slot, "Active")
+    if (slot.active if active is _SLOW else active) is False:
         node.properties["visible"] = False
     drawn = converter.renderer(slot) if meshes else None
     if drawn is not None:
