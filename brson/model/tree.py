@@ -21,7 +21,7 @@ from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
 from brson.model import editing, transform
 from brson.model.idforms import GUID, ID_HEAD, leading_id
-from brson.model.node import _NO_VALS, Node
+from brson.model.node import _MISSING, _NO_VALS, Node
 from brson.model.typename import TypeName, is_type_name
 
 if TYPE_CHECKING:
@@ -85,13 +85,16 @@ class Member(Node):
     reads and edits are the registered member's).  Compare members by ``id``, not identity.
     """
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "_items")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         super().__init__(buf, start, end, owner)
         #: The ``Data`` element, when found at the engine layout's place (never changes: the
         #: bytes do not; an edit shows in the overlay, which reads check first).
         self._data: raw.Element | None = None
+        #: The list ``Data`` holds (a slot's components, a SyncList's members) once handed
+        #: out, kept here while the member has no overlay (see :meth:`Node._keep`).
+        self._items: list[Any] | None = None
 
     @classmethod
     def views(
@@ -122,6 +125,7 @@ class Member(Node):
             member._tree = tree
             member._key = key
             member._data = data
+            member._items = None
             if data is None and "ID" not in member:
                 continue  # a sub-document that is not a member
             out[key] = member
@@ -254,7 +258,33 @@ class Member(Node):
     @property
     def overlay(self) -> Mapping[str, Any]:
         live = self._live()
-        return self._vals if live is self else live.overlay
+        if live is not self:
+            return live.overlay
+        items = self._items
+        return self._vals if items is None else {"Data": items}
+
+    def _kept(self, key: str) -> Any:
+        items = self._items
+        return items if items is not None and key == "Data" else _MISSING
+
+    def _keep(self, key: str, value: Any) -> None:
+        if key == "Data" and self._vals is _NO_VALS:
+            self._items = value
+        else:
+            self._own_vals()[key] = value
+
+    def _settle(self) -> None:
+        if self._items is not None:
+            self._own_vals()
+
+    def _own_vals(self) -> dict[str, Any]:
+        vals = self._vals
+        if vals is _NO_VALS:
+            vals = self._vals = {}
+            if self._items is not None:
+                vals["Data"] = self._items
+                self._items = None
+        return vals
 
     def element_index(self) -> dict[str, raw.Element]:
         return Node.element_index(self._live())
@@ -541,7 +571,7 @@ class _Shape:
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
-    __slots__ = ("_ends", "_parent", "_path_memo", "_shape")
+    __slots__ = ("_ends", "_kids", "_listing", "_parent", "_path_memo", "_shape")
 
     #: The key layout of the last slot indexed; engine-written slots all share one.
     _last_shape: ClassVar[_Shape] = _Shape(())
@@ -567,6 +597,58 @@ class Slot(Node):
         #: collector as new objects and doubled its collections over a walk (see _element).
         self._shape: _Shape | None = None
         self._ends: tuple[int, ...] | None = None
+        #: The ``Children`` list and ``Components`` member once handed out, kept here while
+        #: the slot has no overlay (see :meth:`Node._keep`): an overlay dict per slot was 10k
+        #: objects for the collector on a walk of a 10k world.
+        self._kids: list[Any] | None = None
+        self._listing: Member | None = None
+
+    @property
+    def overlay(self) -> Mapping[str, Any]:
+        kids, listing = self._kids, self._listing
+        if kids is None and listing is None:
+            return self._vals  # the overlay, or the shared empty one
+        out: dict[str, Any] = {}
+        if kids is not None:
+            out["Children"] = kids
+        if listing is not None:
+            out["Components"] = listing
+        return out
+
+    def _kept(self, key: str) -> Any:
+        if key == "Children":
+            kids = self._kids
+            return _MISSING if kids is None else kids
+        if key == "Components":
+            listing = self._listing
+            return _MISSING if listing is None else listing
+        return _MISSING
+
+    def _keep(self, key: str, value: Any) -> None:
+        if self._vals is _NO_VALS:
+            if key == "Children":
+                self._kids = value
+                return
+            if key == "Components":
+                self._listing = value
+                return
+        self._own_vals()[key] = value
+
+    def _settle(self) -> None:
+        if self._kids is not None or self._listing is not None:
+            self._own_vals()
+
+    def _own_vals(self) -> dict[str, Any]:
+        vals = self._vals
+        if vals is _NO_VALS:
+            vals = self._vals = {}
+            if self._kids is not None:
+                vals["Children"] = self._kids
+                self._kids = None
+            if self._listing is not None:
+                vals["Components"] = self._listing
+                self._listing = None
+        return vals
 
     def _locate(self) -> tuple[int, ...] | None:
         """Find the elements: their ends when the slot has the last layout seen (kept

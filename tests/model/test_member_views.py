@@ -223,3 +223,36 @@ def test_an_edited_data_key_is_what_data_gives() -> None:
         renderer.data  # noqa: B018
     renderer.set("Data", before)
     assert renderer.data is before and "Mesh" in renderer
+
+
+def test_walked_lists_kept_outside_the_overlay_follow_edits() -> None:
+    """A walked slot keeps its Children list and Components member in attributes of its own
+    (no overlay dict per slot); they are still what the slot holds, walks reach them, and the
+    first edit below moves them into the overlay, so reads and writes of the edited slot see
+    the edit."""
+    tree, visual, renderer = _standin()
+    parent = visual.parent
+    assert isinstance(parent, Slot)
+    for slot in tree.walk():
+        slot.name  # noqa: B018
+        slot.components  # noqa: B018
+    assert parent.children_list() is parent.children_list()
+    assert visual.components_member is visual.components_member
+    assert set(parent.overlay) == {"Children", "Components"}
+    held = visual.components_member
+    assert held is not None and held.overlay.keys() == {"Data"}
+    assert renderer in set(tree.walk_nodes()) and visual in set(tree.walk_nodes())
+    assert not tree.modified and tree.to_bson() == tree.buffer
+
+    visual.name = "Renamed"
+    renderer.data.set("Enabled", False)
+    assert parent.modified and visual.modified
+    names = [kid["Name"]["Data"] for kid in parent.get("Children")]
+    assert "Renamed" in names
+    comps = visual.get("Components")["Data"]
+    assert any(c["Data"]["Enabled"] is False for c in comps)
+    again = brson.loads(brson.dumps(tree), name="again.brson")
+    renamed = again.find("Renamed")
+    assert isinstance(renamed, Slot)
+    found = renamed.find_component("MeshRenderer")
+    assert found is not None and found.data.get("Enabled") is False
