@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import difflib
 import re
+import struct
+from array import array
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -136,6 +138,18 @@ class Member(Node):
         if idx is None:
             idx = self._idx = raw.member_index(self._buf, self._start, self._end)
         return idx
+
+    def _element(self, key: str) -> raw.Element | None:
+        # Data at the engine layout's place without keeping an index: a slot's kept
+        # Components member asks only this, and an index dict of two tuples per slot was
+        # 30k objects for the collector on a walk of a 10k world.
+        if key == "Data" and self._idx is None:
+            data = self._data
+            if data is None:
+                data = raw.member_data(self._buf, self._start, self._end)
+            if data is not None:
+                return data
+        return self._index().get(key)
 
     def _live(self) -> Member:
         """This member, or the one its owner holds for its key (this view is stale)."""
@@ -298,7 +312,8 @@ class Member(Node):
         etype = self.etype("Data")
         if "Data" not in self or etype not in (None, raw.ARRAY):
             return None
-        if etype == raw.ARRAY and not _documents(self._buf, self._index()["Data"]):
+        elem = self._element("Data")
+        if etype == raw.ARRAY and elem is not None and not _documents(self._buf, elem):
             return None  # numbers (float3, colors): no per-item nodes
         items = self.child_nodes("Data", Member)
         if not items or not all(isinstance(i, Member) and "ID" in i for i in items):
@@ -568,6 +583,11 @@ class _Shape:
         self.where = {key: (i, etype, len(head)) for i, (head, key, etype) in enumerate(layout)}
 
 
+#: Native unsigned 64-bit offsets, as ``array("Q")`` writes them (``Slot._ends``).
+_ONE_END = struct.Struct("=Q")
+_TWO_ENDS = struct.Struct("=2Q")
+
+
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
@@ -596,7 +616,7 @@ class Slot(Node):
         #: the layout, not an index dict: the dict's tuples, one per key, were counted by the
         #: collector as new objects and doubled its collections over a walk (see _element).
         self._shape: _Shape | None = None
-        self._ends: tuple[int, ...] | None = None
+        self._ends: bytes | None = None
         #: The ``Children`` list and ``Components`` member once handed out, kept here while
         #: the slot has no overlay (see :meth:`Node._keep`): an overlay dict per slot was 10k
         #: objects for the collector on a walk of a 10k world.
@@ -650,9 +670,10 @@ class Slot(Node):
                 self._listing = None
         return vals
 
-    def _locate(self) -> tuple[int, ...] | None:
+    def _locate(self) -> bytes | None:
         """Find the elements: their ends when the slot has the last layout seen (kept
-        compact), else None with a full index kept in ``_idx``."""
+        compact, as bytes: a tuple was one more object per slot for the collector to count),
+        else None with a full index kept in ``_idx``."""
         shape = Slot._last_shape
         idx = raw.index_as(self._buf, self._start, self._end, shape.layout)
         if idx is None:
@@ -660,7 +681,7 @@ class Slot(Node):
             Slot._last_shape = _Shape(raw.layout_of(idx))
             return None
         self._shape = shape
-        ends = self._ends = tuple([elem[3] for elem in idx.values()])
+        ends = self._ends = array("Q", [elem[3] for elem in idx.values()]).tobytes()
         return ends
 
     def _element(self, key: str) -> raw.Element | None:
@@ -675,8 +696,11 @@ class Slot(Node):
                 if at is None:
                     return None
                 i, etype, size = at
-                pos = ends[i - 1] if i else self._start + 4
-                return (etype, pos, pos + size, ends[i])
+                if i:
+                    pos, end = _TWO_ENDS.unpack_from(ends, 8 * i - 8)
+                else:
+                    pos, end = self._start + 4, _ONE_END.unpack_from(ends)[0]
+                return (etype, pos, pos + size, end)
         return super()._element(key)
 
     def _index(self) -> dict[str, raw.Element]:
