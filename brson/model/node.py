@@ -236,6 +236,8 @@ class Node:
                 break
             if node._key is not None:
                 node._attach(owner)
+                owner = node._owner  # a view may attach elsewhere (Member's lazy owner)
+                assert owner is not None
             node = owner
         node.after_edit()
 

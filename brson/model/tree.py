@@ -105,7 +105,9 @@ class Member(Node):
         """The members at the spans of ``owner``'s buffer that one scan found
         (:func:`brson.document.raw.component_fields`), by key: the member ``owner`` holds for
         a key when it holds one, else a view, made without ``__init__`` (a third of the cost
-        of making each; :meth:`Node.__init__` lists the same attributes)."""
+        of making each; :meth:`Node.__init__` lists the same attributes).  ``owner`` is the
+        component's Data node, or the component itself while it has none (the views then
+        reach Data on their first edit, see :meth:`_attach`)."""
         buf = owner.buffer
         held = owner.overlay
         new = object.__new__
@@ -151,6 +153,25 @@ class Member(Node):
                 return data
         return self._index().get(key)
 
+    def holder(self) -> Node | None:
+        owner = self._owner
+        if isinstance(owner, Component):  # a field view made before its Data node was
+            key = self._key
+            data = owner.data_held()
+            if key is None or data is None:
+                return None
+            held = data.overlay.get(key)
+            return held if isinstance(held, Node) and held is not self else None
+        return Node.holder(self)
+
+    def _attach(self, owner: Node) -> None:
+        """As :meth:`Node._attach`; a field view of a component that kept no Data node
+        (:attr:`Component.fields`) belongs to the component's Data, made or found now: the
+        one ``component.data`` gives, before the edit or after it."""
+        if isinstance(owner, Component):
+            owner = self._owner = owner.data
+        super()._attach(owner)
+
     def _live(self) -> Member:
         """This member, or the one its owner holds for its key (this view is stale)."""
         if self._key is not None:
@@ -195,9 +216,13 @@ class Member(Node):
     @property
     def value(self) -> Any:
         """The Data value; for a list of members (SyncList) the list of their values."""
-        key, owner = self._key, self._owner
-        if key is not None and owner is not None and key in owner.overlay:
-            return self._live().value  # a stale view: its owner holds another for its key
+        owner = self._owner
+        # An owner holds nothing in its overlay dict (empty or none) unless this view can be
+        # stale: its owner, or its component's Data, holds another member for its key.
+        if self._key is not None and owner is not None and owner._vals:  # noqa: SLF001
+            live = self._live()
+            if live is not self:
+                return live.value
         if not self._dirty:  # unedited: Data is in the bytes (or a kept list of its items)
             buf = self._buf
             elem = self._data
@@ -476,12 +501,36 @@ class Component(Node):
     def slot(self, slot: Slot | None) -> None:
         self._slot = slot
 
+    def data_held(self) -> Node | None:
+        """The Data node this component holds or keeps (:attr:`data`), None before one was
+        made."""
+        vals = self._vals
+        if vals:
+            held = vals.get("Data")
+            if isinstance(held, Node):
+                return held
+        node = self._data_node
+        return node if node is not None and node.owner is self else None
+
     @property
     def fields(self) -> dict[str, Member]:
         """Every member-shaped entry of Data by field name (``ID`` etc. are not members).
 
         A new dict of member views each call (see :class:`Member`): an edited member is the
         one its component holds, the others are made from one scan of ``Data``'s bytes."""
+        if self._vals is _NO_VALS and self._data_node is None and self._keys is None:
+            # Unedited and no Data node yet: the views are the component's until their first
+            # edit (Member._attach), so reading every value keeps no Data node per component
+            # (40k objects for the collector on a 10k world).
+            buf = self._buf
+            idx = self._idx
+            if idx is None:
+                idx = raw.component_index(buf, self._start, self._end)
+            elem = idx.get("Data")
+            if elem is not None and elem[0] == raw.DOCUMENT:
+                found = raw.component_fields(buf, elem[2], elem[3])
+                if found is not None:
+                    return Member.views(self, found, self._tree)
         data = self.data
         tree = self._tree
         found = None

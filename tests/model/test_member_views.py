@@ -256,3 +256,42 @@ def test_walked_lists_kept_outside_the_overlay_follow_edits() -> None:
     assert isinstance(renamed, Slot)
     found = renamed.find_component("MeshRenderer")
     assert found is not None and found.data.get("Enabled") is False
+
+
+def test_field_views_made_before_the_data_node_reach_it_on_their_first_edit() -> None:
+    """``fields`` of a component nobody asked ``data`` of keeps no Data node; its views find
+    the component's Data node (made then, or the one ``data`` gave before) on their first
+    edit, so every order of ``fields``, ``data`` and edits gives one held member per field."""
+    tree, _, renderer = _standin()
+    first = renderer.fields
+    assert renderer.data_held() is None  # nothing kept by reading
+    assert all(m.value == renderer.fields[k].value for k, m in first.items())
+    data = renderer.data  # taken after the views, before their edit
+    mesh, twin = first["Mesh"], renderer.fields["Mesh"]
+    mesh.value = renderer.id
+    assert mesh.owner is data and renderer.data is data and renderer.data_held() is data
+    assert data.overlay["Mesh"] is mesh and renderer["Mesh"] is mesh
+    assert twin.value == renderer.id  # the older view of the key forwards
+    assert first["Enabled"].value == renderer.fields["Enabled"].value
+    enabled = data.child_view("Enabled", Member)
+    assert enabled is not None
+    enabled.value = False  # an edit through the earlier ``data`` still works
+    twin.value = None  # and through the older view, landing on the held member
+    assert mesh.value is None and renderer.fields["Enabled"].value is False
+    assert first["Enabled"].value is False  # a view from before forwards too
+
+    _, _, other = _reloaded(tree)
+    assert other["Mesh"].value is None and other["Enabled"].value is False
+    views = other.fields  # no Data node yet; the first edit makes it
+    views["Mesh"].value = other.id
+    assert other.data_held() is not None and other["Mesh"] is views["Mesh"]
+    assert other.fields["Mesh"].value == other.id
+    stale = other.fields["Enabled"]
+    other.fields["Enabled"].value = True
+    assert stale.value is True  # forwards to the held one
+    again = brson.loads(brson.dumps(other.tree), name="again.brson")  # type: ignore[arg-type]
+    found = again.find("Visual")
+    assert isinstance(found, Slot)
+    renderer2 = found.find_component("MeshRenderer")
+    assert renderer2 is not None and renderer2["Mesh"].value == other.id
+    assert renderer2["Enabled"].value is True
