@@ -123,6 +123,28 @@ class Node:
             return default
         return raw.scalar(self._buf, elem)
 
+    def _kept(self, key: str) -> Any:
+        """What this node keeps for ``key`` in an attribute of its own while it has no
+        overlay (:meth:`_keep`); ``_MISSING`` when nothing."""
+        return _MISSING
+
+    def _keep(self, key: str, value: Any) -> None:
+        """Hold a child node or list handed out for ``key``.  A subclass may keep the ones
+        every walk asks for in attributes of its own instead of an overlay dict (a dict per
+        slot was 20k objects for the collector); the first edit moves them into the
+        overlay (:meth:`_settle`), so an edited node has one place saying what it holds."""
+        self._own_vals()[key] = value
+
+    def _settle(self) -> None:
+        """Move what :meth:`_keep` put in attributes into the overlay."""
+
+    def _held(self, key: str) -> Any:
+        """What this node holds for ``key`` (overlay or kept), ``_MISSING`` when nothing."""
+        vals = self._vals
+        if vals is _NO_VALS:
+            return self._kept(key)
+        return vals.get(key, _MISSING)
+
     def child_node(self, key: str, cls: type[N]) -> N | None:
         """The sub-document at ``key`` as a node of class ``cls`` (kept for identity): the
         view :meth:`child_view` gives, held here from the start."""
@@ -130,7 +152,7 @@ class Node:
         view: Node | None = node
         if view is not None and view.view_key is not None:
             # What _attach does for a key nothing holds yet (child_view found the element).
-            self._own_vals()[key] = view
+            self._keep(key, view)
             view._key = None  # noqa: SLF001  (Node's own protocol, on a Node)
         return node
 
@@ -138,7 +160,7 @@ class Node:
         """The sub-document at ``key`` as a node of class ``cls``, not kept unless edited: the
         node this one holds for ``key`` when it holds one (an edited or kept child), else a
         new view that registers itself here on its first edit (see the module docstring)."""
-        value = self._vals.get(key, _MISSING)
+        value = self._held(key)
         if value is not _MISSING:
             return value if isinstance(value, cls) else None
         if self._keys is not None and key not in self._keys:
@@ -163,12 +185,12 @@ class Node:
         key, owner = self._key, self._owner
         if key is None or owner is None:
             return None
-        held = owner.overlay.get(key)
+        held = owner._held(key)  # noqa: SLF001  (Node's own protocol, on a Node)
         return held if isinstance(held, Node) and held is not self else None
 
     def child_nodes(self, key: str, cls: type[N]) -> list[N] | None:
         """The array at ``key`` as a list of nodes (non-document items are kept as values)."""
-        value = self._vals.get(key, _MISSING)
+        value = self._held(key)
         if value is not _MISSING:
             return value if isinstance(value, list) else None
         if self._keys is not None and key not in self._keys:
@@ -183,7 +205,7 @@ class Node:
                 items.append(cls(buf, item[2], item[3], self))
             else:
                 items.append(raw.scalar(buf, item))
-        self._own_vals()[key] = items
+        self._keep(key, items)
         return items
 
     def decoded(self) -> dict[str, Any]:
@@ -207,11 +229,15 @@ class Node:
         node: Node = self
         while True:
             node._dirty = True
+            if node._vals is _NO_VALS:
+                node._settle()
             owner = node._owner
             if owner is None:
                 break
             if node._key is not None:
                 node._attach(owner)
+                owner = node._owner  # a view may attach elsewhere (Member's lazy owner)
+                assert owner is not None
             node = owner
         node.after_edit()
 
@@ -221,7 +247,7 @@ class Node:
         edit would be lost silently."""
         key = self._key
         assert key is not None
-        held = owner.overlay.get(key, _MISSING)
+        held = owner._held(key)
         if held is _MISSING:
             if Node.__contains__(owner, key):
                 owner._own_vals()[key] = self

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import difflib
 import re
+import struct
+from array import array
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -21,7 +23,7 @@ from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
 from brson.model import editing, transform
 from brson.model.idforms import GUID, ID_HEAD, leading_id
-from brson.model.node import _NO_VALS, Node
+from brson.model.node import _MISSING, _NO_VALS, Node
 from brson.model.typename import TypeName, is_type_name
 
 if TYPE_CHECKING:
@@ -85,13 +87,16 @@ class Member(Node):
     reads and edits are the registered member's).  Compare members by ``id``, not identity.
     """
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "_items")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         super().__init__(buf, start, end, owner)
         #: The ``Data`` element, when found at the engine layout's place (never changes: the
         #: bytes do not; an edit shows in the overlay, which reads check first).
         self._data: raw.Element | None = None
+        #: The list ``Data`` holds (a slot's components, a SyncList's members) once handed
+        #: out, kept here while the member has no overlay (see :meth:`Node._keep`).
+        self._items: list[Any] | None = None
 
     @classmethod
     def views(
@@ -100,7 +105,9 @@ class Member(Node):
         """The members at the spans of ``owner``'s buffer that one scan found
         (:func:`brson.document.raw.component_fields`), by key: the member ``owner`` holds for
         a key when it holds one, else a view, made without ``__init__`` (a third of the cost
-        of making each; :meth:`Node.__init__` lists the same attributes)."""
+        of making each; :meth:`Node.__init__` lists the same attributes).  ``owner`` is the
+        component's Data node, or the component itself while it has none (the views then
+        reach Data on their first edit, see :meth:`_attach`)."""
         buf = owner.buffer
         held = owner.overlay
         new = object.__new__
@@ -122,6 +129,7 @@ class Member(Node):
             member._tree = tree
             member._key = key
             member._data = data
+            member._items = None
             if data is None and "ID" not in member:
                 continue  # a sub-document that is not a member
             out[key] = member
@@ -132,6 +140,37 @@ class Member(Node):
         if idx is None:
             idx = self._idx = raw.member_index(self._buf, self._start, self._end)
         return idx
+
+    def _element(self, key: str) -> raw.Element | None:
+        # Data at the engine layout's place without keeping an index: a slot's kept
+        # Components member asks only this, and an index dict of two tuples per slot was
+        # 30k objects for the collector on a walk of a 10k world.
+        if key == "Data" and self._idx is None:
+            data = self._data
+            if data is None:
+                data = raw.member_data(self._buf, self._start, self._end)
+            if data is not None:
+                return data
+        return self._index().get(key)
+
+    def holder(self) -> Node | None:
+        owner = self._owner
+        if isinstance(owner, Component):  # a field view made before its Data node was
+            key = self._key
+            data = owner.data_held()
+            if key is None or data is None:
+                return None
+            held = data.overlay.get(key)
+            return held if isinstance(held, Node) and held is not self else None
+        return Node.holder(self)
+
+    def _attach(self, owner: Node) -> None:
+        """As :meth:`Node._attach`; a field view of a component that kept no Data node
+        (:attr:`Component.fields`) belongs to the component's Data, made or found now: the
+        one ``component.data`` gives, before the edit or after it."""
+        if isinstance(owner, Component):
+            owner = self._owner = owner.data
+        super()._attach(owner)
 
     def _live(self) -> Member:
         """This member, or the one its owner holds for its key (this view is stale)."""
@@ -177,9 +216,13 @@ class Member(Node):
     @property
     def value(self) -> Any:
         """The Data value; for a list of members (SyncList) the list of their values."""
-        key, owner = self._key, self._owner
-        if key is not None and owner is not None and key in owner.overlay:
-            return self._live().value  # a stale view: its owner holds another for its key
+        owner = self._owner
+        # An owner holds nothing in its overlay dict (empty or none) unless this view can be
+        # stale: its owner, or its component's Data, holds another member for its key.
+        if self._key is not None and owner is not None and owner._vals:  # noqa: SLF001
+            live = self._live()
+            if live is not self:
+                return live.value
         if not self._dirty:  # unedited: Data is in the bytes (or a kept list of its items)
             buf = self._buf
             elem = self._data
@@ -254,7 +297,33 @@ class Member(Node):
     @property
     def overlay(self) -> Mapping[str, Any]:
         live = self._live()
-        return self._vals if live is self else live.overlay
+        if live is not self:
+            return live.overlay
+        items = self._items
+        return self._vals if items is None else {"Data": items}
+
+    def _kept(self, key: str) -> Any:
+        items = self._items
+        return items if items is not None and key == "Data" else _MISSING
+
+    def _keep(self, key: str, value: Any) -> None:
+        if key == "Data" and self._vals is _NO_VALS:
+            self._items = value
+        else:
+            self._own_vals()[key] = value
+
+    def _settle(self) -> None:
+        if self._items is not None:
+            self._own_vals()
+
+    def _own_vals(self) -> dict[str, Any]:
+        vals = self._vals
+        if vals is _NO_VALS:
+            vals = self._vals = {}
+            if self._items is not None:
+                vals["Data"] = self._items
+                self._items = None
+        return vals
 
     def element_index(self) -> dict[str, raw.Element]:
         return Node.element_index(self._live())
@@ -268,7 +337,8 @@ class Member(Node):
         etype = self.etype("Data")
         if "Data" not in self or etype not in (None, raw.ARRAY):
             return None
-        if etype == raw.ARRAY and not _documents(self._buf, self._index()["Data"]):
+        elem = self._element("Data")
+        if etype == raw.ARRAY and elem is not None and not _documents(self._buf, elem):
             return None  # numbers (float3, colors): no per-item nodes
         items = self.child_nodes("Data", Member)
         if not items or not all(isinstance(i, Member) and "ID" in i for i in items):
@@ -431,12 +501,36 @@ class Component(Node):
     def slot(self, slot: Slot | None) -> None:
         self._slot = slot
 
+    def data_held(self) -> Node | None:
+        """The Data node this component holds or keeps (:attr:`data`), None before one was
+        made."""
+        vals = self._vals
+        if vals:
+            held = vals.get("Data")
+            if isinstance(held, Node):
+                return held
+        node = self._data_node
+        return node if node is not None and node.owner is self else None
+
     @property
     def fields(self) -> dict[str, Member]:
         """Every member-shaped entry of Data by field name (``ID`` etc. are not members).
 
         A new dict of member views each call (see :class:`Member`): an edited member is the
         one its component holds, the others are made from one scan of ``Data``'s bytes."""
+        if self._vals is _NO_VALS and self._data_node is None and self._keys is None:
+            # Unedited and no Data node yet: the views are the component's until their first
+            # edit (Member._attach), so reading every value keeps no Data node per component
+            # (40k objects for the collector on a 10k world).
+            buf = self._buf
+            idx = self._idx
+            if idx is None:
+                idx = raw.component_index(buf, self._start, self._end)
+            elem = idx.get("Data")
+            if elem is not None and elem[0] == raw.DOCUMENT:
+                found = raw.component_fields(buf, elem[2], elem[3])
+                if found is not None:
+                    return Member.views(self, found, self._tree)
         data = self.data
         tree = self._tree
         found = None
@@ -538,10 +632,15 @@ class _Shape:
         self.where = {key: (i, etype, len(head)) for i, (head, key, etype) in enumerate(layout)}
 
 
+#: Native unsigned 64-bit offsets, as ``array("Q")`` writes them (``Slot._ends``).
+_ONE_END = struct.Struct("=Q")
+_TWO_ENDS = struct.Struct("=2Q")
+
+
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
-    __slots__ = ("_ends", "_parent", "_path_memo", "_shape")
+    __slots__ = ("_ends", "_kids", "_listing", "_parent", "_path_memo", "_shape")
 
     #: The key layout of the last slot indexed; engine-written slots all share one.
     _last_shape: ClassVar[_Shape] = _Shape(())
@@ -566,11 +665,64 @@ class Slot(Node):
         #: the layout, not an index dict: the dict's tuples, one per key, were counted by the
         #: collector as new objects and doubled its collections over a walk (see _element).
         self._shape: _Shape | None = None
-        self._ends: tuple[int, ...] | None = None
+        self._ends: bytes | None = None
+        #: The ``Children`` list and ``Components`` member once handed out, kept here while
+        #: the slot has no overlay (see :meth:`Node._keep`): an overlay dict per slot was 10k
+        #: objects for the collector on a walk of a 10k world.
+        self._kids: list[Any] | None = None
+        self._listing: Member | None = None
 
-    def _locate(self) -> tuple[int, ...] | None:
+    @property
+    def overlay(self) -> Mapping[str, Any]:
+        kids, listing = self._kids, self._listing
+        if kids is None and listing is None:
+            return self._vals  # the overlay, or the shared empty one
+        out: dict[str, Any] = {}
+        if kids is not None:
+            out["Children"] = kids
+        if listing is not None:
+            out["Components"] = listing
+        return out
+
+    def _kept(self, key: str) -> Any:
+        if key == "Children":
+            kids = self._kids
+            return _MISSING if kids is None else kids
+        if key == "Components":
+            listing = self._listing
+            return _MISSING if listing is None else listing
+        return _MISSING
+
+    def _keep(self, key: str, value: Any) -> None:
+        if self._vals is _NO_VALS:
+            if key == "Children":
+                self._kids = value
+                return
+            if key == "Components":
+                self._listing = value
+                return
+        self._own_vals()[key] = value
+
+    def _settle(self) -> None:
+        if self._kids is not None or self._listing is not None:
+            self._own_vals()
+
+    def _own_vals(self) -> dict[str, Any]:
+        vals = self._vals
+        if vals is _NO_VALS:
+            vals = self._vals = {}
+            if self._kids is not None:
+                vals["Children"] = self._kids
+                self._kids = None
+            if self._listing is not None:
+                vals["Components"] = self._listing
+                self._listing = None
+        return vals
+
+    def _locate(self) -> bytes | None:
         """Find the elements: their ends when the slot has the last layout seen (kept
-        compact), else None with a full index kept in ``_idx``."""
+        compact, as bytes: a tuple was one more object per slot for the collector to count),
+        else None with a full index kept in ``_idx``."""
         shape = Slot._last_shape
         idx = raw.index_as(self._buf, self._start, self._end, shape.layout)
         if idx is None:
@@ -578,7 +730,7 @@ class Slot(Node):
             Slot._last_shape = _Shape(raw.layout_of(idx))
             return None
         self._shape = shape
-        ends = self._ends = tuple([elem[3] for elem in idx.values()])
+        ends = self._ends = array("Q", [elem[3] for elem in idx.values()]).tobytes()
         return ends
 
     def _element(self, key: str) -> raw.Element | None:
@@ -593,8 +745,11 @@ class Slot(Node):
                 if at is None:
                     return None
                 i, etype, size = at
-                pos = ends[i - 1] if i else self._start + 4
-                return (etype, pos, pos + size, ends[i])
+                if i:
+                    pos, end = _TWO_ENDS.unpack_from(ends, 8 * i - 8)
+                else:
+                    pos, end = self._start + 4, _ONE_END.unpack_from(ends)[0]
+                return (etype, pos, pos + size, end)
         return super()._element(key)
 
     def _index(self) -> dict[str, raw.Element]:

@@ -223,3 +223,75 @@ def test_an_edited_data_key_is_what_data_gives() -> None:
         renderer.data  # noqa: B018
     renderer.set("Data", before)
     assert renderer.data is before and "Mesh" in renderer
+
+
+def test_walked_lists_kept_outside_the_overlay_follow_edits() -> None:
+    """A walked slot keeps its Children list and Components member in attributes of its own
+    (no overlay dict per slot); they are still what the slot holds, walks reach them, and the
+    first edit below moves them into the overlay, so reads and writes of the edited slot see
+    the edit."""
+    tree, visual, renderer = _standin()
+    parent = visual.parent
+    assert isinstance(parent, Slot)
+    for slot in tree.walk():
+        slot.name  # noqa: B018
+        slot.components  # noqa: B018
+    assert parent.children_list() is parent.children_list()
+    assert visual.components_member is visual.components_member
+    assert set(parent.overlay) == {"Children", "Components"}
+    held = visual.components_member
+    assert held is not None and held.overlay.keys() == {"Data"}
+    assert renderer in set(tree.walk_nodes()) and visual in set(tree.walk_nodes())
+    assert not tree.modified and tree.to_bson() == tree.buffer
+
+    visual.name = "Renamed"
+    renderer.data.set("Enabled", False)
+    assert parent.modified and visual.modified
+    names = [kid["Name"]["Data"] for kid in parent.get("Children")]
+    assert "Renamed" in names
+    comps = visual.get("Components")["Data"]
+    assert any(c["Data"]["Enabled"] is False for c in comps)
+    again = brson.loads(brson.dumps(tree), name="again.brson")
+    renamed = again.find("Renamed")
+    assert isinstance(renamed, Slot)
+    found = renamed.find_component("MeshRenderer")
+    assert found is not None and found.data.get("Enabled") is False
+
+
+def test_field_views_made_before_the_data_node_reach_it_on_their_first_edit() -> None:
+    """``fields`` of a component nobody asked ``data`` of keeps no Data node; its views find
+    the component's Data node (made then, or the one ``data`` gave before) on their first
+    edit, so every order of ``fields``, ``data`` and edits gives one held member per field."""
+    tree, _, renderer = _standin()
+    first = renderer.fields
+    assert renderer.data_held() is None  # nothing kept by reading
+    assert all(m.value == renderer.fields[k].value for k, m in first.items())
+    data = renderer.data  # taken after the views, before their edit
+    mesh, twin = first["Mesh"], renderer.fields["Mesh"]
+    mesh.value = renderer.id
+    assert mesh.owner is data and renderer.data is data and renderer.data_held() is data
+    assert data.overlay["Mesh"] is mesh and renderer["Mesh"] is mesh
+    assert twin.value == renderer.id  # the older view of the key forwards
+    assert first["Enabled"].value == renderer.fields["Enabled"].value
+    enabled = data.child_view("Enabled", Member)
+    assert enabled is not None
+    enabled.value = False  # an edit through the earlier ``data`` still works
+    twin.value = None  # and through the older view, landing on the held member
+    assert mesh.value is None and renderer.fields["Enabled"].value is False
+    assert first["Enabled"].value is False  # a view from before forwards too
+
+    _, _, other = _reloaded(tree)
+    assert other["Mesh"].value is None and other["Enabled"].value is False
+    views = other.fields  # no Data node yet; the first edit makes it
+    views["Mesh"].value = other.id
+    assert other.data_held() is not None and other["Mesh"] is views["Mesh"]
+    assert other.fields["Mesh"].value == other.id
+    stale = other.fields["Enabled"]
+    other.fields["Enabled"].value = True
+    assert stale.value is True  # forwards to the held one
+    again = brson.loads(brson.dumps(other.tree), name="again.brson")  # type: ignore[arg-type]
+    found = again.find("Visual")
+    assert isinstance(found, Slot)
+    renderer2 = found.find_component("MeshRenderer")
+    assert renderer2 is not None and renderer2["Mesh"].value == other.id
+    assert renderer2["Enabled"].value is True
