@@ -115,15 +115,14 @@ def _decoded_slot(slot: Slot) -> tuple[dict[str, Any], list[dict[str, Any]]] | N
     when the slot is not in the shape whose reading through the model cannot differ: an
     unmodified slot whose ``Components`` is a member in the engine's layout holding an array
     of documents, and whose bytes (``Children`` left out) pymongo decodes."""
-    idx = slot.element_index()  # the model's own checks of the slot document, as before
     buf = slot.buffer
     start, end = slot.span
-    members = idx.get("Components")
+    members = slot.element("Components")  # the model's own checks of the slot, as before
     if members is None or members[0] != raw.DOCUMENT:
         return None
     if raw.member_data(buf, members[2], members[3]) is None:
         return None  # the model indexes such a member (and refuses duplicate keys): its path
-    kids = idx.get("Children")
+    kids = slot.element("Children")
     if kids is None:
         data = buf[start:end]
     else:
@@ -136,7 +135,7 @@ def _decoded_slot(slot: Slot) -> tuple[dict[str, Any], list[dict[str, Any]]] | N
     components = fields.pop("Components")["Data"]
     if type(components) is not list or not all(type(c) is dict for c in components):
         return None
-    name = idx.get("Name")
+    name = slot.element("Name")
     if name is None or name[0] != raw.DOCUMENT:
         memoize_path(slot, None)  # the model reads no name there either
     elif raw.member_data(buf, name[2], name[3]) is not None:  # read as the model reads it
