@@ -21,7 +21,7 @@ from bson.errors import BSONError
 
 from brson.collector import paused_gc
 from brson.document import raw
-from brson.document.bsondoc import decode_bytes
+from brson.document.bsondoc import decode_bytes, holds_dbref_mark
 from brson.errors import BrsonError
 from brson.model.tree import DataTree, Slot, memoize_path
 from brson.ops.validate.container import report_error
@@ -79,10 +79,12 @@ def check_tree(tree: DataTree, findings: Findings) -> None:
 
 def _walk(ctx: Context, root: Slot, slot_hooks: Hooks, component_hooks: Hooks) -> None:
     fast = not ctx.tree.modified
+    # Keys are whole in a slot's elements: none is $ref when the tree's bytes hold no mark.
+    unmarked = fast and not holds_dbref_mark(ctx.tree.buffer)
     stack = [root]
     while stack:
         slot = stack.pop()
-        decoded = _decoded_slot(slot) if fast else None
+        decoded = _decoded_slot(slot, unmarked) if fast else None
         if decoded is None:
             _slot_by_nodes(ctx, slot, slot_hooks, component_hooks)
         else:
@@ -110,7 +112,9 @@ def _slot_by_nodes(ctx: Context, slot: Slot, slot_hooks: Hooks, component_hooks:
             hook(ctx, component_info)
 
 
-def _decoded_slot(slot: Slot) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+def _decoded_slot(
+    slot: Slot, unmarked: bool = False
+) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     """``(the slot's own keys decoded, its components decoded)`` in one pymongo call, or None
     when the slot is not in the shape whose reading through the model cannot differ: an
     unmodified slot whose ``Components`` is a member in the engine's layout holding an array
@@ -125,11 +129,12 @@ def _decoded_slot(slot: Slot) -> tuple[dict[str, Any], list[dict[str, Any]]] | N
     kids = slot.element("Children")
     if kids is None:
         data = buf[start:end]
-    else:
-        head, tail = buf[start + 4 : kids[1]], buf[kids[3] : end]
-        data = raw.int32_bytes(4 + len(head) + len(tail)) + head + tail
+    else:  # copied once (slices of a view, joined)
+        view = memoryview(buf)
+        head, tail = view[start + 4 : kids[1]], view[kids[3] : end]
+        data = b"".join((raw.int32_bytes(4 + len(head) + len(tail)), head, tail))
     try:
-        fields = decode_bytes(data)
+        fields = decode_bytes(data, unmarked=unmarked)
     except (BSONError, ValueError, OverflowError, RecursionError):
         return None  # the model's path reports it, with its message
     components = fields.pop("Components")["Data"]
