@@ -33,3 +33,12 @@ def drop_cycles() -> None:
     out, a temporary view of some bytes) is garbage only a collection frees.  Collects the
     youngest generation only: what was allocated since, not the long-lived heap."""
     gc.collect(0)
+
+
+def skip_exit_collection() -> None:
+    """Spare a process about to exit its final full collection: the interpreter's shutdown
+    collects every generation, traversing everything the command made (0.15-0.2 s CPU after
+    a 10k-slot export-godot) only to free memory the exit frees anyway.  Frozen objects are
+    not collected.  Only for the console command, right before it exits: in a process that
+    goes on, what is frozen would never be freed."""
+    gc.freeze()

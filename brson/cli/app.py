@@ -36,7 +36,11 @@ def run() -> None:
         sys.stdout.write(f"brson {__version__}\n")
         sys.stdout.flush()
         sys.exit(0)
-    sys.exit(main())
+    code = main()
+    from brson.collector import skip_exit_collection
+
+    skip_exit_collection()
+    sys.exit(code)
 
 
 def __getattr__(name: str) -> Any:

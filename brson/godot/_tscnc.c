@@ -63,6 +63,48 @@ static inline int64_t i64(const unsigned char *p) {
 /* Results: 0 written, 1 not sure (the caller returns None), -1 Python error (memory). */
 #define UNSURE 1
 
+/* The element at pos of a document whose terminator is at stop: its key is the klen bytes
+ * after the type byte, its value [vstart, vend).  0, or UNSURE for a type these writers do not
+ * render or framing raw.index would refuse (checked for the values a writer skips too). */
+static int element_at(const unsigned char *b, Py_ssize_t pos, Py_ssize_t stop,
+                      Py_ssize_t *klen, Py_ssize_t *vstart, Py_ssize_t *vend) {
+    int etype = b[pos];
+    Py_ssize_t k = pos + 1;
+    while (k < stop && b[k] != 0)
+        k++;
+    if (k >= stop)
+        return UNSURE;
+    Py_ssize_t vs = k + 1, ve;
+    switch (etype) {
+    case 0x01: case 0x12: ve = vs + 8; break;
+    case 0x08: ve = vs + 1; break;
+    case 0x0A: ve = vs; break;
+    case 0x10: ve = vs + 4; break;
+    case 0x02:
+        if (stop - vs < 5)
+            return UNSURE;
+        ve = vs + 4 + i32(b + vs);
+        if (ve < vs + 5)
+            return UNSURE;
+        break;
+    case 0x03: case 0x04:
+        if (stop - vs < 5)
+            return UNSURE;
+        ve = vs + i32(b + vs);
+        if (ve < vs + 5)
+            return UNSURE;
+        break;
+    default:
+        return UNSURE;
+    }
+    if (ve > stop || ((etype == 0x03 || etype == 0x04) && b[ve - 1] != 0))
+        return UNSURE;
+    *klen = k - pos - 1;
+    *vstart = vs;
+    *vend = ve;
+    return 0;
+}
+
 /* A JSON string body as json's C encoder writes it with ensure_ascii=False; DEL: not sure
  * (the TSCN writer escapes it, JSON does not). UTF-8 validity is checked once at the end. */
 static int put_string(Out *o, const unsigned char *s, Py_ssize_t n) {
@@ -170,36 +212,9 @@ static int put_container(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
         return -1;
     while (pos < stop) {
         int etype = b[pos];
-        Py_ssize_t kstart = pos + 1, k = kstart;
-        while (k < stop && b[k] != 0)
-            k++;
-        if (k >= stop)
+        Py_ssize_t kstart = pos + 1, klen, vstart, vend;
+        if (element_at(b, pos, stop, &klen, &vstart, &vend) != 0)
             return UNSURE;
-        Py_ssize_t klen = k - kstart, vstart = k + 1, vend;
-        switch (etype) {
-        case 0x01: case 0x12: vend = vstart + 8; break;
-        case 0x08: vend = vstart + 1; break;
-        case 0x0A: vend = vstart; break;
-        case 0x10: vend = vstart + 4; break;
-        case 0x02:
-            if (stop - vstart < 5)
-                return UNSURE;
-            vend = vstart + 4 + i32(b + vstart);
-            if (vend < vstart + 5)
-                return UNSURE;
-            break;
-        case 0x03: case 0x04:
-            if (stop - vstart < 5)
-                return UNSURE;
-            vend = vstart + i32(b + vstart);
-            if (vend < vstart + 5)
-                return UNSURE;
-            break;
-        default:
-            return UNSURE;
-        }
-        if (vend > stop || ((etype == 0x03 || etype == 0x04) && b[vend - 1] != 0))
-            return UNSURE; /* raw.index's checks, for the skipped values too */
         pos = vend;
         const unsigned char *key = b + kstart;
         if (!array) {
@@ -339,33 +354,10 @@ static int put_id(Out *o, const unsigned char *b, Py_ssize_t start, Py_ssize_t e
     Py_ssize_t pos = start + 4, stop = end - 1;
     while (pos < stop) {
         int etype = b[pos];
-        Py_ssize_t k = pos + 1;
-        while (k < stop && b[k] != 0)
-            k++;
-        if (k >= stop)
+        Py_ssize_t klen, vstart, vend;
+        if (element_at(b, pos, stop, &klen, &vstart, &vend) != 0)
             return UNSURE;
-        Py_ssize_t vstart = k + 1, vend;
-        int is_id = k - pos - 1 == 2 && b[pos + 1] == 'I' && b[pos + 2] == 'D';
-        switch (etype) {
-        case 0x01: case 0x12: vend = vstart + 8; break;
-        case 0x08: vend = vstart + 1; break;
-        case 0x0A: vend = vstart; break;
-        case 0x10: vend = vstart + 4; break;
-        case 0x02:
-            if (stop - vstart < 5)
-                return UNSURE;
-            vend = vstart + 4 + i32(b + vstart);
-            break;
-        case 0x03: case 0x04:
-            if (stop - vstart < 5)
-                return UNSURE;
-            vend = vstart + i32(b + vstart);
-            break;
-        default:
-            return UNSURE;
-        }
-        if (vend < vstart || vend > stop)
-            return UNSURE;
+        int is_id = klen == 2 && b[pos + 1] == 'I' && b[pos + 2] == 'D';
         if (is_id)
             return etype == 0x02 ? put_value(o, b, 0x02, vstart, vend, 0, NULL, NULL)
                                  : out_put(o, "null", 4);
@@ -386,31 +378,8 @@ static int put_component(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
     int seen_type = 0, elements = 0;
     while (pos < stop) {
         int etype = b[pos];
-        Py_ssize_t k = pos + 1;
-        while (k < stop && b[k] != 0)
-            k++;
-        if (k >= stop)
-            return UNSURE;
-        Py_ssize_t klen = k - pos - 1, vstart = k + 1, vend;
-        switch (etype) {
-        case 0x01: case 0x12: vend = vstart + 8; break;
-        case 0x08: vend = vstart + 1; break;
-        case 0x0A: vend = vstart; break;
-        case 0x10: vend = vstart + 4; break;
-        case 0x02:
-            if (stop - vstart < 5)
-                return UNSURE;
-            vend = vstart + 4 + i32(b + vstart);
-            break;
-        case 0x03: case 0x04:
-            if (stop - vstart < 5)
-                return UNSURE;
-            vend = vstart + i32(b + vstart);
-            break;
-        default:
-            return UNSURE;
-        }
-        if (vend < vstart || vend > stop)
+        Py_ssize_t klen, vstart, vend;
+        if (element_at(b, pos, stop, &klen, &vstart, &vend) != 0)
             return UNSURE;
         if (klen == 4 && memcmp(b + pos + 1, "Type", 4) == 0 && !seen_type) {
             seen_type = 1;

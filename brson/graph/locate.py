@@ -165,6 +165,15 @@ def _between(offsets: list[int], start: int, end: int) -> list[int]:
     return offsets[bisect_left(offsets, start) : bisect_left(offsets, end)]
 
 
+def _cut(offsets: list[int], elem: raw.Element) -> tuple[list[int], list[int]]:
+    """``(the offsets inside the element, the others)``: two bisections, not a test each."""
+    lo = bisect_left(offsets, elem[1])
+    hi = bisect_left(offsets, elem[3], lo)
+    if lo == hi:
+        return [], offsets
+    return offsets[lo:hi], offsets[:lo] + offsets[hi:]
+
+
 def _is_document(elem: raw.Element | None) -> bool:
     return elem is not None and elem[0] == raw.DOCUMENT
 
@@ -200,22 +209,16 @@ def _slots(root: Slot, buf: bytes, offsets: list[int]) -> Iterator[_Segment]:
         own = inside  # less the subtree's and the components' offsets, cut out below
         children = index.get("Children")
         if children is not None and children[0] == raw.ARRAY:
-            lo = bisect_left(inside, children[1])
-            hi = bisect_left(inside, children[3], lo)
-            if lo < hi:
-                here = inside[lo:hi]
-                own = inside[:lo] + inside[hi:]
+            here, own = _cut(inside, children)
+            if here:
                 for child in slot.children:
                     mine = _between(here, *child.span)
                     if mine:
                         stack.append((child, mine))
         held = index.get("Components")
         if held is not None and held[0] == raw.DOCUMENT:
-            lo = bisect_left(own, held[1])
-            hi = bisect_left(own, held[3], lo)
-            if lo < hi:
-                here = own[lo:hi]
-                own = own[:lo] + own[hi:]
+            here, own = _cut(own, held)
+            if here:
                 rest = set(here)
                 data = raw.member_index(buf, held[2], held[3]).get("Data")
                 spans = document_spans(buf, data) if data and data[0] == raw.ARRAY else []

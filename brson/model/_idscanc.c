@@ -214,13 +214,16 @@ static PyObject *ascii36(const unsigned char *g) {
     return PyUnicode_DecodeASCII((const char *)g, GUID_LEN, NULL);
 }
 
-/* scan(buf, spans, sample, prefix, names, suffix) ->
+/* scan(buf, spans, sample, prefix, names, suffix[, references]) ->
  *   (count, repeated, first, references, referenced_definitions, table) or None.
  * references: [(element offset, ID)] in byte order; referenced_definitions: {ID: offset of its
  * first definition} of the referenced IDs defined, in first-definition order; table: bytes,
- * the open-addressing slots (uint32 first-definition element offset + 1) for `lookup`. */
+ * the open-addressing slots (uint32 first-definition element offset + 1) for `lookup`.
+ * With `references` false (definition lookups only: extract), no reference is kept, so
+ * references is [] and referenced_definitions {}: the list cost a tuple and a string per
+ * reference (455k on a 10k-slot world) that the caller threw away. */
 static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 6 || !PyBytes_Check(args[0]) || !PyList_Check(args[1]) ||
+    if (nargs < 6 || nargs > 7 || !PyBytes_Check(args[0]) || !PyList_Check(args[1]) ||
         !PyLong_Check(args[2]) || !PyBytes_Check(args[3]) || !PyTuple_Check(args[4]) ||
         PyTuple_GET_SIZE(args[4]) != 2 || !PyBytes_Check(args[5]))
         Py_RETURN_NONE;
@@ -249,6 +252,12 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (shape.prefix_len < 2 || shape.prefix[0] != 0 || shape.suffix_len < 1)
         Py_RETURN_NONE;
     unsigned char mark = shape.prefix[1];
+    int keep_refs = 1;
+    if (nargs == 7) {
+        keep_refs = PyObject_IsTrue(args[6]);
+        if (keep_refs < 0)
+            return NULL;
+    }
 
     Table t = {0};
     t.mask = 1023;
@@ -301,6 +310,10 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                     goto nomem;
                 repeated |= added;
             } else if (kind == 0) {
+                if (!keep_refs) {
+                    at = g + GUID_LEN + 1;
+                    continue;
+                }
                 PyObject *text = ascii36(buf + g);
                 PyObject *item = text ? Py_BuildValue("(nN)", s, text) : NULL;
                 if (item == NULL || PyList_Append(refs, item) < 0) {
@@ -410,7 +423,77 @@ static PyObject *c_lookup(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return PyLong_FromLong(-1);
 }
 
+/* elements(buf, prefix, names, suffix) -> (defined, parents, values) or None: the IDs of a
+ * whole fragment (a copied component's bytes) in byte order, as DEFINITION and REFERENCE
+ * find them: definitions under a key other than names[1] (ParentReference), definitions
+ * under names[1], and the other ID-shaped values. ids.ids_in_bytes applies its rules to them
+ * (this replaces its two regex passes over the text of the fragment). */
+static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1]) ||
+        !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 2 || !PyBytes_Check(args[3]))
+        Py_RETURN_NONE;
+    const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t hi = PyBytes_GET_SIZE(args[0]);
+    Shape shape;
+    shape.prefix = (const unsigned char *)PyBytes_AS_STRING(args[1]);
+    shape.prefix_len = PyBytes_GET_SIZE(args[1]);
+    for (int i = 0; i < 2; i++) {
+        PyObject *name = PyTuple_GET_ITEM(args[2], i);
+        if (!PyBytes_Check(name))
+            Py_RETURN_NONE;
+        shape.names[i] = PyBytes_AS_STRING(name);
+        shape.name_len[i] = PyBytes_GET_SIZE(name);
+    }
+    shape.suffix = PyBytes_AS_STRING(args[3]);
+    shape.suffix_len = PyBytes_GET_SIZE(args[3]);
+    if (shape.prefix_len < 2 || shape.prefix[0] != 0 || shape.suffix_len < 1)
+        Py_RETURN_NONE;
+    unsigned char mark = shape.prefix[1];
+    PyObject *lists[3] = {PyList_New(0), PyList_New(0), PyList_New(0)};
+    PyObject *result = NULL;
+    if (lists[0] == NULL || lists[1] == NULL || lists[2] == NULL)
+        goto done;
+    Py_ssize_t at = 1;
+    while (at < hi) {
+        const unsigned char *m = memchr(buf + at, mark, (size_t)(hi - at));
+        if (m == NULL)
+            break;
+        Py_ssize_t p = (m - buf) - 1;
+        at = (m - buf) + 1;
+        Py_ssize_t g = p + shape.prefix_len;
+        if (g + GUID_LEN + 1 > hi || memcmp(buf + p, shape.prefix, (size_t)shape.prefix_len) ||
+            buf[g + GUID_LEN] != 0 || !is_guid(buf + g))
+            continue;
+        Py_ssize_t s = element_start(buf, 0, p);
+        if (s < 0)
+            continue;
+        Py_ssize_t k = p - s - 1;
+        int kind = classify(&shape, buf + s + 1, k);
+        if (kind < 0)
+            continue;
+        int which = kind == 0 ? 2
+                    : (k == shape.name_len[1] &&
+                       memcmp(buf + s + 1, shape.names[1], (size_t)k) == 0)
+                        ? 1
+                        : 0;
+        PyObject *text = ascii36(buf + g);
+        if (text == NULL || PyList_Append(lists[which], text) < 0) {
+            Py_XDECREF(text);
+            goto done;
+        }
+        Py_DECREF(text);
+        at = g + GUID_LEN + 1; /* matches do not overlap */
+    }
+    result = PyTuple_Pack(3, lists[0], lists[1], lists[2]);
+done:
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(lists[i]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"elements", (PyCFunction)(void (*)(void))c_elements, METH_FASTCALL,
+     "elements(buf, prefix, names, suffix): a fragment's IDs for ids.ids_in_bytes."},
     {"scan", (PyCFunction)(void (*)(void))c_scan, METH_FASTCALL,
      "scan(buf, spans, sample, prefix, names, suffix): idscan.scan_ids in C."},
     {"lookup", (PyCFunction)(void (*)(void))c_lookup, METH_FASTCALL,

@@ -7,5 +7,10 @@ def scan(
     prefix: bytes,
     names: tuple[bytes, ...],
     suffix: bytes,
+    references: bool = True,
+    /,
 ) -> tuple[int, bool, list[str], list[tuple[int, str]], dict[str, int], bytes] | None: ...
 def lookup(buf: bytes, table: bytes, guid: bytes, prefix: bytes) -> int | None: ...
+def elements(
+    buf: bytes, prefix: bytes, names: tuple[bytes, ...], suffix: bytes
+) -> tuple[list[str], list[str], list[str]] | None: ...

@@ -79,13 +79,12 @@ class DefinitionTable:
         self._buf = tree.buffer
         spans = _id_spans(tree)
         #: With the compiled scan, its hash table answers (0.13 s for a 10k-slot world where
-        #: packing took 0.65 s: a Python step per definition); the references it lists too
-        #: are not needed here.
+        #: packing took 0.65 s: a Python step per definition); it lists no references,
+        #: which are not needed here.
         self._scan: IdScan | None = None
         self._packed: array[int] | None = None
         if idscan.ACCELERATED:
-            self._scan = scan_ids(self._buf, spans)
-            self._scan.references = []
+            self._scan = scan_ids(self._buf, spans, references=False)
         else:
             self._packed = pack_definitions(self._buf, spans)
 
@@ -101,6 +100,27 @@ def ids_in_bytes(data: bytes) -> tuple[set[str], list[str]]:
     """``(IDs defined, other ID-shaped values)`` in a BSON fragment (a component's bytes), by
     the rules :class:`IdIndex` applies to an unmodified tree, without building a tree for it:
     extracting copies tens of thousands of components, and a tree per copy cost most of it."""
+    elements = idscan.id_elements(data)
+    return ids_in_bytes_py(data) if elements is None else ids_from_elements(*elements)
+
+
+def ids_from_elements(
+    others: list[str], parents: list[str], values: list[str]
+) -> tuple[set[str], list[str]]:
+    """:func:`ids_in_bytes` from the compiled scan's definitions (not under / under
+    ``ParentReference``) and other values, each in byte order."""
+    if not parents:
+        return set(others), values
+    named = set(others)
+    # a ParentReference repeating another key's definition is a link (_repeated_links)
+    values += [eid for eid in parents if eid in named]
+    named.update(parents)
+    return named, values
+
+
+def ids_in_bytes_py(data: bytes) -> tuple[set[str], list[str]]:
+    """:func:`ids_in_bytes` by the idforms patterns (the reference the C path is tested
+    against)."""
     text = data.decode("latin-1")
     found: list[tuple[str, str]] = DEFINITION.findall(text)
     values = [match.group(2) for match in REFERENCE.finditer(text)]

@@ -144,24 +144,35 @@ def _clamped(buf: bytes, spans: Spans) -> list[tuple[int, int]]:
     return [(min(max(lo, 0), size), min(max(hi, 0), size)) for lo, hi in spans]
 
 
-def scan_ids(buf: bytes, spans: Spans, sample: int = 0) -> IdScan:
-    """The IDs of an unmodified tree's ``Object`` and ``Assets`` spans of ``buf``."""
+def scan_ids(buf: bytes, spans: Spans, sample: int = 0, references: bool = True) -> IdScan:
+    """The IDs of an unmodified tree's ``Object`` and ``Assets`` spans of ``buf``; without
+    ``references`` (definition lookups only) the references are not listed, and
+    :meth:`IdScan.targets` is empty."""
     spans = _clamped(buf, spans)
     if ACCELERATED:
-        found = _idscanc.scan(buf, list(spans), sample, _PREFIX, _NAMES, _SUFFIX)
+        found = _idscanc.scan(buf, list(spans), sample, _PREFIX, _NAMES, _SUFFIX, references)
         if found is not None:
-            count, repeated, first, references, targets, table = found
-            return IdScan(buf, spans, count, repeated, first, references, targets, table, None)
-    return scan_ids_py(buf, spans, sample)
+            count, repeated, first, listed, targets, table = found
+            return IdScan(buf, spans, count, repeated, first, listed, targets, table, None)
+    return scan_ids_py(buf, spans, sample, references)
 
 
-def scan_ids_py(buf: bytes, spans: Spans, sample: int = 0) -> IdScan:
+def id_elements(data: bytes) -> tuple[list[str], list[str], list[str]] | None:
+    """A fragment's ``(definitions not under ParentReference, those under it, other
+    ID-shaped values)`` in byte order, by the C scan (None without it, or when it is unsure):
+    what :func:`brson.model.ids.ids_in_bytes` reads, without its two regex passes."""
+    if not ACCELERATED or type(data) is not bytes:
+        return None
+    return _idscanc.elements(data, _PREFIX, _NAMES, _SUFFIX)
+
+
+def scan_ids_py(buf: bytes, spans: Spans, sample: int = 0, references: bool = True) -> IdScan:
     """:func:`scan_ids` by the idforms patterns (the reference C is tested against)."""
     spans = _clamped(buf, spans)
     with paused_gc():  # a million small objects, no cycles
-        references = [
+        found = [
             (match.start(), match[2].decode())
-            for lo, hi in spans
+            for lo, hi in (spans if references else ())
             for match in REFERENCE_BYTES.finditer(buf, lo, hi)
         ]
         defined = [DEFINED_ID_BYTES.findall(buf, lo, hi) for lo, hi in spans]
@@ -174,7 +185,7 @@ def scan_ids_py(buf: bytes, spans: Spans, sample: int = 0) -> IdScan:
         repeated = any(map(operator.eq, ids, itertools.islice(ids, 1, None)))
         count = len(ids)
         del ids
-    return IdScan(buf, spans, count, repeated, first, references, None, None, defined)
+    return IdScan(buf, spans, count, repeated, first, found, None, None, defined)
 
 
 #: :func:`pack_definitions` packs 32 bits of an ID's hash above its offset into one int, to

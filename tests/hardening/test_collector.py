@@ -45,3 +45,24 @@ def test_bulk_operations_run_paused_and_restore_it() -> None:
     with pytest.raises(SelectorError):
         extract(tree, "no such slot")
     assert gc.isenabled()
+
+
+def test_console_command_skips_the_exit_collection() -> None:
+    """The console command freezes the heap before it exits: the shutdown collection then has
+    nothing to traverse (freezing in a test process would keep its objects forever, so a child
+    process runs it)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import gc, sys\n"
+        "from brson.cli import app\n"
+        "sys.argv = ['brson', 'version']\n"
+        "app.main = lambda: 0\n"
+        "try:\n"
+        "    app.run()\n"
+        "except SystemExit as exc:\n"
+        "    print(exc.code, gc.get_freeze_count() > 0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", "True"]

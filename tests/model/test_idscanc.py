@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brson.api import load
-from brson.model import idscan
+from brson.model import ids, idscan
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
@@ -63,6 +63,36 @@ def same(buf: bytes, spans: list[tuple[int, int]], sample: int = 1000) -> None:
     assert c.referenced() == py.referenced()
     assert list(c.targets().items()) == list(py.targets().items())
     asked = [value for _, value in c.references[:200]] + c.first[:200] + ["0" * 36, "x"]
+    for element_id in asked:
+        assert c.offset(element_id) == py.offset(element_id), element_id
+    same_definitions(buf, spans, sample, asked)
+    same_fragment(buf)
+
+
+def same_fragment(buf: bytes) -> None:
+    """A fragment's IDs (extract's closure, per copied component): C and the patterns."""
+    assert _idscanc is not None
+    found = _idscanc.elements(buf, idscan._PREFIX, idscan._NAMES, idscan._SUFFIX)
+    assert found is not None
+    assert ids.ids_from_elements(*found) == ids.ids_in_bytes_py(buf)
+    assert ids.ids_in_bytes(buf) == ids.ids_in_bytes_py(buf)
+
+
+def same_definitions(
+    buf: bytes, spans: list[tuple[int, int]], sample: int, asked: list[str]
+) -> None:
+    """The definitions-only mode (extract's lookups): the same definitions, no references."""
+    assert _idscanc is not None
+    found = _idscanc.scan(
+        buf, list(spans), sample, idscan._PREFIX, idscan._NAMES, idscan._SUFFIX, False
+    )
+    assert found is not None
+    count, repeated, first, references, targets, table = found
+    c = idscan.IdScan(buf, spans, count, repeated, first, references, targets, table, None)
+    py = idscan.scan_ids_py(buf, spans, sample, references=False)
+    assert (c.count, c.repeated, c.first) == (py.count, py.repeated, py.first)
+    assert c.references == py.references == []
+    assert c.targets() == py.targets() == {}
     for element_id in asked:
         assert c.offset(element_id) == py.offset(element_id), element_id
 
