@@ -28,13 +28,34 @@ _DBREF_MARK = b"$ref\x00"
 MAX_DEPTH = 900
 
 
-def decode_bytes(data: bytes) -> dict[str, Any]:
+#: How many ``$`` :func:`holds_dbref_mark` looks at one by one before searching for the mark.
+_DOLLARS = 1000
+
+
+def holds_dbref_mark(buf: bytes) -> bool:
+    """Whether a ``$ref`` key may be in ``buf`` (its bytes ``$ref\0`` occur).  Why not
+    ``in``: the 5-byte search reads 53 MB of a 10k-slot world in 0.03 s, where ``$`` is rare
+    in data trees (340 times in that world, 1-23 in the real samples) and found by
+    ``memchr``; past :data:`_DOLLARS` of them the plain search decides."""
+    at = buf.find(b"$")
+    for _ in range(_DOLLARS):
+        if at < 0:
+            return False
+        if buf.startswith(_DBREF_MARK, at):
+            return True
+        at = buf.find(b"$", at + 1)
+    return at >= 0 and buf.find(_DBREF_MARK, at) >= 0
+
+
+def decode_bytes(data: bytes, *, unmarked: bool = False) -> dict[str, Any]:
     """pymongo's decoder (C speed), minus its DBRef conversion; exceptions are pymongo's,
     except that its C decoder reports nesting past the interpreter's recursion limit as
     invalid BSON: that is a RecursionError here, so callers say "too deep", not "malformed"
-    (a valid tree a few hundred slots deep is not malformed)."""
+    (a valid tree a few hundred slots deep is not malformed).  ``unmarked``: the caller
+    knows no key of ``data`` is ``$ref`` (:func:`holds_dbref_mark` is false for the bytes
+    its elements come from), so the search for one is skipped."""
     try:
-        if _DBREF_MARK not in data:
+        if unmarked or _DBREF_MARK not in data:
             return _bson.decode(data, OPTIONS)
         return _plain(_bson.decode(data, _RAW_OPTIONS))  # type: ignore[no-any-return]
     except BSONError as exc:

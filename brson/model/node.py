@@ -298,6 +298,12 @@ class Node:
         offsets into :attr:`buffer`, indexed on first use and kept."""
         return self._index()
 
+    def element(self, key: str) -> raw.Element | None:
+        """One original element by key, as :meth:`element_index` has it.  A slot in the
+        shared layout answers from its compact element ends without building the index dict
+        (a walk that reads three keys of each of 10k slots built 10k dicts of 14 tuples)."""
+        return self._element(key)
+
     def original_bytes(self) -> memoryview:
         """The node's bytes as read (what an unmodified node writes)."""
         return memoryview(self._buf)[self._start : self._end]

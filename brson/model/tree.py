@@ -900,6 +900,9 @@ class Slot(Node):
         tree = self._tree
         if tree is not None:
             generation = tree.generation
+            memo = self._path_memo  # the usual case, what the loop below ends with
+            if memo is not None and memo[0] == generation and len(memo[1]) <= limit:
+                return memo[1]
             size = 0
             node: Slot | None = self
             while node is not None and size <= limit:

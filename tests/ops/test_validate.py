@@ -189,6 +189,24 @@ def test_every_problem_of_a_file_in_one_pass() -> None:
     assert paths["BR301"] == "Avatar Root Identification:#999"
 
 
+def test_dbref_shaped_members_read_as_the_model_reads_them() -> None:
+    """A document holding ``$ref`` (pymongo's DBRef shape) in a component: the walk that
+    decodes slots in one call and the model's path (an edited tree) find the same."""
+    doc = copy.deepcopy(GEN.resonite_base())
+    data = GEN.components(doc)[0]["Data"]
+    data["Odd"] = {"$ref": "x", "$id": 1}
+    data["Member"] = {"ID": GEN.UNDEFINED_SEQUENTIAL, "Data": {"$id": 2, "$ref": "y"}}
+    blob = GEN.archive(doc)
+    by_bytes = validate(blob, name="dbref.brson")
+    tree = brson.loads(blob)
+    tree.root.touch()
+    assert tree.modified
+    by_model = validate(tree, name="dbref.brson")
+    assert by_bytes == by_model
+    assert [f.code for f in by_bytes] == ["BR207"]
+    assert "'Odd'" in by_bytes[0].message
+
+
 def test_edits_through_the_model_are_validated() -> None:
     """A tree edited in memory is checked as it is now (its ID index rebuilt from nodes)."""
     tree = brson.load(VALIDATE_FIXTURES / "clean_resonite.brson")

@@ -8,6 +8,7 @@ each only once; the families look at the decoded values it hands them (:class:`S
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -33,6 +34,19 @@ _TO_SHAPE = bytes(
 _SHAPES = (
     re.sub(r"\[0-9a-fA-F\]\{(\d+)\}", lambda m: "h" * int(m[1]), GUID_PATTERN) + "\n"
 ).encode("ascii") * 512
+
+#: One GUID's shape, what the compiled checks compare each mapped ID with.
+_GUID_SHAPE = _SHAPES[: _SHAPES.index(b"\n")]
+
+try:
+    from brson.ops.validate import _fieldsc
+except ImportError:
+    _fieldsc = None  # type: ignore[assignment]
+ACCELERATED: bool = _fieldsc is not None and os.environ.get("BRSON_PURE_PYTHON", "") in ("", "0")
+"""Whether :func:`all_guids` and :meth:`ComponentInfo.scan_all` run their compiled versions
+(``_fieldsc.c``: the extension built and BRSON_PURE_PYTHON unset, read once, here).  They
+answer every input as the Python code below does (``tests/ops/test_fieldsc.py``), which
+stays the reference and the path of anything C is unsure of."""
 
 #: Slot keys whose value is a member ``{ID, Data}``.
 SLOT_MEMBER_KEYS = ("Name", "Tag", "Active", "Position", "Rotation", "Scale", "OrderOffset")
@@ -67,6 +81,15 @@ def kind_of(value: object) -> str:
 def all_guids(values: list[Any]) -> bool:
     """Whether every value is a GUID string: one regular-expression match for the lot
     (a component's fields are checked together; per-value checks cost 10x more)."""
+    if ACCELERATED:
+        return _fieldsc.guids(values, _TO_SHAPE, _GUID_SHAPE)
+    return all_guids_py(values)
+
+
+def all_guids_py(values: list[Any]) -> bool:
+    """:func:`all_guids` in Python: the values joined, mapped to their shape and compared
+    with the pattern's (only a lone GUID per value can give the joined shape: its length is
+    37 per value, and the newlines the join adds are the only ones it allows)."""
     if not values:
         return True
     try:
@@ -192,8 +215,20 @@ class ComponentInfo:
         """:meth:`scan_fields` for a slot's components at once: one match for all their IDs
         (a match per component cost as much as the loop over their fields); when some ID is
         not a GUID, each component finds which on its own."""
+        if ACCELERATED:
+            odds = _fieldsc.scan_all([info.data for info in infos], _TO_SHAPE, _GUID_SHAPE)
+            if odds is not None:
+                for info, odd in zip(infos, odds, strict=True):
+                    info.scanned = (odd, [])
+                return
+        ComponentInfo.scan_all_py(infos)
+
+    @staticmethod
+    def scan_all_py(infos: list[ComponentInfo]) -> None:
+        """:meth:`scan_all` in Python (the compiled one's reference, and its path whenever
+        some ID is not a GUID)."""
         scans = [_fields(info.data) for info in infos]
-        if all_guids([element_id for _, ids in scans for element_id in ids]):
+        if all_guids_py([element_id for _, ids in scans for element_id in ids]):
             for info, (odd, _) in zip(infos, scans, strict=True):
                 info.scanned = (odd, [])
 

@@ -21,7 +21,7 @@ from bson.errors import BSONError
 
 from brson.collector import paused_gc
 from brson.document import raw
-from brson.document.bsondoc import decode_bytes
+from brson.document.bsondoc import decode_bytes, holds_dbref_mark
 from brson.errors import BrsonError
 from brson.model.tree import DataTree, Slot, memoize_path
 from brson.ops.validate.container import report_error
@@ -79,10 +79,12 @@ def check_tree(tree: DataTree, findings: Findings) -> None:
 
 def _walk(ctx: Context, root: Slot, slot_hooks: Hooks, component_hooks: Hooks) -> None:
     fast = not ctx.tree.modified
+    # Keys are whole in a slot's elements: none is $ref when the tree's bytes hold no mark.
+    unmarked = fast and not holds_dbref_mark(ctx.tree.buffer)
     stack = [root]
     while stack:
         slot = stack.pop()
-        decoded = _decoded_slot(slot) if fast else None
+        decoded = _decoded_slot(slot, unmarked) if fast else None
         if decoded is None:
             _slot_by_nodes(ctx, slot, slot_hooks, component_hooks)
         else:
@@ -110,33 +112,35 @@ def _slot_by_nodes(ctx: Context, slot: Slot, slot_hooks: Hooks, component_hooks:
             hook(ctx, component_info)
 
 
-def _decoded_slot(slot: Slot) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+def _decoded_slot(
+    slot: Slot, unmarked: bool = False
+) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     """``(the slot's own keys decoded, its components decoded)`` in one pymongo call, or None
     when the slot is not in the shape whose reading through the model cannot differ: an
     unmodified slot whose ``Components`` is a member in the engine's layout holding an array
     of documents, and whose bytes (``Children`` left out) pymongo decodes."""
-    idx = slot.element_index()  # the model's own checks of the slot document, as before
     buf = slot.buffer
     start, end = slot.span
-    members = idx.get("Components")
+    members = slot.element("Components")  # the model's own checks of the slot, as before
     if members is None or members[0] != raw.DOCUMENT:
         return None
     if raw.member_data(buf, members[2], members[3]) is None:
         return None  # the model indexes such a member (and refuses duplicate keys): its path
-    kids = idx.get("Children")
+    kids = slot.element("Children")
     if kids is None:
         data = buf[start:end]
-    else:
-        head, tail = buf[start + 4 : kids[1]], buf[kids[3] : end]
-        data = raw.int32_bytes(4 + len(head) + len(tail)) + head + tail
+    else:  # copied once (slices of a view, joined)
+        view = memoryview(buf)
+        head, tail = view[start + 4 : kids[1]], view[kids[3] : end]
+        data = b"".join((raw.int32_bytes(4 + len(head) + len(tail)), head, tail))
     try:
-        fields = decode_bytes(data)
+        fields = decode_bytes(data, unmarked=unmarked)
     except (BSONError, ValueError, OverflowError, RecursionError):
         return None  # the model's path reports it, with its message
     components = fields.pop("Components")["Data"]
     if type(components) is not list or not all(type(c) is dict for c in components):
         return None
-    name = idx.get("Name")
+    name = slot.element("Name")
     if name is None or name[0] != raw.DOCUMENT:
         memoize_path(slot, None)  # the model reads no name there either
     elif raw.member_data(buf, name[2], name[3]) is not None:  # read as the model reads it

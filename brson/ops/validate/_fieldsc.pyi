@@ -1,0 +1,7 @@
+"""Types of validate's compiled per-field loop (brson/ops/validate/_fieldsc.c); context.py
+calls it."""
+
+from typing import Any
+
+def guids(values: list[Any], table: bytes, shape: bytes) -> bool: ...
+def scan_all(datas: list[dict[str, Any]], table: bytes, shape: bytes) -> list[list[str]] | None: ...

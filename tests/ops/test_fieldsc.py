@@ -1,0 +1,206 @@
+"""validate's compiled per-field loop (``brson.ops.validate._fieldsc``) answers as the Python
+code of ``brson.ops.validate.context`` does.
+
+Differential: ``_fieldsc.guids`` against :func:`context.all_guids_py`, and
+``_fieldsc.scan_all`` against what :meth:`ComponentInfo.scan_all_py` decides (the odd keys of
+each ``Data`` when every ID is a GUID, else nothing), on the decoded documents of every sample
+and fixture, on mutated copies of their IDs and keys, and on hypothesis-built dicts with odd
+keys, IDs and values.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import bson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brson.api import load
+from brson.ops.validate import context
+from brson.ops.validate.context import ComponentInfo, Context
+from brson.ops.validate.findings import Findings
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
+FIXTURES = PROJECT_ROOT / "fixtures"
+
+try:
+    from brson.ops.validate import _fieldsc
+except ImportError:
+    _fieldsc = None  # type: ignore[assignment]
+needs_c = pytest.mark.skipif(_fieldsc is None, reason="validate's C loop is not built")
+
+
+def test_accelerator_built_in_ci() -> None:
+    """CI builds the extension; a silent fallback there would leave it untested."""
+    if _fieldsc is not None:
+        if not os.environ.get("BRSON_PURE_PYTHON"):
+            assert context.ACCELERATED
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail("brson.ops.validate._fieldsc is not built (pip install -e . compiles it)")
+    pytest.skip("validate's C loop is not built")
+
+
+def c_guids(values: list[Any]) -> bool:
+    assert _fieldsc is not None
+    return _fieldsc.guids(values, context._TO_SHAPE, context._GUID_SHAPE)
+
+
+def c_scan(datas: list[dict[str, Any]]) -> list[list[str]] | None:
+    assert _fieldsc is not None
+    return _fieldsc.scan_all(datas, context._TO_SHAPE, context._GUID_SHAPE)
+
+
+def py_scan(datas: list[dict[str, Any]]) -> list[list[str]] | None:
+    """What the Python scan_all records: the odd keys when it sets them, else None."""
+    tree = load(FIXTURES / "real" / "orange3134_loading_standin.brson")
+    ctx = Context(tree, Findings())
+    infos = [ComponentInfo(ctx, {"Data": data}, None) for data in datas]
+    ComponentInfo.scan_all_py(infos)
+    if any(info.scanned is None for info in infos):
+        assert all(info.scanned is None for info in infos)
+        return None
+    return [info.scanned[0] for info in infos if info.scanned is not None]
+
+
+def same(datas: list[dict[str, Any]]) -> None:
+    assert c_scan(datas) == py_scan(datas)
+    for data in datas:
+        values = list(data.values())
+        assert c_guids(values) == context.all_guids_py(values)
+        ids = [v["ID"] for v in values if type(v) is dict and "ID" in v]
+        assert c_guids(ids) == context.all_guids_py(ids)
+
+
+def _dicts(value: Any) -> Iterator[dict[str, Any]]:
+    """Every dict in a decoded document, outermost first, without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            yield item
+            stack.extend(reversed(list(item.values())))
+        elif type(item) is list:
+            stack.extend(reversed(item))
+
+
+def _documents() -> list[dict[str, Any]]:
+    files = [p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in sorted(d.rglob("*"))]
+    out = []
+    for path in files:
+        if not path.is_file() or path.stat().st_size > 20_000_000:
+            continue
+        try:
+            doc = bson.decode(load(path).buffer)
+        except Exception:
+            continue
+        out.append(doc)
+    return out
+
+
+DOCUMENTS = _documents()
+
+
+@needs_c
+def test_samples_and_fixtures() -> None:
+    assert DOCUMENTS
+    for doc in DOCUMENTS:
+        dicts = list(_dicts(doc))
+        for at in range(0, len(dicts), 7):
+            same(dicts[at : at + 7])
+        same(dicts[:500])
+
+
+_VARIANTS = [
+    None,
+    0,
+    "",
+    "x",
+    "00000017-0000-0000-0000-00000000000",
+    "00000017-0000-0000-0000-0000000000000",
+    "00000017-0000-0000-0000-00000000000g",
+    "00000017-0000-0000-0000-00000000000\n",
+    "00000017-0000-0000-0000-00000000000\uff10",
+    "00000017-0000-0000-0000-00000000000\xe9",
+    "0000001700000-0000-0000-000000000000",
+    "ABCDEF17-abcd-0000-0000-000000000000",
+    b"00000017-0000-0000-0000-000000000000",
+    {"ID": None},
+    {"Data": 1},
+    {},
+]
+
+
+@needs_c
+def test_mutated() -> None:
+    """IDs replaced by near-GUIDs and other values, keys renamed, members emptied."""
+    rng = random.Random(14)
+    for doc in DOCUMENTS[:40]:
+        dicts = [d for d in _dicts(doc) if d][:300]
+        for _ in range(20):
+            picked = [dict(d) for d in rng.sample(dicts, min(len(dicts), rng.randint(1, 8)))]
+            for data in picked:
+                for _ in range(rng.randint(0, 3)):
+                    key = rng.choice(list(data)) if data else "ID"
+                    roll = rng.random()
+                    if roll < 0.4:
+                        data[key] = rng.choice(_VARIANTS)
+                    elif roll < 0.7 and type(data.get(key)) is dict:
+                        data[key] = {**data[key], "ID": rng.choice(_VARIANTS)}
+                    else:
+                        data[rng.choice(["ID", "x-ID", "-ID", "ID-", "Id", key + "-ID"])] = (
+                            data.pop(key, None)
+                        )
+            same(picked)
+
+
+class _Str(str):
+    pass
+
+
+_GUID = "0a1b2c3d-4e5f-6789-abcd-ABCDEF012345"
+_KEYS = st.sampled_from(
+    ["ID", "-ID", "x-ID", "ID-", "Id", "ID ", "\u00e9-ID", "\U0001f600-ID", "a", "", "Data"]
+)
+_VALUES = st.one_of(
+    st.sampled_from([*_VARIANTS, _GUID, _Str(_GUID), _GUID.lower(), _GUID.upper()]),
+    st.text(alphabet="0123456789abcdefABCDEFg-\n\xe9\uff10", min_size=34, max_size=38),
+    st.integers(),
+    st.floats(allow_nan=False),
+)
+_MEMBERS = st.dictionaries(st.sampled_from(["ID", "Data", "x"]), _VALUES, max_size=3)
+_DATA = st.dictionaries(_KEYS, st.one_of(_VALUES, _MEMBERS), max_size=8)
+
+
+@needs_c
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_DATA, max_size=5))
+def test_generated(datas: list[dict[str, Any]]) -> None:
+    same(datas)
+
+
+@needs_c
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_VALUES, max_size=12))
+def test_generated_guids(values: list[Any]) -> None:
+    assert c_guids(values) == context.all_guids_py(values)
+
+
+@needs_c
+def test_many_and_unexpected() -> None:
+    """Past the joined path's 512 IDs (the regex), and inputs C leaves to Python."""
+    assert c_guids([_GUID] * 600) is context.all_guids_py([_GUID] * 600) is True
+    assert c_guids([_GUID] * 600 + ["x"]) is context.all_guids_py([_GUID] * 600 + ["x"])
+    assert c_scan([{1: "x"}]) is None  # type: ignore[dict-item]
+    assert c_scan([[]]) is None  # type: ignore[list-item]
+    with pytest.raises(ValueError):
+        _fieldsc.guids([], b"", context._GUID_SHAPE)  # type: ignore[union-attr]
+    with pytest.raises(TypeError):
+        c_scan(({},))  # type: ignore[arg-type]
