@@ -32,7 +32,6 @@ import random
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from functools import partial
-from itertools import chain
 from typing import Any, Literal, TypeVar
 
 from bson.int64 import Int64
@@ -46,7 +45,7 @@ from brson.model.idforms import DEFINITION_BYTES, REFERENCE_BYTES
 from brson.model.ids import DefinitionTable, IdIndex, Location, ids_in_bytes
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Slot
-from brson.ops.ids import FreshIds, highest_number, is_sequential
+from brson.ops.ids import FreshIds, numbered_ids_in_bytes
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")
@@ -280,7 +279,7 @@ def extract(
     deps = _Closure(tree, copy_dependencies)
     # What the subtree defines and references, by the index's rules, from its bytes (an
     # index of a staged tree kept a location per value: a tenth of the run's peak memory).
-    deps.add_subtree(*ids_in_bytes(bytes(sub_bytes)))
+    deps.add_subtree(numbered_ids_in_bytes(bytes(sub_bytes)))
     phase(PHASES[2])
     deps.run()
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
@@ -508,17 +507,19 @@ class _Closure:
             self._table = DefinitionTable(self.tree)
         return self._table
 
-    def add_subtree(self, defined: set[str], values: list[str]) -> None:
-        self.sub_defined = defined
-        self._add(defined, values)
+    def add_subtree(self, found: tuple[set[str], list[str], bool, int]) -> None:
+        self.sub_defined = found[0]
+        self._add(found)
 
-    def _add(self, defined: set[str], values: list[str]) -> None:
+    def _add(self, found: tuple[set[str], list[str], bool, int]) -> None:
+        """A fragment's :func:`numbered_ids_in_bytes`: its values are looked up next."""
+        defined, values, sequential, highest = found
         self.pending += values
         if defined:
             self._seen = True
-            self._sequential = self._sequential and is_sequential(defined, default=True)
-        if self._sequential:  # the highest number matters to sequential fresh IDs only
-            self._highest = max(self._highest, highest_number(chain(defined, values)))
+            self._sequential = self._sequential and sequential
+        if highest > self._highest:
+            self._highest = highest
 
     def __contains__(self, value: object) -> bool:
         """Whether the result defines ``value``: the subtree, or a copied component (where
@@ -572,7 +573,7 @@ class _Closure:
                     continue  # defined on a slot (not copied), or taken already
                 taken.add(number)
                 start, end = spans.span(number)
-                self._add(*ids_in_bytes(buf[start:end]))
+                self._add(numbered_ids_in_bytes(buf[start:end]))
         found = self.spans
         if not taken or found is None:
             return
