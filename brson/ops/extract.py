@@ -293,7 +293,7 @@ def extract(
     types = _TypePlan(tree, deps.pieces(sub_bytes), type_names, report)
     # The IDs that references leave the result for, and where the source defines each, are
     # known from the pieces: the lookup structures go before the result is assembled.
-    leaving = deps.leaving(sub_bytes)
+    leaving = deps.leaving()
     deps.done_looking_up()
     holder = None
     parent_reference = None
@@ -486,6 +486,8 @@ class _Closure:
         #: What the subtree defines.
         self.sub_defined: set[str] = set()
         self.pending: list[str] = []
+        #: Every ID-shaped value of the subtree and the copies, for :meth:`leaving`.
+        self.values: set[str] = set()
         #: Copied components (numbers in :attr:`spans`).
         self.taken: set[int] = set()
         #: The same, in the source's order, by where they go: slots in walk order,
@@ -515,39 +517,40 @@ class _Closure:
         """A fragment's :func:`numbered_ids_in_bytes`: its values are looked up next."""
         defined, values, sequential, highest = found
         self.pending += values
+        self.values.update(values)
         if defined:
             self._seen = True
             self._sequential = self._sequential and sequential
         if highest > self._highest:
             self._highest = highest
 
-    def __contains__(self, value: object) -> bool:
-        """Whether the result defines ``value``: the subtree, or a copied component (where
-        the source first defines it)."""
-        if value in self.sub_defined:
-            return True
-        if not isinstance(value, str) or self.spans is None:
-            return False
-        offset = self.table.offset(value)
-        number = self.spans.at(offset) if offset is not None else None
-        return number is not None and number in self.taken
+    def leaving(self) -> dict[str, int | None]:
+        """Each ID-shaped value of the result's pieces that the result does not define (the
+        subtree, or a copied component where the source first defines it): what
+        :func:`_undefined_values` will find in it, with the offset of its definition in the
+        source (None: not in the file).
 
-    def leaving(self, sub_bytes: memoryview) -> dict[str, int | None]:
-        """Each ID-shaped value of the result's pieces that the result does not define
-        (what :func:`_undefined_values` will find in it), with the offset of its definition
-        in the source (None: not in the file)."""
+        The pieces' values are the ones the closure collected (rescanning the pieces took
+        a regex pass over them); a ``ParentReference`` repeating a definition is among them
+        too, which :func:`_undefined_values` never asks about."""
         out: dict[str, int | None] = {}
-        for piece in self.pieces(sub_bytes):
-            for match in REFERENCE_BYTES.finditer(piece):
-                value = match[2].decode("latin-1")
-                if value not in out and value not in self:
-                    out[value] = self.table.offset(value)
+        table = self.table
+        spans = self.spans
+        taken = self.taken
+        for value in self.values.difference(self.sub_defined):
+            offset = table.offset(value)
+            if offset is not None and spans is not None:
+                number = spans.at(offset)
+                if number is not None and number in taken:
+                    continue  # a copy defines it (where the source first does)
+            out[value] = offset
         return out
 
     def done_looking_up(self) -> None:
         """Drop the subtree's IDs and the definition table once every lookup is made (a
         tenth of the peak on a big closure, still alive while the report is written)."""
         self.sub_defined = set()
+        self.values = set()
         self._table = None
 
     def component(self, number: int) -> Component:
