@@ -423,15 +423,58 @@ static PyObject *c_lookup(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return PyLong_FromLong(-1);
 }
 
-/* elements(buf, prefix, names, suffix) -> (defined, parents, values) or None: the IDs of a
- * whole fragment (a copied component's bytes) in byte order, as DEFINITION and REFERENCE
- * find them: definitions under a key other than names[1] (ParentReference), definitions
- * under names[1], and the other ID-shaped values. ids.ids_in_bytes applies its rules to them
- * (this replaces its two regex passes over the text of the fragment). */
+/* SEQUENTIAL's groups: lower-case hex at 0-7, 9-12 and 14-17 (the dashes between them are
+ * is_guid's), then the tail from idforms (SEQUENTIAL_TAIL) over the remaining 18 bytes. */
+#define SEQ_HEAD 18
+static int is_lower_hex(unsigned char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+/* Whether a GUID-shaped g is in the sequential style; its counter (low | mid << 32 |
+ * high << 48) in *number when it is. */
+static int sequential_number(const unsigned char *g, const unsigned char *tail, uint64_t *number) {
+    if (memcmp(g + SEQ_HEAD, tail, GUID_LEN - SEQ_HEAD) != 0)
+        return 0;
+    uint64_t low = 0, mid = 0, high = 0;
+    for (int i = 0; i < 8; i++) {
+        if (!is_lower_hex(g[i]))
+            return 0;
+        low = (low << 4) | hex_digit(g[i]);
+    }
+    for (int i = 9; i < 13; i++) {
+        if (!is_lower_hex(g[i]))
+            return 0;
+        mid = (mid << 4) | hex_digit(g[i]);
+    }
+    for (int i = 14; i < 18; i++) {
+        if (!is_lower_hex(g[i]))
+            return 0;
+        high = (high << 4) | hex_digit(g[i]);
+    }
+    *number = low | mid << 32 | high << 48;
+    return 1;
+}
+
+/* elements(buf, prefix, names, suffix[, tail]) -> (defined, parents, values) or None: the
+ * IDs of a whole fragment (a copied component's bytes) in byte order, as DEFINITION and
+ * REFERENCE find them: definitions under a key other than names[1] (ParentReference),
+ * definitions under names[1], and the other ID-shaped values. ids.ids_in_bytes applies its
+ * rules to them (this replaces its two regex passes over the text of the fragment).
+ * With `tail` (idforms.SEQUENTIAL_TAIL), two more items: the highest counter among the
+ * sequential-style IDs found when every definition is sequential (-1 when none is, or when
+ * some definition is not: a fragment in the random style needs no counter) and whether
+ * every definition is sequential (ops.ids.highest_number and is_sequential over them, which
+ * cost a Python pass per copied component). */
 static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1]) ||
+    if (nargs < 4 || nargs > 5 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1]) ||
         !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 2 || !PyBytes_Check(args[3]))
         Py_RETURN_NONE;
+    const unsigned char *tail = NULL;
+    if (nargs == 5) {
+        if (!PyBytes_Check(args[4]) || PyBytes_GET_SIZE(args[4]) != GUID_LEN - SEQ_HEAD)
+            Py_RETURN_NONE;
+        tail = (const unsigned char *)PyBytes_AS_STRING(args[4]);
+    }
+    uint64_t highest = 0;
+    int any = 0, sequential = 1;
     const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t hi = PyBytes_GET_SIZE(args[0]);
     Shape shape;
@@ -476,6 +519,16 @@ static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t na
                        memcmp(buf + s + 1, shape.names[1], (size_t)k) == 0)
                         ? 1
                         : 0;
+        if (tail != NULL) {
+            uint64_t number;
+            if (sequential_number(buf + g, tail, &number)) {
+                if (!any || number > highest)
+                    highest = number;
+                any = 1;
+            } else if (kind == 1) {
+                sequential = 0;
+            }
+        }
         PyObject *text = ascii36(buf + g);
         if (text == NULL || PyList_Append(lists[which], text) < 0) {
             Py_XDECREF(text);
@@ -484,7 +537,15 @@ static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t na
         Py_DECREF(text);
         at = g + GUID_LEN + 1; /* matches do not overlap */
     }
-    result = PyTuple_Pack(3, lists[0], lists[1], lists[2]);
+    if (tail == NULL) {
+        result = PyTuple_Pack(3, lists[0], lists[1], lists[2]);
+    } else {
+        PyObject *top = any && sequential ? PyLong_FromUnsignedLongLong(highest)
+                                          : PyLong_FromLong(-1);
+        if (top != NULL)
+            result = Py_BuildValue("(OOONO)", lists[0], lists[1], lists[2], top,
+                                   sequential ? Py_True : Py_False);
+    }
 done:
     for (int i = 0; i < 3; i++)
         Py_XDECREF(lists[i]);
@@ -493,7 +554,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"elements", (PyCFunction)(void (*)(void))c_elements, METH_FASTCALL,
-     "elements(buf, prefix, names, suffix): a fragment's IDs for ids.ids_in_bytes."},
+     "elements(buf, prefix, names, suffix[, tail]): a fragment's IDs for ids.ids_in_bytes."},
     {"scan", (PyCFunction)(void (*)(void))c_scan, METH_FASTCALL,
      "scan(buf, spans, sample, prefix, names, suffix): idscan.scan_ids in C."},
     {"lookup", (PyCFunction)(void (*)(void))c_lookup, METH_FASTCALL,

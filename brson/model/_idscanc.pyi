@@ -1,5 +1,7 @@
 """Types of the C ID scan (brson/model/_idscanc.c); idscan.py calls it."""
 
+from typing import overload
+
 def scan(
     buf: bytes,
     spans: list[tuple[int, int]],
@@ -11,6 +13,11 @@ def scan(
     /,
 ) -> tuple[int, bool, list[str], list[tuple[int, str]], dict[str, int], bytes] | None: ...
 def lookup(buf: bytes, table: bytes, guid: bytes, prefix: bytes) -> int | None: ...
+@overload
 def elements(
-    buf: bytes, prefix: bytes, names: tuple[bytes, ...], suffix: bytes
+    buf: bytes, prefix: bytes, names: tuple[bytes, ...], suffix: bytes, /
 ) -> tuple[list[str], list[str], list[str]] | None: ...
+@overload
+def elements(
+    buf: bytes, prefix: bytes, names: tuple[bytes, ...], suffix: bytes, tail: bytes, /
+) -> tuple[list[str], list[str], list[str], int, bool] | None: ...

@@ -72,21 +72,28 @@ ID_VALUE_SPLIT = re.compile(f"(?<={ID_VALUE_PREFIX})({GUID_PATTERN})(?=\x00)")
 
 #: The sequential style the engine allocates: .NET's Guid text of a little-endian 64-bit
 #: counter (low 32 bits, next 16, top 16; the last 8 bytes zero), lower case as .NET prints it.
-SEQUENTIAL = re.compile("([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-0000-000000000000")
+#: Its fixed end (the counter's last 8 bytes, zero): the compiled fragment scan
+#: (``_idscanc.elements``) reads the shape from here and the lower-case hex of the groups.
+SEQUENTIAL_TAIL = "-0000-000000000000"
+SEQUENTIAL = re.compile("([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})" + SEQUENTIAL_TAIL)
 #: Definitions not in the sequential style (a random-ID file, NeosVR).
 RANDOM_DEFINITION = re.compile(
     "\x02"
     + DEFINING_KEYS
     + ID_VALUE_PREFIX
-    + "(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00)"
+    + "(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}"
+    + SEQUENTIAL_TAIL
+    + "\x00)"
     + GUID_PATTERN
     + "\x00"
 )
 #: Sequential values with a counter past 2**32, and the low group of the others.
 WIDE_SEQUENTIAL = re.compile(
-    ID_VALUE_PREFIX + "[0-9a-f]{8}-(?!0000-0000-)[0-9a-f]{4}-[0-9a-f]{4}-0000-000000000000\x00"
+    ID_VALUE_PREFIX + "[0-9a-f]{8}-(?!0000-0000-)[0-9a-f]{4}-[0-9a-f]{4}" + SEQUENTIAL_TAIL + "\x00"
 )
-NARROW_SEQUENTIAL = re.compile(ID_VALUE_PREFIX + "([0-9a-f]{8})-0000-0000-0000-000000000000\x00")
+NARROW_SEQUENTIAL = re.compile(
+    ID_VALUE_PREFIX + "([0-9a-f]{8})-0000-0000" + SEQUENTIAL_TAIL + "\x00"
+)
 #: The ID of every element :data:`DEFINITION` matches, alone (one group: ``findall`` lists
 #: the IDs themselves, in byte order, without a tuple each).
 DEFINED_ID_BYTES = re.compile(

@@ -27,6 +27,7 @@ from brson.model.idforms import (
     DEFINITION_BYTES,
     ID_VALUE_PREFIX,
     REFERENCE_BYTES,
+    SEQUENTIAL_TAIL,
 )
 
 try:
@@ -41,6 +42,7 @@ a scan made by C answers its lookups in C either way)."""
 _PREFIX = ID_VALUE_PREFIX.encode("latin-1")
 _NAMES = tuple(name.encode("latin-1") for name in DEFINING_KEY_NAMES)
 _SUFFIX = DEFINING_KEY_SUFFIX.encode("latin-1")
+_TAIL = SEQUENTIAL_TAIL.encode("latin-1")
 #: The longest key :data:`DEFINED_ID_BYTES` matches (``…-ID`` keys: 62 characters and ``-ID``).
 _LONGEST_KEY = 65
 
@@ -164,6 +166,18 @@ def id_elements(data: bytes) -> tuple[list[str], list[str], list[str]] | None:
     if not ACCELERATED or type(data) is not bytes:
         return None
     return _idscanc.elements(data, _PREFIX, _NAMES, _SUFFIX)
+
+
+def numbered_id_elements(
+    data: bytes,
+) -> tuple[list[str], list[str], list[str], int, bool] | None:
+    """:func:`id_elements` with the highest sequential counter among all of them (-1 when
+    there is none or some definition is not sequential) and whether every definition is
+    sequential, from the same C pass: what extract's closure asks of every copied
+    component, which took a Python step per ID (:func:`brson.ops.ids.numbered_ids_in_bytes`)."""
+    if not ACCELERATED or type(data) is not bytes:
+        return None
+    return _idscanc.elements(data, _PREFIX, _NAMES, _SUFFIX, _TAIL)
 
 
 def scan_ids_py(buf: bytes, spans: Spans, sample: int = 0, references: bool = True) -> IdScan:

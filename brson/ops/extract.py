@@ -32,7 +32,6 @@ import random
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from functools import partial
-from itertools import chain
 from typing import Any, Literal, TypeVar
 
 from bson.int64 import Int64
@@ -46,7 +45,7 @@ from brson.model.idforms import DEFINITION_BYTES, REFERENCE_BYTES
 from brson.model.ids import DefinitionTable, IdIndex, Location, ids_in_bytes
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Slot
-from brson.ops.ids import FreshIds, highest_number, is_sequential
+from brson.ops.ids import FreshIds, numbered_ids_in_bytes
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")
@@ -280,7 +279,7 @@ def extract(
     deps = _Closure(tree, copy_dependencies)
     # What the subtree defines and references, by the index's rules, from its bytes (an
     # index of a staged tree kept a location per value: a tenth of the run's peak memory).
-    deps.add_subtree(*ids_in_bytes(bytes(sub_bytes)))
+    deps.add_subtree(numbered_ids_in_bytes(bytes(sub_bytes)))
     phase(PHASES[2])
     deps.run()
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
@@ -294,7 +293,7 @@ def extract(
     types = _TypePlan(tree, deps.pieces(sub_bytes), type_names, report)
     # The IDs that references leave the result for, and where the source defines each, are
     # known from the pieces: the lookup structures go before the result is assembled.
-    leaving = deps.leaving(sub_bytes)
+    leaving = deps.leaving()
     deps.done_looking_up()
     holder = None
     parent_reference = None
@@ -487,6 +486,8 @@ class _Closure:
         #: What the subtree defines.
         self.sub_defined: set[str] = set()
         self.pending: list[str] = []
+        #: Every ID-shaped value of the subtree and the copies, for :meth:`leaving`.
+        self.values: set[str] = set()
         #: Copied components (numbers in :attr:`spans`).
         self.taken: set[int] = set()
         #: The same, in the source's order, by where they go: slots in walk order,
@@ -508,45 +509,48 @@ class _Closure:
             self._table = DefinitionTable(self.tree)
         return self._table
 
-    def add_subtree(self, defined: set[str], values: list[str]) -> None:
-        self.sub_defined = defined
-        self._add(defined, values)
+    def add_subtree(self, found: tuple[set[str], list[str], bool, int]) -> None:
+        self.sub_defined = found[0]
+        self._add(found)
 
-    def _add(self, defined: set[str], values: list[str]) -> None:
+    def _add(self, found: tuple[set[str], list[str], bool, int]) -> None:
+        """A fragment's :func:`numbered_ids_in_bytes`: its values are looked up next."""
+        defined, values, sequential, highest = found
         self.pending += values
+        self.values.update(values)
         if defined:
             self._seen = True
-            self._sequential = self._sequential and is_sequential(defined, default=True)
-        if self._sequential:  # the highest number matters to sequential fresh IDs only
-            self._highest = max(self._highest, highest_number(chain(defined, values)))
+            self._sequential = self._sequential and sequential
+        if highest > self._highest:
+            self._highest = highest
 
-    def __contains__(self, value: object) -> bool:
-        """Whether the result defines ``value``: the subtree, or a copied component (where
-        the source first defines it)."""
-        if value in self.sub_defined:
-            return True
-        if not isinstance(value, str) or self.spans is None:
-            return False
-        offset = self.table.offset(value)
-        number = self.spans.at(offset) if offset is not None else None
-        return number is not None and number in self.taken
+    def leaving(self) -> dict[str, int | None]:
+        """Each ID-shaped value of the result's pieces that the result does not define (the
+        subtree, or a copied component where the source first defines it): what
+        :func:`_undefined_values` will find in it, with the offset of its definition in the
+        source (None: not in the file).
 
-    def leaving(self, sub_bytes: memoryview) -> dict[str, int | None]:
-        """Each ID-shaped value of the result's pieces that the result does not define
-        (what :func:`_undefined_values` will find in it), with the offset of its definition
-        in the source (None: not in the file)."""
+        The pieces' values are the ones the closure collected (rescanning the pieces took
+        a regex pass over them); a ``ParentReference`` repeating a definition is among them
+        too, which :func:`_undefined_values` never asks about."""
         out: dict[str, int | None] = {}
-        for piece in self.pieces(sub_bytes):
-            for match in REFERENCE_BYTES.finditer(piece):
-                value = match[2].decode("latin-1")
-                if value not in out and value not in self:
-                    out[value] = self.table.offset(value)
+        table = self.table
+        spans = self.spans
+        taken = self.taken
+        for value in self.values.difference(self.sub_defined):
+            offset = table.offset(value)
+            if offset is not None and spans is not None:
+                number = spans.at(offset)
+                if number is not None and number in taken:
+                    continue  # a copy defines it (where the source first does)
+            out[value] = offset
         return out
 
     def done_looking_up(self) -> None:
         """Drop the subtree's IDs and the definition table once every lookup is made (a
         tenth of the peak on a big closure, still alive while the report is written)."""
         self.sub_defined = set()
+        self.values = set()
         self._table = None
 
     def component(self, number: int) -> Component:
@@ -572,7 +576,7 @@ class _Closure:
                     continue  # defined on a slot (not copied), or taken already
                 taken.add(number)
                 start, end = spans.span(number)
-                self._add(*ids_in_bytes(buf[start:end]))
+                self._add(numbered_ids_in_bytes(buf[start:end]))
         found = self.spans
         if not taken or found is None:
             return
