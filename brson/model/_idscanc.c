@@ -82,6 +82,26 @@ typedef struct {
     Py_ssize_t suffix_len;
 } Shape;
 
+/* The element shape from idforms' constants (prefix bytes, a tuple of the two key names, the
+ * key suffix; their types checked by the caller): 0, or -1 when not the shape C matches (the
+ * prefix must start with the key's NUL: a key holds none, so a match ends the key). */
+static int read_shape(PyObject *prefix, PyObject *names, PyObject *suffix, Shape *shape) {
+    shape->prefix = (const unsigned char *)PyBytes_AS_STRING(prefix);
+    shape->prefix_len = PyBytes_GET_SIZE(prefix);
+    for (int i = 0; i < 2; i++) {
+        PyObject *name = PyTuple_GET_ITEM(names, i);
+        if (!PyBytes_Check(name))
+            return -1;
+        shape->names[i] = PyBytes_AS_STRING(name);
+        shape->name_len[i] = PyBytes_GET_SIZE(name);
+    }
+    shape->suffix = PyBytes_AS_STRING(suffix);
+    shape->suffix_len = PyBytes_GET_SIZE(suffix);
+    if (shape->prefix_len < 2 || shape->prefix[0] != 0 || shape->suffix_len < 1)
+        return -1;
+    return 0;
+}
+
 /* 1: defines an ID, 0: a reference, -1: neither (a key no pattern accepts). */
 static int classify(const Shape *shape, const unsigned char *key, Py_ssize_t k) {
     for (int i = 0; i < 2; i++)
@@ -237,19 +257,7 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
     Shape shape;
-    shape.prefix = (const unsigned char *)PyBytes_AS_STRING(args[3]);
-    shape.prefix_len = PyBytes_GET_SIZE(args[3]);
-    for (int i = 0; i < 2; i++) {
-        PyObject *name = PyTuple_GET_ITEM(args[4], i);
-        if (!PyBytes_Check(name))
-            Py_RETURN_NONE;
-        shape.names[i] = PyBytes_AS_STRING(name);
-        shape.name_len[i] = PyBytes_GET_SIZE(name);
-    }
-    shape.suffix = PyBytes_AS_STRING(args[5]);
-    shape.suffix_len = PyBytes_GET_SIZE(args[5]);
-    /* the prefix must start with the key's NUL: a key holds none, so p ends the key */
-    if (shape.prefix_len < 2 || shape.prefix[0] != 0 || shape.suffix_len < 1)
+    if (read_shape(args[3], args[4], args[5], &shape) < 0)
         Py_RETURN_NONE;
     unsigned char mark = shape.prefix[1];
     int keep_refs = 1;
@@ -478,18 +486,7 @@ static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t na
     const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t hi = PyBytes_GET_SIZE(args[0]);
     Shape shape;
-    shape.prefix = (const unsigned char *)PyBytes_AS_STRING(args[1]);
-    shape.prefix_len = PyBytes_GET_SIZE(args[1]);
-    for (int i = 0; i < 2; i++) {
-        PyObject *name = PyTuple_GET_ITEM(args[2], i);
-        if (!PyBytes_Check(name))
-            Py_RETURN_NONE;
-        shape.names[i] = PyBytes_AS_STRING(name);
-        shape.name_len[i] = PyBytes_GET_SIZE(name);
-    }
-    shape.suffix = PyBytes_AS_STRING(args[3]);
-    shape.suffix_len = PyBytes_GET_SIZE(args[3]);
-    if (shape.prefix_len < 2 || shape.prefix[0] != 0 || shape.suffix_len < 1)
+    if (read_shape(args[1], args[2], args[3], &shape) < 0)
         Py_RETURN_NONE;
     unsigned char mark = shape.prefix[1];
     PyObject *lists[3] = {PyList_New(0), PyList_New(0), PyList_New(0)};
