@@ -215,6 +215,33 @@ static Py_ssize_t element_start(const unsigned char *buf, Py_ssize_t lo, Py_ssiz
     return s;
 }
 
+/* The next ID element from *at on in [lo, hi): an element whose value is an ID in the shape's
+ * prefix form (the mark byte sits at p + 1 of a prefix at p).  Returns the prefix's offset p,
+ * its element's start in *start, and moves *at past the mark; -1 when none is left.  The caller
+ * moves *at past a match it takes (matches do not overlap). */
+static Py_ssize_t next_id(const unsigned char *buf, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t *at,
+                          const Shape *shape, Py_ssize_t *start) {
+    unsigned char mark = shape->prefix[1];
+    while (*at < hi) {
+        const unsigned char *m = memchr(buf + *at, mark, (size_t)(hi - *at));
+        if (m == NULL)
+            break;
+        Py_ssize_t p = (m - buf) - 1;
+        *at = (m - buf) + 1;
+        Py_ssize_t g = p + shape->prefix_len;
+        if (g + GUID_LEN + 1 > hi ||
+            memcmp(buf + p, shape->prefix, (size_t)shape->prefix_len) != 0 ||
+            buf[g + GUID_LEN] != 0 || !is_guid(buf + g))
+            continue;
+        Py_ssize_t s = element_start(buf, lo, p);
+        if (s < 0)
+            continue;
+        *start = s;
+        return p;
+    }
+    return -1;
+}
+
 static int read_span(PyObject *item, Py_ssize_t len, Py_ssize_t *lo, Py_ssize_t *hi) {
     if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2)
         return -1;
@@ -259,7 +286,6 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Shape shape;
     if (read_shape(args[3], args[4], args[5], &shape) < 0)
         Py_RETURN_NONE;
-    unsigned char mark = shape.prefix[1];
     int keep_refs = 1;
     if (nargs == 7) {
         keep_refs = PyObject_IsTrue(args[6]);
@@ -287,21 +313,9 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             result = Py_None;
             goto done;
         }
-        /* the mark byte sits at p + 1 of a prefix at p */
-        Py_ssize_t at = lo + 1;
-        while (at < hi) {
-            const unsigned char *m = memchr(buf + at, mark, (size_t)(hi - at));
-            if (m == NULL)
-                break;
-            Py_ssize_t p = (m - buf) - 1;
-            at = (m - buf) + 1;
+        Py_ssize_t at = lo + 1, s, p;
+        while ((p = next_id(buf, lo, hi, &at, &shape, &s)) >= 0) {
             Py_ssize_t g = p + shape.prefix_len;
-            if (g + GUID_LEN + 1 > hi || memcmp(buf + p, shape.prefix, (size_t)shape.prefix_len) ||
-                buf[g + GUID_LEN] != 0 || !is_guid(buf + g))
-                continue;
-            Py_ssize_t s = element_start(buf, lo, p);
-            if (s < 0)
-                continue;
             int kind = classify(&shape, buf + s + 1, p - s - 1);
             if (kind == 1) {
                 if (count < sample) {
@@ -488,25 +502,13 @@ static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t na
     Shape shape;
     if (read_shape(args[1], args[2], args[3], &shape) < 0)
         Py_RETURN_NONE;
-    unsigned char mark = shape.prefix[1];
     PyObject *lists[3] = {PyList_New(0), PyList_New(0), PyList_New(0)};
     PyObject *result = NULL;
     if (lists[0] == NULL || lists[1] == NULL || lists[2] == NULL)
         goto done;
-    Py_ssize_t at = 1;
-    while (at < hi) {
-        const unsigned char *m = memchr(buf + at, mark, (size_t)(hi - at));
-        if (m == NULL)
-            break;
-        Py_ssize_t p = (m - buf) - 1;
-        at = (m - buf) + 1;
+    Py_ssize_t at = 1, s, p;
+    while ((p = next_id(buf, 0, hi, &at, &shape, &s)) >= 0) {
         Py_ssize_t g = p + shape.prefix_len;
-        if (g + GUID_LEN + 1 > hi || memcmp(buf + p, shape.prefix, (size_t)shape.prefix_len) ||
-            buf[g + GUID_LEN] != 0 || !is_guid(buf + g))
-            continue;
-        Py_ssize_t s = element_start(buf, 0, p);
-        if (s < 0)
-            continue;
         Py_ssize_t k = p - s - 1;
         int kind = classify(&shape, buf + s + 1, k);
         if (kind < 0)
