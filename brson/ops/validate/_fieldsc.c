@@ -45,32 +45,43 @@ is_guid(PyObject *value, const unsigned char *table, const unsigned char *shape,
     return 1;
 }
 
+/* The GUID form both entry points take: a 256-byte table mapping each byte to its class and
+   the shape one GUID maps to. */
+typedef struct {
+    const unsigned char *map;
+    const unsigned char *want;
+    Py_ssize_t size;
+} Form;
+
+/* Parses (list, table, shape): 1, or 0 with an exception set. */
 static int
-check_args(PyObject *table, PyObject *shape)
+parse_args(PyObject *args, PyObject **list, Form *form)
 {
+    PyObject *table, *shape;
+    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, list, &table, &shape)) {
+        return 0;
+    }
     if (!PyBytes_CheckExact(table) || PyBytes_GET_SIZE(table) != 256 || !PyBytes_CheckExact(shape)
         || PyBytes_GET_SIZE(shape) < 1 || PyBytes_GET_SIZE(shape) > GUID_MAX) {
         PyErr_SetString(PyExc_ValueError, "table must be 256 bytes and shape 1-64 bytes");
         return 0;
     }
+    form->map = (const unsigned char *)PyBytes_AS_STRING(table);
+    form->want = (const unsigned char *)PyBytes_AS_STRING(shape);
+    form->size = PyBytes_GET_SIZE(shape);
     return 1;
 }
 
 static PyObject *
 guids(PyObject *self, PyObject *args)
 {
-    PyObject *values, *table, *shape;
-    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &values, &table, &shape)) {
+    PyObject *values;
+    Form f;
+    if (!parse_args(args, &values, &f)) {
         return NULL;
     }
-    if (!check_args(table, shape)) {
-        return NULL;
-    }
-    const unsigned char *map = (const unsigned char *)PyBytes_AS_STRING(table);
-    const unsigned char *want = (const unsigned char *)PyBytes_AS_STRING(shape);
-    Py_ssize_t size = PyBytes_GET_SIZE(shape);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(values); i++) {
-        if (!is_guid(PyList_GET_ITEM(values, i), map, want, size)) {
+        if (!is_guid(PyList_GET_ITEM(values, i), f.map, f.want, f.size)) {
             Py_RETURN_FALSE;
         }
     }
@@ -143,16 +154,11 @@ unsure:
 static PyObject *
 scan_all(PyObject *self, PyObject *args)
 {
-    PyObject *datas, *table, *shape;
-    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &datas, &table, &shape)) {
+    PyObject *datas;
+    Form f;
+    if (!parse_args(args, &datas, &f)) {
         return NULL;
     }
-    if (!check_args(table, shape)) {
-        return NULL;
-    }
-    const unsigned char *map = (const unsigned char *)PyBytes_AS_STRING(table);
-    const unsigned char *want = (const unsigned char *)PyBytes_AS_STRING(shape);
-    Py_ssize_t size = PyBytes_GET_SIZE(shape);
     Py_ssize_t n = PyList_GET_SIZE(datas);
     PyObject *out = PyList_New(n);
     if (out == NULL) {
@@ -160,7 +166,7 @@ scan_all(PyObject *self, PyObject *args)
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *data = PyList_GET_ITEM(datas, i);
-        PyObject *odd = PyDict_CheckExact(data) ? scan_one(data, map, want, size) : NULL;
+        PyObject *odd = PyDict_CheckExact(data) ? scan_one(data, f.map, f.want, f.size) : NULL;
         if (odd == NULL) {
             Py_DECREF(out);
             if (PyErr_Occurred()) {
