@@ -16,16 +16,13 @@ import pytest
 from brson.api import dumps, loads
 from brson.errors import ModelError
 from brson.godot.export import _SLOW, _local_matrix_from_bytes, _unedited_value, export_scene
+from brson.model.tree import SLOT_MEMBERS
 
 from .test_tscnc import TREES
 
+#: The slot members export reads from the bytes, with the property the model reads them by.
 PROPERTIES = {
-    "Name": "name",
-    "Tag": "tag",
-    "Active": "active",
-    "Position": "position",
-    "Rotation": "rotation",
-    "Scale": "scale",
+    key: SLOT_MEMBERS[key] for key in ("Name", "Tag", "Active", "Position", "Rotation", "Scale")
 }
 
 
