@@ -205,9 +205,12 @@ def _walk(tree: DataTree, wanted: list[int], own_nodes: bool = True) -> Iterator
 
 def _slots(root: Slot, buf: bytes, offsets: list[int], own_nodes: bool) -> Iterator[_Segment]:
     stack: list[tuple[Slot, list[int]]] = [(root, offsets)]
+    layout: raw.Layout = ()
     while stack:
         slot, inside = stack.pop()
-        index = slot.element_index()
+        # From the bytes (the tree is unmodified), in one call for slots of one layout: the
+        # node's own index is built key by key.
+        index, layout = raw.index_like(buf, *slot.span, layout)
         own = inside  # less the subtree's and the components' offsets, cut out below
         children = index.get("Children")
         if children is not None and children[0] == raw.ARRAY:
