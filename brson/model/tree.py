@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from bson.int64 import Int64
 
+from brson.collector import deferred_full_collections
 from brson.container import Container
 from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
@@ -974,11 +975,12 @@ class Slot(Node):
     def walk(self) -> Iterator[Slot]:
         """This slot and its descendants, depth-first, parents before children."""
         stack: list[Slot] = [self]
-        while stack:
-            slot = stack.pop()
-            yield slot
-            kids = slot.children
-            stack.extend(reversed(kids))
+        with deferred_full_collections():  # every slot handed out is kept (brson.collector)
+            while stack:
+                slot = stack.pop()
+                yield slot
+                kids = slot.children
+                stack.extend(reversed(kids))
 
     def find_component(self, type_name: str) -> Component | None:
         """The first component on this slot (not its children) whose type ``type_name`` names
