@@ -11,6 +11,7 @@ the growing heap again, and on a big heap that costs more per object (cache miss
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -51,6 +52,9 @@ _NEVER = 1 << 30
 #: nested or interleaved: only the last one to end restores it).
 _deferrals = 0
 _saved_threshold2 = 0
+#: Walks in several threads count and restore under it (``+=`` on a global is not atomic;
+#: re-entrant: a collection inside may close an abandoned walk).
+_deferral_lock = threading.RLock()
 
 
 @contextmanager
@@ -67,16 +71,18 @@ def deferred_full_collections() -> Iterator[None]:
     collection).  Unlike :func:`paused_gc` this may wrap code that runs user callbacks: the
     collector stays on."""
     global _deferrals, _saved_threshold2
-    if _deferrals == 0:
-        first, second, third = gc.get_threshold()
-        _saved_threshold2 = third
-        gc.set_threshold(first, second, _NEVER)
-    _deferrals += 1
+    with _deferral_lock:
+        if _deferrals == 0:
+            first, second, third = gc.get_threshold()
+            _saved_threshold2 = third
+            gc.set_threshold(first, second, _NEVER)
+        _deferrals += 1
     try:
         yield
     finally:
-        _deferrals -= 1
-        if _deferrals == 0:
-            first, second, third = gc.get_threshold()
-            if third == _NEVER:  # unless someone set thresholds of their own meanwhile
-                gc.set_threshold(first, second, _saved_threshold2)
+        with _deferral_lock:
+            _deferrals -= 1
+            if _deferrals == 0:
+                first, second, third = gc.get_threshold()
+                if third == _NEVER:  # unless someone set thresholds of their own meanwhile
+                    gc.set_threshold(first, second, _saved_threshold2)

@@ -107,3 +107,25 @@ def test_console_command_skips_the_exit_collection() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["0", "True"]
+
+
+def test_walks_in_threads_restore_the_threshold() -> None:
+    import threading
+
+    before = gc.get_threshold()
+    tree = brson.load(SAMPLES / "orange3134_loading_standin.brson")
+    counts: list[int] = []
+    start = threading.Barrier(4)
+
+    def walk() -> None:
+        start.wait()
+        for _ in range(20):
+            counts.append(sum(1 for _ in tree.walk()))
+
+    threads = [threading.Thread(target=walk) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert counts == [36] * 80
+    assert gc.get_threshold() == before
