@@ -572,16 +572,20 @@ class Component(Node):
 def _member_property(key: str, doc: str) -> property:
     def fget(self: Slot) -> Any:
         if key not in self._vals and self._keys is None:
-            # Unedited: the member's scalar Data read where the engine's layout puts it,
-            # without making the Member view (Member.value reads the same element).
+            # Unedited: the member's Data read where the engine's layout puts it, as
+            # Member.value reads it (a scalar, or an array of numbers: float3, floatQ), without
+            # making the Member view and its index: export-godot asks five a slot.
             elem = self._element(key)
             if elem is None:
                 return None
             if elem[0] == raw.DOCUMENT:
                 buf = self._buf
                 data = raw.member_data(buf, elem[2], elem[3])
-                if data is not None and data[0] != raw.ARRAY:
-                    return raw.scalar(buf, data)
+                if data is not None:
+                    if data[0] != raw.ARRAY:
+                        return raw.scalar(buf, data)
+                    if not _documents(buf, data):
+                        return raw.value(buf, data)
         member = self.member(key)
         return member.value if member is not None else None
 
@@ -599,6 +603,9 @@ def _member_property(key: str, doc: str) -> property:
 
     return property(fget, fset, doc=doc)
 
+
+#: What a transform member's numbers are in every real file (:meth:`Slot._vector`).
+_FLOATS = frozenset((float,))
 
 #: Paths longer than this are not memoized (memory would grow with depth squared).
 PATH_MEMO_LIMIT = 4096
@@ -921,6 +928,12 @@ class Slot(Node):
         a hostile file can hold any value there)."""
         if value is None:
             return default
+        if (
+            type(value) is list
+            and len(value) == len(default)
+            and _FLOATS.issuperset(map(type, value))
+        ):
+            return value  # doubles, as every writer stores them: one pass in C
         if not (
             isinstance(value, list)
             and len(value) == len(default)
