@@ -91,7 +91,7 @@ class Member(Node):
     __slots__ = ("_data", "_items")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        super().__init__(buf, start, end, owner)
+        Node.__init__(self, buf, start, end, owner)  # not super(): measured slower
         #: The ``Data`` element, when found at the engine layout's place (never changes: the
         #: bytes do not; an edit shows in the overlay, which reads check first).
         self._data: raw.Element | None = None

@@ -72,6 +72,10 @@ def test_a_walk_defers_full_collections_only_while_it_runs() -> None:
     next(walk)
     walk.close()
     assert gc.get_threshold() == before
+    with pytest.raises(SelectorError):
+        for _ in tree.walk():
+            raise SelectorError("a user's loop fails half-way")
+    assert gc.get_threshold() == before
 
 
 def test_bulk_operations_run_paused_and_restore_it() -> None:
