@@ -134,7 +134,7 @@ def _anchored(
     slot_part = ""
     types: dict[tuple[type, Any], str] = {}  # type_index -> type_text(component)
     with paused_gc():
-        for slot, span, items, inside in _walk(tree, wanted):
+        for slot, span, items, inside in _walk(tree, wanted, own_nodes=False):
             if slot is not last:  # a slot's segments come one after another
                 last = slot
                 slot_part = slot_text(slot)
@@ -183,17 +183,19 @@ def _is_document(elem: raw.Element | None) -> bool:
 _Segment = tuple[Slot | None, tuple[int, int] | None, _Items, list[int]]
 
 
-def _walk(tree: DataTree, wanted: list[int]) -> Iterator[_Segment]:
+def _walk(tree: DataTree, wanted: list[int], own_nodes: bool = True) -> Iterator[_Segment]:
     """Enter only the slots, components and root elements whose byte spans hold a wanted
     offset; components are found by their spans in the bytes (``Slot.components`` reads the
-    same ``Components`` member), so no component node is made here."""
+    same ``Components`` member), so no component node is made here.  Without ``own_nodes``
+    (a reader that keeps only text) the slots entered are made on their own, not as their
+    parent's whole ``children`` list (see :func:`_children_holding`)."""
     buf = tree.buffer
     for key, elem in tree.element_index().items():
         inside = _between(wanted, elem[1], elem[3])
         if not inside:
             continue
         if key == "Object" and elem[0] == raw.DOCUMENT:
-            yield from _slots(tree.root, buf, inside)
+            yield from _slots(tree.root, buf, inside, own_nodes)
         elif key == "Assets" and elem[0] == raw.ARRAY:
             for span in document_spans(buf, elem):
                 here = _between(inside, *span)
@@ -201,20 +203,20 @@ def _walk(tree: DataTree, wanted: list[int]) -> Iterator[_Segment]:
                     yield None, span, [], here
 
 
-def _slots(root: Slot, buf: bytes, offsets: list[int]) -> Iterator[_Segment]:
+def _slots(root: Slot, buf: bytes, offsets: list[int], own_nodes: bool) -> Iterator[_Segment]:
     stack: list[tuple[Slot, list[int]]] = [(root, offsets)]
+    layout: raw.Layout = ()
     while stack:
         slot, inside = stack.pop()
-        index = slot.element_index()
+        # From the bytes (the tree is unmodified), in one call for slots of one layout: the
+        # node's own index is built key by key.
+        index, layout = raw.index_like(buf, *slot.span, layout)
         own = inside  # less the subtree's and the components' offsets, cut out below
         children = index.get("Children")
         if children is not None and children[0] == raw.ARRAY:
             here, own = _cut(inside, children)
             if here:
-                for child in slot.children:
-                    mine = _between(here, *child.span)
-                    if mine:
-                        stack.append((child, mine))
+                stack += _children_holding(slot, buf, children, here, own_nodes)
         held = index.get("Components")
         if held is not None and held[0] == raw.DOCUMENT:
             here, own = _cut(own, held)
@@ -233,6 +235,45 @@ def _slots(root: Slot, buf: bytes, offsets: list[int]) -> Iterator[_Segment]:
             # The other elements in byte order: the descent finds each offset's element (an
             # offset in none, a length prefix, is dropped there).
             yield slot, None, list(index.items()), own
+
+
+def _children_holding(
+    slot: Slot, buf: bytes, children: raw.Element, offsets: list[int], own_nodes: bool
+) -> list[tuple[Slot, list[int]]]:
+    """The children of ``slot`` whose spans hold some of ``offsets`` (sorted, inside the
+    ``Children`` element), with those offsets, in the children's order; an offset in no child
+    (the array's own bytes) is dropped.  Each child holding offsets is found by bisecting
+    the children's starts: a fresh view described in batches made every child of a wide
+    slot per batch (the holder of a 100k-world extract has 60k children: batches times
+    children).  ``own_nodes`` hands out the slot's own child nodes (what navigation gives);
+    otherwise only the children entered get a node, parented like the slot's own."""
+    if slot.modified:  # children held in memory: their spans are no offsets in ``buf``
+        return [(kid, mine) for kid in slot.children if (mine := _between(offsets, *kid.span))]
+    spans = document_spans(buf, children)
+    starts = [span[0] for span in spans]
+    kids = slot.children if own_nodes else None
+    tree = slot.tree
+    out: list[tuple[Slot, list[int]]] = []
+    at, count = 0, len(offsets)
+    while at < count:
+        k = bisect_right(starts, offsets[at]) - 1
+        if k < 0:  # before the first child
+            at = bisect_left(offsets, starts[0], at) if starts else count
+            continue
+        start, end = spans[k]
+        upto = bisect_left(offsets, end, at)
+        if upto == at:  # past this child's end: on to the next child's start
+            at = bisect_left(offsets, starts[k + 1], at) if k + 1 < len(starts) else count
+            continue
+        if kids is not None:
+            kid = kids[k]
+        else:
+            kid = Slot(buf, start, end, slot)
+            kid.tree = tree
+            kid.parent = slot
+        out.append((kid, offsets[at:upto]))
+        at = upto
+    return out
 
 
 def _component_paths(

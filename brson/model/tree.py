@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from bson.int64 import Int64
 
+from brson.collector import deferred_full_collections
 from brson.container import Container
 from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
@@ -104,13 +105,13 @@ class Member(Node):
     ) -> dict[str, Member]:
         """The members at the spans of ``owner``'s buffer that one scan found
         (:func:`brson.document.raw.component_fields`), by key: the member ``owner`` holds for
-        a key when it holds one, else a view, made without ``__init__`` (a third of the cost
-        of making each; :meth:`Node.__init__` lists the same attributes).  ``owner`` is the
+        a key when it holds one, else a view, made without ``Member.__init__`` (its call
+        through ``super()`` was a third of the cost of making each).  ``owner`` is the
         component's Data node, or the component itself while it has none (the views then
         reach Data on their first edit, see :meth:`_attach`)."""
         buf = owner.buffer
         held = owner.overlay
-        new = object.__new__
+        new, init = object.__new__, Node.__init__
         out: dict[str, Member] = {}
         for key, start, end, data in found:
             if held and isinstance(kept := held.get(key), Member):
@@ -118,14 +119,7 @@ class Member(Node):
                 out[key] = kept
                 continue
             member: Member = new(cls)
-            member._buf = buf
-            member._start = start
-            member._end = end
-            member._idx = None
-            member._vals = _NO_VALS
-            member._keys = None
-            member._owner = owner
-            member._dirty = False
+            init(member, buf, start, end, owner)
             member._tree = tree
             member._key = key
             member._data = data
@@ -370,18 +364,7 @@ class Component(Node):
     __slots__ = ("_data_node", "_slot")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        # Node.__init__'s attributes, set here without calling it: 40k components are made
-        # by a walk, and the second call was a tenth of its time.  Keep them in step.
-        self._buf = buf
-        self._start = start
-        self._end = end
-        self._idx = None
-        self._vals = _NO_VALS
-        self._keys = None
-        self._owner = owner
-        self._dirty = False
-        self._tree = None
-        self._key = None
+        Node.__init__(self, buf, start, end, owner)  # not super(): a walk makes 40k of these
         self._slot: Slot | None = None
         #: The Data node, kept here rather than in the overlay until it is edited: an
         #: overlay dict per component was 40k objects for the collector on a 10k world.
@@ -653,17 +636,7 @@ class Slot(Node):
     _last_shape: ClassVar[_Shape] = _Shape(())
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        # Node.__init__'s attributes without calling it (see Component.__init__).
-        self._buf = buf
-        self._start = start
-        self._end = end
-        self._idx = None
-        self._vals = _NO_VALS
-        self._keys = None
-        self._owner = owner
-        self._dirty = False
-        self._tree = None
-        self._key = None
+        Node.__init__(self, buf, start, end, owner)  # not super() (see Component.__init__)
         self._parent: Slot | None = None
         #: (tree generation, path): paths are asked for per reference, and each costs the
         #: depth; a memo valid until the next edit makes that once per slot.
@@ -987,11 +960,12 @@ class Slot(Node):
     def walk(self) -> Iterator[Slot]:
         """This slot and its descendants, depth-first, parents before children."""
         stack: list[Slot] = [self]
-        while stack:
-            slot = stack.pop()
-            yield slot
-            kids = slot.children
-            stack.extend(reversed(kids))
+        with deferred_full_collections():  # every slot handed out is kept (brson.collector)
+            while stack:
+                slot = stack.pop()
+                yield slot
+                kids = slot.children
+                stack.extend(reversed(kids))
 
     def find_component(self, type_name: str) -> Component | None:
         """The first component on this slot (not its children) whose type ``type_name`` names

@@ -718,15 +718,11 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: _TypePlan) -> 
     for number in deps.on_slots:
         groups.setdefault(spans.slot_of(number), []).append(number)
     layout = _SlotLayout(template)
-    data = raw.assemble(layout.elements(HOLDER_NAME, ids, []))
+    data = layout.slot(HOLDER_NAME, ids, [])
     holder = Slot(data, 0, len(data))
     kids = []
     for n, numbers in groups.items():
-        kid = raw.assemble(
-            layout.elements(
-                spans.slot_name(n), ids, [buf[s:e] for s, e in map(spans.span, numbers)]
-            )
-        )
+        kid = layout.slot(spans.slot_name(n), ids, [buf[s:e] for s, e in map(spans.span, numbers)])
         kid = types.apply(kid)
         kids.append(Slot(kid, 0, len(kid)))
     # The children as nodes over their bytes, written once with the result: joined here, the
@@ -742,6 +738,10 @@ _SLOT_DEFAULTS: dict[str, Any] = {
     "Rotation": [0.0, 0.0, 0.0, 1.0],
     "Scale": [1.0, 1.0, 1.0],
 }
+
+
+#: What follows a fixed part of a slot's byte template (:meth:`_SlotLayout._template`).
+_ID, _NAME, _COMPONENTS, _END = range(4)
 
 
 class _SlotLayout:
@@ -765,36 +765,99 @@ class _SlotLayout:
             and not key.endswith("-ID")
             and key not in _SLOT_DEFAULTS
         }
+        #: Byte templates by ID width (see :meth:`_template`).
+        self._templates: dict[int, list[tuple[bytes, int]] | None] = {}
+        # How many IDs a slot draws: at most one per key, counted on stand-ins.
+        probe = iter(["0" * 36] * len(self.keys))
+        self.elements("", probe, [])
+        self.id_count = len(self.keys) - sum(1 for _ in probe)
+
+    def slot(self, name: str, ids: FreshIds, components: list[bytes | memoryview]) -> bytes:
+        """The slot's document: :meth:`elements` assembled, from the byte template when every
+        ID drawn for it has the template's length (a slot's ten-odd keys dispatched and
+        encoded one by one were most of the holder's time)."""
+        drawn = ids.take(self.id_count)
+        width = len(drawn[0]) if drawn else 0
+        template = self._template(width) if all(len(i) == width for i in drawn) else None
+        if template is None:
+            return raw.assemble(self.elements(name, iter(drawn), components))
+        out: list[bytes | memoryview] = []
+        at = 0
+        for fixed, kind in template:
+            out.append(fixed)
+            if kind == _ID:
+                out.append(drawn[at].encode())
+                at += 1
+            elif kind == _NAME:
+                out.append(raw.encode_element("Name", {"ID": drawn[at], "Data": name}))
+                at += 1
+            elif kind == _COMPONENTS:
+                member = [self._with_id("ID", drawn[at], _same), _array_element("Data", components)]
+                out.append(raw.element_header(raw.DOCUMENT, "Components") + raw.assemble(member))
+                at += 1
+        return raw.assemble(out)
+
+    def _template(self, width: int) -> list[tuple[bytes, int]] | None:
+        """The slot's elements for IDs of ``width`` characters as ``(fixed bytes, what comes
+        next)`` pairs, from :meth:`elements` with stand-in IDs split at each one; None when a
+        stand-in is not found exactly once in its element (then :meth:`elements` encodes)."""
+        if width in self._templates:
+            return self._templates[width]
+        if width == 0:
+            return None
+        stand_in = "\x01" * width
+        made: list[tuple[bytes, int]] = []
+        fixed = b""
+        for key in self.keys:
+            if key == "Name":
+                made.append((fixed, _NAME))
+                fixed = b""
+            elif key == "Components":
+                made.append((fixed, _COMPONENTS))
+                fixed = b""
+            else:
+                drawn = iter([stand_in])
+                pieces = self._element(key, "", drawn, []).split(stand_in.encode())
+                used = next(drawn, None) is None
+                if used and len(pieces) == 2:
+                    made.append((fixed + pieces[0], _ID))
+                    fixed = pieces[1]
+                elif not used and len(pieces) == 1:
+                    fixed += pieces[0]
+                else:
+                    self._templates[width] = None
+                    return None
+        made.append((fixed, _END))
+        self._templates[width] = made
+        return made
 
     def elements(
-        self, name: str, ids: FreshIds, components: list[bytes | memoryview]
+        self, name: str, ids: Iterator[str], components: list[bytes | memoryview]
     ) -> list[bytes | memoryview]:
         """The slot's elements, one per key (``Children`` empty), IDs drawn in key order."""
-        out: list[bytes | memoryview] = []
+        return [self._element(key, name, ids, components) for key in self.keys]
+
+    def _element(
+        self, key: str, name: str, ids: Iterator[str], components: list[bytes | memoryview]
+    ) -> bytes:
         with_id = self._with_id
-        for key in self.keys:
-            if key == "Children":
-                out.append(raw.encode_element(key, []))
-            elif key == "Components":
-                member = [with_id("ID", next(ids), _same), _array_element("Data", components)]
-                out.append(raw.element_header(raw.DOCUMENT, key) + raw.assemble(member))
-            elif key == "ID" or key == "ParentReference" or key.endswith("-ID"):
-                out.append(with_id(key, next(ids), _same))
-            elif key == "Name":
-                out.append(raw.encode_element(key, {"ID": next(ids), "Data": name}))
-            elif key == "OrderOffset":
-                offset = self.order_offset
-                out.append(with_id(key, next(ids), partial(_member, data=offset)))
-            elif key in _SLOT_DEFAULTS:
-                default = _SLOT_DEFAULTS[key]
-                out.append(with_id(key, next(ids), partial(_member, data=default)))
-            else:
-                value = self.kept[key]
-                if isinstance(value, dict) and "ID" in value:
-                    out.append(with_id(key, next(ids), partial(_id_in, value)))
-                else:
-                    out.append(raw.encode_element(key, value))
-        return out
+        if key == "Children":
+            return raw.encode_element(key, [])
+        if key == "Components":
+            member = [with_id("ID", next(ids), _same), _array_element("Data", components)]
+            return raw.element_header(raw.DOCUMENT, key) + raw.assemble(member)
+        if key == "ID" or key == "ParentReference" or key.endswith("-ID"):
+            return with_id(key, next(ids), _same)
+        if key == "Name":
+            return raw.encode_element(key, {"ID": next(ids), "Data": name})
+        if key == "OrderOffset":
+            return with_id(key, next(ids), partial(_member, data=self.order_offset))
+        if key in _SLOT_DEFAULTS:
+            return with_id(key, next(ids), partial(_member, data=_SLOT_DEFAULTS[key]))
+        value = self.kept[key]
+        if isinstance(value, dict) and "ID" in value:
+            return with_id(key, next(ids), partial(_id_in, value))
+        return raw.encode_element(key, value)
 
     def _with_id(self, key: str, element_id: str, value: Callable[[str], Any]) -> bytes:
         """``encode_element(key, value(element_id))``, encoded once per key and ID length

@@ -86,10 +86,16 @@ def test_every_cli_edit_kind(
     """B made by the edit commands; diff --json applied to A gives B's file (archives) or
     main tree (packages) byte for byte."""
     a = samples_dir / name
-    if scenario == "import" and brson.load(a).legacy:
-        pytest.skip("a Resonite subtree is not imported into a NeosVR file")
     donor = samples_dir / "orange3134_loading_standin.resonitepackage"  # assets come along
     values = {**_ids(a), "first": first_child(a), "standin": str(donor)}
+    if scenario == "import" and brson.load(a).legacy:
+        # A Resonite subtree is never grafted into a NeosVR file: one clear error, no output.
+        out = tmp_path / f"refused{a.suffixes[-1]}"
+        args = [part.format(**values) for part in SCENARIOS["import"][0][1:]]
+        code, _, err = run(capsys, "import", a, *args, "-o", out)
+        assert code == 2 and "into a NeosVR (legacy) one" in err and "Traceback" not in err
+        assert err.count("\n") == 1 and not out.exists()
+        return
     current, suffix = a, a.suffixes[-1]
     for step, command in enumerate(SCENARIOS[scenario]):
         nxt = tmp_path / f"step{step}{suffix}"

@@ -450,3 +450,17 @@ def test_listing_falls_back_where_a_value_does_not_resolve() -> None:
     graph = ReferenceGraph.build(tree)
     assert any(r.describe() == "<unknown>" for r in graph)
     _check_listing(tree, graph)
+
+
+@pytest.mark.parametrize("fanout", [2, 40])
+def test_described_walk_equals_located_on_wide_slots(fanout: int) -> None:
+    """The description walk makes only the children it enters (bisected by their starts);
+    the locating walk hands out the slots' own children: same answers for any offsets,
+    element starts or not (a length prefix, the bytes between children), in any subset."""
+    data = bson.encode(synth.world(200, seed=fanout, fanout=fanout, external=5))
+    tree = brson.loads(data, name="world.bson")
+    starts = [loc.offset or -1 for loc, _ in tree.ids.values]
+    for offsets in (starts, starts[::5], list(range(0, len(data), 3)), [len(data) + 9, -4]):
+        fresh = brson.loads(data, name="world.bson")
+        expected = {o: loc.describe() for o, loc in locate_many(fresh, offsets).items()}
+        assert describe_many(tree, offsets) == expected

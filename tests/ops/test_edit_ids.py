@@ -210,3 +210,12 @@ def test_renumber_map_follows_document_order() -> None:
     assert brson.loads(rewrite(doc, mapping)).root.get("Ref") == sequential_id(1)
     with pytest.raises(ValueError, match="36 characters"):
         rewrite(doc, {"x": "y"})
+
+
+@pytest.mark.parametrize("taken, sequential", [((), True), ([sequential_id(3)], True), ((), False)])
+def test_take_is_repeated_next(taken: list[str], sequential: bool) -> None:
+    a = FreshIds(taken, sequential, random.Random(1))
+    b = FreshIds(taken, sequential, random.Random(1))
+    assert a.take(0) == []
+    assert a.take(6) + a.take(2) == [next(b) for _ in range(8)]
+    assert a.issued == b.issued and a.next == b.next

@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import bson
 import pytest
 
 import brson
@@ -402,3 +403,48 @@ def test_edited_source_is_extracted_as_edited(samples_dir: Path) -> None:
     out = extract(src, visual).tree
     assert out.root.name == "Renamed"
     assert api.loads(api.dumps(out)).root.name == "Renamed"
+
+
+# -- the holder's byte template against the per-key encoding --------------------------------
+def _layout_cases() -> list[Any]:
+    made = []
+    base = {
+        "ID": "a",
+        "Name": {"ID": "b", "Data": "x"},
+        "Components": {"ID": "c", "Data": []},
+        "Children": [],
+    }
+    made.append(base)
+    made.append({**base, "Odd": {"ID": "d", "Data": 1}, "Plain": 7, "Other-ID": "e"})
+    # A stand-in's run inside a kept value: the template gives way to the per-key encoding.
+    made.append({**base, "Odd": "\x01" * 36, "Also": {"ID": "f", "Data": "\x01" * 40}})
+    out = [pytest.param(bson.encode(d), id=f"made{n}") for n, d in enumerate(made)]
+    if SAMPLES.is_dir():
+        for name in ARCHIVES:
+            tree = source(name)
+            start, end = tree.root.span
+            out.append(pytest.param(bytes(tree.buffer[start:end]), id=name))
+    return out
+
+
+@pytest.mark.parametrize("data", _layout_cases())
+@pytest.mark.parametrize("style", ["sequential", "random", "wide"])
+def test_slot_template_matches_elements(data: bytes, style: str) -> None:
+    import random
+
+    from brson.document import raw
+    from brson.ops.extract import _SlotLayout
+    from brson.ops.ids import FreshIds
+
+    layout = _SlotLayout(Slot(data, 0, len(data)))
+    component = bson.encode({"Type": 0, "Data": {"ID": "z"}})
+
+    def fresh() -> FreshIds:
+        ids = FreshIds((), style != "random", random.Random(5))
+        ids.next = 1 << 40 if style == "wide" else 7
+        return ids
+
+    a, b = fresh(), fresh()
+    for name, comps in [("", []), ("Kid é", [component]), ("x" * 300, [component] * 3)]:
+        assert layout.slot(name, a, list(comps)) == raw.assemble(layout.elements(name, b, comps))
+    assert a.issued == b.issued
