@@ -36,7 +36,6 @@ from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.tscn import Godot4Text, SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
-from brson.model import transform
 from brson.model.fields import field_member, field_number, field_numbers, field_text, field_value
 from brson.model.tree import Component, DataTree, Slot
 from brson.model.typename import TypeName
@@ -258,13 +257,10 @@ def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
     meta: dict[str, Any] = {}
     if slot.id is not None:
         meta[META_ID] = slot.id
-    name, tag = _unedited_values(slot, ("Name", "Tag"))
-    if name is _SLOW:
-        name = slot.name
+    name = slot.name
     if isinstance(name, str):
         meta[META_NAME] = name
-    if tag is _SLOW:
-        tag = slot.tag
+    tag = slot.tag
     if isinstance(tag, str):
         meta[META_TAG] = tag
     meta[META_COMPONENTS] = Godot4Text(components)
@@ -343,74 +339,9 @@ def document_fields(tree: DataTree) -> dict[str, Any]:
     return {key: tree.get(key) for key in tree if key not in ("Object", "Assets")}
 
 
-#: Returned by :func:`_unedited_values` for a member the slot's own reader must answer.
-_SLOW = object()
-
-
-def _unedited_values(slot: Slot, keys: tuple[str, ...]) -> list[Any]:
-    """``slot.member(key).value`` of each key, read straight from an unedited slot's bytes for
-    a member in the engine's ``{"ID", "Data": x}`` layout whose Data is a scalar or an array
-    of doubles; :data:`_SLOW` for any other (edited slot, absent or unusual member: the slot's
-    property then answers, with its error if it has one).
-
-    Why: each read through ``Slot.name``/``position``... builds a Member view and its index
-    (~6 a slot while building the scene); this reads the slot's index (built once, kept)."""
-    buf = slot.buffer
-    if slot.modified or not buf:
-        return [_SLOW] * len(keys)
-    idx = slot.element_index()
-    out: list[Any] = []
-    for key in keys:
-        value: Any = _SLOW
-        elem = idx.get(key)
-        if elem is not None and elem[0] == raw.DOCUMENT:
-            data = raw.member_data(buf, elem[2], elem[3])
-            if data is None:
-                pass
-            elif data[0] != raw.ARRAY:
-                value = raw.scalar(buf, data)  # what Member.value reads for a scalar
-            else:
-                value = raw.value(buf, data)  # and for an array of numbers
-                if type(value) is not list or any(type(v) is not float for v in value):
-                    value = _SLOW
-        out.append(value)
-    return out
-
-
-def _unedited_value(slot: Slot, key: str) -> Any:
-    """:func:`_unedited_values` of one key."""
-    return _unedited_values(slot, (key,))[0]
-
-
-def _local_matrix_from(position: Any, rotation: Any, scale: Any) -> transform.Matrix | None:
-    """``Slot.local_matrix()`` from values :func:`_unedited_values` read; None when one is
-    not there as doubles of the right count (``local_matrix`` then gives the value or the
-    error)."""
-    if (
-        position is _SLOW
-        or rotation is _SLOW
-        or scale is _SLOW
-        or len(position) != 3
-        or len(rotation) != 4
-        or len(scale) != 3
-    ):
-        return None
-    return transform.compose(position, rotation, scale)
-
-
-def _local_matrix_from_bytes(slot: Slot) -> transform.Matrix | None:
-    return _local_matrix_from(*_unedited_values(slot, _TRS))
-
-
-_TRS = ("Position", "Rotation", "Scale")
-_NODE_MEMBERS = ("Name", "Active", *_TRS)
-
-
-def _transform(slot: Slot, is_root: bool, matrix: transform.Matrix | None = None) -> gv.Transform3D:
-    """The node's transform; ``matrix`` when the caller read it already."""
+def _transform(slot: Slot, is_root: bool) -> gv.Transform3D:
     try:
-        if matrix is None:
-            matrix = slot.global_matrix() if is_root else slot.local_matrix()
+        matrix = slot.global_matrix() if is_root else slot.local_matrix()
     except (TypeError, ValueError, IndexError):
         raise ModelError(
             "position, rotation or scale is not a list of numbers", path=slot.path
@@ -800,13 +731,10 @@ def export_scene(
 def _node(
     slot: Slot, godot: int, converter: _Converter, is_root: bool, meshes: bool = True
 ) -> SlotNode:
-    name, active, *trs = _unedited_values(slot, _NODE_MEMBERS)
-    if name is _SLOW:
-        name = slot.name
+    name = slot.name
     node = SlotNode(name if isinstance(name, str) else "", NODE[godot], slot)
-    matrix = None if is_root else _local_matrix_from(*trs)
-    node.properties["transform"] = _transform(slot, is_root, matrix)
-    if (slot.active if active is _SLOW else active) is False:
+    node.properties["transform"] = _transform(slot, is_root)
+    if slot.active is False:
         node.properties["visible"] = False
     drawn = converter.renderer(slot) if meshes else None
     if drawn is not None:

@@ -18,9 +18,11 @@ GUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9
 GUID = re.compile(GUID_PATTERN + r"\Z")
 
 
+#: The key of the ID a document defines for itself (every slot, component and member).
+ID_KEY = "ID"
 #: The keys that define the ID they hold, whole: ``ID`` and ``ParentReference`` (which in
 #: engine files names the slot's own parent link).
-DEFINING_KEY_NAMES = ("ID", "ParentReference")
+DEFINING_KEY_NAMES = (ID_KEY, "ParentReference")
 #: The end of every other defining key (``persistent-ID``, ``_shader-ID``…).
 DEFINING_KEY_SUFFIX = "-ID"
 
@@ -29,6 +31,14 @@ def defines_id(key: str) -> bool:
     """Whether an element with this key defines the ID it holds; every other ID-shaped value
     is a reference."""
     return key in DEFINING_KEY_NAMES or key.endswith(DEFINING_KEY_SUFFIX)
+
+
+def holds_own_id(key: str) -> bool:
+    """Whether a component field with this key (not a member) holds an ID of the
+    component's own: its ``ID`` and every ``-ID`` key; ``ParentReference`` is a slot's.
+    validate checks these are GUIDs (its compiled loop, ``_fieldsc.c``, is handed
+    :data:`ID_KEY` and :data:`DEFINING_KEY_SUFFIX` to test the same)."""
+    return key == ID_KEY or key.endswith(DEFINING_KEY_SUFFIX)
 
 
 #: Between an element's key and its ID text: the key's NUL and the string length 37.

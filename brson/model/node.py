@@ -50,7 +50,6 @@ class Node:
     )
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        # Member.views sets these same attributes without calling this: keep them in step.
         self._buf = buf
         self._start = start
         self._end = end

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from bson.int64 import Int64
 
+from brson.collector import deferred_full_collections
 from brson.container import Container
 from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
@@ -90,7 +91,7 @@ class Member(Node):
     __slots__ = ("_data", "_items")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        super().__init__(buf, start, end, owner)
+        Node.__init__(self, buf, start, end, owner)  # not super(): measured slower
         #: The ``Data`` element, when found at the engine layout's place (never changes: the
         #: bytes do not; an edit shows in the overlay, which reads check first).
         self._data: raw.Element | None = None
@@ -104,13 +105,13 @@ class Member(Node):
     ) -> dict[str, Member]:
         """The members at the spans of ``owner``'s buffer that one scan found
         (:func:`brson.document.raw.component_fields`), by key: the member ``owner`` holds for
-        a key when it holds one, else a view, made without ``__init__`` (a third of the cost
-        of making each; :meth:`Node.__init__` lists the same attributes).  ``owner`` is the
+        a key when it holds one, else a view, made without ``Member.__init__`` (its call
+        through ``super()`` was a third of the cost of making each).  ``owner`` is the
         component's Data node, or the component itself while it has none (the views then
         reach Data on their first edit, see :meth:`_attach`)."""
         buf = owner.buffer
         held = owner.overlay
-        new = object.__new__
+        new, init = object.__new__, Node.__init__
         out: dict[str, Member] = {}
         for key, start, end, data in found:
             if held and isinstance(kept := held.get(key), Member):
@@ -118,14 +119,7 @@ class Member(Node):
                 out[key] = kept
                 continue
             member: Member = new(cls)
-            member._buf = buf
-            member._start = start
-            member._end = end
-            member._idx = None
-            member._vals = _NO_VALS
-            member._keys = None
-            member._owner = owner
-            member._dirty = False
+            init(member, buf, start, end, owner)
             member._tree = tree
             member._key = key
             member._data = data
@@ -370,18 +364,7 @@ class Component(Node):
     __slots__ = ("_data_node", "_slot")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        # Node.__init__'s attributes, set here without calling it: 40k components are made
-        # by a walk, and the second call was a tenth of its time.  Keep them in step.
-        self._buf = buf
-        self._start = start
-        self._end = end
-        self._idx = None
-        self._vals = _NO_VALS
-        self._keys = None
-        self._owner = owner
-        self._dirty = False
-        self._tree = None
-        self._key = None
+        Node.__init__(self, buf, start, end, owner)  # not super(): a walk makes 40k of these
         self._slot: Slot | None = None
         #: The Data node, kept here rather than in the overlay until it is edited: an
         #: overlay dict per component was 40k objects for the collector on a 10k world.
@@ -589,16 +572,20 @@ class Component(Node):
 def _member_property(key: str, doc: str) -> property:
     def fget(self: Slot) -> Any:
         if key not in self._vals and self._keys is None:
-            # Unedited: the member's scalar Data read where the engine's layout puts it,
-            # without making the Member view (Member.value reads the same element).
+            # Unedited: the member's Data read where the engine's layout puts it, as
+            # Member.value reads it (a scalar, or an array of numbers: float3, floatQ), without
+            # making the Member view and its index: export-godot asks five a slot.
             elem = self._element(key)
             if elem is None:
                 return None
             if elem[0] == raw.DOCUMENT:
                 buf = self._buf
                 data = raw.member_data(buf, elem[2], elem[3])
-                if data is not None and data[0] != raw.ARRAY:
-                    return raw.scalar(buf, data)
+                if data is not None:
+                    if data[0] != raw.ARRAY:
+                        return raw.scalar(buf, data)
+                    if not _documents(buf, data):
+                        return raw.value(buf, data)
         member = self.member(key)
         return member.value if member is not None else None
 
@@ -616,6 +603,9 @@ def _member_property(key: str, doc: str) -> property:
 
     return property(fget, fset, doc=doc)
 
+
+#: What a transform member's numbers are in every real file (:meth:`Slot._vector`).
+_FLOATS = frozenset((float,))
 
 #: Paths longer than this are not memoized (memory would grow with depth squared).
 PATH_MEMO_LIMIT = 4096
@@ -646,17 +636,7 @@ class Slot(Node):
     _last_shape: ClassVar[_Shape] = _Shape(())
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        # Node.__init__'s attributes without calling it (see Component.__init__).
-        self._buf = buf
-        self._start = start
-        self._end = end
-        self._idx = None
-        self._vals = _NO_VALS
-        self._keys = None
-        self._owner = owner
-        self._dirty = False
-        self._tree = None
-        self._key = None
+        Node.__init__(self, buf, start, end, owner)  # not super() (see Component.__init__)
         self._parent: Slot | None = None
         #: (tree generation, path): paths are asked for per reference, and each costs the
         #: depth; a memo valid until the next edit makes that once per slot.
@@ -948,6 +928,12 @@ class Slot(Node):
         a hostile file can hold any value there)."""
         if value is None:
             return default
+        if (
+            type(value) is list
+            and len(value) == len(default)
+            and _FLOATS.issuperset(map(type, value))
+        ):
+            return value  # doubles, as every writer stores them: one pass in C
         if not (
             isinstance(value, list)
             and len(value) == len(default)
@@ -974,11 +960,12 @@ class Slot(Node):
     def walk(self) -> Iterator[Slot]:
         """This slot and its descendants, depth-first, parents before children."""
         stack: list[Slot] = [self]
-        while stack:
-            slot = stack.pop()
-            yield slot
-            kids = slot.children
-            stack.extend(reversed(kids))
+        with deferred_full_collections():  # every slot handed out is kept (brson.collector)
+            while stack:
+                slot = stack.pop()
+                yield slot
+                kids = slot.children
+                stack.extend(reversed(kids))
 
     def find_component(self, type_name: str) -> Component | None:
         """The first component on this slot (not its children) whose type ``type_name`` names

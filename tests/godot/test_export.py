@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import brson
 from brson.cli.app import main
 from brson.errors import ModelError, VariantError
 from brson.godot import Basis, Color, Transform3D, Vector2, Vector3, loads
@@ -400,11 +401,28 @@ def test_variant_holds_the_whole_tree(cases: dict[str, DataTree], godot: int) ->
         assert [len(v["components"]) for v in seen] == [len(s.components) for s in slots]
 
 
-def test_bad_transform_is_one_clear_error() -> None:
+@pytest.mark.parametrize("in_bytes", [False, True], ids=["edited", "in the bytes"])
+def test_bad_transform_is_one_clear_error(in_bytes: bool) -> None:
     tree = synthetic_tree()
     tree.root.children[0].position = [1.0, "x", 3.0]
-    with pytest.raises(ModelError, match="Box"):
-        export_scene(tree, 3)
+    if in_bytes:  # unedited again: the slot's property reads the bad value from the bytes
+        tree = brson.loads(brson.dumps(tree))
+    for godot in (3, 4):
+        with pytest.raises(ModelError, match="Box"):
+            export_scene(tree, godot)
+
+
+def test_edited_slot_exports_its_new_values() -> None:
+    tree = brson.loads(brson.dumps(synthetic_tree()))
+    slot = tree.root.children[0]
+    slot.position = [1.5, 2.5, 3.5]
+    slot.name = "edited"
+    slot.active = False
+    scene = export_scene(tree, 4)
+    node = next(n for n, s in scene.nodes if s is slot)
+    assert node.name == "edited" and node.properties["visible"] is False
+    origin = node.properties["transform"].origin
+    assert (origin.x, origin.y, origin.z) == (1.5, 2.5, 3.5)
 
 
 # --- command line -----------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brson.api import load
+from brson.model.idforms import DEFINING_KEY_SUFFIX, ID_KEY, holds_own_id
 from brson.ops.validate import context
 from brson.ops.validate.context import ComponentInfo, Context
 from brson.ops.validate.findings import Findings
@@ -55,7 +56,9 @@ def c_guids(values: list[Any]) -> bool:
 
 def c_scan(datas: list[dict[str, Any]]) -> list[list[str]] | None:
     assert _fieldsc is not None
-    return _fieldsc.scan_all(datas, context._TO_SHAPE, context._GUID_SHAPE)
+    return _fieldsc.scan_all(
+        datas, context._TO_SHAPE, context._GUID_SHAPE, ID_KEY, DEFINING_KEY_SUFFIX
+    )
 
 
 def py_scan(datas: list[dict[str, Any]]) -> list[list[str]] | None:
@@ -204,3 +207,37 @@ def test_many_and_unexpected() -> None:
         _fieldsc.guids([], b"", context._GUID_SHAPE)  # type: ignore[union-attr]
     with pytest.raises(TypeError):
         c_scan(({},))  # type: ignore[arg-type]
+    for id_key, suffix in (("ID", ""), ("", "-ID"), ("ID", "-\xe9"), (_Str("ID"), "-ID")):
+        with pytest.raises((TypeError, ValueError)):
+            _fieldsc.scan_all([], context._TO_SHAPE, context._GUID_SHAPE, id_key, suffix)  # type: ignore[union-attr]
+
+
+_CTX = Context(load(FIXTURES / "real" / "orange3134_loading_standin.brson"), Findings())
+_ANY_KEY = st.one_of(
+    _KEYS, st.text(alphabet="IDd-x\u00e9\U0001f600", max_size=5), st.text(max_size=6)
+)
+
+
+@needs_c
+@settings(max_examples=400, deadline=None)
+@given(_ANY_KEY)
+def test_key_rule_is_idforms(key: str) -> None:
+    """The C loop holds no key rule of its own: a key is checked for a GUID exactly when
+    ``idforms.holds_own_id`` says it holds the component's ID (context passes the C loop the
+    keys that function tests)."""
+    assert c_scan([{key: "not a GUID"}]) == (None if holds_own_id(key) else [[key]])
+    infos = [ComponentInfo(_CTX, {"Data": {key: "not a GUID"}}, None)]
+    ComponentInfo.scan_all(infos)  # what validate calls: the C loop with context's keys
+    assert (infos[0].scanned is None) == holds_own_id(key)
+    assert c_scan([{key: _GUID}]) == [[] if holds_own_id(key) else [key]]
+
+
+@needs_c
+def test_keys_come_from_the_caller() -> None:
+    """Other keys handed in are the ones tested (nothing of idforms' is restated in C)."""
+    assert _fieldsc is not None
+    table, shape = context._TO_SHAPE, context._GUID_SHAPE
+    datas = [{"Key": "x", "a_key": "y", "ID": "z", "m": {"Key": "w"}}]
+    assert _fieldsc.scan_all(datas, table, shape, "Key", "_key") is None
+    datas = [{"Key": _GUID, "a_key": _GUID, "ID": "z", "m": {"Key": _GUID}, "n": {"ID": 1}}]
+    assert _fieldsc.scan_all(datas, table, shape, "Key", "_key") == [["ID", "n"]]

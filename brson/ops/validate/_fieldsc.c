@@ -9,12 +9,13 @@
        the shape class of each ASCII character), spell `shape` (one GUID's shape).  The shape
        and the table come from context.py, built from idforms.GUID_PATTERN.
 
-   scan_all(datas, table, shape) -> list[list[str]] | None
+   scan_all(datas, table, shape, id_key, suffix) -> list[list[str]] | None
        For a slot's components' `Data` dicts: the keys that are not members of each, when
-       every ID among them (a member's `ID`, a non-null value under `ID` or a `-ID` key) is a
-       GUID; None otherwise, and None for anything unexpected (a key that is not an exact
-       str, a data that is not an exact dict): the Python path then decides, so it is the
-       one source of every finding.
+       every ID among them (a member's `id_key`, a non-null value under `id_key` or a key
+       ending with `suffix`) is a GUID; None otherwise, and None for anything unexpected (a
+       key that is not an exact str, a data that is not an exact dict): the Python path then
+       decides, so it is the one source of every finding.  The keys come from idforms
+       (`ID_KEY`, `DEFINING_KEY_SUFFIX`: the rule is `idforms.holds_own_id`), not from here.
 
    CPython C API only; no reference is borrowed across a call that could run Python code. */
 
@@ -22,8 +23,6 @@
 #include <Python.h>
 
 #define GUID_MAX 64
-
-static PyObject *ID_KEY; /* "ID" */
 
 /* Whether `value` is a str spelling `shape` through `table`: 1 yes, 0 no. */
 static int
@@ -53,12 +52,46 @@ typedef struct {
     Py_ssize_t size;
 } Form;
 
-/* Parses (list, table, shape): 1, or 0 with an exception set. */
+/* The keys holding a component's own IDs (idforms.holds_own_id): `id` itself, and every key
+   ending with `suffix`; both ASCII.  `id` is also the key of a member's ID. */
+typedef struct {
+    PyObject *id;
+    const unsigned char *id_text;
+    Py_ssize_t id_len;
+    const unsigned char *suffix;
+    Py_ssize_t suffix_len;
+} Keys;
+
+/* An exact, ASCII str's bytes and length (exact: the member lookup by `id` then runs no
+   Python code): 1, or 0 with an exception set. */
 static int
-parse_args(PyObject *args, PyObject **list, Form *form)
+ascii_text(PyObject *text, const unsigned char **out, Py_ssize_t *len)
 {
-    PyObject *table, *shape;
-    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, list, &table, &shape)) {
+    if (!PyUnicode_CheckExact(text) || PyUnicode_READY(text) < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "id_key and suffix must be str");
+        }
+        return 0;
+    }
+    if (!PyUnicode_IS_ASCII(text) || PyUnicode_GET_LENGTH(text) < 1) {
+        PyErr_SetString(PyExc_ValueError, "id_key and suffix must be non-empty ASCII");
+        return 0;
+    }
+    *out = PyUnicode_1BYTE_DATA(text);
+    *len = PyUnicode_GET_LENGTH(text);
+    return 1;
+}
+
+/* Parses (list, table, shape), followed by (id_key, suffix) when `keys` is not NULL: 1, or 0
+   with an exception set. */
+static int
+parse_args(PyObject *args, PyObject **list, Form *form, Keys *keys)
+{
+    PyObject *table, *shape, *id_key = NULL, *suffix = NULL;
+    int parsed = keys == NULL
+        ? PyArg_ParseTuple(args, "O!OO", &PyList_Type, list, &table, &shape)
+        : PyArg_ParseTuple(args, "O!OOUU", &PyList_Type, list, &table, &shape, &id_key, &suffix);
+    if (!parsed) {
         return 0;
     }
     if (!PyBytes_CheckExact(table) || PyBytes_GET_SIZE(table) != 256 || !PyBytes_CheckExact(shape)
@@ -69,6 +102,13 @@ parse_args(PyObject *args, PyObject **list, Form *form)
     form->map = (const unsigned char *)PyBytes_AS_STRING(table);
     form->want = (const unsigned char *)PyBytes_AS_STRING(shape);
     form->size = PyBytes_GET_SIZE(shape);
+    if (keys != NULL) {
+        keys->id = id_key;
+        if (!ascii_text(id_key, &keys->id_text, &keys->id_len)
+            || !ascii_text(suffix, &keys->suffix, &keys->suffix_len)) {
+            return 0;
+        }
+    }
     return 1;
 }
 
@@ -77,7 +117,7 @@ guids(PyObject *self, PyObject *args)
 {
     PyObject *values;
     Form f;
-    if (!parse_args(args, &values, &f)) {
+    if (!parse_args(args, &values, &f, NULL)) {
         return NULL;
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(values); i++) {
@@ -88,23 +128,37 @@ guids(PyObject *self, PyObject *args)
     Py_RETURN_TRUE;
 }
 
-/* Whether an exact str key is "ID" or ends with "-ID". */
+/* Whether the last `len` characters of a ready str of length `n` are `text`, compared from
+   the end (most keys differ in their last character). */
 static int
-is_id_key(PyObject *key)
+ends_with(PyObject *key, Py_ssize_t n, const unsigned char *text, Py_ssize_t len)
 {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(key);
-    int kind = PyUnicode_KIND(key);
-    const void *data = PyUnicode_DATA(key);
-    if (n < 2 || PyUnicode_READ(kind, data, n - 1) != 'D' || PyUnicode_READ(kind, data, n - 2) != 'I') {
+    if (n < len) {
         return 0;
     }
-    return n == 2 || PyUnicode_READ(kind, data, n - 3) == '-';
+    int kind = PyUnicode_KIND(key);
+    const void *data = PyUnicode_DATA(key);
+    for (Py_ssize_t i = 1; i <= len; i++) {
+        if (PyUnicode_READ(kind, data, n - i) != text[len - i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* idforms.holds_own_id of a ready, exact str key. */
+static int
+is_id_key(PyObject *key, const Keys *k)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+    return (n == k->id_len && ends_with(key, n, k->id_text, k->id_len))
+        || ends_with(key, n, k->suffix, k->suffix_len);
 }
 
 /* The odd keys of one Data dict, or NULL with no exception set when the IDs are not all
    GUIDs or something is unexpected (NULL with an exception on a real error). */
 static PyObject *
-scan_one(PyObject *data, const unsigned char *map, const unsigned char *want, Py_ssize_t size)
+scan_one(PyObject *data, const Form *f, const Keys *k)
 {
     PyObject *odd = PyList_New(0);
     if (odd == NULL) {
@@ -120,9 +174,9 @@ scan_one(PyObject *data, const unsigned char *map, const unsigned char *want, Py
         if (PyDict_CheckExact(value)) {
             /* Member values decoded by pymongo have str keys only: the lookup runs no
                Python code, so key and value stay valid. */
-            PyObject *member_id = PyDict_GetItemWithError(value, ID_KEY);
+            PyObject *member_id = PyDict_GetItemWithError(value, k->id);
             if (member_id != NULL) {
-                if (!is_guid(member_id, map, want, size)) {
+                if (!is_guid(member_id, f->map, f->want, f->size)) {
                     goto unsure;
                 }
                 continue;
@@ -131,11 +185,11 @@ scan_one(PyObject *data, const unsigned char *map, const unsigned char *want, Py
                 PyErr_Clear();
                 goto unsure;
             }
-        } else if (is_id_key(key)) {
+        } else if (is_id_key(key, k)) {
             if (value == Py_None) {
                 continue;
             }
-            if (!is_guid(value, map, want, size)) {
+            if (!is_guid(value, f->map, f->want, f->size)) {
                 goto unsure;
             }
             continue;
@@ -156,7 +210,8 @@ scan_all(PyObject *self, PyObject *args)
 {
     PyObject *datas;
     Form f;
-    if (!parse_args(args, &datas, &f)) {
+    Keys k;
+    if (!parse_args(args, &datas, &f, &k)) {
         return NULL;
     }
     Py_ssize_t n = PyList_GET_SIZE(datas);
@@ -166,7 +221,7 @@ scan_all(PyObject *self, PyObject *args)
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *data = PyList_GET_ITEM(datas, i);
-        PyObject *odd = PyDict_CheckExact(data) ? scan_one(data, f.map, f.want, f.size) : NULL;
+        PyObject *odd = PyDict_CheckExact(data) ? scan_one(data, &f, &k) : NULL;
         if (odd == NULL) {
             Py_DECREF(out);
             if (PyErr_Occurred()) {
@@ -194,9 +249,5 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__fieldsc(void)
 {
-    ID_KEY = PyUnicode_InternFromString("ID");
-    if (ID_KEY == NULL) {
-        return NULL;
-    }
     return PyModule_Create(&module);
 }

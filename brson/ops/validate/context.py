@@ -14,7 +14,7 @@ from typing import Any
 
 from bson.int64 import Int64
 
-from brson.model.idforms import GUID_PATTERN
+from brson.model.idforms import DEFINING_KEY_SUFFIX, GUID_PATTERN, ID_KEY, holds_own_id
 from brson.model.tree import DataTree, Slot, is_guid
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.findings import Findings
@@ -157,16 +157,17 @@ class SlotInfo:
 
 
 def _fields(data: dict[str, Any]) -> tuple[list[str], list[Any]]:
-    """``(keys that are not members, the IDs: of members, and under ``ID``/``-ID`` keys)``."""
+    """``(keys that are not members, the IDs: of members, and under the keys that hold the
+    component's own IDs (:func:`~brson.model.idforms.holds_own_id`))``."""
     odd: list[str] = []
     ids: list[Any] = []
     for key, value in data.items():
         if type(value) is dict:
-            if "ID" in value:
-                ids.append(value["ID"])
+            if ID_KEY in value:
+                ids.append(value[ID_KEY])
             else:
                 odd.append(key)
-        elif key == "ID" or key.endswith("-ID"):
+        elif holds_own_id(key):
             if value is not None:
                 ids.append(value)
         else:
@@ -198,15 +199,11 @@ class ComponentInfo:
         bad: list[tuple[str, object]] = []
         if not all_guids(ids):
             for key, value in self.data.items():
-                if type(value) is dict and "ID" in value:
-                    if not is_guid(value["ID"]):
-                        bad.append((f"{key} member ID", value["ID"]))
-                elif (
-                    (key == "ID" or key.endswith("-ID"))
-                    and value is not None
-                    and not is_guid(value)
-                ):
-                    bad.append(("component ID" if key == "ID" else key, value))
+                if type(value) is dict and ID_KEY in value:
+                    if not is_guid(value[ID_KEY]):
+                        bad.append((f"{key} member ID", value[ID_KEY]))
+                elif holds_own_id(key) and value is not None and not is_guid(value):
+                    bad.append(("component ID" if key == ID_KEY else key, value))
         self.scanned = (odd, bad)
         return self.scanned
 
@@ -216,7 +213,9 @@ class ComponentInfo:
         (a match per component cost as much as the loop over their fields); when some ID is
         not a GUID, each component finds which on its own."""
         if ACCELERATED:
-            odds = _fieldsc.scan_all([info.data for info in infos], _TO_SHAPE, _GUID_SHAPE)
+            odds = _fieldsc.scan_all(
+                [info.data for info in infos], _TO_SHAPE, _GUID_SHAPE, ID_KEY, DEFINING_KEY_SUFFIX
+            )
             if odds is not None:
                 for info, odd in zip(infos, odds, strict=True):
                     info.scanned = (odd, [])
