@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import os
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,12 +22,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brson.api import loads
 from brson.document import raw
 from brson.errors import BrsonError
 from brson.godot import export, tscn
 from brson.godot.export import export_scene, slot_metadata, slot_metadata4
-from brson.model.tree import DataTree
+from tests.model.support import loadable_trees
 
 
 def _load() -> ModuleType | None:
@@ -59,18 +57,7 @@ def test_writer_built_in_ci() -> None:
     pytest.skip("the C metadata writer is not built")
 
 
-def _trees() -> Iterator[tuple[str, DataTree]]:
-    files = sorted(p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in d.rglob("*"))
-    for path in files:
-        if not path.is_file() or path.stat().st_size > 8 << 20 or path.suffix in (".py", ".md"):
-            continue
-        try:
-            yield path.name, loads(path.read_bytes(), name=path.name)
-        except (BrsonError, MemoryError):
-            continue
-
-
-TREES = dict(_trees())
+TREES = loadable_trees()
 
 
 def python_text(buf: bytes, etype: int, start: int, end: int) -> str | None:

@@ -12,7 +12,6 @@ through these properties.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import bson
@@ -21,27 +20,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import brson
-from brson.errors import BrsonError
 from brson.model import DataTree, Slot, transform
 from brson.model.tree import SLOT_MEMBERS
 
-from .support import FIXTURES, SAMPLES
+from .support import loadable_trees
 
 TRS = {"Position": (0.0, 0.0, 0.0), "Rotation": (0.0, 0.0, 0.0, 1.0), "Scale": (1.0, 1.0, 1.0)}
 
 
-def _trees() -> Iterator[tuple[str, DataTree]]:
-    files = sorted(p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in d.rglob("*"))
-    for path in files:
-        if not path.is_file() or path.stat().st_size > 8 << 20 or path.suffix in (".py", ".md"):
-            continue
-        try:
-            yield path.name, brson.loads(path.read_bytes(), name=path.name)
-        except (BrsonError, MemoryError):
-            continue
-
-
-TREES = dict(_trees())
+TREES = loadable_trees()
 
 
 def _same(a: Any, b: Any) -> bool:
