@@ -376,6 +376,30 @@ class Component(Node):
             idx = self._idx = raw.component_index(self._buf, self._start, self._end)
         return idx
 
+    def _attach(self, owner: Node) -> None:
+        """A component its slot read straight from the bytes (:meth:`Slot._scan_components`)
+        is owned by the slot until the first edit below it: the slot then makes its
+        ``Components`` member, which owns the component and writes the edit."""
+        if self._key is _IN_SLOT and isinstance(owner, Slot):
+            owner._materialize()  # noqa: SLF001  (sets this component's owner and key)
+            return
+        super()._attach(owner)
+
+    @property
+    def owner(self) -> Node | None:
+        """The ``Components`` member holding this component (made now for one its slot read
+        straight from the bytes)."""
+        owner = self._owner
+        if self._key is _IN_SLOT and isinstance(owner, Slot):
+            owner._materialize()  # noqa: SLF001
+            return self._owner
+        return owner
+
+    @owner.setter
+    def owner(self, node: Node | None) -> None:
+        self._owner = node
+        self._key = None
+
     @property
     def data(self) -> Node:
         """The ``Data`` document's node: one per component (``c.data is c.data``).  Made as a
@@ -622,6 +646,13 @@ class _Shape:
         self.where = {key: (i, etype, len(head)) for i, (head, key, etype) in enumerate(layout)}
 
 
+#: A component's ``_key`` while its slot owns it in place of the ``Components`` member
+#: (:meth:`Slot._scan_components`): no real key (keys hold no NUL).
+_IN_SLOT = "\x00Components"
+
+#: Size of an empty BSON array's document (length and terminator).
+_EMPTY_ARRAY = 5
+
 #: Native unsigned 64-bit offsets, as ``array("Q")`` writes them (``Slot._ends``).
 _ONE_END = struct.Struct("=Q")
 _TWO_ENDS = struct.Struct("=2Q")
@@ -630,7 +661,7 @@ _TWO_ENDS = struct.Struct("=2Q")
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
-    __slots__ = ("_ends", "_kids", "_listing", "_parent", "_path_memo", "_shape")
+    __slots__ = ("_comps", "_ends", "_kids", "_listing", "_parent", "_path_memo", "_shape")
 
     #: The key layout of the last slot indexed; engine-written slots all share one.
     _last_shape: ClassVar[_Shape] = _Shape(())
@@ -651,9 +682,15 @@ class Slot(Node):
         #: objects for the collector on a walk of a 10k world.
         self._kids: list[Any] | None = None
         self._listing: Member | None = None
+        #: The components of an unedited slot read straight from its bytes, owned by the
+        #: slot until something asks for the ``Components`` member (:meth:`_materialize`):
+        #: a kept member and its list per slot were 200k objects for the collector on a
+        #: loop over the 100k world.
+        self._comps: list[Component] | None = None
 
     @property
     def overlay(self) -> Mapping[str, Any]:
+        self._materialize()
         kids, listing = self._kids, self._listing
         if kids is None and listing is None:
             return self._vals  # the overlay, or the shared empty one
@@ -669,6 +706,7 @@ class Slot(Node):
             kids = self._kids
             return _MISSING if kids is None else kids
         if key == "Components":
+            self._materialize()
             listing = self._listing
             return _MISSING if listing is None else listing
         return _MISSING
@@ -684,12 +722,51 @@ class Slot(Node):
         self._own_vals()[key] = value
 
     def _settle(self) -> None:
-        if self._kids is not None or self._listing is not None:
+        if self._kids is not None or self._listing is not None or self._comps is not None:
             self._own_vals()
+
+    def _materialize(self) -> None:
+        """Make the ``Components`` member of components read straight from the bytes
+        (:attr:`components`): it holds their list and owns them from now on, as when the
+        member was asked for first."""
+        comps = self._comps
+        if comps is None:
+            return
+        self._comps = None
+        member = Node.child_view(self, "Components", Member)
+        assert member is not None  # _scan_components found the same element
+        member._key = None  # noqa: SLF001  (held here, below)
+        member._tree = self._tree  # noqa: SLF001
+        member._items = comps  # noqa: SLF001
+        for component in comps:
+            component._owner = member  # noqa: SLF001
+            component._key = None  # noqa: SLF001
+        self._listing = member
+
+    def _scan_components(self) -> list[Component] | None:
+        """The components of an unedited slot in the engine layout, owned by the slot
+        (:attr:`_comps`); None for anything else (the member path decides)."""
+        elem = self._element("Components")
+        if elem is None or elem[0] != raw.DOCUMENT:
+            return None
+        buf = self._buf
+        data = raw.member_data(buf, elem[2], elem[3])
+        if data is None or data[0] != raw.ARRAY:
+            return None
+        items: list[Component] = []
+        for item in raw.array_items(buf, data[2], data[3]):
+            if item[0] != raw.DOCUMENT:
+                return None
+            component = Component(buf, item[2], item[3], self)
+            component._key = _IN_SLOT  # noqa: SLF001
+            items.append(component)
+        self._comps = items
+        return items
 
     def _own_vals(self) -> dict[str, Any]:
         vals = self._vals
         if vals is _NO_VALS:
+            self._materialize()
             vals = self._vals = {}
             if self._kids is not None:
                 vals["Children"] = self._kids
@@ -808,6 +885,14 @@ class Slot(Node):
 
     @property
     def children(self) -> list[Slot]:
+        if self._kids is None and self._vals is _NO_VALS and self._keys is None:
+            # An unedited empty Children (a leaf: a third of a big world's slots) keeps no
+            # list: this returns a new list anyway, and a kept empty list per leaf was 37k
+            # objects for the collector on a walk of the 100k world.  The raw list
+            # (children_list, child_nodes) is still kept once asked for.
+            elem = self._element("Children")
+            if elem is not None and elem[0] == raw.ARRAY and elem[3] - elem[2] == _EMPTY_ARRAY:
+                return []
         items = self.children_list()
         return [item for item in items if isinstance(item, Slot)]
 
@@ -829,12 +914,21 @@ class Slot(Node):
 
     @property
     def components(self) -> list[Component]:
-        member = self.components_member
-        if member is None:
-            return []
-        items = member.child_nodes("Data", Component)
+        items: list[Any] | None = self._comps
+        if (
+            items is None
+            and self._listing is None
+            and self._vals is _NO_VALS
+            and self._keys is None
+        ):
+            items = self._scan_components()
         if items is None:
-            return []
+            member = self.components_member
+            if member is None:
+                return []
+            items = member.child_nodes("Data", Component)
+            if items is None:
+                return []
         tree = self._tree
         out = []
         for item in items:  # the attributes, not their properties: 40k components per walk

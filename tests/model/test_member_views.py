@@ -295,3 +295,34 @@ def test_field_views_made_before_the_data_node_reach_it_on_their_first_edit() ->
     renderer2 = found.find_component("MeshRenderer")
     assert renderer2 is not None and renderer2["Mesh"].value == other.id
     assert renderer2["Enabled"].value is True
+
+
+def test_components_read_before_their_member_keep_identity_and_edits() -> None:
+    """A slot's components read through ``slot.components`` are owned by the slot until the
+    ``Components`` member is asked for or an edit below them needs it (no member and list
+    kept per slot on a walk); they stay the same objects afterwards, their owner is that
+    member, and an edit through one made before the member existed is written."""
+    tree = brson.load(sample(STANDIN))
+    visual = tree.find("Visual")
+    assert isinstance(visual, Slot)
+    first = visual.components
+    renderer = next(c for c in first if c.is_type("MeshRenderer"))
+    assert visual.components[0] is first[0]
+    renderer.data.set("Enabled", False)  # the member is made by this edit
+    member = visual.components_member
+    assert member is not None and renderer.owner is member
+    assert visual.components == first and all(
+        a is b for a, b in zip(visual.components, first, strict=True)
+    )
+    assert tree.modified and visual.modified and member.modified
+    _, again_visual, again_renderer = _reloaded(tree)
+    assert again_renderer.data.get("Enabled") is False
+    assert [c.id for c in again_visual.components] == [c.id for c in first]
+
+    other = brson.load(sample(STANDIN))
+    slot = other.find("Visual")
+    assert isinstance(slot, Slot)
+    comps = slot.components
+    assert comps[0].owner is slot.components_member  # asking makes it, and it owns them
+    assert set(slot.overlay) >= {"Components"} and not other.modified
+    assert other.to_bson() == other.buffer
