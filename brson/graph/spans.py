@@ -82,6 +82,7 @@ class ComponentSpans:
             self._parents = array("q", [parent for _, _, parent in slots])
         self._names: dict[int, str] = {}
         self._paths: dict[int, str] = {}
+        self._layout = layout
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -117,7 +118,19 @@ class ComponentSpans:
         """The slot's name as :attr:`Slot.path` uses it (a name that is not a string: "")."""
         name = self._names.get(slot)
         if name is None:
-            value = Slot(self._buf, self._slot_starts[slot], self._slot_ends[slot]).name
+            buf, start, end = self._buf, self._slot_starts[slot], self._slot_ends[slot]
+            # The engine's layout (a Name member holding a string) read from the bytes, as
+            # ``Slot.name`` reads it, without a node per slot (a big closure asks thousands);
+            # anything else through the node.
+            index, self._layout = raw.index_like(buf, start, end, self._layout)
+            elem = index.get("Name")
+            data = (
+                raw.member_data(buf, elem[2], elem[3]) if elem and elem[0] == raw.DOCUMENT else None
+            )
+            if data is not None and data[0] == raw.STRING:
+                value = raw.scalar(buf, data)
+            else:
+                value = Slot(buf, start, end).name
             name = self._names[slot] = value if isinstance(value, str) else ""
         return name
 

@@ -1312,12 +1312,12 @@ class DataTree(Node):
 
         head = ID_HEAD + element_id.encode() + b"\x00"
         buf = self._buf
-        count = buf.count(head)
-        if count == 0:
+        at = buf.find(head)  # then on from there: one pass over the bytes, not count + find
+        if at < 0:
             return []
-        if count > 1:
+        if buf.find(head, at + 1) >= 0:  # (``head`` cannot overlap itself: one 0x02, first)
             return None
-        element = element_at(Location(tree=self, offset=buf.find(head)))
+        element = element_at(Location(tree=self, offset=at))
         if element is None:
             return None  # the bytes were inside some string value: let the index decide
         return [element] if isinstance(element, Slot) else []

@@ -464,3 +464,17 @@ def test_described_walk_equals_located_on_wide_slots(fanout: int) -> None:
         fresh = brson.loads(data, name="world.bson")
         expected = {o: loc.describe() for o, loc in locate_many(fresh, offsets).items()}
         assert describe_many(tree, offsets) == expected
+
+
+def test_spans_slot_names_and_paths_are_the_model_s(path: Path) -> None:
+    """ComponentSpans reads names from the bytes: the same text as ``Slot.name`` / ``path``."""
+    from brson.graph import ComponentSpans
+
+    tree = brson.load(path)
+    spans = ComponentSpans(tree)
+    by_start = {slot.span[0]: slot for slot in tree.walk()}
+    for number in range(len(spans._slot_starts)):
+        slot = by_start[spans.slot_start(number)]
+        name = slot.name
+        assert spans.slot_name(number) == (name if isinstance(name, str) else "")
+        assert spans.slot_path(number) == slot.path
