@@ -12,6 +12,7 @@ asked about.
 
 from __future__ import annotations
 
+import os
 from array import array
 from bisect import bisect_right
 
@@ -21,6 +22,15 @@ from brson.model.tree import PATH_MEMO_LIMIT, Component, DataTree, Slot
 
 #: The slot number of a component in the root ``Assets`` (NeosVR asset providers).
 ASSETS = -1
+
+# The walk in C (brson/graph/_spansc.c) when it was built and BRSON_PURE_PYTHON is not set
+# (read once, here); C answers None for anything it is not sure of and the Python walk
+# decides, so errors have one source (tests/graph/test_spansc.py holds C to it).
+try:
+    from brson.graph import _spansc
+except ImportError:  # pragma: no cover - the build is optional
+    _spansc = None  # type: ignore[assignment]
+ACCELERATED: bool = _spansc is not None and os.environ.get("BRSON_PURE_PYTHON", "") in ("", "0")
 
 
 class ComponentSpans:
@@ -35,16 +45,44 @@ class ComponentSpans:
     def __init__(self, tree: DataTree) -> None:
         self._tree = tree
         buf = self._buf = tree.buffer
+        root = tree.element_index()
+        top = root.get("Object")
+        assets = root.get("Assets")
+        held = document_spans(buf, assets) if assets is not None and assets[0] == raw.ARRAY else []
+        walked = None
+        if top is not None and top[0] == raw.DOCUMENT and ACCELERATED and type(buf) is bytes:
+            walked = _spansc.walk(buf, top[2], top[3])
+        self._layout: raw.Layout = ()
+        if walked is not None and top is not None:
+            # The compiled walk (the Python one below was ~6 us a slot: the largest piece
+            # of extract after the ID scan); the root's assets lie wholly before or after
+            # the Object, so joining the two keeps byte order.
+            components, slots = array("q"), array("q")
+            components.frombytes(walked[0])
+            slots.frombytes(walked[1])
+            starts = array("q", [start for start, _ in held])
+            ends = array("q", [end for _, end in held])
+            on = array("q", [ASSETS]) * len(held)
+            before = assets is not None and assets[1] < top[1]
+            self._starts = starts + components[0::3] if before else components[0::3] + starts
+            self._ends = ends + components[1::3] if before else components[1::3] + ends
+            self._slot_of = on + components[2::3] if before else components[2::3] + on
+            self._slot_starts = slots[0::3]
+            self._slot_ends = slots[1::3]
+            self._parents = slots[2::3]
+        else:
+            self._walk(buf, top, held)
+        self._names: dict[int, str] = {}
+        self._paths: dict[int, str] = {}
+
+    def _walk(self, buf: bytes, top: raw.Element | None, assets: list[tuple[int, int]]) -> None:
+        """The reference walk, for a tree C is not sure of (or without C)."""
         found: list[tuple[int, int, int]] = []  # (start, end, slot number)
         slots: list[tuple[int, int, int]] = []  # (start, end, parent number)
-        root = tree.element_index()
         pending: list[tuple[int, int, int]] = []
-        top = root.get("Object")
         if top is not None and top[0] == raw.DOCUMENT:
             pending.append((top[2], top[3], ASSETS))
-        assets = root.get("Assets")
-        if assets is not None and assets[0] == raw.ARRAY:
-            found += [(start, end, ASSETS) for start, end in document_spans(buf, assets)]
+        found += [(start, end, ASSETS) for start, end in assets]
         layout: raw.Layout = ()
         index_like, member_index, array_items = raw.index_like, raw.member_index, raw.array_items
         document, listing = raw.DOCUMENT, raw.ARRAY
@@ -80,8 +118,6 @@ class ComponentSpans:
             self._slot_starts = array("q", [start for start, _, _ in slots])
             self._slot_ends = array("q", [end for _, end, _ in slots])
             self._parents = array("q", [parent for _, _, parent in slots])
-        self._names: dict[int, str] = {}
-        self._paths: dict[int, str] = {}
         self._layout = layout
 
     def __len__(self) -> int:

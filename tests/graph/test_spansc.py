@@ -1,0 +1,212 @@
+"""The C walk of ComponentSpans (``brson.graph._spansc``) answers as the Python walk does.
+
+Differential: on the same bytes the C walk either gives exactly the Python walk's spans,
+slots and parents, or None (not sure: the Python walk then decides, and whenever the Python
+walk raises C must have said None, so errors have one source).  Inputs: every sample and
+fixture, synthetic worlds, the same bytes mutated and truncated, and hypothesis-made
+documents.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import zipfile
+from array import array
+from collections.abc import Iterator
+from pathlib import Path
+
+import bson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brson.api import loads, to_bson
+from brson.document import raw
+from brson.errors import BrsonError
+from brson.graph import spans as spans_module
+from brson.graph.spans import ComponentSpans
+from brson.model.tree import DataTree
+from tests.graph.synth import world
+
+try:
+    from brson.graph import _spansc
+except ImportError:  # pragma: no cover
+    _spansc = None  # type: ignore[assignment]
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
+FIXTURES = PROJECT_ROOT / "fixtures"
+needs_c = pytest.mark.skipif(_spansc is None, reason="the C walk is not built")
+
+Arrays = tuple["array[int]", ...]
+
+
+def test_accelerator_built_in_ci() -> None:
+    """CI builds the extension; a silent fallback there would leave it untested."""
+    if _spansc is not None:
+        if os.environ.get("BRSON_PURE_PYTHON", "") in ("", "0"):
+            assert spans_module.ACCELERATED
+        else:
+            assert not spans_module.ACCELERATED
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail("brson.graph._spansc is not built (pip install -e . compiles it)")
+    pytest.skip("the C walk is not built")
+
+
+def python_walk(buf: bytes, start: int, end: int) -> Arrays:
+    made = ComponentSpans.__new__(ComponentSpans)
+    made._walk(buf, (raw.DOCUMENT, start - 5, start, end), [])
+    return (
+        made._starts,
+        made._ends,
+        made._slot_of,
+        made._slot_starts,
+        made._slot_ends,
+        made._parents,
+    )
+
+
+def c_walk(buf: bytes, start: int, end: int) -> Arrays | None:
+    assert _spansc is not None
+    found = _spansc.walk(buf, start, end)
+    if found is None:
+        return None
+    components, slots = array("q"), array("q")
+    components.frombytes(found[0])
+    slots.frombytes(found[1])
+    return (
+        components[0::3],
+        components[1::3],
+        components[2::3],
+        slots[0::3],
+        slots[1::3],
+        slots[2::3],
+    )
+
+
+def same(buf: bytes, start: int, end: int, *, sure: bool = False) -> None:
+    """C gives the Python walk's arrays or None; None wherever Python raises."""
+    c = c_walk(buf, start, end)
+    try:
+        py = python_walk(buf, start, end)
+    except BrsonError:
+        assert c is None
+        return
+    if sure:  # a tree the engine's writers make: C must not give up on it
+        assert c is not None
+    if c is not None:
+        assert c == py
+
+
+def object_span(buf: bytes) -> tuple[int, int] | None:
+    try:
+        top = raw.index(buf, 0, len(buf)).get("Object")
+    except BrsonError:
+        return None
+    if top is None or top[0] != raw.DOCUMENT:
+        return None
+    return top[2], top[3]
+
+
+def _trees() -> Iterator[tuple[str, bytes]]:
+    files = sorted(p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in d.rglob("*"))
+    for path in files:
+        if not path.is_file() or path.stat().st_size > 8 << 20 or path.suffix in (".py", ".md"):
+            continue
+        data = path.read_bytes()
+        parts = [(path.name, data)]
+        if zipfile.is_zipfile(path):
+            try:
+                with zipfile.ZipFile(path) as archive:
+                    parts += [
+                        (f"{path.name}:{info.filename}", archive.read(info))
+                        for info in archive.infolist()
+                        if info.file_size < 8 << 20
+                    ]
+            except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError):
+                pass
+        for name, part in parts:
+            try:
+                tree_bson = to_bson(loads(part, name=name))
+            except (BrsonError, MemoryError):
+                continue
+            if object_span(tree_bson) is not None:
+                yield name, tree_bson
+    for seed in (1, 2):
+        yield f"synthetic {seed}", bson.encode(world(300, seed=seed, fanout=3 + seed))
+
+
+TREES = dict(_trees())
+
+
+def test_there_are_trees() -> None:
+    assert len(TREES) >= 5
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_real_trees(name: str) -> None:
+    buf = TREES[name]
+    span = object_span(buf)
+    assert span is not None
+    same(buf, *span, sure=True)
+
+
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_component_spans_same_either_way(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ComponentSpans of a whole tree (root assets joined in) is the same with C or not."""
+    tree = DataTree(TREES[name])
+    first = ComponentSpans(tree)
+    monkeypatch.setattr(spans_module, "ACCELERATED", not spans_module.ACCELERATED)
+    second = ComponentSpans(tree)
+    for field in ("_starts", "_ends", "_slot_of", "_slot_starts", "_slot_ends", "_parents"):
+        assert getattr(first, field) == getattr(second, field), field
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_mutated_and_truncated(name: str) -> None:
+    buf = TREES[name]
+    span = object_span(buf)
+    assert span is not None
+    start, end = span
+    rng = random.Random(name)
+    for _ in range(60):
+        mutated = bytearray(buf)
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(start, end)
+            mutated[at] = rng.choice((0, 1, 2, 3, 4, 0x7F, 0xFF, 0x80, rng.randrange(256)))
+        same(bytes(mutated), start, end)
+    for _ in range(20):
+        cut = rng.randrange(start + 5, end)
+        same(buf, start, cut)
+        same(buf[:cut], start, min(end, cut))
+    assert _spansc is not None
+    assert _spansc.walk(buf, -1, end) is None
+    assert _spansc.walk(buf, start, len(buf) + 1) is None
+    assert _spansc.walk(bytearray(buf), start, end) is None  # type: ignore[arg-type]
+
+
+_keys = st.sampled_from(["Name", "Children", "Components", "Data", "ID", "x", "Ä"])
+_leaf = st.one_of(st.integers(-(2**31), 2**31 - 1), st.text(max_size=4), st.booleans(), st.none())
+_values = st.recursive(
+    _leaf,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_keys, inner, max_size=4)),
+    max_leaves=30,
+)
+
+
+@needs_c
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.dictionaries(_keys, _values, max_size=5), st.randoms(use_true_random=False))
+def test_generated(doc: dict[str, object], rnd: random.Random) -> None:
+    buf = bson.encode({"Object": doc})
+    span = object_span(buf)
+    assert span is not None
+    same(buf, *span)
+    if len(buf) > 12:
+        mutated = bytearray(buf)
+        mutated[rnd.randrange(span[0], span[1])] = rnd.randrange(256)
+        same(bytes(mutated), *span)
