@@ -35,7 +35,7 @@ from bson.int64 import Int64
 from brson.codecs import Codec
 from brson.container import Container
 from brson.document import raw
-from brson.document.bsondoc import decode_bytes
+from brson.document.bsondoc import decode_bytes, holds_dbref_mark
 from brson.document.raw import INT32_MAX, INT32_MIN
 from brson.errors import DocumentError
 
@@ -188,7 +188,7 @@ MAX_DEPTH = 493
 #: Sub-documents up to this size are decoded by pymongo in one call (C speed); bigger ones are
 #: walked element by element so the decoded objects in memory stay small.
 _CHUNK = 1 << 16
-_FLUSH_PARTS = 1 << 15
+_FLUSH_PARTS = 1 << 12
 #: Distinct keys whose JSON text is kept (field names repeat; hostile input may not).
 _KEY_CACHE = 1 << 14
 _I32 = struct.Struct("<i")
@@ -213,14 +213,22 @@ def _elements(data: bytes, start: int, end: int, is_dict: bool, limit: int) -> l
         return None
 
 
-def _decode(data: bytes, start: int, end: int, wrap: bool = False) -> dict[str, Any]:
+def _decode(
+    data: bytes, start: int, end: int, wrap: bool = False, unmarked: bool = False
+) -> dict[str, Any]:
     """pymongo's decoding of ``data[start:end]``: a document, or (``wrap``) a run of its
-    elements, made a document of their own."""
-    chunk = data[start:end]
+    elements, made a document of their own (copied once). ``unmarked``: ``data`` holds no
+    ``$ref`` key (searched once for the whole document, not again in every run); a run
+    ending in the bytes ``$ref`` is still searched, as before, since its closing NUL makes
+    the mark."""
+    if unmarked and data.endswith(b"$ref", start, end):
+        unmarked = False
     if wrap:
-        chunk = _I32.pack(end - start + 5) + chunk + b"\x00"
+        chunk = b"".join((_I32.pack(end - start + 5), memoryview(data)[start:end], b"\x00"))
+    else:
+        chunk = data[start:end]
     try:
-        return decode_bytes(chunk)
+        return decode_bytes(chunk, unmarked=unmarked)
     except (BSONError, ValueError, OverflowError) as exc:
         raise DocumentError(f"malformed document ({exc})", offset=start) from None
     except RecursionError:
@@ -265,6 +273,7 @@ class _Renderer:
         self.chunk = _CHUNK
         self.closers = _closers(indent)
         self.keys: dict[str, str] = {}
+        self.unmarked = False
 
     def flush(self) -> None:
         if self.flush_to is not None and self.out:
@@ -386,6 +395,7 @@ class _Renderer:
 
     def bson_document(self, data: bytes, container: dict[str, Any] | None) -> None:
         """The JSON form of a whole BSON document (see :func:`write_bson`)."""
+        self.unmarked = not holds_dbref_mark(data)
         elements = _elements(data, 0, len(data), True, self.chunk)
         if elements is None:  # small, or what the walk refuses: pymongo decides, as before
             self.document(_decode(data, 0, len(data)), container)
@@ -434,7 +444,7 @@ class _Renderer:
                     if size > limit:
                         break
                 if j > i:
-                    run = _decode(data, elements[i][2], elements[j - 1][4], wrap=True)
+                    run = _decode(data, elements[i][2], elements[j - 1][4], True, self.unmarked)
                     self.items(run.items() if is_dict else run.values(), is_dict, d, n, first)
                     first = False
                     i = j
@@ -443,7 +453,7 @@ class _Renderer:
                 i += 1
                 children = _elements(data, vstart, vend, etype == raw.DOCUMENT, limit)
                 if children is None:  # refused by the walk: pymongo decodes it (or says why)
-                    run = _decode(data, pos, vend, wrap=True)
+                    run = _decode(data, pos, vend, True, self.unmarked)
                     self.items(run.items() if is_dict else run.values(), is_dict, d, n, first)
                     first = False
                     continue
