@@ -12,7 +12,7 @@ THREE  := brson/view/static/vendor/three.bundle.min.js
 .PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
 
 #: The C accelerator of raw.py's byte loops, compiled by pip install (so a change rebuilds it).
-RAWC   := brson/document/_rawc.c brson/model/_idscanc.c brson/ops/validate/_fieldsc.c brson/graph/_spansc.c
+RAWC   := brson/document/_rawc.c brson/model/_idscanc.c brson/ops/validate/_fieldsc.c brson/graph/_spansc.c brson/document/_bsonwire.h
 #: The compiled Godot 4 metadata writer (brson/godot/export.py).
 TSCNC  := brson/godot/_tscnc.c
 #: The tests that exercise raw.py, run a second time on its pure-Python path.

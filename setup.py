@@ -19,6 +19,7 @@ setup(
         Extension(
             "brson.document._rawc",
             sources=["brson/document/_rawc.c"],
+            depends=["brson/document/_bsonwire.h"],
             optional=True,
             extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         ),
@@ -37,6 +38,7 @@ setup(
         Extension(
             "brson.graph._spansc",
             sources=["brson/graph/_spansc.c"],
+            depends=["brson/document/_bsonwire.h"],
             optional=True,
             extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         ),

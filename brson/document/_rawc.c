@@ -13,6 +13,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "_bsonwire.h"
 #include <string.h>
 
 /* The pure-Python functions, in the order of FB_* below. */
@@ -29,25 +30,6 @@ static unsigned long long deferred = 0;
 /* Results of the internal functions: an answer, or not sure (defer to Python), or a Python
  * error already set (out of memory). */
 #define UNSURE ((PyObject *)1)
-
-/* Fixed payload sizes by element type (-1: not a fixed-size type); raw._FIXED. */
-static int fixed_size(int etype) {
-    switch (etype) {
-    case 0x01: return 8;
-    case 0x06: return 0;
-    case 0x07: return 12;
-    case 0x08: return 1;
-    case 0x09: return 8;
-    case 0x0A: return 0;
-    case 0x10: return 4;
-    case 0x11: return 8;
-    case 0x12: return 8;
-    case 0x13: return 16;
-    case 0x7F: return 0;
-    case 0xFF: return 0;
-    default: return -1;
-    }
-}
 
 static inline Py_ssize_t i32(const unsigned char *p) {
     uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |

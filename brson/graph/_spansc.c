@@ -17,6 +17,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "../document/_bsonwire.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,25 +51,6 @@ static int32_t i32(const unsigned char *p) {
     uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
                  ((uint32_t)p[3] << 24);
     return (int32_t)v;
-}
-
-/* Payload size of a fixed-size element type, or -1. */
-static int fixed_size(unsigned char etype) {
-    switch (etype) {
-    case 0x01: return 8;
-    case 0x06: return 0;
-    case 0x07: return 12;
-    case 0x08: return 1;
-    case 0x09: return 8;
-    case 0x0A: return 0;
-    case 0x10: return 4;
-    case 0x11: return 8;
-    case 0x12: return 8;
-    case 0x13: return 16;
-    case 0x7F: return 0;
-    case 0xFF: return 0;
-    default: return -1;
-    }
 }
 
 /* One indexed element: type, key span, value span. */
