@@ -8,7 +8,6 @@ original element bytes plus newly encoded ones, so untouched elements stay byte-
 
 from __future__ import annotations
 
-import os
 import re
 import struct
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from typing import Any
 import bson as _bson
 from bson.errors import BSONError
 
+from brson.compiled import PURE_PYTHON
 from brson.document.bsondoc import decode_bytes
 from brson.errors import DocumentError
 
@@ -278,7 +278,7 @@ def component_index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
 
 # -- the compiled accelerator --------------------------------------------------------------
 # The six functions above, in C (brson/document/_rawc.c), when it was built and
-# BRSON_PURE_PYTHON is not set (read once, here). C answers every input the Python function
+# BRSON_PURE_PYTHON is not set (brson.compiled). C answers every input the Python function
 # accepts with an equal value and hands everything else (hostile lengths, offsets outside the
 # buffer, keys that are not UTF-8, unexpected argument types) to the Python function, which
 # answers or raises the precise error: errors have one source, and the pure path is the
@@ -286,7 +286,7 @@ def component_index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
 ACCELERATED: bool
 """Whether the C functions are in use (the extension imported and BRSON_PURE_PYTHON unset)."""
 try:
-    if os.environ.get("BRSON_PURE_PYTHON", "") not in ("", "0"):
+    if PURE_PYTHON:
         raise ImportError("BRSON_PURE_PYTHON is set")
     from brson.document import _rawc
 except ImportError:

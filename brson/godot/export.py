@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from bson import json_util
 
 from brson.assets.store import AssetStore
 from brson.collector import paused_gc
+from brson.compiled import PURE_PYTHON
 from brson.document import raw
 from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
@@ -50,10 +50,10 @@ FALLBACK_NAME = "Slot"
 # bytes, without decoding them and encoding the result again (that round trip was most of an
 # export).  It answers only what it is sure of and None otherwise; the Python path
 # (slot_metadata, then tscn's writer) is the reference, and what runs without the extension or
-# with BRSON_PURE_PYTHON set (read once, here, as raw.py does).
+# with BRSON_PURE_PYTHON set (brson.compiled).
 _tscnc: Any
 try:
-    if os.environ.get("BRSON_PURE_PYTHON", "") not in ("", "0"):
+    if PURE_PYTHON:
         raise ImportError("BRSON_PURE_PYTHON is set")
     from brson.godot import _tscnc
 except ImportError:

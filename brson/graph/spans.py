@@ -12,11 +12,11 @@ asked about.
 
 from __future__ import annotations
 
-import os
 from array import array
 from bisect import bisect_right
 
 from brson.collector import paused_gc
+from brson.compiled import PURE_PYTHON
 from brson.document import raw
 from brson.model.tree import PATH_MEMO_LIMIT, Component, DataTree, Slot
 
@@ -24,13 +24,13 @@ from brson.model.tree import PATH_MEMO_LIMIT, Component, DataTree, Slot
 ASSETS = -1
 
 # The walk in C (brson/graph/_spansc.c) when it was built and BRSON_PURE_PYTHON is not set
-# (read once, here); C answers None for anything it is not sure of and the Python walk
+# (brson.compiled); C answers None for anything it is not sure of and the Python walk
 # decides, so errors have one source (tests/graph/test_spansc.py holds C to it).
 try:
     from brson.graph import _spansc
 except ImportError:  # pragma: no cover - the build is optional
     _spansc = None  # type: ignore[assignment]
-ACCELERATED: bool = _spansc is not None and os.environ.get("BRSON_PURE_PYTHON", "") in ("", "0")
+ACCELERATED: bool = _spansc is not None and not PURE_PYTHON
 
 
 class ComponentSpans:

@@ -7,19 +7,19 @@ The pure-Python path runs those patterns (``DEFINED_ID_BYTES``, ``REFERENCE_BYTE
 and keeps the definitions in a hash table (no Python object per definition: 642k on a
 10k-slot world), so a scan costs a few hundredths of a second where the two regex passes and
 the sort of the IDs cost about 0.35 s.  C answers None for anything it is not sure of and the
-Python path answers; ``BRSON_PURE_PYTHON`` (read once, here) forces the Python path.
+Python path answers; ``BRSON_PURE_PYTHON`` (:mod:`brson.compiled`) forces the Python path.
 """
 
 from __future__ import annotations
 
 import itertools
 import operator
-import os
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
 
 from brson.collector import paused_gc
+from brson.compiled import PURE_PYTHON
 from brson.model.idforms import (
     DEFINED_ID_BYTES,
     DEFINING_KEY_NAMES,
@@ -34,7 +34,7 @@ try:
     from brson.model import _idscanc
 except ImportError:
     _idscanc = None  # type: ignore[assignment]
-ACCELERATED: bool = _idscanc is not None and os.environ.get("BRSON_PURE_PYTHON", "") in ("", "0")
+ACCELERATED: bool = _idscanc is not None and not PURE_PYTHON
 """Whether :func:`scan_ids` runs the C scan (the extension built and BRSON_PURE_PYTHON unset;
 a scan made by C answers its lookups in C either way)."""
 

@@ -8,12 +8,12 @@ each only once; the families look at the decoded values it hands them (:class:`S
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
 from bson.int64 import Int64
 
+from brson.compiled import PURE_PYTHON
 from brson.model.idforms import DEFINING_KEY_SUFFIX, GUID_PATTERN, ID_KEY, holds_own_id
 from brson.model.tree import DataTree, Slot, is_guid
 from brson.model.typename import TypeName, is_type_name
@@ -42,9 +42,9 @@ try:
     from brson.ops.validate import _fieldsc
 except ImportError:
     _fieldsc = None  # type: ignore[assignment]
-ACCELERATED: bool = _fieldsc is not None and os.environ.get("BRSON_PURE_PYTHON", "") in ("", "0")
+ACCELERATED: bool = _fieldsc is not None and not PURE_PYTHON
 """Whether :func:`all_guids` and :meth:`ComponentInfo.scan_all` run their compiled versions
-(``_fieldsc.c``: the extension built and BRSON_PURE_PYTHON unset, read once, here).  They
+(``_fieldsc.c``: the extension built and BRSON_PURE_PYTHON unset: brson.compiled).  They
 answer every input as the Python code below does (``tests/ops/test_fieldsc.py``), which
 stays the reference and the path of anything C is unsure of."""
 
