@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import random
 import struct
-import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -25,8 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brson.api import loads, to_bson
+from brson.compiled import PURE_PYTHON
 from brson.document import raw
 from brson.errors import BrsonError
+from tests.differential import SAMPLES, check_built, sample_parts
 
 
 def _load_rawc() -> ModuleType | None:
@@ -46,9 +47,6 @@ def _load_rawc() -> ModuleType | None:
     return _rawc
 
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
-FIXTURES = PROJECT_ROOT / "fixtures"
 RAWC = _load_rawc()
 needs_c = pytest.mark.skipif(RAWC is None, reason="the C accelerator is not built")
 
@@ -57,21 +55,14 @@ NAMES = ("index", "member_data", "member_index", "array_items", "component_index
 
 
 def test_accelerator_built_in_ci() -> None:
-    """CI builds the extension (``pip install -e .``); a silent fallback there would leave it
-    untested, so CI=true fails instead of skipping."""
-    if RAWC is not None:
-        if not os.environ.get("BRSON_PURE_PYTHON"):
-            assert raw.ACCELERATED
-            assert raw.index is RAWC.index
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail("brson.document._rawc is not built (pip install -e . compiles it)")
-    pytest.skip("the C accelerator is not built")
+    check_built(RAWC, raw.ACCELERATED, "brson.document._rawc")
+    if raw.ACCELERATED:
+        assert RAWC is not None and raw.index is RAWC.index
 
 
 def test_pure_python_forced() -> None:
     """BRSON_PURE_PYTHON=1 gives the pure functions (the second pytest pass of `make test`)."""
-    if os.environ.get("BRSON_PURE_PYTHON", "") not in ("", "0"):
+    if PURE_PYTHON:
         assert not raw.ACCELERATED
         assert raw.index is raw.index_py
         assert raw.array_items is raw.array_items_py
@@ -107,29 +98,13 @@ def same_all(buf: Any, start: Any, end: Any, layouts: tuple[Any, ...] = ()) -> N
 
 def _buffers() -> Iterator[tuple[str, bytes]]:
     """The BSON of every sample and fixture that reads, and the raw bytes of every file."""
-    files = sorted(p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in d.rglob("*"))
-    for path in files:
-        if not path.is_file() or path.stat().st_size > 8 << 20 or path.suffix in (".py", ".md"):
+    for name, part in sample_parts():
+        yield name, part
+        try:
+            tree_bson = to_bson(loads(part, name=name))
+        except (BrsonError, MemoryError):
             continue
-        data = path.read_bytes()
-        parts = [(path.name, data)]
-        if zipfile.is_zipfile(path):
-            try:
-                with zipfile.ZipFile(path) as archive:
-                    parts += [
-                        (f"{path.name}:{info.filename}", archive.read(info))
-                        for info in archive.infolist()
-                        if info.file_size < 8 << 20
-                    ]
-            except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError):
-                pass
-        for name, part in parts:
-            yield name, part
-            try:
-                tree_bson = to_bson(loads(part, name=name))
-            except (BrsonError, MemoryError):
-                continue
-            yield f"{name} (BSON)", tree_bson
+        yield f"{name} (BSON)", tree_bson
 
 
 BUFFERS = dict(_buffers())

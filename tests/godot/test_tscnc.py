@@ -11,9 +11,7 @@ and hypothesis-generated documents.
 from __future__ import annotations
 
 import math
-import os
 import random
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -26,7 +24,7 @@ from brson.document import raw
 from brson.errors import BrsonError
 from brson.godot import export, tscn
 from brson.godot.export import export_scene, slot_metadata, slot_metadata4
-from tests.model.support import loadable_trees
+from tests.differential import check_built, loadable_trees
 
 
 def _load() -> ModuleType | None:
@@ -37,24 +35,12 @@ def _load() -> ModuleType | None:
     return _tscnc
 
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
-FIXTURES = PROJECT_ROOT / "fixtures"
 TSCNC = _load()
 needs_c = pytest.mark.skipif(TSCNC is None, reason="the C metadata writer is not built")
 
 
 def test_writer_built_in_ci() -> None:
-    """CI builds the extension; a silent fallback there would leave it untested."""
-    if TSCNC is not None:
-        if os.environ.get("BRSON_PURE_PYTHON", "") in ("", "0"):
-            assert export.ACCELERATED
-        else:
-            assert not export.ACCELERATED
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail("brson.godot._tscnc is not built (pip install -e . compiles it)")
-    pytest.skip("the C metadata writer is not built")
+    check_built(TSCNC, export.ACCELERATED, "brson.godot._tscnc")
 
 
 TREES = loadable_trees()

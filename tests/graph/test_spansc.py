@@ -9,12 +9,9 @@ documents.
 
 from __future__ import annotations
 
-import os
 import random
-import zipfile
 from array import array
 from collections.abc import Iterator
-from pathlib import Path
 
 import bson
 import pytest
@@ -27,6 +24,7 @@ from brson.errors import BrsonError
 from brson.graph import spans as spans_module
 from brson.graph.spans import ComponentSpans
 from brson.model.tree import DataTree
+from tests.differential import check_built, sample_parts
 from tests.graph.synth import world
 
 try:
@@ -34,25 +32,13 @@ try:
 except ImportError:  # pragma: no cover
     _spansc = None  # type: ignore[assignment]
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
-FIXTURES = PROJECT_ROOT / "fixtures"
 needs_c = pytest.mark.skipif(_spansc is None, reason="the C walk is not built")
 
 Arrays = tuple["array[int]", ...]
 
 
 def test_accelerator_built_in_ci() -> None:
-    """CI builds the extension; a silent fallback there would leave it untested."""
-    if _spansc is not None:
-        if os.environ.get("BRSON_PURE_PYTHON", "") in ("", "0"):
-            assert spans_module.ACCELERATED
-        else:
-            assert not spans_module.ACCELERATED
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail("brson.graph._spansc is not built (pip install -e . compiles it)")
-    pytest.skip("the C walk is not built")
+    check_built(_spansc, spans_module.ACCELERATED, "brson.graph._spansc")
 
 
 def python_walk(buf: bytes, start: int, end: int) -> Arrays:
@@ -111,29 +97,13 @@ def object_span(buf: bytes) -> tuple[int, int] | None:
 
 
 def _trees() -> Iterator[tuple[str, bytes]]:
-    files = sorted(p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in d.rglob("*"))
-    for path in files:
-        if not path.is_file() or path.stat().st_size > 8 << 20 or path.suffix in (".py", ".md"):
+    for name, part in sample_parts():
+        try:
+            tree_bson = to_bson(loads(part, name=name))
+        except (BrsonError, MemoryError):
             continue
-        data = path.read_bytes()
-        parts = [(path.name, data)]
-        if zipfile.is_zipfile(path):
-            try:
-                with zipfile.ZipFile(path) as archive:
-                    parts += [
-                        (f"{path.name}:{info.filename}", archive.read(info))
-                        for info in archive.infolist()
-                        if info.file_size < 8 << 20
-                    ]
-            except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError):
-                pass
-        for name, part in parts:
-            try:
-                tree_bson = to_bson(loads(part, name=name))
-            except (BrsonError, MemoryError):
-                continue
-            if object_span(tree_bson) is not None:
-                yield name, tree_bson
+        if object_span(tree_bson) is not None:
+            yield name, tree_bson
     for seed in (1, 2):
         yield f"synthetic {seed}", bson.encode(world(300, seed=seed, fanout=3 + seed))
 

@@ -16,10 +16,7 @@ from typing import Any
 
 import bson
 
-import brson
 from brson.container import unpack
-from brson.errors import BrsonError
-from brson.model import DataTree
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
@@ -85,18 +82,3 @@ def raw_components(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 def is_guid(value: object) -> bool:
     return isinstance(value, str) and GUID.match(value) is not None
-
-
-def loadable_trees() -> dict[str, DataTree]:
-    """Every sample and fixture brson loads (up to 8 MiB), by file name: the differential tests
-    compare two readers of one tree, so files the loader refuses have nothing to compare."""
-    trees: dict[str, DataTree] = {}
-    files = sorted(p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in d.rglob("*"))
-    for path in files:
-        if not path.is_file() or path.stat().st_size > 8 << 20 or path.suffix in (".py", ".md"):
-            continue
-        try:
-            trees[path.name] = brson.loads(path.read_bytes(), name=path.name)
-        except (BrsonError, MemoryError):
-            continue
-    return trees

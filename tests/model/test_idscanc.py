@@ -11,11 +11,9 @@ odd keys.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Iterator
 from itertools import chain
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,10 +22,7 @@ from hypothesis import strategies as st
 from brson.api import load
 from brson.model import ids, idscan
 from brson.ops.ids import highest_number, is_sequential, numbered_ids_in_bytes
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
-FIXTURES = PROJECT_ROOT / "fixtures"
+from tests.differential import check_built, sample_files
 
 try:
     from brson.model import _idscanc
@@ -37,14 +32,7 @@ needs_c = pytest.mark.skipif(_idscanc is None, reason="the C ID scan is not buil
 
 
 def test_accelerator_built_in_ci() -> None:
-    """CI builds the extension; a silent fallback there would leave it untested."""
-    if _idscanc is not None:
-        if not os.environ.get("BRSON_PURE_PYTHON"):
-            assert idscan.ACCELERATED
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail("brson.model._idscanc is not built (pip install -e . compiles it)")
-    pytest.skip("the C ID scan is not built")
+    check_built(_idscanc, idscan.ACCELERATED, "brson.model._idscanc")
 
 
 def c_scan(buf: bytes, spans: list[tuple[int, int]], sample: int) -> idscan.IdScan:
@@ -120,12 +108,7 @@ def same_definitions(
 
 
 def _buffers() -> Iterator[tuple[str, bytes]]:
-    # Samples, then fixtures, each sorted within itself: the order (and so the seeded
-    # mutations) must not depend on where the checkout lies.
-    files = [p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in sorted(d.rglob("*"))]
-    for path in files:
-        if not path.is_file():
-            continue
+    for path in sample_files(max_size=None):
         try:
             tree = load(path)
             buf = tree.buffer

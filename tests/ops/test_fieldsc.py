@@ -10,10 +10,8 @@ keys, IDs and values.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import bson
@@ -26,10 +24,7 @@ from brson.model.idforms import DEFINING_KEY_SUFFIX, ID_KEY, holds_own_id
 from brson.ops.validate import context
 from brson.ops.validate.context import ComponentInfo, Context
 from brson.ops.validate.findings import Findings
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
-FIXTURES = PROJECT_ROOT / "fixtures"
+from tests.differential import FIXTURES, check_built, sample_files
 
 try:
     from brson.ops.validate import _fieldsc
@@ -39,14 +34,7 @@ needs_c = pytest.mark.skipif(_fieldsc is None, reason="validate's C loop is not 
 
 
 def test_accelerator_built_in_ci() -> None:
-    """CI builds the extension; a silent fallback there would leave it untested."""
-    if _fieldsc is not None:
-        if not os.environ.get("BRSON_PURE_PYTHON"):
-            assert context.ACCELERATED
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail("brson.ops.validate._fieldsc is not built (pip install -e . compiles it)")
-    pytest.skip("validate's C loop is not built")
+    check_built(_fieldsc, context.ACCELERATED, "brson.ops.validate._fieldsc")
 
 
 def c_guids(values: list[Any]) -> bool:
@@ -95,11 +83,8 @@ def _dicts(value: Any) -> Iterator[dict[str, Any]]:
 
 
 def _documents() -> list[dict[str, Any]]:
-    files = [p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in sorted(d.rglob("*"))]
     out = []
-    for path in files:
-        if not path.is_file() or path.stat().st_size > 20_000_000:
-            continue
+    for path in sample_files(max_size=20_000_000):
         try:
             doc = bson.decode(load(path).buffer)
         except Exception:

@@ -1,0 +1,84 @@
+"""What the differential tests of brson's C accelerators share: the guard that CI built each
+extension, and the real inputs they run both paths over.
+
+Each accelerator (``brson.document._rawc``, ``brson.model._idscanc``, ``brson.graph._spansc``,
+``brson.ops.validate._fieldsc``, ``brson.godot._tscnc``) is held to its Python reference on
+the same files, in the same order (samples, then fixtures, each sorted within itself: seeded
+mutations must not depend on where the checkout lies).
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import brson
+from brson.compiled import PURE_PYTHON
+from brson.errors import BrsonError
+from brson.model import DataTree
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
+FIXTURES = PROJECT_ROOT / "fixtures"
+#: Larger files would only slow the tests down (every real input is far smaller).
+MAX_SIZE = 8 << 20
+
+
+def check_built(extension: ModuleType | None, accelerated: bool, dotted: str) -> None:
+    """CI builds every extension (``pip install -e .``); a silent fallback there would leave
+    it untested, so ``CI=true`` fails instead of skipping. Built, the module uses it unless
+    ``BRSON_PURE_PYTHON`` forces the Python path."""
+    if extension is not None:
+        assert accelerated is not PURE_PYTHON
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{dotted} is not built (pip install -e . compiles it)")
+    pytest.skip(f"{dotted} is not built")
+
+
+def sample_files(max_size: int | None = MAX_SIZE) -> list[Path]:
+    """Every sample and fixture file (no size limit with ``max_size=None``)."""
+    found = [p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in sorted(d.rglob("*"))]
+    return [
+        p
+        for p in found
+        if p.is_file()
+        and p.suffix not in (".py", ".md")
+        and (max_size is None or p.stat().st_size <= max_size)
+    ]
+
+
+def sample_parts() -> Iterator[tuple[str, bytes]]:
+    """Each file's bytes, and each member of a zip (a package) as a part of its own."""
+    for path in sample_files():
+        data = path.read_bytes()
+        yield path.name, data
+        if not zipfile.is_zipfile(path):
+            continue
+        try:
+            with zipfile.ZipFile(path) as archive:
+                members = [
+                    (f"{path.name}:{info.filename}", archive.read(info))
+                    for info in archive.infolist()
+                    if info.file_size < MAX_SIZE
+                ]
+        except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError):
+            continue
+        yield from members
+
+
+def loadable_trees() -> dict[str, DataTree]:
+    """Every sample and fixture brson loads, by file name: the differential tests compare two
+    readers of one tree, so files the loader refuses have nothing to compare."""
+    trees: dict[str, DataTree] = {}
+    for path in sample_files():
+        try:
+            trees[path.name] = brson.loads(path.read_bytes(), name=path.name)
+        except (BrsonError, MemoryError):
+            continue
+    return trees
