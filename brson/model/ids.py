@@ -54,12 +54,11 @@ def definition_offsets(tree: DataTree, wanted: Container[str] | None = None) -> 
     buf = tree.buffer
     offsets: dict[str, int] = {}
     with paused_gc():
-        for key, elem in tree.element_index().items():
-            if key in ("Object", "Assets"):
-                for match in DEFINITION_BYTES.finditer(buf, elem[1], elem[3]):
-                    element_id = match.group(2).decode("latin-1")
-                    if wanted is None or element_id in wanted:
-                        offsets.setdefault(element_id, match.start())
+        for lo, hi in id_spans(tree):
+            for match in DEFINITION_BYTES.finditer(buf, lo, hi):
+                element_id = match.group(2).decode("latin-1")
+                if wanted is None or element_id in wanted:
+                    offsets.setdefault(element_id, match.start())
     return offsets
 
 
@@ -77,7 +76,7 @@ class DefinitionTable:
 
     def __init__(self, tree: DataTree) -> None:
         self._buf = tree.buffer
-        spans = _id_spans(tree)
+        spans = id_spans(tree)
         #: With the compiled scan, its hash table answers (0.13 s for a 10k-slot world where
         #: packing took 0.65 s: a Python step per definition); it lists no references,
         #: which are not needed here.
@@ -356,8 +355,7 @@ class IdIndex:
     def _scan_bytes(self) -> None:
         tree = self.tree
         text = tree.buffer.decode("latin-1")
-        root = tree.element_index()
-        spans = [(e[1], e[3]) for key, e in root.items() if key in ("Object", "Assets")]
+        spans = id_spans(tree)
         found: list[tuple[str, str]] = []
         values = self.values
         with paused_gc():  # millions of small tuples: the collector would only slow this down
@@ -657,7 +655,7 @@ def scan_references(tree: DataTree) -> ReferenceScan | None:
     each.  None when an ID is defined twice: parent links and duplicates follow the index's
     rules (``IdIndex.build``), so such a file goes through it.
     """
-    found = scan_ids(tree.buffer, _id_spans(tree))
+    found = scan_ids(tree.buffer, id_spans(tree))
     if found.repeated:
         return None
     return ReferenceScan(found.count, found.references, found.targets())
@@ -690,7 +688,7 @@ class IdCensus:
     @classmethod
     def scan(cls, tree: DataTree, sample: int = 0) -> IdCensus | None:
         """Count an unmodified tree's IDs; None when some definition repeats."""
-        found = scan_ids(tree.buffer, _id_spans(tree), sample)
+        found = scan_ids(tree.buffer, id_spans(tree), sample)
         if found.repeated:
             return None
         return cls(
@@ -701,7 +699,7 @@ class IdCensus:
         )
 
 
-def _id_spans(tree: DataTree) -> list[tuple[int, int]]:
+def id_spans(tree: DataTree) -> list[tuple[int, int]]:
     """The spans of the root's ``Object`` and ``Assets``: where IDs are defined and used."""
     root = tree.element_index()
     return [(e[1], e[3]) for key, e in root.items() if key in ("Object", "Assets")]

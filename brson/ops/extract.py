@@ -42,7 +42,7 @@ from brson.errors import GraphError, ModelError
 from brson.graph import described, locate_many, located
 from brson.graph.spans import ASSETS, ComponentSpans
 from brson.model.idforms import DEFINITION_BYTES, REFERENCE_BYTES
-from brson.model.ids import DefinitionTable, IdIndex, Location, ids_in_bytes
+from brson.model.ids import DefinitionTable, IdIndex, Location, id_spans, ids_in_bytes
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Slot
 from brson.ops.ids import FreshIds, numbered_ids_in_bytes
@@ -384,12 +384,11 @@ def _undefined_values(staged: DataTree, leaving: Container[str]) -> list[tuple[i
     buf = staged.buffer
     out: list[tuple[int, str]] = []
     with paused_gc():
-        for key, elem in staged.element_index().items():
-            if key in ("Object", "Assets"):
-                for match in REFERENCE_BYTES.finditer(buf, elem[1], elem[3]):
-                    value = match[2].decode("latin-1")
-                    if value in leaving:
-                        out.append((match.start(), value))
+        for lo, hi in id_spans(staged):
+            for match in REFERENCE_BYTES.finditer(buf, lo, hi):
+                value = match[2].decode("latin-1")
+                if value in leaving:
+                    out.append((match.start(), value))
     return out
 
 
