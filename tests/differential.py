@@ -21,10 +21,8 @@ import brson
 from brson.compiled import PURE_PYTHON
 from brson.errors import BrsonError
 from brson.model import DataTree
+from tests.conftest import FIXTURES, SAMPLES
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
-FIXTURES = PROJECT_ROOT / "fixtures"
 #: Larger files would only slow the tests down (every real input is far smaller).
 MAX_SIZE = 8 << 20
 
@@ -41,8 +39,9 @@ def check_built(extension: ModuleType | None, accelerated: bool, dotted: str) ->
     pytest.skip(f"{dotted} is not built")
 
 
-def sample_files(max_size: int | None = MAX_SIZE) -> list[Path]:
-    """Every sample and fixture file (no size limit with ``max_size=None``)."""
+def input_files(max_size: int | None = MAX_SIZE) -> list[Path]:
+    """Every file of the shared samples and of fixtures/ (generated ones too; no size limit
+    with ``max_size=None``)."""
     found = [p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in sorted(d.rglob("*"))]
     return [
         p
@@ -55,7 +54,7 @@ def sample_files(max_size: int | None = MAX_SIZE) -> list[Path]:
 
 def sample_parts() -> Iterator[tuple[str, bytes]]:
     """Each file's bytes, and each member of a zip (a package) as a part of its own."""
-    for path in sample_files():
+    for path in input_files():
         data = path.read_bytes()
         yield path.name, data
         if not zipfile.is_zipfile(path):
@@ -76,7 +75,7 @@ def loadable_trees() -> dict[str, DataTree]:
     """Every sample and fixture brson loads, by file name: the differential tests compare two
     readers of one tree, so files the loader refuses have nothing to compare."""
     trees: dict[str, DataTree] = {}
-    for path in sample_files():
+    for path in input_files():
         try:
             trees[path.name] = brson.loads(path.read_bytes(), name=path.name)
         except (BrsonError, MemoryError):

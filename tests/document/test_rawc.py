@@ -27,7 +27,8 @@ from brson.api import loads, to_bson
 from brson.compiled import PURE_PYTHON
 from brson.document import raw
 from brson.errors import BrsonError
-from tests.differential import SAMPLES, check_built, sample_parts
+from tests.conftest import SAMPLES
+from tests.differential import check_built, sample_parts
 
 
 def _load_rawc() -> ModuleType | None:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from brson.api import load
 from brson.model import ids, idscan
 from brson.ops.ids import highest_number, is_sequential, numbered_ids_in_bytes
-from tests.differential import check_built, sample_files
+from tests.differential import check_built, input_files
 
 try:
     from brson.model import _idscanc
@@ -108,7 +108,7 @@ def same_definitions(
 
 
 def _buffers() -> Iterator[tuple[str, bytes]]:
-    for path in sample_files(max_size=None):
+    for path in input_files(max_size=None):
         try:
             tree = load(path)
             buf = tree.buffer

@@ -24,7 +24,8 @@ from brson.model.idforms import DEFINING_KEY_SUFFIX, ID_KEY, holds_own_id
 from brson.ops.validate import context
 from brson.ops.validate.context import ComponentInfo, Context
 from brson.ops.validate.findings import Findings
-from tests.differential import FIXTURES, check_built, sample_files
+from tests.conftest import FIXTURES
+from tests.differential import check_built, input_files
 
 try:
     from brson.ops.validate import _fieldsc
@@ -84,7 +85,7 @@ def _dicts(value: Any) -> Iterator[dict[str, Any]]:
 
 def _documents() -> list[dict[str, Any]]:
     out = []
-    for path in sample_files(max_size=20_000_000):
+    for path in input_files(max_size=20_000_000):
         try:
             doc = bson.decode(load(path).buffer)
         except Exception:
