@@ -11,14 +11,14 @@ THREE  := brson/view/static/vendor/three.bundle.min.js
 
 .PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
 
-#: The C accelerator of raw.py's byte loops, compiled by pip install (so a change rebuilds it).
-RAWC   := brson/document/_rawc.c brson/model/_idscanc.c brson/ops/validate/_fieldsc.c brson/graph/_spansc.c brson/document/_bsonwire.h
-#: The compiled Godot 4 metadata writer (brson/godot/export.py).
-TSCNC  := brson/godot/_tscnc.c
-#: The tests that exercise raw.py, run a second time on its pure-Python path.
+#: The sources of the five optional C accelerators (setup.py), compiled by pip install: a
+#: change to one rebuilds them.
+CSRC   := brson/document/_rawc.c brson/model/_idscanc.c brson/ops/validate/_fieldsc.c \
+          brson/graph/_spansc.c brson/godot/_tscnc.c brson/document/_bsonwire.h
+#: The tests that exercise the accelerated modules, run a second time on the pure-Python path.
 PURE_TESTS := tests/document tests/model tests/graph tests/ops tests/regressions tests/godot/test_tscnc.py
 
-$(STAMP): pyproject.toml $(RAWC) $(TSCNC)
+$(STAMP): pyproject.toml setup.py $(CSRC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	sh scripts/ensure-cc.sh $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -65,8 +65,9 @@ gltf-tools:
 
 # The whole suite, lint, types and a short atheris fuzz slice (~1 min). Godot 3 engine tests
 # always run in CI (CI=true fails them without the engine); Godot 4 engine tests run when the
-# engine can be fetched, else they skip. The suite runs with raw.py's C accelerator (CI=true
-# fails when it is not built); the tests over raw.py run again on the pure-Python path.
+# engine can be fetched, else they skip. The suite runs with the C accelerators (CI=true
+# fails when one is not built); the tests over the accelerated modules run again on the
+# pure-Python path (BRSON_PURE_PYTHON=1).
 test: $(STAMP) $(THREE) browser godot3 gltf-tools
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
@@ -147,4 +148,4 @@ schemas: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache build
-	rm -f brson/document/_rawc.*.so brson/godot/_tscnc.*.so
+	find brson -name '*.so' -delete
