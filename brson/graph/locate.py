@@ -5,8 +5,9 @@ descending from the root and scanning each level's keys and children: right for 
 lookup, but O(depth x siblings) each, so locating every reference of a 100k-slot world one by
 one takes minutes (measured: ~80 us a reference on a 10k-slot world).  This walks the tree once
 and enters only the slots, components and documents whose byte spans hold a wanted offset
-(bisect over the sorted offsets); it gives the same anchors and paths as ``Location`` and uses
-the tree's own nodes, so what it returns stays identical to what navigation hands out.
+(bisect over the sorted offsets); it gives the same anchors and paths as ``Location``.
+:func:`locate_many` uses the tree's own nodes, so what it returns stays identical to what
+navigation hands out; :func:`described` (text only) makes the nodes it needs on the side.
 """
 
 from __future__ import annotations

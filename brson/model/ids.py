@@ -63,15 +63,15 @@ def definition_offsets(tree: DataTree, wanted: Container[str] | None = None) -> 
 
 
 class DefinitionTable:
-    """ID -> offset of its first definition in an unmodified tree, for many lookups, at
-    8 bytes an ID.
+    """ID -> offset of its first definition in an unmodified tree, for many lookups.
 
     Why not :attr:`DataTree.ids`: the full index keeps a Python string and a location per ID
     and per ID-shaped value (about 3.5x the BSON of a generated world in memory), and
     :func:`definition_offsets` a dict entry per ID.  Lookups of many IDs (extract's closure,
     the index's own definitions once a few were searched for) need only "where is this ID
-    defined", so this keeps one sorted array of (hash, offset) and answers by bisection; IDs
-    sharing the hash are told apart by reading the definition at each candidate offset.
+    defined": the compiled scan's hash table answers them, and without it one sorted array of
+    (hash, offset), 8 bytes an ID, searched by bisection (IDs sharing the hash are told apart
+    by reading the definition at each candidate offset).
     """
 
     def __init__(self, tree: DataTree) -> None:
@@ -646,8 +646,8 @@ class ReferenceScan:
 
 
 def scan_references(tree: DataTree) -> ReferenceScan | None:
-    """The references of an unmodified tree and where their targets are defined: two regex
-    passes over the bytes and one search per referenced definition.
+    """The references of an unmodified tree and where their targets are defined, from one
+    :func:`~brson.model.idscan.scan_ids` pass over the bytes.
 
     What :class:`IdIndex` and :func:`definition_offsets` give together (the same patterns and
     spans), for a reader that lists every reference once: the index keeps a string and a

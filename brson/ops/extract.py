@@ -474,8 +474,9 @@ class _Closure:
     by a scan of its bytes; copied components are numbers in the spans, made into nodes only
     when the result is assembled.  (Following the model's full ID index and walking the tree
     per round cost ~10x the BSON in memory and most of the time on a generated world.)
-    Whether the result defines an ID is answered the same way, so no set of the closure's
-    IDs is kept (millions of strings on a big one): only the subtree's.  Like every byte
+    No set of the closure's definitions is kept (millions of strings on a big one): only
+    the subtree's, and the ID-shaped values of the subtree and the copies (:attr:`values`,
+    what :meth:`leaving` needs, dropped once lookups are done).  Like every byte
     scan of IDs (:mod:`brson.model.ids`), a definition's bytes inside a string value count.
     """
 
