@@ -64,8 +64,8 @@ gltf-tools:
 	sh scripts/ensure-gltf-tools.sh
 
 # The whole suite, lint, types and a short atheris fuzz slice (~1 min). Godot 3 engine tests
-# always run in CI (CI=true fails them without the engine); Godot 4 engine tests run when the
-# engine can be fetched, else they skip. The suite runs with the C accelerators (CI=true
+# and Godot 4 engine tests always run in CI (CI=true fails them without the engine; outside CI
+# they skip when an engine is missing). The suite runs with the C accelerators (CI=true
 # fails when one is not built); the tests over the accelerated modules run again on the
 # pure-Python path (BRSON_PURE_PYTHON=1).
 test: $(STAMP) $(THREE) browser godot3 gltf-tools

@@ -1,11 +1,10 @@
 """The real tools every glTF export is checked with: the Khronos glTF-Validator (node), Blender
-(headless) and Godot 4 (GLTFDocument, headless).  In CI (CI=true) a missing tool fails the test;
-elsewhere it skips with the command that installs it (scripts/ensure-gltf-tools.sh)."""
+(headless) and Godot 4 (GLTFDocument, headless).  A missing tool skips the test with the command
+that installs it (scripts/ensure-gltf-tools.sh); in CI the skip fails (tests/conftest.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,8 +19,6 @@ BLENDER_PROBE = Path(__file__).resolve().parent / "blender_probe.py"
 
 
 def _missing(what: str) -> None:
-    if os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}:
-        pytest.fail(f"CI=true but {what} is missing; make gltf-tools installs it")
     pytest.skip(f"{what} is not installed (make gltf-tools installs it)")
 
 
