@@ -1,8 +1,20 @@
-/* BSON's fixed payload sizes, shared by brson's C accelerators (brson/document/_rawc.c,
- * brson/graph/_spansc.c): one C statement of the rule whose Python statement is raw._FIXED
- * (the differential tests hold both to it). Header-only: each extension is its own module. */
+/* BSON's wire framing, shared by brson's C accelerators that read BSON bytes
+ * (brson/document/_rawc.c, brson/graph/_spansc.c, brson/godot/_tscnc.c): one C statement of
+ * rules whose Python statement is brson/document/raw.py (the differential tests hold both to
+ * them). Header-only: each extension is its own module. Parsing only: what a caller does with
+ * a refusal (defer to Python, return None) stays the caller's. Include after <Python.h>. */
 #ifndef BRSON_BSONWIRE_H
 #define BRSON_BSONWIRE_H
+
+#include <stdint.h>
+
+/* The little-endian int32 at p (every BSON length and int32 value); the caller has checked
+ * that p + 4 lies within its span. */
+static inline int32_t i32(const unsigned char *p) {
+    uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+                 ((uint32_t)p[3] << 24);
+    return (int32_t)u;
+}
 
 /* Fixed payload size of element type ``etype`` (-1: not a fixed-size type). */
 static inline int fixed_size(int etype) {

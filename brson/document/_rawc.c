@@ -31,12 +31,6 @@ static unsigned long long deferred = 0;
  * error already set (out of memory). */
 #define UNSURE ((PyObject *)1)
 
-static inline Py_ssize_t i32(const unsigned char *p) {
-    uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-                 ((uint32_t)p[3] << 24);
-    return (Py_ssize_t)(int32_t)u;
-}
-
 /* bytes.find(b"\x00", lo, hi) for 0 <= lo, hi <= len: the offset, or -1. */
 static inline Py_ssize_t find_nul(const unsigned char *b, Py_ssize_t lo, Py_ssize_t hi) {
     if (lo >= hi)

@@ -12,6 +12,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "../document/_bsonwire.h"
 #include <string.h>
 
 #define MAX_DEPTH 100
@@ -45,12 +46,6 @@ static inline int out_put(Out *o, const char *s, Py_ssize_t n) {
     memcpy(o->data + o->len, s, (size_t)n);
     o->len += n;
     return 0;
-}
-
-static inline Py_ssize_t i32(const unsigned char *p) {
-    uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-                 ((uint32_t)p[3] << 24);
-    return (Py_ssize_t)(int32_t)u;
 }
 
 static inline int64_t i64(const unsigned char *p) {

@@ -47,12 +47,6 @@ static int push(Triples *t, int64_t a, int64_t b, int64_t c) {
     return 0;
 }
 
-static int32_t i32(const unsigned char *p) {
-    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-                 ((uint32_t)p[3] << 24);
-    return (int32_t)v;
-}
-
 /* One indexed element: type, key span, value span. */
 typedef struct {
     unsigned char etype;
