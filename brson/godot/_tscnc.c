@@ -376,6 +376,7 @@ static int put_component(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
             }
         } else if (klen == 4 && memcmp(b + pos + 1, "Data", 4) == 0 && etype == 0x03 &&
                    data_start < 0) {
+            /* element_at framed it (doc_end): size data_end - data_start >= 5, last byte 0 */
             data_start = vstart;
             data_end = vend;
         } else {
@@ -399,8 +400,6 @@ static int put_component(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
         return rc;
     if (out_put(o, ",\n\"id\": ", 8) < 0)
         return -1;
-    if (data_end - data_start < 5 || i32(b + data_start) != data_end - data_start)
-        return UNSURE;
     rc = put_id(o, b, data_start, data_end);
     if (rc != 0)
         return rc;
