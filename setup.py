@@ -33,6 +33,6 @@ setup(
         _extension("brson.model._idscanc"),
         _extension("brson.ops.validate._fieldsc"),
         _extension("brson.graph._spansc", (WIRE,)),
-        _extension("brson.godot._tscnc"),
+        _extension("brson.godot._tscnc", (WIRE,)),
     ]
 )

@@ -1,8 +1,21 @@
-/* BSON's fixed payload sizes, shared by brson's C accelerators (brson/document/_rawc.c,
- * brson/graph/_spansc.c): one C statement of the rule whose Python statement is raw._FIXED
- * (the differential tests hold both to it). Header-only: each extension is its own module. */
+/* BSON's wire framing, shared by brson's C accelerators that read BSON bytes
+ * (brson/document/_rawc.c, brson/graph/_spansc.c, brson/godot/_tscnc.c): one C statement of
+ * rules whose Python statement is brson/document/raw.py (the differential tests hold both to
+ * them). Header-only: each extension is its own module. Parsing only: what a caller does with
+ * a refusal (defer to Python, return None) stays the caller's. Include after <Python.h>. */
 #ifndef BRSON_BSONWIRE_H
 #define BRSON_BSONWIRE_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* The little-endian int32 at p (every BSON length and int32 value); the caller has checked
+ * that p + 4 lies within its span. */
+static inline int32_t i32(const unsigned char *p) {
+    uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+                 ((uint32_t)p[3] << 24);
+    return (int32_t)u;
+}
 
 /* Fixed payload size of element type ``etype`` (-1: not a fixed-size type). */
 static inline int fixed_size(int etype) {
@@ -21,6 +34,92 @@ static inline int fixed_size(int etype) {
     case 0xFF: return 0;
     default: return -1;
     }
+}
+
+/* bytes.find(b"\x00", lo, hi) for 0 <= lo, hi <= len: the offset of the NUL ending a key or
+ * cstring, or -1. */
+static inline Py_ssize_t find_nul(const unsigned char *b, Py_ssize_t lo, Py_ssize_t hi) {
+    if (lo >= hi)
+        return -1;
+    const unsigned char *p = memchr(b + lo, 0, (size_t)(hi - lo));
+    return p ? (Py_ssize_t)(p - b) : -1;
+}
+
+/* The end of the embedded document or array whose value starts at vstart, in a parent whose
+ * terminator is at last: vstart + its int32 size when the size lies before last, is at least
+ * 5 (itself and the terminator), ends the document at or before last, and its last byte is
+ * 0x00; -1 when raw.index would refuse it. */
+static inline Py_ssize_t doc_end(const unsigned char *b, Py_ssize_t vstart, Py_ssize_t last) {
+    if (vstart + 4 > last)
+        return -1;
+    Py_ssize_t vend = vstart + i32(b + vstart);
+    if (vend < vstart + 5 || vend > last || b[vend - 1] != 0)
+        return -1;
+    return vend;
+}
+
+/* Whether [start, end) frames a document on its own: its int32 size is end - start (at least
+ * 5) and its last byte is 0x00. */
+static inline int doc_spans(const unsigned char *b, Py_ssize_t start, Py_ssize_t end) {
+    return end - start >= 5 && i32(b + start) == end - start && b[end - 1] == 0;
+}
+
+/* The end of the value of type etype starting at vstart, in a document whose terminator is
+ * at last, as raw.index sizes it (every type it reads); -1 for a type it does not read or a
+ * size it refuses (negative, too short, or past last). */
+static inline Py_ssize_t value_end(const unsigned char *b, int etype, Py_ssize_t vstart,
+                                   Py_ssize_t last) {
+    Py_ssize_t vend, n;
+    int fixed = fixed_size(etype);
+    if (fixed >= 0) {
+        vend = vstart + fixed;
+    } else if (etype == 0x03 || etype == 0x04) {
+        return doc_end(b, vstart, last);
+    } else if (etype == 0x02) {
+        if (vstart + 4 > last)
+            return -1;
+        n = i32(b + vstart);
+        if (n < 1)
+            return -1;
+        vend = vstart + 4 + n;
+    } else if (etype == 0x05 || etype == 0x0D || etype == 0x0E || etype == 0x0F ||
+               etype == 0x0C) {
+        if (vstart + 4 > last)
+            return -1;
+        n = i32(b + vstart);
+        if (n < 0)
+            return -1;
+        if (etype == 0x0F)
+            vend = vstart + n;
+        else if (etype == 0x0C)
+            vend = vstart + 4 + n + 12;
+        else
+            vend = vstart + (etype == 0x05 ? 5 : 4) + n;
+    } else if (etype == 0x0B) {
+        Py_ssize_t p = find_nul(b, vstart, last);
+        p = p >= 0 ? find_nul(b, p + 1, last) : -1;
+        if (p < 0)
+            return -1;
+        vend = p + 1;
+    } else {
+        return -1;
+    }
+    return vend > last ? -1 : vend;
+}
+
+/* The item at pos (< last) of an array of documents whose terminator is at last, as
+ * raw.array_items reads it: 1 with the item's value span in *vstart, *vend; 0 when the item
+ * is not a document (type byte not 0x03); -1 when its key or size is refused. */
+static inline int doc_item(const unsigned char *b, Py_ssize_t pos, Py_ssize_t last,
+                           Py_ssize_t *vstart, Py_ssize_t *vend) {
+    if (b[pos] != 0x03)
+        return 0;
+    Py_ssize_t key_end = find_nul(b, pos + 1, last);
+    if (key_end < 0)
+        return -1;
+    *vstart = key_end + 1;
+    *vend = doc_end(b, *vstart, last);
+    return *vend < 0 ? -1 : 1;
 }
 
 #endif

@@ -31,20 +31,6 @@ static unsigned long long deferred = 0;
  * error already set (out of memory). */
 #define UNSURE ((PyObject *)1)
 
-static inline Py_ssize_t i32(const unsigned char *p) {
-    uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-                 ((uint32_t)p[3] << 24);
-    return (Py_ssize_t)(int32_t)u;
-}
-
-/* bytes.find(b"\x00", lo, hi) for 0 <= lo, hi <= len: the offset, or -1. */
-static inline Py_ssize_t find_nul(const unsigned char *b, Py_ssize_t lo, Py_ssize_t hi) {
-    if (lo >= hi)
-        return -1;
-    const unsigned char *p = memchr(b + lo, 0, (size_t)(hi - lo));
-    return p ? (Py_ssize_t)(p - b) : -1;
-}
-
 static PyObject *element(long etype, Py_ssize_t pos, Py_ssize_t vstart, Py_ssize_t vend) {
     PyObject *t = PyTuple_New(4);
     if (t == NULL)
@@ -151,45 +137,8 @@ static PyObject *do_index(const Span *s) {
         Py_ssize_t key_end = find_nul(b, pos + 1, last);
         if (key_end < 0)
             goto unsure;
-        Py_ssize_t vstart = key_end + 1, vend, n;
-        if (etype == 0x03 || etype == 0x04 || etype == 0x02) {
-            if (vstart + 4 > last)
-                goto unsure;
-            n = i32(b + vstart);
-            if (etype == 0x02) {
-                vend = vstart + 4 + n;
-                if (n < 1)
-                    goto unsure;
-            } else {
-                vend = vstart + n;
-                if (n < 5 || vend > last || b[vend - 1] != 0)
-                    goto unsure;
-            }
-        } else if (fixed_size(etype) >= 0) {
-            vend = vstart + fixed_size(etype);
-        } else if (etype == 0x05 || etype == 0x0D || etype == 0x0E || etype == 0x0F ||
-                   etype == 0x0C) {
-            if (vstart + 4 > last)
-                goto unsure;
-            n = i32(b + vstart);
-            if (n < 0)
-                goto unsure;
-            if (etype == 0x0F)
-                vend = vstart + n;
-            else if (etype == 0x0C)
-                vend = vstart + 4 + n + 12;
-            else
-                vend = vstart + (etype == 0x05 ? 5 : 4) + n;
-        } else if (etype == 0x0B) {
-            Py_ssize_t p = find_nul(b, vstart, last);
-            p = p >= 0 ? find_nul(b, p + 1, last) : -1;
-            if (p < 0)
-                goto unsure;
-            vend = p + 1;
-        } else {
-            goto unsure;
-        }
-        if (vend > last || vend <= pos)
+        Py_ssize_t vstart = key_end + 1, vend = value_end(b, etype, vstart, last);
+        if (vend < 0 || vend <= pos)
             goto unsure;
         /* Strict UTF-8, as bytes.decode(): the same codec; a failure is Python's to report. */
         PyObject *key = decode_key(b + pos + 1, key_end - pos - 1);
@@ -306,7 +255,11 @@ static PyObject *c_array_items(PyObject *self, PyObject *const *args, Py_ssize_t
     if (out == NULL)
         return NULL;
     while (pos < last) {
-        if (b[pos] != 0x03) {
+        Py_ssize_t vstart, vend;
+        int item = doc_item(b, pos, last, &vstart, &vend);
+        if (item < 0)
+            goto unsure;
+        if (item == 0) {
             /* Not an array of documents: the values of the full index. */
             Py_DECREF(out);
             PyObject *idx = do_index(&s);
@@ -318,13 +271,6 @@ static PyObject *c_array_items(PyObject *self, PyObject *const *args, Py_ssize_t
             Py_DECREF(idx);
             return values;
         }
-        Py_ssize_t key_end = find_nul(b, pos + 1, last);
-        Py_ssize_t vstart = key_end + 1;
-        if (key_end < 0 || vstart + 4 > last)
-            goto unsure;
-        Py_ssize_t n = i32(b + vstart), vend = vstart + n;
-        if (n < 5 || vend > last || b[vend - 1] != 0)
-            goto unsure;
         PyObject *elem = element(0x03, pos, vstart, vend);
         if (elem == NULL || PyList_Append(out, elem) < 0) {
             Py_XDECREF(elem);
@@ -350,11 +296,11 @@ static PyObject *c_component_index(PyObject *self, PyObject *const *args, Py_ssi
     Py_ssize_t start = s.start, end = s.end;
     if (end - start > 25 && b[start + 4] == 0x10 && memcmp(b + start + 5, "Type\x00", 5) == 0 &&
         b[start + 14] == 0x03 && memcmp(b + start + 15, "Data\x00", 5) == 0) {
-        Py_ssize_t vstart = start + 20, n = i32(b + vstart);
-        if (vstart + n == end - 1 && n >= 5 && b[end - 2] == 0) {
+        Py_ssize_t vstart = start + 20, vend = doc_end(b, vstart, end - 1);
+        if (vend == end - 1) {
             PyObject *out = NULL;
             PyObject *type = element(0x10, start + 4, start + 10, start + 14);
-            PyObject *data = element(0x03, start + 14, vstart, vstart + n);
+            PyObject *data = element(0x03, start + 14, vstart, vend);
             if (type != NULL && data != NULL && (out = PyDict_New()) != NULL &&
                 (PyDict_SetItem(out, str_Type, type) < 0 || PyDict_SetItem(out, str_Data, data) < 0))
                 Py_CLEAR(out);
@@ -401,28 +347,12 @@ static PyObject *c_index_as(PyObject *self, PyObject *const *args, Py_ssize_t na
         long etype = PyLong_AsLongAndOverflow(PyTuple_GET_ITEM(item, 2), &overflow);
         if (overflow || etype < 0 || etype > 0xFF)
             goto mismatch; /* in no type set: Python returns None */
-        Py_ssize_t vstart = pos + hlen, vend, n;
-        if (etype == 0x03 || etype == 0x04) {
-            if (vstart + 4 > last)
-                goto mismatch;
-            n = i32(b + vstart);
-            vend = vstart + n;
-            if (n < 5 || vend > last || b[vend - 1] != 0)
-                goto mismatch;
-        } else if (etype == 0x02) {
-            if (vstart + 4 > last)
-                goto mismatch;
-            n = i32(b + vstart);
-            vend = vstart + 4 + n;
-            if (n < 1 || vend > last)
-                goto mismatch;
-        } else if (fixed_size((int)etype) >= 0) {
-            vend = vstart + fixed_size((int)etype);
-            if (vend > last)
-                goto mismatch;
-        } else {
+        /* The types of a layout only (raw.layout_of's). */
+        if (etype != 0x02 && etype != 0x03 && etype != 0x04 && fixed_size((int)etype) < 0)
             goto mismatch;
-        }
+        Py_ssize_t vstart = pos + hlen, vend = value_end(b, (int)etype, vstart, last);
+        if (vend < 0)
+            goto mismatch;
         PyObject *elem = element(etype, pos, vstart, vend);
         if (elem == NULL || PyDict_SetItem(out, PyTuple_GET_ITEM(item, 1), elem) < 0) {
             Py_XDECREF(elem);

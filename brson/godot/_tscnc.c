@@ -12,6 +12,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "../document/_bsonwire.h"
 #include <string.h>
 
 #define MAX_DEPTH 100
@@ -47,12 +48,6 @@ static inline int out_put(Out *o, const char *s, Py_ssize_t n) {
     return 0;
 }
 
-static inline Py_ssize_t i32(const unsigned char *p) {
-    uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-                 ((uint32_t)p[3] << 24);
-    return (Py_ssize_t)(int32_t)u;
-}
-
 static inline int64_t i64(const unsigned char *p) {
     uint64_t u = 0;
     for (int k = 7; k >= 0; k--)
@@ -69,35 +64,17 @@ static inline int64_t i64(const unsigned char *p) {
 static int element_at(const unsigned char *b, Py_ssize_t pos, Py_ssize_t stop,
                       Py_ssize_t *klen, Py_ssize_t *vstart, Py_ssize_t *vend) {
     int etype = b[pos];
-    Py_ssize_t k = pos + 1;
-    while (k < stop && b[k] != 0)
-        k++;
-    if (k >= stop)
-        return UNSURE;
-    Py_ssize_t vs = k + 1, ve;
     switch (etype) {
-    case 0x01: case 0x12: ve = vs + 8; break;
-    case 0x08: ve = vs + 1; break;
-    case 0x0A: ve = vs; break;
-    case 0x10: ve = vs + 4; break;
-    case 0x02:
-        if (stop - vs < 5)
-            return UNSURE;
-        ve = vs + 4 + i32(b + vs);
-        if (ve < vs + 5)
-            return UNSURE;
-        break;
-    case 0x03: case 0x04:
-        if (stop - vs < 5)
-            return UNSURE;
-        ve = vs + i32(b + vs);
-        if (ve < vs + 5)
-            return UNSURE;
+    case 0x01: case 0x02: case 0x03: case 0x04: case 0x08: case 0x0A: case 0x10: case 0x12:
         break;
     default:
         return UNSURE;
     }
-    if (ve > stop || ((etype == 0x03 || etype == 0x04) && b[ve - 1] != 0))
+    Py_ssize_t k = find_nul(b, pos + 1, stop);
+    if (k < 0)
+        return UNSURE;
+    Py_ssize_t vs = k + 1, ve = value_end(b, etype, vs, stop);
+    if (ve < 0)
         return UNSURE;
     *klen = k - pos - 1;
     *vstart = vs;
@@ -202,7 +179,7 @@ static int put_value(Out *o, const unsigned char *b, int etype, Py_ssize_t start
  * "Components" (the slot's metadata form). */
 static int put_container(Out *o, const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
                          int array, int depth, const char *skip, const char *skip_inner) {
-    if (depth > MAX_DEPTH || end - start < 5 || i32(b + start) != end - start || b[end - 1] != 0)
+    if (depth > MAX_DEPTH || !doc_spans(b, start, end))
         return UNSURE;
     const unsigned char *keys[MAX_KEYS];
     Py_ssize_t key_lens[MAX_KEYS];
@@ -372,7 +349,7 @@ static int put_id(Out *o, const unsigned char *b, Py_ssize_t start, Py_ssize_t e
  * second Type or Data, a Data that is not a document: not sure. */
 static int put_component(Out *o, const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
                          PyObject *type, PyObject *types) {
-    if (end - start < 5 || i32(b + start) != end - start || b[end - 1] != 0)
+    if (!doc_spans(b, start, end))
         return UNSURE;
     Py_ssize_t pos = start + 4, stop = end - 1, data_start = -1, data_end = -1;
     int seen_type = 0, elements = 0;
@@ -399,6 +376,7 @@ static int put_component(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
             }
         } else if (klen == 4 && memcmp(b + pos + 1, "Data", 4) == 0 && etype == 0x03 &&
                    data_start < 0) {
+            /* element_at framed it (doc_end): size data_end - data_start >= 5, last byte 0 */
             data_start = vstart;
             data_end = vend;
         } else {
@@ -422,8 +400,6 @@ static int put_component(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
         return rc;
     if (out_put(o, ",\n\"id\": ", 8) < 0)
         return -1;
-    if (data_end - data_start < 5 || i32(b + data_start) != data_end - data_start)
-        return UNSURE;
     rc = put_id(o, b, data_start, data_end);
     if (rc != 0)
         return rc;
@@ -445,23 +421,15 @@ static PyObject *py_components4(PyObject *self, PyObject *args) {
     Out o = {NULL, 0, 0};
     int rc = UNSURE, count = 0;
     const unsigned char *b = view.buf;
-    if (!span_ok(&view, start, end) || end - start < 5 || i32(b + start) != end - start ||
-        b[end - 1] != 0)
+    if (!span_ok(&view, start, end) || !doc_spans(b, start, end))
         goto done;
     if ((rc = out_put(&o, "[", 1)) != 0)
         goto done;
     Py_ssize_t pos = start + 4, stop = end - 1;
     while (pos < stop) {
         rc = UNSURE;
-        if (b[pos] != 0x03)
-            goto done;
-        Py_ssize_t k = pos + 1;
-        while (k < stop && b[k] != 0)
-            k++;
-        if (k >= stop || stop - (k + 1) < 5)
-            goto done;
-        Py_ssize_t vstart = k + 1, vend = vstart + i32(b + vstart);
-        if (vend < vstart + 5 || vend > stop || b[vend - 1] != 0)
+        Py_ssize_t vstart, vend;
+        if (doc_item(b, pos, stop, &vstart, &vend) != 1)
             goto done;
         if (count++ > 0 && (rc = out_put(&o, ", ", 2)) != 0)
             goto done;

@@ -47,12 +47,6 @@ static int push(Triples *t, int64_t a, int64_t b, int64_t c) {
     return 0;
 }
 
-static int32_t i32(const unsigned char *p) {
-    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-                 ((uint32_t)p[3] << 24);
-    return (int32_t)v;
-}
-
 /* One indexed element: type, key span, value span. */
 typedef struct {
     unsigned char etype;
@@ -75,28 +69,10 @@ static int index_doc(const unsigned char *buf, Py_ssize_t start, Py_ssize_t end,
             k++;
         }
         if (k >= last) return -1;
-        Py_ssize_t vstart = k + 1, vend;
-        if (etype == 0x02 || etype == 0x03 || etype == 0x04) {
-            if (vstart + 4 > last) return -1;
-            int64_t n = i32(buf + vstart);
-            if (etype == 0x02) {
-                if (n < 1) return -1;
-                vend = vstart + 4 + (Py_ssize_t)n;
-            } else {
-                vend = vstart + (Py_ssize_t)n;
-                if (n < 5 || vend > last || buf[vend - 1] != 0) return -1;
-            }
-        } else if (fixed_size(etype) >= 0) {
-            vend = vstart + fixed_size(etype);
-        } else if (etype == 0x05 || etype == 0x0D || etype == 0x0E) {
-            if (vstart + 4 > last) return -1;
-            int64_t n = i32(buf + vstart);
-            if (n < 0) return -1;
-            vend = vstart + (etype == 0x05 ? 5 : 4) + (Py_ssize_t)n;
-        } else {
-            return -1;
-        }
-        if (vend > last || vend <= pos) return -1;
+        /* Regex, DBPointer, code with scope: rare, the Python walk's. */
+        if (etype == 0x0B || etype == 0x0C || etype == 0x0F) return -1;
+        Py_ssize_t vstart = k + 1, vend = value_end(buf, etype, vstart, last);
+        if (vend < 0 || vend <= pos) return -1;
         Py_ssize_t length = k - key;
         for (int i = 0; i < count; i++) {
             if (out[i].key_end - out[i].key == length &&
@@ -133,14 +109,8 @@ static int array_docs(const unsigned char *buf, Py_ssize_t start, Py_ssize_t end
                       Triples *into) {
     Py_ssize_t pos = start + 4, last = end - 1;
     while (pos < last) {
-        if (buf[pos] != 0x03) return -1;
-        const unsigned char *nul = memchr(buf + pos + 1, 0, (size_t)(last - (pos + 1)));
-        if (nul == NULL) return -1;
-        Py_ssize_t vstart = (nul - buf) + 1;
-        if (vstart + 4 > last) return -1;
-        int64_t n = i32(buf + vstart);
-        Py_ssize_t vend = vstart + (Py_ssize_t)n;
-        if (n < 5 || vend > last || buf[vend - 1] != 0) return -1;
+        Py_ssize_t vstart, vend;
+        if (doc_item(buf, pos, last, &vstart, &vend) != 1) return -1;
         if (push(into, vstart, vend, tag) < 0) return -2;
         pos = vend;
     }
