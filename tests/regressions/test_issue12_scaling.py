@@ -325,8 +325,8 @@ def test_deep_trees_of_long_names_cost_linear_time(
         paths[n] = made[0]
         return count
 
-    _linear(lines, 48, f"{name}: lines")
-    _linear(paths.__getitem__, 48, f"{name}: path characters")
+    _linear(lines, 32, f"{name}: lines")
+    _linear(paths.__getitem__, 32, f"{name}: path characters")
 
 
 def test_godot_scene_is_bounded_for_deep_trees_of_long_names() -> None:
