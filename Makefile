@@ -93,11 +93,13 @@ check: lint typecheck
 # for a quick run, "--sizes 10000 --ops extract_1,validate" for some operations,
 # "--sizes 10000 --outputs-only" for each operation's output sha256 alone (byte-identity before
 # and after a change); Node (for the JS peer) is optional. The scan benchmark follows a full
-# run only (no BENCH_ARGS).
+# run only (no BENCH_ARGS). benchmarks/scaling.py --check fails the run on superlinear growth of
+# the work unit tests cannot count (the regex engine's; docs/performance.md, "Complexity guards").
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix benchmarks/js
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+	$(BIN)/python benchmarks/scaling.py --check
 	if [ -z '$(BENCH_ARGS)' ]; then $(MAKE) bench-scan; fi
 
 # brson scan on a generated 10,000-file library: 1 and 2 local workers, a 2-worker Dask
