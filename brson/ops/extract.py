@@ -323,8 +323,8 @@ def extract(
     outside = _undefined_values(staged, leaving)
     targets = [leaving[value] for _, value in outside]
     del leaving
-    there = _described(tree.buffer, [o for o in targets if o is not None])
-    here = _described(staged.buffer, [offset for offset, _ in outside])
+    there = _described(deps.spans or ComponentSpans(tree), [o for o in targets if o is not None])
+    here = _described(ComponentSpans(staged), [offset for offset, _ in outside])
     for (offset, value), target in zip(outside, targets, strict=True):
         kind, target_path = "missing", None
         found = there.get(target) if target is not None else None
@@ -392,29 +392,10 @@ def _undefined_values(staged: DataTree, leaving: Container[str]) -> list[tuple[i
     return out
 
 
-#: Offsets described per fresh view of a tree (see :func:`_described`).
-_DESCRIBE_BATCH = 4096
-
-
-def _described(buf: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
+def _described(spans: ComponentSpans, offsets: list[int]) -> dict[int, tuple[str, bool]]:
     """Offset -> (:meth:`Location.describe`, whether a component holds it) of each element
-    start in the tree of ``buf`` that leads somewhere (:func:`brson.graph.described`).
-    Batches are described in a fresh view of the bytes each, so the nodes a walk makes to
-    reach them go with it: held for every reference that leaves a big closure, they took
-    hundreds of MB."""
-    wanted = sorted(set(offsets))
-    out: dict[int, tuple[str, bool]] = {}
-    for at in range(0, len(wanted), _DESCRIBE_BATCH):
-        view = DataTree(buf)
-        out.update(
-            (offset, (text, component))
-            for offset, text, component in described(view, wanted[at : at + _DESCRIBE_BATCH])
-        )
-        del view
-        # Nothing of the batch's view is referenced any more: a collection of the youngest
-        # generation frees it all (a node still referenced here would move up and stay).
-        drop_cycles()
-    return out
+    start in ``spans``' tree that leads somewhere (:func:`brson.graph.described`)."""
+    return {offset: (text, component) for offset, text, component in described(spans, offsets)}
 
 
 def _stage(
