@@ -31,7 +31,6 @@ import hashlib
 import random
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
-from functools import partial
 from typing import Any, Literal, TypeVar
 
 from bson.int64 import Int64
@@ -699,12 +698,18 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: _TypePlan) -> 
     for number in deps.on_slots:
         groups.setdefault(spans.slot_of(number), []).append(number)
     layout = _SlotLayout(template)
-    data = layout.slot(HOLDER_NAME, ids, [])
+    # Every slot's IDs in one go, in the order one draw per slot gives them.
+    count = layout.id_count
+    drawn = ids.take(count * (1 + len(groups)))
+    data = layout.slot(HOLDER_NAME, drawn[:count], [])
     holder = Slot(data, 0, len(data))
     kids = []
+    view = memoryview(buf)
+    at = count
     for n, numbers in groups.items():
-        kid = layout.slot(spans.slot_name(n), ids, [buf[s:e] for s, e in map(spans.span, numbers)])
-        kid = types.apply(kid)
+        held: list[bytes | memoryview] = [view[s:e] for s, e in map(spans.span, numbers)]
+        kid = types.apply(layout.slot(spans.slot_name(n), drawn[at : at + count], held))
+        at += count
         kids.append(Slot(kid, 0, len(kid)))
     # The children as nodes over their bytes, written once with the result: joined here, the
     # holder (a third of a big world) was copied three times more on the way.
@@ -721,8 +726,21 @@ _SLOT_DEFAULTS: dict[str, Any] = {
 }
 
 
-#: What follows a fixed part of a slot's byte template (:meth:`_SlotLayout._template`).
-_ID, _NAME, _COMPONENTS, _END = range(4)
+class _Template:
+    """A slot's bytes for IDs of one width: ``fixed`` parts with the drawn IDs between them
+    (one ID between each two), where the ID at ``name`` is the ``Name`` member's and the ID
+    at ``components`` the ``Components`` member's, each written with its value around it."""
+
+    __slots__ = ("components", "fixed", "id_element", "name")
+
+    def __init__(
+        self, fixed: list[bytes], name: int | None, components: int | None, id_element: list[bytes]
+    ) -> None:
+        self.fixed = fixed
+        self.name = name
+        self.components = components
+        #: An ``ID`` element around the ID (the ``Components`` member's own).
+        self.id_element = id_element
 
 
 class _SlotLayout:
@@ -735,8 +753,6 @@ class _SlotLayout:
         self.order_offset: int = (
             Int64(0) if isinstance(old, dict) and isinstance(old.get("Data"), Int64) else 0
         )
-        #: Encoded elements around a stand-in ID, by key and ID length (see :meth:`_with_id`).
-        self._parts: dict[tuple[str, int], tuple[bytes, bytes] | tuple[()]] = {}
         #: Keys not understood: their values, kept (a member gets its own ID).
         self.kept = {
             key: template.get(key)
@@ -747,70 +763,73 @@ class _SlotLayout:
             and key not in _SLOT_DEFAULTS
         }
         #: Byte templates by ID width (see :meth:`_template`).
-        self._templates: dict[int, list[tuple[bytes, int]] | None] = {}
+        self._templates: dict[int, _Template | None] = {}
         # How many IDs a slot draws: at most one per key, counted on stand-ins.
         probe = iter(["0" * 36] * len(self.keys))
         self.elements("", probe, [])
         self.id_count = len(self.keys) - sum(1 for _ in probe)
 
-    def slot(self, name: str, ids: FreshIds, components: list[bytes | memoryview]) -> bytes:
-        """The slot's document: :meth:`elements` assembled, from the byte template when every
-        ID drawn for it has the template's length (a slot's ten-odd keys dispatched and
-        encoded one by one were most of the holder's time)."""
-        drawn = ids.take(self.id_count)
+    def slot(self, name: str, drawn: list[str], components: list[bytes | memoryview]) -> bytes:
+        """The slot's document with the ``id_count`` IDs ``drawn`` for it: :meth:`elements`
+        assembled, from the byte template when every ID has the template's length (a
+        slot's ten-odd keys dispatched and encoded one by one were most of the holder's
+        time)."""
         width = len(drawn[0]) if drawn else 0
-        template = self._template(width) if all(len(i) == width for i in drawn) else None
+        template = self._template(width) if set(map(len, drawn)) == {width} else None
         if template is None:
             return raw.assemble(self.elements(name, iter(drawn), components))
-        out: list[bytes | memoryview] = []
-        at = 0
-        for fixed, kind in template:
-            out.append(fixed)
-            if kind == _ID:
-                out.append(drawn[at].encode())
-                at += 1
-            elif kind == _NAME:
-                out.append(raw.encode_element("Name", {"ID": drawn[at], "Data": name}))
-                at += 1
-            elif kind == _COMPONENTS:
-                member = [self._with_id("ID", drawn[at], _same), _array_element("Data", components)]
-                out.append(raw.element_header(raw.DOCUMENT, "Components") + raw.assemble(member))
-                at += 1
+        values = list(map(str.encode, drawn))
+        at = template.name
+        if at is not None:
+            values[at] = raw.encode_element("Name", {"ID": drawn[at], "Data": name})
+        at = template.components
+        if at is not None:
+            head, tail = template.id_element
+            member = [head + values[at] + tail, _array_element("Data", components)]
+            values[at] = raw.element_header(raw.DOCUMENT, "Components") + raw.assemble(member)
+        out: list[bytes] = [b""] * (2 * len(values) + 1)
+        out[0::2] = template.fixed
+        out[1::2] = values
         return raw.assemble(out)
 
-    def _template(self, width: int) -> list[tuple[bytes, int]] | None:
-        """The slot's elements for IDs of ``width`` characters as ``(fixed bytes, what comes
-        next)`` pairs, from :meth:`elements` with stand-in IDs split at each one; None when a
-        stand-in is not found exactly once in its element (then :meth:`elements` encodes)."""
+    def _template(self, width: int) -> _Template | None:
+        """The slot's elements for IDs of ``width`` characters, from :meth:`elements` with
+        stand-in IDs split at each one; None when a stand-in is not found exactly once in
+        its element (then :meth:`elements` encodes)."""
         if width in self._templates:
             return self._templates[width]
-        if width == 0:
-            return None
-        stand_in = "\x01" * width
-        made: list[tuple[bytes, int]] = []
-        fixed = b""
-        for key in self.keys:
-            if key == "Name":
-                made.append((fixed, _NAME))
-                fixed = b""
-            elif key == "Components":
-                made.append((fixed, _COMPONENTS))
-                fixed = b""
-            else:
-                drawn = iter([stand_in])
-                pieces = self._element(key, "", drawn, []).split(stand_in.encode())
-                used = next(drawn, None) is None
-                if used and len(pieces) == 2:
-                    made.append((fixed + pieces[0], _ID))
-                    fixed = pieces[1]
-                elif not used and len(pieces) == 1:
-                    fixed += pieces[0]
-                else:
-                    self._templates[width] = None
-                    return None
-        made.append((fixed, _END))
-        self._templates[width] = made
+        made = self._templates[width] = self._make_template(width) if width else None
         return made
+
+    def _make_template(self, width: int) -> _Template | None:
+        stand_in = "\x01" * width
+        fixed: list[bytes] = []
+        name = components = None
+        part = b""
+        for key in self.keys:
+            if key == "Name" or key == "Components":
+                if key == "Name":
+                    name = len(fixed)
+                else:
+                    components = len(fixed)
+                fixed.append(part)
+                part = b""
+                continue
+            drawn = iter([stand_in])
+            pieces = self._element(key, "", drawn, []).split(stand_in.encode())
+            used = next(drawn, None) is None
+            if used and len(pieces) == 2:
+                fixed.append(part + pieces[0])
+                part = pieces[1]
+            elif not used and len(pieces) == 1:
+                part += pieces[0]
+            else:
+                return None
+        fixed.append(part)
+        id_element = raw.encode_element("ID", stand_in).split(stand_in.encode())
+        if len(id_element) != 2:
+            return None
+        return _Template(fixed, name, components, id_element)
 
     def elements(
         self, name: str, ids: Iterator[str], components: list[bytes | memoryview]
@@ -821,53 +840,23 @@ class _SlotLayout:
     def _element(
         self, key: str, name: str, ids: Iterator[str], components: list[bytes | memoryview]
     ) -> bytes:
-        with_id = self._with_id
         if key == "Children":
             return raw.encode_element(key, [])
         if key == "Components":
-            member = [with_id("ID", next(ids), _same), _array_element("Data", components)]
+            member = [raw.encode_element("ID", next(ids)), _array_element("Data", components)]
             return raw.element_header(raw.DOCUMENT, key) + raw.assemble(member)
         if key == "ID" or key == "ParentReference" or key.endswith("-ID"):
-            return with_id(key, next(ids), _same)
+            return raw.encode_element(key, next(ids))
         if key == "Name":
             return raw.encode_element(key, {"ID": next(ids), "Data": name})
         if key == "OrderOffset":
-            return with_id(key, next(ids), partial(_member, data=self.order_offset))
+            return raw.encode_element(key, {"ID": next(ids), "Data": self.order_offset})
         if key in _SLOT_DEFAULTS:
-            return with_id(key, next(ids), partial(_member, data=_SLOT_DEFAULTS[key]))
+            return raw.encode_element(key, {"ID": next(ids), "Data": _SLOT_DEFAULTS[key]})
         value = self.kept[key]
         if isinstance(value, dict) and "ID" in value:
-            return with_id(key, next(ids), partial(_id_in, value))
+            return raw.encode_element(key, {**value, "ID": next(ids)})
         return raw.encode_element(key, value)
-
-    def _with_id(self, key: str, element_id: str, value: Callable[[str], Any]) -> bytes:
-        """``encode_element(key, value(element_id))``, encoded once per key and ID length
-        with a stand-in ID and the ID's bytes spliced in (an encoder call per key of every
-        new slot was most of the holder's time).  When the stand-in is not found exactly
-        once, the element is encoded as it is."""
-        text = element_id.encode()
-        parts = self._parts.get((key, len(text)))
-        if parts is None:
-            stand_in = "\x01" * len(text)
-            pieces = raw.encode_element(key, value(stand_in)).split(stand_in.encode())
-            parts = self._parts[(key, len(text))] = (
-                (pieces[0], pieces[1]) if len(pieces) == 2 else ()
-            )
-        if not parts:
-            return raw.encode_element(key, value(element_id))
-        return parts[0] + text + parts[1]
-
-
-def _same(element_id: str) -> str:
-    return element_id
-
-
-def _member(element_id: str, data: Any) -> dict[str, Any]:
-    return {"ID": element_id, "Data": data}
-
-
-def _id_in(value: dict[str, Any], element_id: str) -> dict[str, Any]:
-    return {**value, "ID": element_id}
 
 
 def _array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) -> bytes:
