@@ -288,7 +288,7 @@ def extract(
     if relink:
         old = (slot.parent_reference or "").encode()
         if sum(1 for m in DEFINITION_BYTES.finditer(sub_bytes) if m[2] == old) == 1:
-            deps.sub_defined.discard(old.decode())
+            deps.undefine(old.decode())
     types = _TypePlan(tree, deps.pieces(sub_bytes), type_names, report)
     # The IDs that references leave the result for, and where the source defines each, are
     # known from the pieces: the lookup structures go before the result is assembled.
@@ -476,6 +476,12 @@ class _Closure:
         self.on_assets: list[int] = []
         self.spans: ComponentSpans | None = None
         self._table: DefinitionTable | None = None
+        #: What :meth:`run` looked up and found defined outside every copy (on a slot, or
+        #: not in the file: None), with the offset of its definition; None when it looked
+        #: nothing up (dependencies off).
+        self._outside: dict[str, int | None] | None = None
+        #: Definitions of the subtree dropped after :meth:`run` (:meth:`undefine`).
+        self._undefined: list[str] = []
         #: The result's ID style so far (every definition sequential; any seen) and its
         #: highest sequential number: what fresh IDs need, without a set of every ID.
         self._sequential = True
@@ -504,6 +510,12 @@ class _Closure:
         if highest > self._highest:
             self._highest = highest
 
+    def undefine(self, element_id: str) -> None:
+        """The result does not define ``element_id`` after all (a relinked
+        ``ParentReference``): values naming it leave the result."""
+        self.sub_defined.discard(element_id)
+        self._undefined.append(element_id)
+
     def leaving(self) -> dict[str, int | None]:
         """Each ID-shaped value of the result's pieces that the result does not define (the
         subtree, or a copied component where the source first defines it): what
@@ -513,11 +525,19 @@ class _Closure:
         The pieces' values are the ones the closure collected (rescanning the pieces took
         a regex pass over them); a ``ParentReference`` repeating a definition is among them
         too, which :func:`_undefined_values` never asks about."""
-        out: dict[str, int | None] = {}
+        if self._outside is not None:
+            # Every value outside the subtree's definitions was looked up by the rounds (the
+            # set only shrank since): their answers stand, and only what was undefined
+            # after them is looked up here.
+            out = dict(self._outside)
+            values = {v for v in self._undefined if v in self.values}
+        else:
+            out = {}
+            values = self.values.difference(self.sub_defined)
         table = self.table
         spans = self.spans
         taken = self.taken
-        for value in self.values.difference(self.sub_defined):
+        for value in values:
             offset = table.offset(value)
             if offset is not None and spans is not None:
                 number = spans.at(offset)
@@ -547,13 +567,18 @@ class _Closure:
                 continue
             table = self.table
             spans = self.spans = self.spans or ComponentSpans(self.tree)
+            outside = self._outside = {} if self._outside is None else self._outside
             for value in wanted:
                 offset = table.offset(value)
                 if offset is None:
-                    continue  # not defined in the file (the world, users)
+                    outside[value] = None  # not defined in the file (the world, users)
+                    continue
                 number = spans.at(offset)
-                if number is None or number in taken:
-                    continue  # defined on a slot (not copied), or taken already
+                if number is None:
+                    outside[value] = offset  # defined on a slot: not copied
+                    continue
+                if number in taken:
+                    continue  # taken already
                 taken.add(number)
                 start, end = spans.span(number)
                 self._add(numbered_ids_in_bytes(buf[start:end]))
