@@ -634,10 +634,16 @@ def _describe_copies(
     if spans is None:
         return []
     out = []
+    labels: dict[tuple[type, Any], str] = {}  # type_label is a function of type_index
     for n, number in enumerate(deps.on_slots + deps.on_assets):  # their order in the result
         component = spans.component(number)
         slot = spans.slot_of(number)
-        type_text = component.type_label
+        type_index = component.type_index
+        if type(type_index) is int or type(type_index) is str:
+            key = (type(type_index), type_index)
+            type_text = labels.get(key) or labels.setdefault(key, component.type_label)
+        else:  # hostile files hold any value (bson Code)
+            type_text = component.type_label
         element_id = component.id
         if slot == ASSETS:
             source = f"<Assets>:{type_text}"
