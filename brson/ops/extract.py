@@ -892,10 +892,21 @@ class _SlotLayout:
 
 def _array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) -> bytes:
     """An array element of documents given as bytes."""
-    items: list[bytes | memoryview] = []
-    for i, document in enumerate(documents):
-        items += [raw.element_header(raw.DOCUMENT, str(i)), document]
+    items: list[bytes | memoryview] = [b""] * (2 * len(documents))
+    items[0::2] = _item_headers(len(documents))
+    items[1::2] = documents
     return raw.element_header(raw.ARRAY, key) + raw.assemble(items)
+
+
+#: Array items' element headers (a document at ``"0"``, ``"1"``, …) for the usual counts of
+#: components on a slot, made once.
+_ITEM_HEADERS = [raw.element_header(raw.DOCUMENT, str(i)) for i in range(64)]
+
+
+def _item_headers(count: int) -> list[bytes]:
+    if count <= len(_ITEM_HEADERS):
+        return _ITEM_HEADERS[:count]
+    return _ITEM_HEADERS + [raw.element_header(raw.DOCUMENT, str(i)) for i in range(64, count)]
 
 
 # -- edits on the staged tree ---------------------------------------------------------------
