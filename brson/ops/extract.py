@@ -938,14 +938,15 @@ class _TypePlan:
         type_names: list[str] | None,
         report: ExtractReport,
     ) -> None:
-        used_indices: set[int] = set()
+        found: set[tuple[bytes, bytes]] = set()
         named: set[str] = set()
         for piece in pieces:
-            used_indices.update(index for _, _, index in raw.component_type_indices(piece))
+            found.update(raw.COMPONENT_TYPE_INDEX.findall(piece))
             named.update(
                 m.group(1).decode("utf-8", "replace")
                 for m in raw.COMPONENT_TYPE_NAME.finditer(piece)
             )
+        used_indices = raw.type_index_values(found)
         #: Root keys whose values change: ``Types``, ``TypeVersions``.
         self.changes: dict[str, Any] = {}
         self.remap: dict[int, int] = {}
