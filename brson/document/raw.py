@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import bson as _bson
@@ -336,6 +336,13 @@ def component_type_indices(data: bytes | memoryview) -> list[tuple[int, int, int
         else:
             found.append((match.start(2), 8, _I64.unpack_from(data, match.start(2))[0]))
     return found
+
+
+def type_index_values(found: Iterable[tuple[bytes, bytes]]) -> set[int]:
+    """The indices of :data:`COMPONENT_TYPE_INDEX`'s ``findall`` groups (collected from many
+    pieces, repeats dropped first: a closure's thousands of components name a few dozen
+    types), by :func:`component_type_indices`' reading: group 1 int32, else group 2 int64."""
+    return {_I32.unpack(narrow)[0] if narrow else _I64.unpack(wide)[0] for narrow, wide in found}
 
 
 def set_type_index(out: bytearray, offset: int, width: int, value: int) -> None:

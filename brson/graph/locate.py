@@ -7,7 +7,8 @@ one takes minutes (measured: ~80 us a reference on a 10k-slot world).  This walk
 and enters only the slots, components and documents whose byte spans hold a wanted offset
 (bisect over the sorted offsets); it gives the same anchors and paths as ``Location``.
 :func:`locate_many` uses the tree's own nodes, so what it returns stays identical to what
-navigation hands out; :func:`described` (text only) makes the nodes it needs on the side.
+navigation hands out; :func:`describe_many` (text only) makes the nodes it needs on the side,
+and :func:`described` finds each anchor in a tree's :class:`ComponentSpans` with no walk.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from brson.collector import paused_gc
 from brson.document import raw
-from brson.graph.spans import document_spans
+from brson.graph.spans import ASSETS, ComponentSpans, document_spans
 from brson.model.ids import Location, Path, component_text, path_text, slot_text, type_text
 from brson.model.tree import Component, DataTree, Slot
 
@@ -97,28 +98,58 @@ def describe_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, str]:
     slot (a transient one reads its type name), and each anchor's head (slot path, type) is
     made once for all the offsets inside it.
     """
-    out: dict[int, str] = {}
+    return {offset: text for offset, text, _ in _texts(_anchored(tree, offsets))}
+
+
+def described(spans: ComponentSpans, offsets: Iterable[int]) -> Iterator[tuple[int, str, bool]]:
+    """:func:`describe_many`'s answers in ``spans``' tree as ``(offset, description, whether a
+    component holds it)``, for a reader that also needs the anchor's kind (extract: a
+    reference leaving for a slot or for a component) and has the spans at hand: each
+    offset's component or slot is found by bisection over them, with no walk from the root
+    through slot nodes (extract describes its leaving references in the source and in the
+    result, a walk each)."""
+    return _texts(_anchored_in(spans, offsets))
+
+
+def _texts(
+    anchored: Iterator[tuple[str, list[tuple[int, Path]], bool]],
+) -> Iterator[tuple[int, str, bool]]:
+    """Each offset's description from its anchor's head and its path's text (few distinct
+    paths, a type's fields, for many references: each path's text is made once)."""
     tails: dict[Path, str] = {}  # path -> path_text(path)
-    for head, found, _ in _anchored(tree, offsets):
-        for offset, path in found:
-            tail = tails.get(path)
-            if tail is None:  # few distinct paths (a type's fields), many references
-                tail = tails[path] = path_text(path)
-            out[offset] = head + tail
-    return out
-
-
-def described(tree: DataTree, offsets: Iterable[int]) -> Iterator[tuple[int, str, bool]]:
-    """:func:`describe_many`'s answers as ``(offset, description, whether a component holds
-    it)``, for a reader that also needs the anchor's kind (extract: a reference leaving for
-    a slot or for a component)."""
-    tails: dict[Path, str] = {}
-    for head, found, held in _anchored(tree, offsets):
+    for head, found, held in anchored:
         for offset, path in found:
             tail = tails.get(path)
             if tail is None:
                 tail = tails[path] = path_text(path)
             yield offset, head + tail, held
+
+
+class _TypeTexts:
+    """:func:`type_text` of components, made once per ``Type`` value of a tree."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[type, Any], str] = {}
+
+    def of(self, component: Component) -> str:
+        type_index = component.type_index
+        if type(type_index) not in (int, str):  # hostile files hold any value (bson Code)
+            return type_text(component)
+        key = (type(type_index), type_index)
+        name = self._known.get(key)
+        if name is None:
+            name = self._known[key] = type_text(component)
+        return name
+
+
+def _component_found(
+    buf: bytes, span: tuple[int, int], inside: list[int]
+) -> list[tuple[int, Path]]:
+    """The paths of ``inside`` in the component at ``span``, indexed from the bytes."""
+    index = raw.component_index(buf, *span)
+    data = index.get("Data")
+    fields = raw.index(buf, data[2], data[3]) if data and data[0] == raw.DOCUMENT else None
+    return _component_paths(buf, index, fields, inside)
 
 
 def _anchored(
@@ -133,7 +164,7 @@ def _anchored(
     buf = tree.buffer
     last: object = _NO_OWNER
     slot_part = ""
-    types: dict[tuple[type, Any], str] = {}  # type_index -> type_text(component)
+    types = _TypeTexts()
     with paused_gc():
         for slot, span, items, inside in _walk(tree, wanted, own_nodes=False):
             if slot is not last:  # a slot's segments come one after another
@@ -143,23 +174,56 @@ def _anchored(
                 assert slot is not None
                 yield slot_part, _paths(buf, items, inside), False
                 continue
-            index = raw.component_index(buf, *span)
-            data = index.get("Data")
-            fields = raw.index(buf, data[2], data[3]) if data and data[0] == raw.DOCUMENT else None
-            found = _component_paths(buf, index, fields, inside)
+            found = _component_found(buf, span, inside)
             if not found:
                 continue
             component = Component(buf, *span)
             component.tree, component.slot = tree, slot
-            type_index = component.type_index
-            if type(type_index) in (int, str):  # hostile files hold any value (bson Code)
-                key = (type(type_index), type_index)
-                type_name = types.get(key)
-                if type_name is None:
-                    type_name = types[key] = type_text(component)
-            else:
-                type_name = type_text(component)
+            yield component_text(slot_part, types.of(component)), found, True
+
+
+def _anchored_in(
+    spans: ComponentSpans, offsets: Iterable[int]
+) -> Iterator[tuple[str, list[tuple[int, Path]], bool]]:
+    """:func:`_anchored`'s answers, each offset's anchor found in ``spans``: the component
+    holding it, else the innermost slot; within a slot, what :func:`_slots` does with the
+    offsets it keeps (none in ``Children`` outside every child, those in ``Components``
+    outside every component by that member alone)."""
+    on_components: dict[int, list[int]] = {}
+    on_slots: dict[int, list[int]] = {}
+    for offset in sorted(set(offsets)):
+        number = spans.at(offset)
+        if number is not None:
+            on_components.setdefault(number, []).append(offset)
+        elif (slot := spans.slot_at(offset)) is not None:
+            on_slots.setdefault(slot, []).append(offset)
+    if not on_components and not on_slots:
+        return
+    buf = spans.tree.buffer
+    types = _TypeTexts()
+    with paused_gc():
+        for number, inside in on_components.items():
+            found = _component_found(buf, spans.span(number), inside)
+            if not found:
+                continue
+            slot = spans.slot_of(number)
+            slot_part = "<Assets>" if slot == ASSETS else spans.slot_display_path(slot)
+            type_name = types.of(spans.component(number))
             yield component_text(slot_part, type_name), found, True
+        layout: raw.Layout = ()
+        for slot, own in on_slots.items():
+            slot_part = spans.slot_display_path(slot)
+            index, layout = raw.index_like(buf, *spans.slot_span(slot), layout)
+            children = index.get("Children")
+            if children is not None and children[0] == raw.ARRAY:
+                _, own = _cut(own, children)  # in no child (the array's own bytes): dropped
+            held = index.get("Components")
+            if held is not None and held[0] == raw.DOCUMENT:
+                here, own = _cut(own, held)
+                if here:
+                    yield slot_part, _paths(buf, [("Components", held)], here), False
+            if own:
+                yield slot_part, _paths(buf, list(index.items()), own), False
 
 
 def _between(offsets: list[int], start: int, end: int) -> list[int]:

@@ -18,6 +18,7 @@ from bisect import bisect_right
 from brson.collector import paused_gc
 from brson.compiled import PURE_PYTHON
 from brson.document import raw
+from brson.errors import PATH_LIMIT
 from brson.model.tree import PATH_MEMO_LIMIT, Component, DataTree, Slot
 
 #: The slot number of a component in the root ``Assets`` (NeosVR asset providers).
@@ -74,6 +75,9 @@ class ComponentSpans:
             self._walk(buf, top, held)
         self._names: dict[int, str] = {}
         self._paths: dict[int, str] = {}
+        #: Slot numbers by start, and those starts (see :meth:`slot_at`; made on first use).
+        self._by_start: array[int] | None = None
+        self._sorted_starts: array[int] = array("q")
 
     def _walk(self, buf: bytes, top: raw.Element | None, assets: list[tuple[int, int]]) -> None:
         """The reference walk, for a tree C is not sure of (or without C)."""
@@ -145,6 +149,52 @@ class ComponentSpans:
         node = Component(self._buf, start, end)
         node.tree = self._tree
         return node
+
+    @property
+    def tree(self) -> DataTree:
+        return self._tree
+
+    def slot_at(self, offset: int) -> int | None:
+        """The number of the innermost slot whose bytes hold ``offset``, or None.
+
+        Slots nest or are disjoint, so the last one starting at or before ``offset`` either
+        holds it or lies inside the one that does: its ancestors are tried up to that one."""
+        order = self._by_start
+        if order is None:
+            starts = self._slot_starts
+            order = self._by_start = array("q", sorted(range(len(starts)), key=starts.__getitem__))
+            self._sorted_starts = array("q", [starts[number] for number in order])
+        at = bisect_right(self._sorted_starts, offset) - 1
+        slot = order[at] if at >= 0 else ASSETS
+        ends, parents = self._slot_ends, self._parents
+        while slot != ASSETS and offset >= ends[slot]:
+            slot = parents[slot]
+        return None if slot == ASSETS else slot
+
+    def slot_span(self, slot: int) -> tuple[int, int]:
+        return self._slot_starts[slot], self._slot_ends[slot]
+
+    def slot(self, slot: int) -> Slot:
+        """Slot ``slot`` as a node over the tree's bytes, its ancestors made as its parents
+        (what :meth:`Slot.display_path` reads) and not as their parents' children."""
+        chain: list[int] = []
+        while slot != ASSETS:
+            chain.append(slot)
+            slot = self._parents[slot]
+        node: Slot | None = None
+        for number in reversed(chain):
+            kid = Slot(self._buf, self._slot_starts[number], self._slot_ends[number], node)
+            kid.tree = self._tree
+            kid.parent = node
+            node = kid
+        assert node is not None
+        return node
+
+    def slot_display_path(self, slot: int) -> str:
+        """The slot's :meth:`Slot.display_path`: its :meth:`slot_path` while that is short
+        (the display path is the path itself then), else through :meth:`slot`."""
+        path = self.slot_path(slot)
+        return path if len(path) < PATH_LIMIT else self.slot(slot).display_path()
 
     def slot_start(self, slot: int) -> int:
         """Where slot ``slot`` starts (slots in walk order compare by it: parents first)."""

@@ -31,7 +31,6 @@ import hashlib
 import random
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
-from functools import partial
 from typing import Any, Literal, TypeVar
 
 from bson.int64 import Int64
@@ -289,7 +288,7 @@ def extract(
     if relink:
         old = (slot.parent_reference or "").encode()
         if sum(1 for m in DEFINITION_BYTES.finditer(sub_bytes) if m[2] == old) == 1:
-            deps.sub_defined.discard(old.decode())
+            deps.undefine(old.decode())
     types = _TypePlan(tree, deps.pieces(sub_bytes), type_names, report)
     # The IDs that references leave the result for, and where the source defines each, are
     # known from the pieces: the lookup structures go before the result is assembled.
@@ -323,8 +322,8 @@ def extract(
     outside = _undefined_values(staged, leaving)
     targets = [leaving[value] for _, value in outside]
     del leaving
-    there = _described(tree.buffer, [o for o in targets if o is not None])
-    here = _described(staged.buffer, [offset for offset, _ in outside])
+    there = _described(deps.spans or ComponentSpans(tree), [o for o in targets if o is not None])
+    here = _described(ComponentSpans(staged), [offset for offset, _ in outside])
     for (offset, value), target in zip(outside, targets, strict=True):
         kind, target_path = "missing", None
         found = there.get(target) if target is not None else None
@@ -392,29 +391,10 @@ def _undefined_values(staged: DataTree, leaving: Container[str]) -> list[tuple[i
     return out
 
 
-#: Offsets described per fresh view of a tree (see :func:`_described`).
-_DESCRIBE_BATCH = 4096
-
-
-def _described(buf: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
+def _described(spans: ComponentSpans, offsets: list[int]) -> dict[int, tuple[str, bool]]:
     """Offset -> (:meth:`Location.describe`, whether a component holds it) of each element
-    start in the tree of ``buf`` that leads somewhere (:func:`brson.graph.described`).
-    Batches are described in a fresh view of the bytes each, so the nodes a walk makes to
-    reach them go with it: held for every reference that leaves a big closure, they took
-    hundreds of MB."""
-    wanted = sorted(set(offsets))
-    out: dict[int, tuple[str, bool]] = {}
-    for at in range(0, len(wanted), _DESCRIBE_BATCH):
-        view = DataTree(buf)
-        out.update(
-            (offset, (text, component))
-            for offset, text, component in described(view, wanted[at : at + _DESCRIBE_BATCH])
-        )
-        del view
-        # Nothing of the batch's view is referenced any more: a collection of the youngest
-        # generation frees it all (a node still referenced here would move up and stay).
-        drop_cycles()
-    return out
+    start in ``spans``' tree that leads somewhere (:func:`brson.graph.described`)."""
+    return {offset: (text, component) for offset, text, component in described(spans, offsets)}
 
 
 def _stage(
@@ -496,6 +476,12 @@ class _Closure:
         self.on_assets: list[int] = []
         self.spans: ComponentSpans | None = None
         self._table: DefinitionTable | None = None
+        #: What :meth:`run` looked up and found defined outside every copy (on a slot, or
+        #: not in the file: None), with the offset of its definition; None when it looked
+        #: nothing up (dependencies off).
+        self._outside: dict[str, int | None] | None = None
+        #: Definitions of the subtree dropped after :meth:`run` (:meth:`undefine`).
+        self._undefined: list[str] = []
         #: The result's ID style so far (every definition sequential; any seen) and its
         #: highest sequential number: what fresh IDs need, without a set of every ID.
         self._sequential = True
@@ -524,6 +510,12 @@ class _Closure:
         if highest > self._highest:
             self._highest = highest
 
+    def undefine(self, element_id: str) -> None:
+        """The result does not define ``element_id`` after all (a relinked
+        ``ParentReference``): values naming it leave the result."""
+        self.sub_defined.discard(element_id)
+        self._undefined.append(element_id)
+
     def leaving(self) -> dict[str, int | None]:
         """Each ID-shaped value of the result's pieces that the result does not define (the
         subtree, or a copied component where the source first defines it): what
@@ -533,11 +525,19 @@ class _Closure:
         The pieces' values are the ones the closure collected (rescanning the pieces took
         a regex pass over them); a ``ParentReference`` repeating a definition is among them
         too, which :func:`_undefined_values` never asks about."""
-        out: dict[str, int | None] = {}
+        if self._outside is not None:
+            # Every value outside the subtree's definitions was looked up by the rounds (the
+            # set only shrank since): their answers stand, and only what was undefined
+            # after them is looked up here.
+            out = dict(self._outside)
+            values = {v for v in self._undefined if v in self.values}
+        else:
+            out = {}
+            values = self.values.difference(self.sub_defined)
         table = self.table
         spans = self.spans
         taken = self.taken
-        for value in self.values.difference(self.sub_defined):
+        for value in values:
             offset = table.offset(value)
             if offset is not None and spans is not None:
                 number = spans.at(offset)
@@ -567,13 +567,18 @@ class _Closure:
                 continue
             table = self.table
             spans = self.spans = self.spans or ComponentSpans(self.tree)
+            outside = self._outside = {} if self._outside is None else self._outside
             for value in wanted:
                 offset = table.offset(value)
                 if offset is None:
-                    continue  # not defined in the file (the world, users)
+                    outside[value] = None  # not defined in the file (the world, users)
+                    continue
                 number = spans.at(offset)
-                if number is None or number in taken:
-                    continue  # defined on a slot (not copied), or taken already
+                if number is None:
+                    outside[value] = offset  # defined on a slot: not copied
+                    continue
+                if number in taken:
+                    continue  # taken already
                 taken.add(number)
                 start, end = spans.span(number)
                 self._add(numbered_ids_in_bytes(buf[start:end]))
@@ -629,10 +634,16 @@ def _describe_copies(
     if spans is None:
         return []
     out = []
+    labels: dict[tuple[type, Any], str] = {}  # type_label is a function of type_index
     for n, number in enumerate(deps.on_slots + deps.on_assets):  # their order in the result
         component = spans.component(number)
         slot = spans.slot_of(number)
-        type_text = component.type_label
+        type_index = component.type_index
+        if type(type_index) is int or type(type_index) is str:
+            key = (type(type_index), type_index)
+            type_text = labels.get(key) or labels.setdefault(key, component.type_label)
+        else:  # hostile files hold any value (bson Code)
+            type_text = component.type_label
         element_id = component.id
         if slot == ASSETS:
             source = f"<Assets>:{type_text}"
@@ -718,12 +729,18 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: _TypePlan) -> 
     for number in deps.on_slots:
         groups.setdefault(spans.slot_of(number), []).append(number)
     layout = _SlotLayout(template)
-    data = layout.slot(HOLDER_NAME, ids, [])
+    # Every slot's IDs in one go, in the order one draw per slot gives them.
+    count = layout.id_count
+    drawn = ids.take(count * (1 + len(groups)))
+    data = layout.slot(HOLDER_NAME, drawn[:count], [])
     holder = Slot(data, 0, len(data))
     kids = []
+    view = memoryview(buf)
+    at = count
     for n, numbers in groups.items():
-        kid = layout.slot(spans.slot_name(n), ids, [buf[s:e] for s, e in map(spans.span, numbers)])
-        kid = types.apply(kid)
+        held: list[bytes | memoryview] = [view[s:e] for s, e in map(spans.span, numbers)]
+        kid = types.apply(layout.slot(spans.slot_name(n), drawn[at : at + count], held))
+        at += count
         kids.append(Slot(kid, 0, len(kid)))
     # The children as nodes over their bytes, written once with the result: joined here, the
     # holder (a third of a big world) was copied three times more on the way.
@@ -740,8 +757,21 @@ _SLOT_DEFAULTS: dict[str, Any] = {
 }
 
 
-#: What follows a fixed part of a slot's byte template (:meth:`_SlotLayout._template`).
-_ID, _NAME, _COMPONENTS, _END = range(4)
+class _Template:
+    """A slot's bytes for IDs of one width: ``fixed`` parts with the drawn IDs between them
+    (one ID between each two), where the ID at ``name`` is the ``Name`` member's and the ID
+    at ``components`` the ``Components`` member's, each written with its value around it."""
+
+    __slots__ = ("components", "fixed", "id_element", "name")
+
+    def __init__(
+        self, fixed: list[bytes], name: int | None, components: int | None, id_element: list[bytes]
+    ) -> None:
+        self.fixed = fixed
+        self.name = name
+        self.components = components
+        #: An ``ID`` element around the ID (the ``Components`` member's own).
+        self.id_element = id_element
 
 
 class _SlotLayout:
@@ -754,8 +784,6 @@ class _SlotLayout:
         self.order_offset: int = (
             Int64(0) if isinstance(old, dict) and isinstance(old.get("Data"), Int64) else 0
         )
-        #: Encoded elements around a stand-in ID, by key and ID length (see :meth:`_with_id`).
-        self._parts: dict[tuple[str, int], tuple[bytes, bytes] | tuple[()]] = {}
         #: Keys not understood: their values, kept (a member gets its own ID).
         self.kept = {
             key: template.get(key)
@@ -766,70 +794,73 @@ class _SlotLayout:
             and key not in _SLOT_DEFAULTS
         }
         #: Byte templates by ID width (see :meth:`_template`).
-        self._templates: dict[int, list[tuple[bytes, int]] | None] = {}
+        self._templates: dict[int, _Template | None] = {}
         # How many IDs a slot draws: at most one per key, counted on stand-ins.
         probe = iter(["0" * 36] * len(self.keys))
         self.elements("", probe, [])
         self.id_count = len(self.keys) - sum(1 for _ in probe)
 
-    def slot(self, name: str, ids: FreshIds, components: list[bytes | memoryview]) -> bytes:
-        """The slot's document: :meth:`elements` assembled, from the byte template when every
-        ID drawn for it has the template's length (a slot's ten-odd keys dispatched and
-        encoded one by one were most of the holder's time)."""
-        drawn = ids.take(self.id_count)
+    def slot(self, name: str, drawn: list[str], components: list[bytes | memoryview]) -> bytes:
+        """The slot's document with the ``id_count`` IDs ``drawn`` for it: :meth:`elements`
+        assembled, from the byte template when every ID has the template's length (a
+        slot's ten-odd keys dispatched and encoded one by one were most of the holder's
+        time)."""
         width = len(drawn[0]) if drawn else 0
-        template = self._template(width) if all(len(i) == width for i in drawn) else None
+        template = self._template(width) if set(map(len, drawn)) == {width} else None
         if template is None:
             return raw.assemble(self.elements(name, iter(drawn), components))
-        out: list[bytes | memoryview] = []
-        at = 0
-        for fixed, kind in template:
-            out.append(fixed)
-            if kind == _ID:
-                out.append(drawn[at].encode())
-                at += 1
-            elif kind == _NAME:
-                out.append(raw.encode_element("Name", {"ID": drawn[at], "Data": name}))
-                at += 1
-            elif kind == _COMPONENTS:
-                member = [self._with_id("ID", drawn[at], _same), _array_element("Data", components)]
-                out.append(raw.element_header(raw.DOCUMENT, "Components") + raw.assemble(member))
-                at += 1
+        values = list(map(str.encode, drawn))
+        at = template.name
+        if at is not None:
+            values[at] = raw.encode_element("Name", {"ID": drawn[at], "Data": name})
+        at = template.components
+        if at is not None:
+            head, tail = template.id_element
+            member = [head + values[at] + tail, _array_element("Data", components)]
+            values[at] = raw.element_header(raw.DOCUMENT, "Components") + raw.assemble(member)
+        out: list[bytes] = [b""] * (2 * len(values) + 1)
+        out[0::2] = template.fixed
+        out[1::2] = values
         return raw.assemble(out)
 
-    def _template(self, width: int) -> list[tuple[bytes, int]] | None:
-        """The slot's elements for IDs of ``width`` characters as ``(fixed bytes, what comes
-        next)`` pairs, from :meth:`elements` with stand-in IDs split at each one; None when a
-        stand-in is not found exactly once in its element (then :meth:`elements` encodes)."""
+    def _template(self, width: int) -> _Template | None:
+        """The slot's elements for IDs of ``width`` characters, from :meth:`elements` with
+        stand-in IDs split at each one; None when a stand-in is not found exactly once in
+        its element (then :meth:`elements` encodes)."""
         if width in self._templates:
             return self._templates[width]
-        if width == 0:
-            return None
-        stand_in = "\x01" * width
-        made: list[tuple[bytes, int]] = []
-        fixed = b""
-        for key in self.keys:
-            if key == "Name":
-                made.append((fixed, _NAME))
-                fixed = b""
-            elif key == "Components":
-                made.append((fixed, _COMPONENTS))
-                fixed = b""
-            else:
-                drawn = iter([stand_in])
-                pieces = self._element(key, "", drawn, []).split(stand_in.encode())
-                used = next(drawn, None) is None
-                if used and len(pieces) == 2:
-                    made.append((fixed + pieces[0], _ID))
-                    fixed = pieces[1]
-                elif not used and len(pieces) == 1:
-                    fixed += pieces[0]
-                else:
-                    self._templates[width] = None
-                    return None
-        made.append((fixed, _END))
-        self._templates[width] = made
+        made = self._templates[width] = self._make_template(width) if width else None
         return made
+
+    def _make_template(self, width: int) -> _Template | None:
+        stand_in = "\x01" * width
+        fixed: list[bytes] = []
+        name = components = None
+        part = b""
+        for key in self.keys:
+            if key == "Name" or key == "Components":
+                if key == "Name":
+                    name = len(fixed)
+                else:
+                    components = len(fixed)
+                fixed.append(part)
+                part = b""
+                continue
+            drawn = iter([stand_in])
+            pieces = self._element(key, "", drawn, []).split(stand_in.encode())
+            used = next(drawn, None) is None
+            if used and len(pieces) == 2:
+                fixed.append(part + pieces[0])
+                part = pieces[1]
+            elif not used and len(pieces) == 1:
+                part += pieces[0]
+            else:
+                return None
+        fixed.append(part)
+        id_element = raw.encode_element("ID", stand_in).split(stand_in.encode())
+        if len(id_element) != 2:
+            return None
+        return _Template(fixed, name, components, id_element)
 
     def elements(
         self, name: str, ids: Iterator[str], components: list[bytes | memoryview]
@@ -840,61 +871,42 @@ class _SlotLayout:
     def _element(
         self, key: str, name: str, ids: Iterator[str], components: list[bytes | memoryview]
     ) -> bytes:
-        with_id = self._with_id
         if key == "Children":
             return raw.encode_element(key, [])
         if key == "Components":
-            member = [with_id("ID", next(ids), _same), _array_element("Data", components)]
+            member = [raw.encode_element("ID", next(ids)), _array_element("Data", components)]
             return raw.element_header(raw.DOCUMENT, key) + raw.assemble(member)
         if key == "ID" or key == "ParentReference" or key.endswith("-ID"):
-            return with_id(key, next(ids), _same)
+            return raw.encode_element(key, next(ids))
         if key == "Name":
             return raw.encode_element(key, {"ID": next(ids), "Data": name})
         if key == "OrderOffset":
-            return with_id(key, next(ids), partial(_member, data=self.order_offset))
+            return raw.encode_element(key, {"ID": next(ids), "Data": self.order_offset})
         if key in _SLOT_DEFAULTS:
-            return with_id(key, next(ids), partial(_member, data=_SLOT_DEFAULTS[key]))
+            return raw.encode_element(key, {"ID": next(ids), "Data": _SLOT_DEFAULTS[key]})
         value = self.kept[key]
         if isinstance(value, dict) and "ID" in value:
-            return with_id(key, next(ids), partial(_id_in, value))
+            return raw.encode_element(key, {**value, "ID": next(ids)})
         return raw.encode_element(key, value)
-
-    def _with_id(self, key: str, element_id: str, value: Callable[[str], Any]) -> bytes:
-        """``encode_element(key, value(element_id))``, encoded once per key and ID length
-        with a stand-in ID and the ID's bytes spliced in (an encoder call per key of every
-        new slot was most of the holder's time).  When the stand-in is not found exactly
-        once, the element is encoded as it is."""
-        text = element_id.encode()
-        parts = self._parts.get((key, len(text)))
-        if parts is None:
-            stand_in = "\x01" * len(text)
-            pieces = raw.encode_element(key, value(stand_in)).split(stand_in.encode())
-            parts = self._parts[(key, len(text))] = (
-                (pieces[0], pieces[1]) if len(pieces) == 2 else ()
-            )
-        if not parts:
-            return raw.encode_element(key, value(element_id))
-        return parts[0] + text + parts[1]
-
-
-def _same(element_id: str) -> str:
-    return element_id
-
-
-def _member(element_id: str, data: Any) -> dict[str, Any]:
-    return {"ID": element_id, "Data": data}
-
-
-def _id_in(value: dict[str, Any], element_id: str) -> dict[str, Any]:
-    return {**value, "ID": element_id}
 
 
 def _array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) -> bytes:
     """An array element of documents given as bytes."""
-    items: list[bytes | memoryview] = []
-    for i, document in enumerate(documents):
-        items += [raw.element_header(raw.DOCUMENT, str(i)), document]
+    items: list[bytes | memoryview] = [b""] * (2 * len(documents))
+    items[0::2] = _item_headers(len(documents))
+    items[1::2] = documents
     return raw.element_header(raw.ARRAY, key) + raw.assemble(items)
+
+
+#: Array items' element headers (a document at ``"0"``, ``"1"``, …) for the usual counts of
+#: components on a slot, made once.
+_ITEM_HEADERS = [raw.element_header(raw.DOCUMENT, str(i)) for i in range(64)]
+
+
+def _item_headers(count: int) -> list[bytes]:
+    if count <= len(_ITEM_HEADERS):
+        return _ITEM_HEADERS[:count]
+    return _ITEM_HEADERS + [raw.element_header(raw.DOCUMENT, str(i)) for i in range(64, count)]
 
 
 # -- edits on the staged tree ---------------------------------------------------------------
@@ -926,14 +938,15 @@ class _TypePlan:
         type_names: list[str] | None,
         report: ExtractReport,
     ) -> None:
-        used_indices: set[int] = set()
+        found: set[tuple[bytes, bytes]] = set()
         named: set[str] = set()
         for piece in pieces:
-            used_indices.update(index for _, _, index in raw.component_type_indices(piece))
+            found.update(raw.COMPONENT_TYPE_INDEX.findall(piece))
             named.update(
                 m.group(1).decode("utf-8", "replace")
                 for m in raw.COMPONENT_TYPE_NAME.finditer(piece)
             )
+        used_indices = raw.type_index_values(found)
         #: Root keys whose values change: ``Types``, ``TypeVersions``.
         self.changes: dict[str, Any] = {}
         self.remap: dict[int, int] = {}

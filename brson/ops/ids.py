@@ -47,10 +47,15 @@ from brson.model.tree import DataTree
 _SEQUENTIAL_LIMIT = 1 << 64
 
 
+#: Counters up to 32 bits fill only the first group (every file seen).
+_NARROW_LIMIT = 0xFFFFFFFF
+_NARROW_FORM = "%08x-0000-0000-0000-000000000000"
+
+
 def sequential_id(number: int) -> str:
     """The ID Resonite writes for counter ``number`` (``0x143`` -> ``00000143-0000-…``)."""
-    if 0 <= number <= 0xFFFFFFFF:
-        return f"{number:08x}-0000-0000-0000-000000000000"
+    if 0 <= number <= _NARROW_LIMIT:
+        return _NARROW_FORM % number
     if not 0 <= number < _SEQUENTIAL_LIMIT:
         raise ValueError(f"sequential ID counter {number} out of range")
     return (
@@ -191,7 +196,11 @@ class FreshIds:
         made in one go (thousands of new slots draw ten each)."""
         if not self.sequential or self.taken or count <= 0:
             return [next(self) for _ in range(count)]
-        values = [sequential_id(number) for number in range(self.next, self.next + count)]
+        numbers = range(self.next, self.next + count)
+        if numbers[0] >= 0 and numbers[-1] <= _NARROW_LIMIT:  # a call per ID was most of it
+            values = list(map(_NARROW_FORM.__mod__, numbers))
+        else:
+            values = list(map(sequential_id, numbers))
         self.next += count
         self.issued += values
         return values

@@ -53,6 +53,9 @@ def _same(data: bytes) -> None:
         else (m.start(2), 8, struct.unpack_from("<q", data, m.start(2))[0])
         for m in LEADING_INDEX.finditer(data)
     ]
+    # The set extract's type plan takes from findall's groups: the same indices.
+    found = raw.COMPONENT_TYPE_INDEX.findall(data)
+    assert raw.type_index_values(found) == {i for _, _, i in raw.component_type_indices(data)}
 
 
 @settings(max_examples=400, deadline=None)

@@ -26,10 +26,12 @@ from model.support import (
 )
 
 import brson
+from brson.errors import PATH_LIMIT
 from brson.graph import ReferenceGraph, locate_many
-from brson.graph.locate import describe_many
+from brson.graph.locate import describe_many, described
 from brson.graph.refs import BATCH_AFTER, KINDS, ReferenceListing
 from brson.model import Component, DataTree, IdRef, Member, Slot
+from brson.model.ids import definition_offsets
 
 from . import synth
 
@@ -478,3 +480,66 @@ def test_spans_slot_names_and_paths_are_the_model_s(path: Path) -> None:
         name = slot.name
         assert spans.slot_name(number) == (name if isinstance(name, str) else "")
         assert spans.slot_path(number) == slot.path
+
+
+def _described_by_locating(data: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
+    """What ``described`` must answer: each located offset's description and whether a
+    component anchors it, by the model's nodes."""
+    fresh = brson.loads(data, name="x.bson")
+    return {
+        o: (loc.describe(), isinstance(loc.anchor, Component))
+        for o, loc in locate_many(fresh, offsets).items()
+    }
+
+
+def _described_by_spans(data: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
+    from brson.graph import ComponentSpans
+
+    spans = ComponentSpans(brson.loads(data, name="x.bson"))
+    return {o: (text, held) for o, text, held in described(spans, offsets)}
+
+
+@pytest.mark.parametrize("fanout", [2, 40])
+def test_described_by_spans_equals_located(fanout: int) -> None:
+    """``described`` finds each offset's component or innermost slot by bisection over the
+    spans, without a walk: the same answers as locating, for any offsets (element starts or
+    not: length prefixes, the bytes between children, past the end)."""
+    data = bson.encode(synth.world(200, seed=fanout, fanout=fanout, external=5))
+    tree = brson.loads(data, name="world.bson")
+    starts = [loc.offset or -1 for loc, _ in tree.ids.values]
+    defined = list(definition_offsets(tree).values())
+    for offsets in (
+        starts,
+        defined,
+        starts[::5],
+        list(range(0, len(data), 3)),
+        [len(data) + 9, -4],
+    ):
+        assert _described_by_spans(data, offsets) == _described_by_locating(data, offsets)
+
+
+def test_described_by_spans_on_samples(path: Path) -> None:
+    data = brson.load(path).to_bson()
+    tree = brson.loads(data, name="x.bson")
+    offsets = [loc.offset or -1 for loc, _ in tree.ids.values]
+    offsets += list(definition_offsets(tree).values())
+    offsets += list(range(0, len(data), 7))
+    assert _described_by_spans(data, offsets) == _described_by_locating(data, offsets)
+
+
+def test_described_by_spans_on_long_paths() -> None:
+    """Past the model's display limit a slot's path is cut (``…/`` and its tail): the spans'
+    text is the model's there too, on either side of the limit."""
+    doc = synth.world(60, seed=3, fanout=1, external=5)
+    pending = [doc["Object"]]
+    while pending:
+        slot = pending.pop()
+        slot["Name"]["Data"] = f"{len(pending):03d}" + "n" * (100 + len(pending) * 37 % 200)
+        pending += slot["Children"]
+    data = bson.encode(doc)
+    tree = brson.loads(data, name="x.bson")
+    lengths = [len(s.path) for s in tree.walk()]
+    assert min(lengths) < PATH_LIMIT < max(lengths)
+    offsets = [loc.offset or -1 for loc, _ in tree.ids.values]
+    offsets += list(definition_offsets(tree).values())
+    assert _described_by_spans(data, offsets) == _described_by_locating(data, offsets)
