@@ -135,16 +135,19 @@ class Member(Node):
             idx = self._idx = raw.member_index(self._buf, self._start, self._end)
         return idx
 
+    def _engine_data(self) -> raw.Element | None:
+        """The original Data element at the engine layout's place (``{"ID", "Data"}``), kept;
+        None for another layout or once an index is kept (ask the index then).  A slot's kept
+        Components member asks only this, and an index dict of two tuples per slot was 30k
+        objects for the collector on a walk of a 10k world."""
+        data = self._data
+        if data is None and self._idx is None:
+            data = self._data = raw.member_data(self._buf, self._start, self._end)
+        return data
+
     def _element(self, key: str) -> raw.Element | None:
-        # Data at the engine layout's place without keeping an index: a slot's kept
-        # Components member asks only this, and an index dict of two tuples per slot was
-        # 30k objects for the collector on a walk of a 10k world.
-        if key == "Data" and self._idx is None:
-            data = self._data
-            if data is None:
-                data = raw.member_data(self._buf, self._start, self._end)
-            if data is not None:
-                return data
+        if key == "Data" and self._idx is None and (data := self._engine_data()) is not None:
+            return data
         return self._index().get(key)
 
     def holder(self) -> Node | None:
@@ -199,12 +202,13 @@ class Member(Node):
             return key in live
         # ``"ID" in member`` is asked of every member a component hands out: answered from
         # the engine layout's fixed places, without indexing the document.
-        if self._idx is None and self._keys is None and (key == "ID" or key == "Data"):
-            data = self._data
-            if data is None:
-                data = self._data = raw.member_data(self._buf, self._start, self._end)
-            if data is not None:
-                return True
+        if (
+            self._idx is None
+            and self._keys is None
+            and (key == "ID" or key == "Data")
+            and (self._data or self._engine_data())
+        ):
+            return True
         return super().__contains__(key)
 
     @property
@@ -219,15 +223,9 @@ class Member(Node):
                 return live.value
         if not self._dirty:  # unedited: Data is in the bytes (or a kept list of its items)
             buf = self._buf
-            elem = self._data
+            elem = self._data or self._engine_data()  # the scan's, else found (one call less)
             if elem is None:
-                idx = self._idx
-                if idx is None:
-                    elem = self._data = raw.member_data(buf, self._start, self._end)
-                    if elem is None:
-                        elem = self._index().get("Data")
-                else:
-                    elem = idx.get("Data")
+                elem = self._index().get("Data")
             if elem is not None:  # the common case
                 if elem[0] != raw.ARRAY:
                     return raw.scalar(buf, elem)
