@@ -421,16 +421,22 @@ class Component(Node):
         if self._keys is None and "Data" not in self._vals:
             # Unedited Data: its bytes say, without an index or a Data node kept on every
             # component asked (extract and diff ask hundreds of thousands).
-            idx = self._idx
-            if idx is None:
-                idx = raw.component_index(self._buf, self._start, self._end)
-            elem = idx.get("Data")
-            if elem is not None and elem[0] == raw.DOCUMENT:
+            elem = self._data_element()
+            if elem is not None:
                 found = leading_id(self._buf, elem[2], elem[3])
                 if found is not None:
                     return found
         value = self.data.get("ID")
         return value if isinstance(value, str) else None
+
+    def _data_element(self) -> raw.Element | None:
+        """The original ``Data`` element when it is a document, read from the bytes without
+        keeping an index (:attr:`id` and :attr:`fields` ask it of every component)."""
+        idx = self._idx
+        if idx is None:
+            idx = raw.component_index(self._buf, self._start, self._end)
+        elem = idx.get("Data")
+        return elem if elem is not None and elem[0] == raw.DOCUMENT else None
 
     @property
     def type_index(self) -> int | str | None:
@@ -527,13 +533,9 @@ class Component(Node):
             # Unedited and no Data node yet: the views are the component's until their first
             # edit (Member._attach), so reading every value keeps no Data node per component
             # (40k objects for the collector on a 10k world).
-            buf = self._buf
-            idx = self._idx
-            if idx is None:
-                idx = raw.component_index(buf, self._start, self._end)
-            elem = idx.get("Data")
-            if elem is not None and elem[0] == raw.DOCUMENT:
-                found = raw.component_fields(buf, elem[2], elem[3])
+            elem = self._data_element()
+            if elem is not None:
+                found = raw.component_fields(self._buf, elem[2], elem[3])
                 if found is not None:
                     return Member.views(self, found, self._tree)
         data = self.data
