@@ -153,13 +153,8 @@ class Member(Node):
     def holder(self) -> Node | None:
         owner = self._owner
         if isinstance(owner, Component):  # a field view made before its Data node was
-            key = self._key
-            data = owner.data_held()
-            if key is None or data is None:
-                return None
-            held = data.overlay.get(key)
-            return held if isinstance(held, Node) and held is not self else None
-        return Node.holder(self)
+            return self._holder_in(owner.data_held())
+        return self._holder_in(owner)
 
     def _attach(self, owner: Node) -> None:
         """As :meth:`Node._attach`; a field view of a component that kept no Data node
