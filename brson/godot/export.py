@@ -278,12 +278,7 @@ def _own_fields(slot: Slot) -> dict[str, Any] | None:
     if slot.modified or not buf:
         return None
     start, end = slot.span
-    children = slot.element_index().get("Children")
-    if children is None:
-        doc = buf[start:end]
-    else:
-        body = buf[start + 4 : children[1]] + buf[children[3] : end]
-        doc = raw.int32_bytes(len(body) + 4) + body
+    doc = raw.without_element(buf, start, end, slot.element_index().get("Children"))
     try:
         return raw.decode_doc(doc, 0, len(doc))
     except BrsonError:
