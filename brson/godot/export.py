@@ -193,14 +193,24 @@ def bson_extended(value: Any) -> Any:
     return json.loads(json_util.dumps(value, json_options=json_util.CANONICAL_JSON_OPTIONS))
 
 
-def slot_metadata(slot: Slot) -> dict[str, Any]:
+def _metadata_head(slot: Slot) -> dict[str, Any]:
+    """The slot's ID, name and tag, each when a string: the first keys of both writers'
+    metadata (:func:`slot_metadata`, :func:`slot_metadata4`)."""
     meta: dict[str, Any] = {}
-    if slot.id is not None:
-        meta[META_ID] = slot.id
-    if isinstance(slot.name, str):
-        meta[META_NAME] = slot.name
-    if isinstance(slot.tag, str):
-        meta[META_TAG] = slot.tag
+    slot_id = slot.id
+    if slot_id is not None:
+        meta[META_ID] = slot_id
+    name = slot.name
+    if isinstance(name, str):
+        meta[META_NAME] = name
+    tag = slot.tag
+    if isinstance(tag, str):
+        meta[META_TAG] = tag
+    return meta
+
+
+def slot_metadata(slot: Slot) -> dict[str, Any]:
+    meta = _metadata_head(slot)
     own = _own_fields(slot)
     summaries = _component_summaries(slot, own) if own is not None else None
     if summaries is None:
@@ -254,15 +264,7 @@ def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
         components = _tscnc.components4(types, buf, items[2], items[3])
         if components is None:
             return None
-    meta: dict[str, Any] = {}
-    if slot.id is not None:
-        meta[META_ID] = slot.id
-    name = slot.name
-    if isinstance(name, str):
-        meta[META_NAME] = name
-    tag = slot.tag
-    if isinstance(tag, str):
-        meta[META_TAG] = tag
+    meta = _metadata_head(slot)
     meta[META_COMPONENTS] = Godot4Text(components)
     meta[META_SLOT] = Godot4Text(fields)
     return meta
