@@ -104,8 +104,12 @@ class SlotNode(SceneNode):
 
     deferred_metadata = True
 
-    def __init__(self, name: str, type: str, slot: Slot) -> None:
+    def __init__(
+        self, name: str, type: str, slot: Slot, type_texts: _TypeTexts | None = None
+    ) -> None:
         self.slot = slot
+        #: The export's printed type names (one per export, gone with it).
+        self.type_texts = type_texts
         self.extra: dict[str, Any] = {}
         super().__init__(name, type)
 
@@ -121,7 +125,7 @@ class SlotNode(SceneNode):
 
     def deferred_metadata_for(self, godot: int) -> dict[str, Any]:
         if godot == 4 and _tscnc is not None:
-            meta = slot_metadata4(self.slot)
+            meta = slot_metadata4(self.slot, self.type_texts)
             if meta is not None:
                 meta.update(self.extra)
                 return meta
@@ -220,24 +224,38 @@ def slot_metadata(slot: Slot) -> dict[str, Any]:
     return meta
 
 
-#: The type table's printed names, for the one tree being exported (a new table is a new list).
-_TYPE_TABLE: list[tuple[list[TypeName], tuple[str, ...]]] = []
-
-
 def _type_texts(tree: DataTree) -> tuple[str, ...] | None:
     """``str`` of each ``Types`` entry (what :func:`_type_text` prints), by index."""
     try:
         types = tree.types
     except BrsonError:
         return None
-    if _TYPE_TABLE and _TYPE_TABLE[0][0] is types:
-        return _TYPE_TABLE[0][1]
-    texts = tuple(str(name) for name in types)
-    _TYPE_TABLE[:] = [(types, texts)]
-    return texts
+    return tuple(str(name) for name in types)
 
 
-def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
+class _TypeTexts:
+    """:func:`_type_texts` of the tree's last ``Types`` list, for one export: kept by its
+    slot nodes, not by the module, so the table goes with the export (a module cache kept
+    the last tree's alive)."""
+
+    __slots__ = ("_texts", "_types")
+
+    def __init__(self) -> None:
+        self._types: list[TypeName] | None = None
+        self._texts: tuple[str, ...] | None = None
+
+    def of(self, tree: DataTree) -> tuple[str, ...] | None:
+        try:
+            types = tree.types
+        except BrsonError:
+            return None
+        if types is not self._types:
+            self._texts = _type_texts(tree)
+            self._types = types
+        return self._texts
+
+
+def slot_metadata4(slot: Slot, type_texts: _TypeTexts | None = None) -> dict[str, Any] | None:
     """:func:`slot_metadata` with the components and slot fields already written as their
     Godot 4 text by the compiled writer, from the slot's bytes; None when the slot was edited
     or the writer is not sure of something in it (the Python path then writes it, or says
@@ -257,7 +275,7 @@ def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
             return None
         components = "[]"  # what the Python path writes for no component list
     else:
-        types = _type_texts(tree)
+        types = (type_texts or _TypeTexts()).of(tree)
         if types is None:
             return None
         # every item a component {Type: index, Data: {...}}, or None (the Python path)
@@ -422,6 +440,7 @@ class _Converter:
         self.unmapped_meshes: Counter[str] = Counter()
         self.unmapped_materials: Counter[str] = Counter()
         self.notes: list[str] = []
+        self.type_texts = _TypeTexts()
         #: The type table last seen and which of its indices name the renderer.
         self._renderer_types: tuple[list[TypeName], int, frozenset[int]] | None = None
 
@@ -729,7 +748,7 @@ def _node(
     slot: Slot, godot: int, converter: _Converter, is_root: bool, meshes: bool = True
 ) -> SlotNode:
     name = slot.name
-    node = SlotNode(name if isinstance(name, str) else "", NODE[godot], slot)
+    node = SlotNode(name if isinstance(name, str) else "", NODE[godot], slot, converter.type_texts)
     node.properties["transform"] = _transform(slot, is_root)
     if slot.active is False:
         node.properties["visible"] = False
