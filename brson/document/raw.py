@@ -354,6 +354,18 @@ def int32_bytes(value: int) -> bytes:
     return _I32.pack(value)
 
 
+def without_element(buf: bytes, start: int, end: int, elem: Element | None) -> bytes:
+    """The document ``buf[start:end]`` with ``elem`` (one of its elements, or None) left
+    out, as a new document's bytes: a slot's own fields without its ``Children``, which
+    validate and export-godot decode in one call without the subtree.  Copied once (slices
+    of a view, joined)."""
+    if elem is None:
+        return buf[start:end]
+    view = memoryview(buf)
+    head, tail = view[start + 4 : elem[1]], view[elem[3] : end]
+    return b"".join((int32_bytes(4 + len(head) + len(tail)), head, tail))
+
+
 def int32_at(buf: bytes, pos: int) -> int:
     value: int = _I32.unpack_from(buf, pos)[0]
     return value

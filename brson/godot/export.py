@@ -104,8 +104,12 @@ class SlotNode(SceneNode):
 
     deferred_metadata = True
 
-    def __init__(self, name: str, type: str, slot: Slot) -> None:
+    def __init__(
+        self, name: str, type: str, slot: Slot, type_texts: _TypeTexts | None = None
+    ) -> None:
         self.slot = slot
+        #: The export's printed type names (one per export, gone with it).
+        self.type_texts = type_texts
         self.extra: dict[str, Any] = {}
         super().__init__(name, type)
 
@@ -121,7 +125,7 @@ class SlotNode(SceneNode):
 
     def deferred_metadata_for(self, godot: int) -> dict[str, Any]:
         if godot == 4 and _tscnc is not None:
-            meta = slot_metadata4(self.slot)
+            meta = slot_metadata4(self.slot, self.type_texts)
             if meta is not None:
                 meta.update(self.extra)
                 return meta
@@ -193,14 +197,24 @@ def bson_extended(value: Any) -> Any:
     return json.loads(json_util.dumps(value, json_options=json_util.CANONICAL_JSON_OPTIONS))
 
 
-def slot_metadata(slot: Slot) -> dict[str, Any]:
+def _metadata_head(slot: Slot) -> dict[str, Any]:
+    """The slot's ID, name and tag, each when a string: the first keys of both writers'
+    metadata (:func:`slot_metadata`, :func:`slot_metadata4`)."""
     meta: dict[str, Any] = {}
-    if slot.id is not None:
-        meta[META_ID] = slot.id
-    if isinstance(slot.name, str):
-        meta[META_NAME] = slot.name
-    if isinstance(slot.tag, str):
-        meta[META_TAG] = slot.tag
+    slot_id = slot.id
+    if slot_id is not None:
+        meta[META_ID] = slot_id
+    name = slot.name
+    if isinstance(name, str):
+        meta[META_NAME] = name
+    tag = slot.tag
+    if isinstance(tag, str):
+        meta[META_TAG] = tag
+    return meta
+
+
+def slot_metadata(slot: Slot) -> dict[str, Any]:
+    meta = _metadata_head(slot)
     own = _own_fields(slot)
     summaries = _component_summaries(slot, own) if own is not None else None
     if summaries is None:
@@ -210,24 +224,38 @@ def slot_metadata(slot: Slot) -> dict[str, Any]:
     return meta
 
 
-#: The type table's printed names, for the one tree being exported (a new table is a new list).
-_TYPE_TABLE: list[tuple[list[TypeName], tuple[str, ...]]] = []
-
-
 def _type_texts(tree: DataTree) -> tuple[str, ...] | None:
     """``str`` of each ``Types`` entry (what :func:`_type_text` prints), by index."""
     try:
         types = tree.types
     except BrsonError:
         return None
-    if _TYPE_TABLE and _TYPE_TABLE[0][0] is types:
-        return _TYPE_TABLE[0][1]
-    texts = tuple(str(name) for name in types)
-    _TYPE_TABLE[:] = [(types, texts)]
-    return texts
+    return tuple(str(name) for name in types)
 
 
-def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
+class _TypeTexts:
+    """:func:`_type_texts` of the tree's last ``Types`` list, for one export: kept by its
+    slot nodes, not by the module, so the table goes with the export (a module cache kept
+    the last tree's alive)."""
+
+    __slots__ = ("_texts", "_types")
+
+    def __init__(self) -> None:
+        self._types: list[TypeName] | None = None
+        self._texts: tuple[str, ...] | None = None
+
+    def of(self, tree: DataTree) -> tuple[str, ...] | None:
+        try:
+            types = tree.types
+        except BrsonError:
+            return None
+        if types is not self._types:
+            self._texts = _type_texts(tree)
+            self._types = types
+        return self._texts
+
+
+def slot_metadata4(slot: Slot, type_texts: _TypeTexts | None = None) -> dict[str, Any] | None:
     """:func:`slot_metadata` with the components and slot fields already written as their
     Godot 4 text by the compiled writer, from the slot's bytes; None when the slot was edited
     or the writer is not sure of something in it (the Python path then writes it, or says
@@ -247,22 +275,14 @@ def slot_metadata4(slot: Slot) -> dict[str, Any] | None:
             return None
         components = "[]"  # what the Python path writes for no component list
     else:
-        types = _type_texts(tree)
+        types = (type_texts or _TypeTexts()).of(tree)
         if types is None:
             return None
         # every item a component {Type: index, Data: {...}}, or None (the Python path)
         components = _tscnc.components4(types, buf, items[2], items[3])
         if components is None:
             return None
-    meta: dict[str, Any] = {}
-    if slot.id is not None:
-        meta[META_ID] = slot.id
-    name = slot.name
-    if isinstance(name, str):
-        meta[META_NAME] = name
-    tag = slot.tag
-    if isinstance(tag, str):
-        meta[META_TAG] = tag
+    meta = _metadata_head(slot)
     meta[META_COMPONENTS] = Godot4Text(components)
     meta[META_SLOT] = Godot4Text(fields)
     return meta
@@ -278,12 +298,7 @@ def _own_fields(slot: Slot) -> dict[str, Any] | None:
     if slot.modified or not buf:
         return None
     start, end = slot.span
-    children = slot.element_index().get("Children")
-    if children is None:
-        doc = buf[start:end]
-    else:
-        body = buf[start + 4 : children[1]] + buf[children[3] : end]
-        doc = raw.int32_bytes(len(body) + 4) + body
+    doc = raw.without_element(buf, start, end, slot.element_index().get("Children"))
     try:
         return raw.decode_doc(doc, 0, len(doc))
     except BrsonError:
@@ -425,6 +440,7 @@ class _Converter:
         self.unmapped_meshes: Counter[str] = Counter()
         self.unmapped_materials: Counter[str] = Counter()
         self.notes: list[str] = []
+        self.type_texts = _TypeTexts()
         #: The type table last seen and which of its indices name the renderer.
         self._renderer_types: tuple[list[TypeName], int, frozenset[int]] | None = None
 
@@ -732,7 +748,7 @@ def _node(
     slot: Slot, godot: int, converter: _Converter, is_root: bool, meshes: bool = True
 ) -> SlotNode:
     name = slot.name
-    node = SlotNode(name if isinstance(name, str) else "", NODE[godot], slot)
+    node = SlotNode(name if isinstance(name, str) else "", NODE[godot], slot, converter.type_texts)
     node.properties["transform"] = _transform(slot, is_root)
     if slot.active is False:
         node.properties["visible"] = False

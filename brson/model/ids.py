@@ -22,7 +22,6 @@ element holding a GUID would be counted; its location then does not resolve and 
 
 from __future__ import annotations
 
-from array import array
 from collections import Counter
 from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from brson.model.idforms import (
     REFERENCE,
     defines_id,
 )
-from brson.model.idscan import IdScan, pack_definitions, packed_offset, scan_ids
+from brson.model.idscan import definition_lookups, scan_ids
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot, is_guid
 
@@ -75,24 +74,13 @@ class DefinitionTable:
     """
 
     def __init__(self, tree: DataTree) -> None:
-        self._buf = tree.buffer
-        spans = id_spans(tree)
         #: With the compiled scan, its hash table answers (0.13 s for a 10k-slot world where
-        #: packing took 0.65 s: a Python step per definition); it lists no references,
-        #: which are not needed here.
-        self._scan: IdScan | None = None
-        self._packed: array[int] | None = None
-        if idscan.ACCELERATED:
-            self._scan = scan_ids(self._buf, spans, references=False)
-        else:
-            self._packed = pack_definitions(self._buf, spans)
+        #: packing took 0.65 s: a Python step per definition); without it the packed array.
+        self._scan = definition_lookups(tree.buffer, id_spans(tree))
 
     def offset(self, element_id: str) -> int | None:
         """Where ``element_id`` is first defined (the offset of its string element)."""
-        if self._scan is not None:
-            return self._scan.offset(element_id)
-        assert self._packed is not None
-        return packed_offset(self._buf, self._packed, element_id.encode())
+        return self._scan.offset(element_id)
 
 
 def ids_in_bytes(data: bytes) -> tuple[set[str], list[str]]:

@@ -180,6 +180,15 @@ def numbered_id_elements(
     return _idscanc.elements(data, _PREFIX, _NAMES, _SUFFIX, _TAIL)
 
 
+def definition_lookups(buf: bytes, spans: Spans) -> IdScan:
+    """An :class:`IdScan` for :meth:`IdScan.offset` only (its counts and lists are empty):
+    the compiled scan's hash table, else no scan at all, since ``offset`` packs the
+    definitions on its first call and a Python scan would find and sort them for nothing."""
+    if ACCELERATED:
+        return scan_ids(buf, spans, references=False)
+    return IdScan(buf, _clamped(buf, spans), 0, False, [], [], None, None, None)
+
+
 def scan_ids_py(buf: bytes, spans: Spans, sample: int = 0, references: bool = True) -> IdScan:
     """:func:`scan_ids` by the idforms patterns (the reference C is tested against)."""
     spans = _clamped(buf, spans)

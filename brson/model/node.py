@@ -181,7 +181,12 @@ class Node:
         """For a view: the node its owner holds for the same key when that is another one
         (a view taken before another view of the key was edited is stale: its reads and
         edits belong to the held one); None otherwise."""
-        key, owner = self._key, self._owner
+        return self._holder_in(self._owner)
+
+    def _holder_in(self, owner: Node | None) -> Node | None:
+        """:meth:`holder` with ``owner`` for the node holding this view's key (a subclass
+        may own views for another node: :meth:`Member.holder`)."""
+        key = self._key
         if key is None or owner is None:
             return None
         held = owner._held(key)  # noqa: SLF001  (Node's own protocol, on a Node)

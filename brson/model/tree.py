@@ -135,28 +135,26 @@ class Member(Node):
             idx = self._idx = raw.member_index(self._buf, self._start, self._end)
         return idx
 
+    def _engine_data(self) -> raw.Element | None:
+        """The original Data element at the engine layout's place (``{"ID", "Data"}``), kept;
+        None for another layout or once an index is kept (ask the index then).  A slot's kept
+        Components member asks only this, and an index dict of two tuples per slot was 30k
+        objects for the collector on a walk of a 10k world."""
+        data = self._data
+        if data is None and self._idx is None:
+            data = self._data = raw.member_data(self._buf, self._start, self._end)
+        return data
+
     def _element(self, key: str) -> raw.Element | None:
-        # Data at the engine layout's place without keeping an index: a slot's kept
-        # Components member asks only this, and an index dict of two tuples per slot was
-        # 30k objects for the collector on a walk of a 10k world.
-        if key == "Data" and self._idx is None:
-            data = self._data
-            if data is None:
-                data = raw.member_data(self._buf, self._start, self._end)
-            if data is not None:
-                return data
+        if key == "Data" and self._idx is None and (data := self._engine_data()) is not None:
+            return data
         return self._index().get(key)
 
     def holder(self) -> Node | None:
         owner = self._owner
         if isinstance(owner, Component):  # a field view made before its Data node was
-            key = self._key
-            data = owner.data_held()
-            if key is None or data is None:
-                return None
-            held = data.overlay.get(key)
-            return held if isinstance(held, Node) and held is not self else None
-        return Node.holder(self)
+            return self._holder_in(owner.data_held())
+        return self._holder_in(owner)
 
     def _attach(self, owner: Node) -> None:
         """As :meth:`Node._attach`; a field view of a component that kept no Data node
@@ -199,12 +197,13 @@ class Member(Node):
             return key in live
         # ``"ID" in member`` is asked of every member a component hands out: answered from
         # the engine layout's fixed places, without indexing the document.
-        if self._idx is None and self._keys is None and (key == "ID" or key == "Data"):
-            data = self._data
-            if data is None:
-                data = self._data = raw.member_data(self._buf, self._start, self._end)
-            if data is not None:
-                return True
+        if (
+            self._idx is None
+            and self._keys is None
+            and (key == "ID" or key == "Data")
+            and (self._data or self._engine_data())
+        ):
+            return True
         return super().__contains__(key)
 
     @property
@@ -219,15 +218,9 @@ class Member(Node):
                 return live.value
         if not self._dirty:  # unedited: Data is in the bytes (or a kept list of its items)
             buf = self._buf
-            elem = self._data
+            elem = self._data or self._engine_data()  # the scan's, else found (one call less)
             if elem is None:
-                idx = self._idx
-                if idx is None:
-                    elem = self._data = raw.member_data(buf, self._start, self._end)
-                    if elem is None:
-                        elem = self._index().get("Data")
-                else:
-                    elem = idx.get("Data")
+                elem = self._index().get("Data")
             if elem is not None:  # the common case
                 if elem[0] != raw.ARRAY:
                     return raw.scalar(buf, elem)
@@ -423,16 +416,22 @@ class Component(Node):
         if self._keys is None and "Data" not in self._vals:
             # Unedited Data: its bytes say, without an index or a Data node kept on every
             # component asked (extract and diff ask hundreds of thousands).
-            idx = self._idx
-            if idx is None:
-                idx = raw.component_index(self._buf, self._start, self._end)
-            elem = idx.get("Data")
-            if elem is not None and elem[0] == raw.DOCUMENT:
+            elem = self._data_element()
+            if elem is not None:
                 found = leading_id(self._buf, elem[2], elem[3])
                 if found is not None:
                     return found
         value = self.data.get("ID")
         return value if isinstance(value, str) else None
+
+    def _data_element(self) -> raw.Element | None:
+        """The original ``Data`` element when it is a document, read from the bytes without
+        keeping an index (:attr:`id` and :attr:`fields` ask it of every component)."""
+        idx = self._idx
+        if idx is None:
+            idx = raw.component_index(self._buf, self._start, self._end)
+        elem = idx.get("Data")
+        return elem if elem is not None and elem[0] == raw.DOCUMENT else None
 
     @property
     def type_index(self) -> int | str | None:
@@ -529,13 +528,9 @@ class Component(Node):
             # Unedited and no Data node yet: the views are the component's until their first
             # edit (Member._attach), so reading every value keeps no Data node per component
             # (40k objects for the collector on a 10k world).
-            buf = self._buf
-            idx = self._idx
-            if idx is None:
-                idx = raw.component_index(buf, self._start, self._end)
-            elem = idx.get("Data")
-            if elem is not None and elem[0] == raw.DOCUMENT:
-                found = raw.component_fields(buf, elem[2], elem[3])
+            elem = self._data_element()
+            if elem is not None:
+                found = raw.component_fields(self._buf, elem[2], elem[3])
                 if found is not None:
                     return Member.views(self, found, self._tree)
         data = self.data
@@ -776,15 +771,17 @@ class Slot(Node):
                 self._listing = None
         return vals
 
-    def _locate(self) -> bytes | None:
+    def _locate(self, keep: bool = False) -> bytes | None:
         """Find the elements: their ends when the slot has the last layout seen (kept
         compact, as bytes: a tuple was one more object per slot for the collector to count),
-        else None with a full index kept in ``_idx``."""
+        else None with a full index kept in ``_idx``; with ``keep`` (an index is wanted), the
+        index found kept in ``_idx`` either way, and None."""
         shape = Slot._last_shape
-        idx = raw.index_as(self._buf, self._start, self._end, shape.layout)
-        if idx is None:
-            idx = self._idx = raw.index(self._buf, self._start, self._end)
-            Slot._last_shape = _Shape(raw.layout_of(idx))
+        idx, layout = raw.index_like(self._buf, self._start, self._end, shape.layout)
+        if keep or layout is not shape.layout:
+            self._idx = idx
+            if layout is not shape.layout:
+                Slot._last_shape = _Shape(layout)
             return None
         self._shape = shape
         ends = self._ends = array("Q", [elem[3] for elem in idx.values()]).tobytes()
@@ -813,11 +810,12 @@ class Slot(Node):
         idx = self._idx
         if idx is None:
             ends = self._ends
-            if ends is None:
-                ends = self._locate()
+            if ends is None:  # not located: the index the search builds is kept
+                self._locate(keep=True)
+                return super()._index()
             shape = self._shape
-            if ends is None or shape is None:
-                return super()._index()  # _locate indexed it
+            assert shape is not None
+            # Located: rebuilt from the ends (pure Python, 1.3x faster than indexing again).
             idx = {}
             for _, key, _ in shape.layout:
                 elem = self._element(key)

@@ -126,13 +126,7 @@ def _decoded_slot(
         return None
     if raw.member_data(buf, members[2], members[3]) is None:
         return None  # the model indexes such a member (and refuses duplicate keys): its path
-    kids = slot.element("Children")
-    if kids is None:
-        data = buf[start:end]
-    else:  # copied once (slices of a view, joined)
-        view = memoryview(buf)
-        head, tail = view[start + 4 : kids[1]], view[kids[3] : end]
-        data = b"".join((raw.int32_bytes(4 + len(head) + len(tail)), head, tail))
+    data = raw.without_element(buf, start, end, slot.element("Children"))
     try:
         fields = decode_bytes(data, unmarked=unmarked)
     except (BSONError, ValueError, OverflowError, RecursionError):
