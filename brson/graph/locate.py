@@ -15,12 +15,18 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from brson.collector import paused_gc
 from brson.document import raw
 from brson.graph.spans import ASSETS, ComponentSpans, document_spans
-from brson.model.ids import Location, Path, component_text, path_text, slot_text, type_text
+from brson.model.ids import (
+    Location,
+    Path,
+    TypeLabels,
+    component_text,
+    path_text,
+    slot_text,
+)
 from brson.model.tree import Component, DataTree, Slot
 
 #: Element items to visit: (key or list position, indexed element).
@@ -125,23 +131,6 @@ def _texts(
             yield offset, head + tail, held
 
 
-class _TypeTexts:
-    """:func:`type_text` of components, made once per ``Type`` value of a tree."""
-
-    def __init__(self) -> None:
-        self._known: dict[tuple[type, Any], str] = {}
-
-    def of(self, component: Component) -> str:
-        type_index = component.type_index
-        if type(type_index) not in (int, str):  # hostile files hold any value (bson Code)
-            return type_text(component)
-        key = (type(type_index), type_index)
-        name = self._known.get(key)
-        if name is None:
-            name = self._known[key] = type_text(component)
-        return name
-
-
 def _component_found(
     buf: bytes, span: tuple[int, int], inside: list[int]
 ) -> list[tuple[int, Path]]:
@@ -164,7 +153,7 @@ def _anchored(
     buf = tree.buffer
     last: object = _NO_OWNER
     slot_part = ""
-    types = _TypeTexts()
+    types = TypeLabels()
     with paused_gc():
         for slot, span, items, inside in _walk(tree, wanted, own_nodes=False):
             if slot is not last:  # a slot's segments come one after another
@@ -200,7 +189,7 @@ def _anchored_in(
     if not on_components and not on_slots:
         return
     buf = spans.tree.buffer
-    types = _TypeTexts()
+    types = TypeLabels()
     with paused_gc():
         for number, inside in on_components.items():
             found = _component_found(buf, spans.span(number), inside)

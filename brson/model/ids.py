@@ -23,7 +23,7 @@ element holding a GUID would be counted; its location then does not resolve and 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -605,6 +605,28 @@ def type_text(component: Component) -> str:
         return component.type.name
     except Exception:  # an invalid Type index is reported elsewhere
         return "?"
+
+
+class TypeLabels:
+    """``label(component)`` made once per ``Type`` value of one tree: a component's type
+    name is a function of its ``type_index`` within a tree, and a closure or a reference
+    listing names thousands of components of a few dozen types."""
+
+    __slots__ = ("_known", "_label")
+
+    def __init__(self, label: Callable[[Component], str] = type_text) -> None:
+        self._label = label
+        self._known: dict[tuple[type, Any], str] = {}
+
+    def of(self, component: Component) -> str:
+        type_index = component.type_index
+        if type(type_index) not in (int, str):  # hostile files hold any value (bson Code)
+            return self._label(component)
+        key = (type(type_index), type_index)
+        name = self._known.get(key)
+        if name is None:
+            name = self._known[key] = self._label(component)
+        return name
 
 
 def path_text(path: Path) -> str:

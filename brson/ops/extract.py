@@ -41,7 +41,14 @@ from brson.errors import GraphError, ModelError
 from brson.graph import described, locate_many, located
 from brson.graph.spans import ASSETS, ComponentSpans
 from brson.model.idforms import DEFINITION_BYTES, REFERENCE_BYTES
-from brson.model.ids import DefinitionTable, IdIndex, Location, id_spans, ids_in_bytes
+from brson.model.ids import (
+    DefinitionTable,
+    IdIndex,
+    Location,
+    TypeLabels,
+    id_spans,
+    ids_in_bytes,
+)
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Slot
 from brson.ops.ids import FreshIds, numbered_ids_in_bytes
@@ -627,6 +634,10 @@ def _copy(component: Component) -> Component:
     return Component(data, 0, len(data))
 
 
+def _type_label(component: Component) -> str:
+    return component.type_label
+
+
 def _describe_copies(
     deps: _Closure, root_name: str, referrers: _Referrers
 ) -> list[CopiedComponent]:
@@ -634,16 +645,11 @@ def _describe_copies(
     if spans is None:
         return []
     out = []
-    labels: dict[tuple[type, Any], str] = {}  # type_label is a function of type_index
+    labels = TypeLabels(_type_label)
     for n, number in enumerate(deps.on_slots + deps.on_assets):  # their order in the result
         component = spans.component(number)
         slot = spans.slot_of(number)
-        type_index = component.type_index
-        if type(type_index) is int or type(type_index) is str:
-            key = (type(type_index), type_index)
-            type_text = labels.get(key) or labels.setdefault(key, component.type_label)
-        else:  # hostile files hold any value (bson Code)
-            type_text = component.type_label
+        type_text = labels.of(component)
         element_id = component.id
         if slot == ASSETS:
             source = f"<Assets>:{type_text}"
