@@ -29,19 +29,19 @@ $(STAMP): pyproject.toml setup.py $(CSRC)
 # into a package of its own, validate it as CI would, diff it against its source, export it to
 # glTF and Godot 4; then the byte-exact codec round trip. Outputs in out/.
 demo: $(STAMP) $(THREE)
-	mkdir -p $(OUT)
+	mkdir -p $(OUT)/godot
 	$(BIN)/brson info $(PACKAGE)
 	$(BIN)/brson extract $(PACKAGE) --slot Visual --package -o $(OUT)/visual.resonitepackage
 	$(BIN)/brson validate --strict $(OUT)/visual.resonitepackage
 	$(BIN)/brson diff $(PACKAGE) $(OUT)/visual.resonitepackage | tail -n 5; true
 	$(BIN)/brson export-gltf $(OUT)/visual.resonitepackage -o $(OUT)/visual.glb
-	$(BIN)/brson export-godot $(OUT)/visual.resonitepackage -o $(OUT)/visual.tscn --godot 4 --gltf
+	$(BIN)/brson export-godot $(OUT)/visual.resonitepackage -o $(OUT)/godot/visual.tscn --godot 4 --gltf
 	$(BIN)/brson view $(PACKAGE) --html $(OUT)/standin.html
 	$(BIN)/brson convert $(SAMPLE) $(OUT)/standin.lz4bson
 	$(BIN)/brson convert $(OUT)/standin.lz4bson $(OUT)/standin.7zbson
 	$(BIN)/brson convert $(OUT)/standin.7zbson $(OUT)/standin.brson
 	cmp $(SAMPLE) $(OUT)/standin.brson && echo "round trip brotli -> lz4 -> lzma -> brotli: byte-identical"
-	@echo "outputs in $(OUT)/: visual.resonitepackage (the extracted subtree), visual.glb (glTF 2.0), visual.tscn + visual.glb (Godot 4), standin.{lz4bson,7zbson,brson} (codecs), standin.html (brson view)"
+	@echo "outputs in $(OUT)/: visual.resonitepackage (the extracted subtree), visual.glb (glTF 2.0), godot/visual.tscn + godot/visual.glb (Godot 4), standin.{lz4bson,7zbson,brson} (codecs), standin.html (brson view)"
 
 $(THREE): brson/view/js/package-lock.json brson/view/js/entry.js scripts/vendor-three.sh
 	sh scripts/vendor-three.sh

@@ -2,19 +2,22 @@
 
 An output is written to a temporary file in the destination's folder, flushed to disk, then
 renamed over the destination: a crash or a kill at any moment leaves either the old file or the
-new one, never a partial file.
+new one, never a partial file.  An operation with several outputs stages them all in an
+:func:`output_set` and renames them together: all of them or none.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
+import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol, cast
 
 from brson.errors import BrsonError
 
@@ -85,7 +88,29 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | Iterable[bytes]) ->
 def atomic_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """:func:`write_atomic` for a writer that streams: the block writes to the handle, and
     ``path`` is replaced when it ends without an exception (on one, the temp file goes and
-    ``path`` is untouched), so an output need not be held whole in memory first."""
+    ``path`` is untouched), so an output need not be held whole in memory first.
+
+    Inside :func:`output_set`, ``path`` is only staged: it is replaced when the set commits."""
+    outputs = _ACTIVE.get()
+    if outputs is not None:
+        with outputs.stage(path) as handle:
+            yield handle
+        return
+    target, special = _destination(path)
+    if special:
+        with _write_through(target) as handle:
+            yield handle
+        return
+    temporary = _Temporary(path, target)
+    with temporary.writing() as handle:
+        yield handle
+    temporary.commit()
+    temporary.forget()
+
+
+def _destination(path: str | os.PathLike[str]) -> tuple[Path, bool]:
+    """The file a write to ``path`` replaces (a symlink's target), and whether it is special
+    (a FIFO, a device: written through, since a rename would replace it)."""
     target = Path(path)
     try:
         info = os.stat(target)
@@ -96,32 +121,233 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise FileError("is a directory", file=str(path))
     if info is not None and not stat.S_ISREG(info.st_mode):
-        with _write_through(target) as special:
-            yield special
-        return
+        return target, True
     if target.is_symlink():
         target = Path(os.path.realpath(target))
-    folder = target.parent if str(target.parent) else Path(".")
-    _remove_stale(folder, target.name)
-    try:
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=folder
-        )
-    except OSError as exc:
-        raise FileError(f"cannot write ({exc.strerror})", file=str(path)) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), _output_mode(target))
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException as exc:
+    return target, False
+
+
+class _Temporary:
+    """A temporary file beside ``target`` (same folder, so the rename is atomic) that becomes
+    ``target`` on :meth:`commit`; until :meth:`forget`, :meth:`revert` puts the old file back
+    (kept by a hard link where the file system allows one) or removes a new one."""
+
+    def __init__(self, path: str | os.PathLike[str], target: Path) -> None:
+        self.shown, self.target = str(path), target
+        folder = target.parent if str(target.parent) else Path(".")
+        _remove_stale(folder, target.name)
+        try:
+            fd, self.name = tempfile.mkstemp(
+                prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=folder
+            )
+        except OSError as exc:
+            raise FileError(f"cannot write ({exc.strerror})", file=self.shown) from None
+        self.fd: int | None = fd
+        self.backup: str | None = None
+        self.existed = False
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[BinaryIO]:
+        """The open temporary; flushed to disk when the block ends, removed if it raises."""
+        assert self.fd is not None
+        fd, self.fd = self.fd, None
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                os.fchmod(handle.fileno(), _output_mode(self.target))
+                yield handle
+                handle.flush()
+                os.fsync(handle.fileno())
+        except BaseException as exc:
+            self.discard()
+            if isinstance(exc, OSError):
+                raise FileError(f"cannot write ({exc.strerror})", file=self.shown) from None
+            raise
+
+    def commit(self, keep_old: bool = False) -> None:
+        """Rename the temporary over the target; with ``keep_old``, first link the old file
+        to a name of its own, for :meth:`revert`."""
+        self.existed = os.path.lexists(self.target)
+        if keep_old and self.existed:
+            backup = f"{self.name[: -len('.tmp')]}.old.tmp"
+            with contextlib.suppress(OSError):
+                os.link(self.target, backup)
+                self.backup = backup
+        try:
+            os.replace(self.name, self.target)
+        except OSError as exc:
+            self.discard()
+            raise FileError(f"cannot write ({exc.strerror})", file=self.shown) from None
+
+    def revert(self) -> None:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise FileError(f"cannot write ({exc.strerror})", file=str(path)) from None
+            if self.backup is not None:
+                os.replace(self.backup, self.target)
+                self.backup = None
+            elif not self.existed:
+                os.unlink(self.target)
+
+    def forget(self) -> None:
+        if self.backup is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.backup)
+            self.backup = None
+
+    def discard(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+        with contextlib.suppress(OSError):
+            os.unlink(self.name)
+        self.forget()
+
+
+class Sink(Protocol):
+    """Where a named stream's bytes go (the CLI's standard output)."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+
+class _Held:
+    """An output that cannot be staged beside itself (a named stream, a FIFO, a device): its
+    bytes are held (in memory up to :data:`HELD_IN_MEMORY`, then in a temporary file) and
+    written out when the set commits."""
+
+    def __init__(self, shown: str, sink: Sink | Path) -> None:
+        self.shown, self.sink = shown, sink
+        self.spool = tempfile.SpooledTemporaryFile(max_size=HELD_IN_MEMORY)  # noqa: SIM115
+
+    def commit(self, keep_old: bool = False) -> None:
+        del keep_old  # a stream cannot be taken back
+        self.spool.seek(0)
+        try:
+            if isinstance(self.sink, Path):
+                with open(self.sink, "wb") as handle:
+                    shutil.copyfileobj(self.spool, handle)
+            else:
+                while piece := self.spool.read(1 << 20):
+                    self.sink.write(piece)
+                self.sink.flush()
+        except OSError as exc:
+            raise FileError(f"cannot write ({exc.strerror})", file=self.shown) from None
+        finally:
+            self.spool.close()
+
+    def revert(self) -> None:
+        pass
+
+    def forget(self) -> None:
+        pass
+
+    def discard(self) -> None:
+        self.spool.close()
+
+
+#: Bytes of a held output (:class:`_Held`) kept in memory before it spills to a temporary file.
+HELD_IN_MEMORY = 16 << 20
+
+
+class OutputSet:
+    """Several outputs of one operation, written as one: all of them or none.
+
+    Each output written inside :func:`output_set` (by :func:`write_atomic` or
+    :func:`atomic_output`, whoever calls them) is staged: written in full to a temporary beside
+    it and flushed to disk, but not renamed.  When the block ends without an exception, the
+    temporaries are renamed into place one after the other; if a rename fails, those already
+    renamed are put back (the old file through a hard link kept for the purpose, or a new one
+    removed).  When the block raises, every temporary goes and no output has changed.
+
+    Named streams (``streams``: the CLI maps ``-`` to standard output) and special files are
+    held and written after the files, so a failure half-way leaves nothing in them either.
+    Two outputs naming one file are refused: the second would silently replace the first."""
+
+    def __init__(self, streams: Mapping[str, Sink] | None = None) -> None:
+        self.streams = dict(streams or {})
+        self.pending: list[_Temporary | _Held] = []
+        self.names: dict[str, str] = {}
+
+    def _claim(self, key: str, shown: str) -> None:
+        if key in self.names:
+            raise FileError(
+                f"is written twice by this command (also as {self.names[key]}): the second "
+                "output would replace the first",
+                file=shown,
+            )
+        self.names[key] = shown
+
+    @contextlib.contextmanager
+    def stage(self, path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+        shown = os.fspath(path)
+        sink: Sink | Path | None = self.streams.get(shown)
+        if sink is None:
+            target, special = _destination(path)
+            if not special:
+                self._claim(os.path.realpath(target), shown)
+                temporary = _Temporary(path, target)
+                with temporary.writing() as handle:
+                    yield handle
+                self.pending.append(temporary)
+                return
+            sink = target
+        self._claim(os.path.realpath(sink) if isinstance(sink, Path) else shown, shown)
+        held = _Held(shown, sink)
+        try:
+            yield cast(BinaryIO, held.spool)
+        except BaseException:
+            held.discard()
+            raise
+        self.pending.append(held)
+
+    def commit(self) -> None:
+        """Files first (they can be taken back), then held outputs, in the order written."""
+        order = sorted(self.pending, key=lambda item: isinstance(item, _Held))
+        done: list[_Temporary | _Held] = []
+        try:
+            for item in order:
+                item.commit(keep_old=len(order) > 1)
+                done.append(item)
+        except BaseException:
+            for item in reversed(done):
+                item.revert()
+            for item in order[len(done) :]:
+                item.discard()
+            raise
+        finally:
+            self.pending = []
+        for item in done:
+            item.forget()
+
+    def discard(self) -> None:
+        for item in self.pending:
+            item.discard()
+        self.pending = []
+
+
+_ACTIVE: contextvars.ContextVar[OutputSet | None] = contextvars.ContextVar(
+    "brson_output_set", default=None
+)
+
+
+@contextlib.contextmanager
+def output_set(streams: Mapping[str, Sink] | None = None) -> Iterator[OutputSet]:
+    """Stage every output the block writes and commit them together (:class:`OutputSet`).
+    Inside another set, the block joins it: the outer one commits."""
+    outer = _ACTIVE.get()
+    if outer is not None:
+        yield outer
+        return
+    outputs = OutputSet(streams)
+    token = _ACTIVE.set(outputs)
+    try:
+        yield outputs
+    except BaseException:
+        outputs.discard()
         raise
+    finally:
+        _ACTIVE.reset(token)
+    outputs.commit()
 
 
 @contextlib.contextmanager

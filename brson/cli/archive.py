@@ -14,7 +14,9 @@ from brson.cli.common import (
     STDIO,
     Source,
     check_output,
+    end_inputs,
     expand_inputs,
+    for_each_input,
     human_size,
     load_tree,
     note,
@@ -91,7 +93,8 @@ def info(
 ) -> None:
     """Container, codec, sizes, engine version, feature flags and element counts."""
     rows = []
-    for path in expand_inputs(files):
+
+    def one(path: Path) -> None:
         source = Source(path)
         package, tree = source.package, source.tree
         row = summary(tree, str(path))
@@ -105,31 +108,38 @@ def info(
                 "size": path.stat().st_size,
             }
         )
-        rows.append(row)
         for warning in tree.container.warnings if tree.container else ():
             stderr.print(f"brson: warning: {path}: {warning}", markup=False)
+        if json_out:
+            rows.append(row)
+        else:
+            _print_info(row)
+
+    failed = for_each_input(expand_inputs(files), one)
     if json_out:
         print_json(rows)
-        return
-    for row in rows:
-        # Names and paths are data: a slot called "[/]" must not be read as rich markup.
-        stdout.print(Text(str(row["file"]), style="bold"))
-        for key, value in row.items():
-            if key in ("file", "warnings"):
+    end_inputs(failed)
+
+
+def _print_info(row: dict[str, Any]) -> None:
+    # Names and paths are data: a slot called "[/]" must not be read as rich markup.
+    stdout.print(Text(str(row["file"]), style="bold"))
+    for key, value in row.items():
+        if key in ("file", "warnings"):
+            continue
+        if key == "feature_flags":
+            value = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
+        elif key == "package":
+            if value is None:
                 continue
-            if key == "feature_flags":
-                value = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
-            elif key == "package":
-                if value is None:
-                    continue
-                value = (
-                    f"{value['size']} bytes, main tree {value['main']}, "
-                    f"{value['assets']} other asset(s)"
-                )
-            elif key in ("compressed_size", "uncompressed_size"):
-                value = f"{value} ({human_size(value)})"
-            shown = value if value is not None else "-"
-            stdout.print(f"  {key.replace('_', ' '):<18} {shown}", markup=False)
+            value = (
+                f"{value['size']} bytes, main tree {value['main']}, "
+                f"{value['assets']} other asset(s)"
+            )
+        elif key in ("compressed_size", "uncompressed_size"):
+            value = f"{value} ({human_size(value)})"
+        shown = value if value is not None else "-"
+        stdout.print(f"  {key.replace('_', ' '):<18} {shown}", markup=False)
 
 
 @app.command()

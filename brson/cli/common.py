@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import enum
+import functools
 import glob
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+import traceback
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -20,8 +22,16 @@ from brson import api
 from brson.codecs import Codec, limits
 from brson.container import codec_for_name, is_package_name
 from brson.errors import BrsonError, PackageError
-from brson.fileio import FileError, read_bytes, refuse_inputs, write_atomic
+from brson.fileio import (
+    FileError,
+    OutputSet,
+    output_set,
+    read_bytes,
+    refuse_inputs,
+    write_atomic,
+)
 from brson.model.tree import DataTree
+from brson.package import SUFFIX as PACKAGE_SUFFIX
 from brson.package import (
     AssetMetadata,
     Package,
@@ -32,6 +42,7 @@ from brson.package import (
 )
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 #: Exit codes: success, findings (validate/diff), bad input or usage.
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
@@ -61,6 +72,12 @@ class State:
     #: The input the running command read last: an error that names no file (a selector or
     #: field that matches nothing) is reported against it, so every message names its file.
     input: str | None = None
+    #: An output of the running command is ``-``: standard output carries its data, so its
+    #: report (text or ``--json``) goes to stderr (:func:`say`, :func:`print_json`).
+    data_on_stdout = False
+    #: Inside :func:`outputs`: the report (:func:`say`, :func:`print_json`), shown only once
+    #: every output is written, never before an error that leaves nothing written.
+    report: list[Callable[[], object]] | None = None
 
 
 def note(text: str) -> None:
@@ -216,10 +233,84 @@ def codec_option(value: str | None) -> Codec | None:
         raise typer.BadParameter(str(exc)) from None
 
 
-def check_output(output: Path | None, *inputs: Path) -> None:
-    """Refuse an output naming any input, however spelled (see :func:`fileio.refuse_inputs`)."""
-    if output is not None:
-        refuse_inputs(output, *inputs)
+def check_output(
+    output: Path | None, *inputs: Path, binary: bool = True, option: str = "-o"
+) -> None:
+    """Check an output argument before any work: never one of the inputs, however spelled
+    (:func:`fileio.refuse_inputs`); ``-`` is standard output, refused on a terminal for binary
+    data, and moves the command's report to stderr."""
+    if output is None:
+        return
+    refuse_inputs(output, *inputs)
+    if os.fspath(output) == STDIO:
+        if binary and sys.stdout.isatty():
+            raise typer.BadParameter(
+                "refusing to write binary data to a terminal (redirect stdout)", param_hint=option
+            )
+        State.data_on_stdout = True
+
+
+def check_folder_output(output: Path | None, *inputs: Path, option: str = "-o") -> None:
+    """An output that is a folder: standard output cannot hold one."""
+    if output is not None and os.fspath(output) == STDIO:
+        raise typer.BadParameter(
+            "names a folder here, and standard output (-) cannot be one", param_hint=option
+        )
+    check_output(output, *inputs, option=option)
+
+
+def check_package_output(output: Path, *inputs: Path, option: str = "-o") -> None:
+    """An output that can only be a package (a zip): its name must say so, or ``-``.
+    Resonite and brson tell a package by its extension, and read any other name as the
+    archive its extension names: a zip called ``x.brson`` would be unreadable to both."""
+    if os.fspath(output) != STDIO and not is_package_name(output):
+        raise typer.BadParameter(
+            f"this writes a package (a zip): name the output *{PACKAGE_SUFFIX}", param_hint=option
+        )
+    check_output(output, *inputs, option=option)
+
+
+class _StandardOutput:
+    """Standard output as a :class:`fileio.Sink`, after the text printed before it."""
+
+    def write(self, data: bytes, /) -> int:
+        sys.stdout.flush()
+        return sys.stdout.buffer.write(data)
+
+    def flush(self) -> None:
+        sys.stdout.buffer.flush()
+
+
+@contextmanager
+def outputs() -> Iterator[OutputSet]:
+    """Every output the block writes, as one (:func:`fileio.output_set`): all of them when it
+    ends without an error, none when it raises; ``-`` is standard output, written last.  The
+    report the block makes (:func:`say`, :func:`print_json`) shows after the outputs are all
+    written, and not at all when they are not: no success line before an error."""
+    if State.report is not None:  # inside another: that one commits
+        with output_set() as staged:
+            yield staged
+        return
+    pending: list[Callable[[], object]] = []
+    State.report = pending
+    try:
+        with output_set({STDIO: _StandardOutput()}) as staged:
+            yield staged
+    finally:
+        State.report = None
+    for show in pending:
+        show()
+
+
+def writes_outputs(command: Callable[P, None]) -> Callable[P, None]:
+    """A command whose whole run is one :func:`outputs` block."""
+
+    @functools.wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        with outputs():
+            command(*args, **kwargs)
+
+    return run
 
 
 def output_codec(option: str | None, output: str, fallback: Codec | None = None) -> Codec | None:
@@ -247,16 +338,57 @@ def read_input(path: str | os.PathLike[str]) -> bytes:
 def write_output(path: str | os.PathLike[str], data: bytes) -> None:
     """Write atomically, or to standard output for ``-`` (a file literally named ``-``
     surprised everyone who typed ``-o -``)."""
-    if os.fspath(path) == STDIO:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    write_atomic(path, data)
+    with outputs():
+        write_atomic(path, data)
+
+
+def report_console() -> Console:
+    """Where a command's report goes: stdout, or stderr when stdout carries its data."""
+    return stderr if State.data_on_stdout else stdout
+
+
+def say(text: str) -> None:
+    """A line of a command's report (:func:`report_console`); inside :func:`outputs`, shown
+    once the outputs are written."""
+    _report(lambda: report_console().print(text, markup=False))
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    """A JSON result or report: on stdout, or on stderr when stdout carries data (``-o -``);
+    inside :func:`outputs`, once the outputs are written."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    _report(lambda: (sys.stderr if State.data_on_stdout else sys.stdout).write(text))
+
+
+def _report(show: Callable[[], object]) -> None:
+    if State.report is None:
+        show()
+    else:
+        State.report.append(show)
+
+
+def for_each_input(paths: Iterable[Path], work: Callable[[Path], None]) -> int:
+    """The rule of every command that reads several files (``paths``, from
+    :func:`expand_inputs`): ``work`` runs on each; a file it fails on is named on stderr in one
+    line and the next one goes on, so every good file is reported.  Returns how many failed:
+    the command then ends with :func:`end_inputs` (exit 2 if any did)."""
+    failed = 0
+    for path in paths:
+        try:
+            work(path)
+        except BrsonError as exc:
+            if State.debug:
+                traceback.print_exc()
+            stderr.print(f"brson: {exc.in_file(str(path))}", markup=False)
+            failed += 1
+    State.input = None
+    return failed
+
+
+def end_inputs(failed: int) -> None:
+    """Exit 2 when :func:`for_each_input` could not read a file (after all were reported)."""
+    if failed:
+        raise typer.Exit(EXIT_BAD_INPUT)
 
 
 def human_size(n: int) -> str:

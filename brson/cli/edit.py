@@ -20,11 +20,12 @@ from brson.cli.common import (
     State,
     check_output,
     output_codec,
+    outputs,
     print_json,
     progress,
     read_input,
     save_package,
-    stdout,
+    say,
 )
 from brson.codecs import Codec
 from brson.container import is_package_name
@@ -40,7 +41,9 @@ app = typer.Typer()
 
 Output = Annotated[
     Path | None,
-    typer.Option("-o", "--output", help="Archive to write (never FILE; see --in-place)."),
+    typer.Option(
+        "-o", "--output", help="Archive to write (never FILE; see --in-place); - for stdout."
+    ),
 ]
 InPlace = Annotated[
     bool,
@@ -84,17 +87,19 @@ def _save(
     more: list[Source] | None = None,
 ) -> None:
     """Write the tree: an archive in OUTPUT's (or FILE's) codec and framing, or a package
-    holding the assets the tree names (from FILE's package and any ``more`` packages)."""
-    if is_package_name(output):
-        packages = [p.package for p in [source, *(more or [])] if p.package is not None]
-        save_package(tree, output, packages)
-        return
-    container = source.tree.container
-    chosen = output_codec(
-        codec, str(output), container.codec if container is not None else Codec.BROTLI
-    )
-    legacy = bool(container and container.legacy) and chosen is not Codec.BROTLI
-    api.dump(tree, output, chosen, legacy=legacy)
+    holding the assets the tree names (from FILE's package and any ``more`` packages);
+    ``-`` is standard output."""
+    with outputs():
+        if is_package_name(output):
+            packages = [p.package for p in [source, *(more or [])] if p.package is not None]
+            save_package(tree, output, packages)
+            return
+        container = source.tree.container
+        chosen = output_codec(
+            codec, str(output), container.codec if container is not None else Codec.BROTLI
+        )
+        legacy = bool(container and container.legacy) and chosen is not Codec.BROTLI
+        api.dump(tree, output, chosen, legacy=legacy)
 
 
 def _destination(src: Path, output: Path | None, in_place: bool, *others: Path) -> Path:
@@ -118,7 +123,7 @@ def _show(value: Any) -> str:
 
 
 def _say(text: str) -> None:
-    stdout.print(text, markup=False)
+    say(text)
 
 
 # -- commands --------------------------------------------------------------------------------

@@ -15,8 +15,9 @@ from brson.cli.common import (
     output_codec,
     print_json,
     progress,
+    say,
     stderr,
-    stdout,
+    writes_outputs,
 )
 from brson.codecs import Codec
 from brson.container import is_package_name
@@ -35,12 +36,13 @@ class ExternalPolicy(StrEnum):
 
 
 @app.command("extract")
+@writes_outputs
 def extract_subtree(
     src: Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")],
     slot: Annotated[
         str, typer.Option("--slot", "-s", help="Slot to extract: a name, an ID or a path.")
     ],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Archive to write.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Archive to write; - for stdout.")],
     codec: Annotated[
         str | None,
         typer.Option(help="brotli, lzma, lz4 or none (default: from OUTPUT, else the source's)."),
@@ -149,7 +151,6 @@ def _print_report(
         data: dict[str, Any] = {"output": output, **report.to_dict(), "package_assets": assets}
         print_json(data)
         return
-    say = _say
     say(f"extracted {report.slot!r} -> {output}")
     dropped = f" ({len(report.types_dropped)} dropped)" if report.types_dropped else ""
     say(
@@ -195,7 +196,3 @@ _KIND_LABEL = {
     "component": "components left outside",
     "missing": "IDs not in the file (world, users)",
 }
-
-
-def _say(text: str) -> None:
-    stdout.print(text, markup=False)

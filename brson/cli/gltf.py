@@ -12,10 +12,12 @@ from brson.cli.common import (
     AssetsOption,
     Source,
     check_output,
+    check_package_output,
     print_json,
     progress,
+    say,
     stderr,
-    stdout,
+    writes_outputs,
 )
 from brson.cli.common import note as say_note
 from brson.errors import BrsonError
@@ -24,11 +26,16 @@ app = typer.Typer()
 
 
 @app.command("export-gltf")
+@writes_outputs
 def export_gltf_command(
     src: Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")],
     output: Annotated[
         Path,
-        typer.Option("-o", "--output", help="File to write: .glb, or .gltf (with a .bin beside)."),
+        typer.Option(
+            "-o",
+            "--output",
+            help="File to write: .glb, or .gltf (with a .bin beside); - for a .glb on stdout.",
+        ),
     ],
     slot: Annotated[
         str | None,
@@ -75,19 +82,22 @@ def export_gltf_command(
         return
     for warning in report.warnings:
         stderr.print(f"brson: warning: {warning}", markup=False)
-    stdout.print(
+    say(
         f"{output}: {report.nodes} nodes ({report.hidden} hidden), {report.meshes} meshes "
         f"({report.vertices} vertices), {report.materials} materials, {report.textures} "
         f"textures, {report.skins} skins ({report.joints} joints), {report.morph_targets} "
-        "morph targets",
-        markup=False,
+        "morph targets"
     )
 
 
 @app.command("import-gltf")
+@writes_outputs
 def import_gltf_command(
     src: Annotated[Path, typer.Argument(help="A .glb, or a .gltf with its buffers beside it.")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="The .resonitepackage to write.")],
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", help="The .resonitepackage to write; - for stdout."),
+    ],
     name: Annotated[
         str | None, typer.Option("--name", help="Item name (default: the file's stem).")
     ] = None,
@@ -97,7 +107,7 @@ def import_gltf_command(
 
     Example: brson import-gltf chair.glb -o chair.resonitepackage
     """
-    check_output(src, output)
+    check_package_output(output, src)
     try:
         from brson.gltf.importer import import_gltf
     except ImportError as exc:
@@ -115,8 +125,7 @@ def import_gltf_command(
         raise exc.in_file(str(src)) from None
     for note in report.notes:
         say_note(f"brson: note: {note}")
-    stdout.print(
+    say(
         f"{output}: {report.slots} slots, {report.meshes} meshes, {report.materials} "
-        f"materials, {report.textures} textures",
-        markup=False,
+        f"materials, {report.textures} textures"
     )

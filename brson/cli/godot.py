@@ -8,7 +8,16 @@ from typing import Annotated
 import typer
 
 from brson.assets.store import AssetStore
-from brson.cli.common import AssetsOption, Source, check_output, progress, stderr, stdout
+from brson.cli.common import (
+    STDIO,
+    AssetsOption,
+    Source,
+    check_output,
+    progress,
+    say,
+    stderr,
+    writes_outputs,
+)
 from brson.cli.common import note as say_note
 from brson.collector import paused_gc
 from brson.errors import BrsonError
@@ -21,10 +30,11 @@ app = typer.Typer()
 
 
 @app.command("export-godot")
+@writes_outputs
 def export_godot(
     src: Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")],
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Scene to write (.tscn).")
+        Path | None, typer.Option("-o", "--output", help="Scene to write (.tscn); - for stdout.")
     ] = None,
     godot: Annotated[
         int, typer.Option("--godot", help="Engine version: 3 (TSCN format=2) or 4 (format=3).")
@@ -37,7 +47,8 @@ def export_godot(
         Path | None,
         typer.Option(
             "--variant",
-            help="Also write the tree as one binary Variant (bytes2var / bytes_to_var reads it).",
+            help="Also write the tree as one binary Variant (bytes2var / bytes_to_var reads it); "
+            "- for stdout.",
         ),
     ] = None,
     gltf: Annotated[
@@ -57,10 +68,13 @@ def export_godot(
         )
     if output is None and variant is None:
         raise typer.BadParameter("nothing to write: give -o OUT.tscn and/or --variant OUT.bin")
-    if gltf and (godot != 4 or output is None):
-        raise typer.BadParameter("--gltf needs --godot 4 and -o OUT.tscn", param_hint="--gltf")
-    check_output(output, src)
-    check_output(variant, src)
+    if gltf and (godot != 4 or output is None or str(output) == STDIO):
+        raise typer.BadParameter(
+            "--gltf needs --godot 4 and -o OUT.tscn (a file: OUT.glb goes beside it)",
+            param_hint="--gltf",
+        )
+    check_output(output, src, binary=False)
+    check_output(variant, src, option="--variant")
     if gltf and output is not None:
         check_output(output.with_suffix(".glb"), src)
     if (
@@ -93,15 +107,14 @@ def export_godot(
                 write_atomic(output, (piece.encode("utf-8") for piece in scene.tscn_chunks()))
             for note in scene.notes:
                 say_note(f"brson: note: {note}")
-            stdout.print(
+            say(
                 f"{output}: {len(scene.nodes)} nodes ({scene.meshes} with a mesh, "
-                f"{scene.materials} materials), Godot {godot} (format={FORMAT[godot]})",
-                markup=False,
+                f"{scene.materials} materials), Godot {godot} (format={FORMAT[godot]})"
             )
         if variant is not None:
             data = export.export_variant(tree, godot, top)
             write_atomic(variant, data)
-            stdout.print(f"{variant}: {len(data)} bytes, Godot {godot} Variant", markup=False)
+            say(f"{variant}: {len(data)} bytes, Godot {godot} Variant")
     except BrsonError as exc:
         raise exc.in_file(str(src)) from None
 
@@ -119,4 +132,4 @@ def _write_glb(source: Source, top: Slot, path: Path, assets: list[Path]) -> Non
     document.save(path)
     for warning in report.warnings:
         stderr.print(f"brson: warning: {warning}", markup=False)
-    stdout.print(f"{path}: {report.meshes} meshes, {report.materials} materials", markup=False)
+    say(f"{path}: {report.meshes} meshes, {report.materials} materials")

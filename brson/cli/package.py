@@ -9,7 +9,16 @@ from typing import Annotated, Any
 
 import typer
 
-from brson.cli.common import State, human_size, print_json, stderr, stdout, track
+from brson.cli.common import (
+    State,
+    check_folder_output,
+    human_size,
+    outputs,
+    print_json,
+    stderr,
+    stdout,
+    track,
+)
 from brson.errors import PackageError
 from brson.fileio import write_atomic
 from brson.package import check_entry_name, load_package, packdb_references, sniff_kind
@@ -26,6 +35,7 @@ def assets(
     json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List a package's assets (hash, size, kind, which components use them); export them."""
+    check_folder_output(output, src)
     if src.is_file() and not zipfile.is_zipfile(src):
         raise PackageError(
             "not a .resonitepackage: assets lists the files a package (a zip) carries; a "
@@ -64,7 +74,8 @@ def assets(
             }
         )
     if output is not None:
-        _export({package.main: main_bytes, **blobs}, rows, output)
+        with outputs():  # every asset, or none
+            _export({package.main: main_bytes, **blobs}, rows, output)
     if json_out:
         print_json(
             {

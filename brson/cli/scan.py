@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.cells import cell_len
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -22,8 +23,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
-from brson.cli.common import State, interactive, stderr, stdout
+from brson.cli.common import State, check_folder_output, interactive, stderr, stdout
 from brson.scan import engine as scan_engine
 from brson.scan import query as scan_query
 from brson.scan.extract import Options
@@ -71,6 +73,7 @@ def scan(
 ) -> None:
     """Index a library: every archive's facts, components, types, assets and findings into
     Parquet shards and a DuckDB database (docs/scan.md). Re-running skips unchanged files."""
+    check_folder_output(output, *paths)
     options = Options(validate=validate, refs=refs, slots=slots, max_size=State.max_size)
     with _Bar() as bar:
         summary = scan_engine.scan(
@@ -83,6 +86,14 @@ def scan(
             batch=batch,
             progress=bar.update,
             compact=compact,
+        )
+    for path, problem in summary.failures:
+        stderr.print(f"brson: {path}: {problem}", markup=False)
+    unnamed = summary.failed - len(summary.failures)
+    if unnamed > 0:
+        stderr.print(
+            f"brson: … and {unnamed} more file(s) failed (brson query {output} --report broken)",
+            markup=False,
         )
     rate = summary.files_per_second
     compacted = summary.extra.get("compacted_shards")
@@ -169,11 +180,36 @@ def query(
             writer.writerow([_cell(v) for v in row])
         sys.stdout.write(buffer.getvalue())
     else:
-        table = Table(*result.columns, show_lines=False)
-        for row in result.rows:
-            table.add_row(*(_cell(v) for v in row))
-        stdout.print(table)
+        cells = [[_cell(v) for v in values] for values in result.rows]
+        if stdout.is_terminal:
+            table = Table(*result.columns, show_lines=False)
+            for line in cells:
+                table.add_row(*(Text(cell) for cell in line))  # data, never markup
+            stdout.print(table)
+        else:
+            sys.stdout.write(plain_table(result.columns, cells))
         stdout.print(f"{len(result.rows)} row(s)", markup=False)
+
+
+def plain_table(columns: list[str], rows: list[list[str]]) -> str:
+    """The table for a pipe or a file: every value whole (a terminal's table fits its width,
+    which a pipe has none of: rich cut every table to 80 columns), columns aligned by the
+    cells they take, control characters escaped so each row stays one line."""
+    lines = [[_one_line(text) for text in row] for row in [columns, *rows]]
+    widths = [max(cell_len(line[n]) for line in lines) for n in range(len(columns))]
+    out = []
+    for line in lines:
+        padded = [
+            text + " " * (width - cell_len(text)) for text, width in zip(line, widths, strict=True)
+        ]
+        out.append("  ".join(padded).rstrip() + "\n")
+    return "".join(out)
+
+
+def _one_line(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _plain(value: Any) -> Any:

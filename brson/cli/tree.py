@@ -13,7 +13,18 @@ import typer
 from rich.text import Text
 from rich.tree import Tree
 
-from brson.cli.common import expand_inputs, load_tree, note, print_json, progress, stdout
+from brson.cli.common import (
+    check_folder_output,
+    end_inputs,
+    expand_inputs,
+    for_each_input,
+    load_tree,
+    note,
+    outputs,
+    print_json,
+    progress,
+    stdout,
+)
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
 from brson.graph import ReferenceGraph
@@ -58,7 +69,10 @@ def tree_command(
     files, each tree follows its file's name."""
     paths = expand_inputs(files)
     entries: list[str] = []
-    for index, file in enumerate(paths):
+    shown = 0
+
+    def one(file: Path) -> None:
+        nonlocal shown
         with _about(file):
             tree = load_tree(file)
             if json_out:
@@ -67,21 +81,31 @@ def tree_command(
                     entries.append(json.dumps(entry, indent=2, ensure_ascii=False))
                 except RecursionError:
                     raise ModelError("the slot tree is too deep for JSON output") from None
-                continue
-            if len(paths) > 1:
-                stdout.file.write(("\n" if index else "") + f"{file}:\n")
-            if stdout.is_terminal:
-                stdout.print(_rich_tree(tree.root, depth, components))
-            else:
-                out = stdout.file
-                for line in _plain_lines(tree.root, depth, components):
-                    out.write(line + "\n")
+                return
+            # Made whole before any of it is written: a file failing half-way shows nothing.
+            shape: Tree | list[str] = (
+                _rich_tree(tree.root, depth, components)
+                if stdout.is_terminal
+                else _plain_lines(tree.root, depth, components)
+            )
+        if len(paths) > 1:
+            stdout.file.write(("\n" if shown else "") + f"{file}:\n")
+        shown += 1
+        if isinstance(shape, Tree):
+            stdout.print(shape)
+        else:
+            out = stdout.file
+            for line in shape:
+                out.write(line + "\n")
+
+    failed = for_each_input(paths, one)
     if json_out:
         # The list print_json would write, from the entries already serialized (indented by
         # "\n" alone: JSON escapes it in strings, unlike U+2028 or U+0085, which splitlines
         # and so textwrap.indent would break inside a slot name).
         body = ",\n".join("  " + text.replace("\n", "\n  ") for text in entries)
         stdout.file.write(f"[\n{body}\n]\n" if entries else "[]\n")
+    end_inputs(failed)
 
 
 @contextmanager
@@ -199,26 +223,29 @@ def refs(
     """References: every ID-shaped value, internal (names an element of the file) or
     external (names nothing here; kept as is)."""
     entries: list[dict[str, Any]] = []
-    for file in expand_inputs(files):
-        with _about(file):
-            with progress(f"reading {file}", total=3) as bar:
-                tree = load_tree(file)
-                if json_out:
-                    bar.stage("indexing IDs and references")
-                    graph = ReferenceGraph.build(tree)
-                    bar.stage(f"locating {len(graph.references)} references")
-                    graph.locate_all()
-                    bar.advance()
-                    entries.append(_refs_json(file, graph))
-                    continue
+
+    def one(file: Path) -> None:
+        with _about(file), progress(f"reading {file}", total=3) as bar:
+            tree = load_tree(file)
+            if json_out:
                 bar.stage("indexing IDs and references")
-                listing = ReferenceListing(tree)
-                bar.stage(f"locating {len(listing)} references")
-                rows = listing.rows()
+                graph = ReferenceGraph.build(tree)
+                bar.stage(f"locating {len(graph.references)} references")
+                graph.locate_all()
                 bar.advance()
-            _print_refs(file, listing.counts(), rows)
+                entries.append(_refs_json(file, graph))
+                return
+            bar.stage("indexing IDs and references")
+            listing = ReferenceListing(tree)
+            bar.stage(f"locating {len(listing)} references")
+            rows = listing.rows()
+            bar.advance()
+        _print_refs(file, listing.counts(), rows)
+
+    failed = for_each_input(expand_inputs(files), one)
     if json_out:
         print_json(entries)
+    end_inputs(failed)
 
 
 def _refs_json(file: Path, graph: ReferenceGraph) -> dict[str, Any]:
@@ -269,11 +296,16 @@ def schema(
     """Write JSON Schema files: the document models (datatree, slot, component, member),
     the lossless JSON form written by to-json (jsonform) and the report of validate --format
     json (validate-report)."""
+    check_folder_output(output)
     try:
         output.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise FileError(f"cannot create the directory ({exc.strerror})", file=str(output)) from None
-    for stem, content in json_schemas().items():
-        target = output / f"{stem}.schema.json"
-        write_atomic(target, schema_text(content).encode())
+    targets = [
+        (output / f"{stem}.schema.json", content) for stem, content in json_schemas().items()
+    ]
+    with outputs():  # every schema, or none
+        for target, content in targets:
+            write_atomic(target, schema_text(content).encode())
+    for target, _ in targets:
         note(f"wrote {target}")

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import enum
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from brson.cli.common import (
+    STDIO,
     State,
     check_output,
     expand_inputs,
+    report_console,
     stderr,
-    stdout,
     track,
     write_output,
 )
@@ -127,7 +127,8 @@ def validate(
         typer.Option(
             "--sarif",
             metavar="FILE",
-            help="Also write a SARIF 2.1.0 log to FILE (annotations and code scanning in one run).",
+            help="Also write a SARIF 2.1.0 log to FILE (annotations and code scanning in one "
+            "run); - puts it alone on stdout, and the report on stderr.",
         ),
     ] = None,
     config: Annotated[
@@ -155,7 +156,7 @@ def validate(
     strict = bool(settings.strict) if strict is None else strict
     limit = max_findings if max_findings is not None else settings.max_findings
     paths = expand_inputs(files)
-    check_output(sarif_file, *paths)
+    check_output(sarif_file, *paths, binary=False, option="--sarif")
     if State.verbose:
         _say_settings(settings, selection, len(paths))
 
@@ -171,10 +172,13 @@ def validate(
 
     if sarif_file is not None:
         write_output(sarif_file, _sarif_text(listed, selection))
+    # With --sarif -, stdout holds the SARIF log alone: the report goes to stderr (a SARIF
+    # report, the same log, is not written twice).
     if output_format is Format.JSON:
-        sys.stdout.write(report_json(report))
+        report_console().file.write(report_json(report))
     elif output_format is Format.SARIF:
-        stdout.file.write(_sarif_text(listed, selection).decode())
+        if str(sarif_file) != STDIO:
+            report_console().file.write(_sarif_text(listed, selection).decode())
     elif output_format is Format.GITHUB:
         _github(report, statistics)
     else:
@@ -230,24 +234,25 @@ def _sarif_text(report: ValidateReport, selection: Selection) -> bytes:
 
 def _text(report: ValidateReport, statistics: bool) -> None:
     quiet = State.quiet
+    console = report_console()
     for item in report.files:
         if item.counts == Counts() and not quiet and not statistics:
-            stdout.print(f"{item.file}: ok", markup=False)
+            console.print(f"{item.file}: ok", markup=False)
         for finding in item.findings:
-            stdout.print(_line(item.file, finding), markup=False)
+            console.print(_line(item.file, finding), markup=False)
     if quiet:
         return
     s = report.summary
     if s.omitted and not statistics:
-        stdout.print(
+        console.print(
             f"… {s.omitted} more finding(s) not listed (--max-findings); every one is counted "
             "below",
             markup=False,
         )
     for line in _rule_lines(report):
-        stdout.print(line, markup=False)
+        console.print(line, markup=False)
     unreadable = f", {s.unreadable} unreadable" if s.unreadable else ""
-    stdout.print(
+    console.print(
         f"{s.files} file(s): {s.errors} error(s), {s.warnings} warning(s), {s.info} info"
         f"{unreadable}",
         markup=False,
@@ -277,7 +282,7 @@ def _line(file: str, finding: Finding) -> str:
 
 def _github(report: ValidateReport, statistics: bool) -> None:
     """One workflow command per finding: ``::error file=F,title=BR401::message``."""
-    out = stdout.file
+    out = report_console().file
     for item in report.files:
         for finding in item.findings:
             at = f"{finding.path}: " if finding.path else ""

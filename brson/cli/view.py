@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from brson.cli.common import AssetsOption, State, check_output, stderr, stdout
+from brson.cli.common import AssetsOption, State, check_output, outputs, say, stderr, stdout
 from brson.errors import BrsonError
 from brson.fileio import write_atomic
 
@@ -28,7 +28,9 @@ def view_command(
     ] = False,
     html_out: Annotated[
         Path | None,
-        typer.Option("--html", help="Write one self-contained HTML file instead of serving."),
+        typer.Option(
+            "--html", help="Write one self-contained HTML file instead of serving; - for stdout."
+        ),
     ] = None,
     assets: AssetsOption = None,
 ) -> None:
@@ -39,15 +41,16 @@ def view_command(
     """
     from brson.view import ViewData, ViewServer, check_installed, render_static, static_bundle
 
-    check_output(html_out, src)
+    check_output(html_out, src, binary=False, option="--html")
     State.input = str(src)
     try:
         check_installed()
         data = ViewData.open(src, max_size=State.max_size, asset_dirs=assets or ())
         if html_out is not None:
             text = render_static(static_bundle(data), src.name)
-            write_atomic(html_out, text.encode())
-            stdout.print(f"{html_out}: {len(text) // 1024} KiB, opens from disk", markup=False)
+            with outputs():
+                write_atomic(html_out, text.encode())
+            say(f"{html_out}: {len(text) // 1024} KiB, opens from disk")
             return
         server = ViewServer(data, port)
     except OSError as exc:

@@ -47,6 +47,8 @@ class Summary:
     engine: str = "local"
     workers: int = 1
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The first files that failed and why (:data:`shards.FAILURES_NAMED` of them at most).
+    failures: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def files_per_second(self) -> float:
@@ -129,6 +131,7 @@ def scan(
             summary.scanned += result.scanned
             summary.unchanged += result.unchanged
             summary.failed += result.failed
+            summary.failures += result.failures[: shards.FAILURES_NAMED - len(summary.failures)]
             summary.rows += result.rows
             summary.seconds = time.perf_counter() - started
             if progress is not None:

@@ -44,6 +44,12 @@ class BatchResult:
     failed: int
     rows: int
     seconds: float
+    #: The first :data:`FAILURES_NAMED` files that failed, each with why (path, problem).
+    failures: tuple[tuple[str, str], ...] = ()
+
+
+#: Failed files a scan names (the CLI lists them); the index's ``broken`` report has them all.
+FAILURES_NAMED = 20
 
 
 def shard_name(scan: int, batch: int) -> str:
@@ -56,15 +62,24 @@ def scan_batch(index: str, shard: str, tasks: Sequence[Task], options: Options) 
     started = time.perf_counter()
     rows = Rows()
     unchanged = failed = 0
+    failures: list[tuple[str, str]] = []
     for task in tasks:
         status = scan_file(task, options, rows)
         unchanged += status == "unchanged"
-        failed += status == "error"
+        if status == "error":
+            failed += 1
+            if len(failures) < FAILURES_NAMED:
+                row = rows.tables["files"][-1]  # the failed file's own row, just added
+                failures.append(
+                    (row["path"], f"{row['error_layer']} error: {row['error_message']}")
+                )
     scanned = len(tasks) - unchanged
     if not scanned:
         return BatchResult(None, 0, unchanged, 0, 0, time.perf_counter() - started)
     total = write_shard(Path(index), shard, rows)
-    return BatchResult(shard, scanned, unchanged, failed, total, time.perf_counter() - started)
+    return BatchResult(
+        shard, scanned, unchanged, failed, total, time.perf_counter() - started, tuple(failures)
+    )
 
 
 def write_shard(index: Path, shard: str, rows: Rows) -> int:
