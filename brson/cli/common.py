@@ -62,6 +62,11 @@ AssetsOption = Annotated[
 ]
 
 
+#: ``-q/--quiet``: the global option, also taken after every command's name.
+QUIET_HELP = "Only the results: no summaries, notes or progress bars."
+QUIET_VERBOSE = "-q/--quiet and -v/--verbose exclude each other"
+
+
 class State:
     debug = False
     #: ``-q``: only what was asked for (findings, data); no summaries, notes or progress.

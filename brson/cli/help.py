@@ -12,11 +12,15 @@ are tested together (tests/cli/test_help.py runs every one of them through the p
 
 from __future__ import annotations
 
+import copy
 import inspect
 from typing import Any
 
+import typer
 from rich.markup import escape
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+
+from brson.cli.common import QUIET_VERBOSE, State
 
 #: Argument names that read better under another name.
 _ARGUMENT_NAMES = {"src": "FILE", "files": "FILE", "file": "FILE", "a": "A", "b": "B"}
@@ -171,11 +175,14 @@ def polish(command: Any) -> None:
     (``brson.cli.root`` polishes the commands it builds later with :func:`polish_command`)."""
     _polish_one(command)
     for name, sub in getattr(command, "commands", {}).items():
-        polish_command(name, sub)
+        polish_command(name, sub, command)
 
 
-def polish_command(name: str, command: Any) -> None:
-    """:func:`polish` for one subcommand ``name``: its metavars, help and examples."""
+def polish_command(name: str, command: Any, group: Any) -> None:
+    """:func:`polish` for one subcommand ``name`` of ``group``: its metavars, help and
+    examples, and ``-q/--quiet`` (:func:`_quiet_after`)."""
+    if not any(param.name == "quiet" for param in command.params):
+        command.params.append(_quiet_after(group))
     _polish_one(command)
     examples = EXAMPLES.get(name)
     if examples and not command.epilog:
@@ -190,6 +197,23 @@ def _polish_one(target: Any) -> None:
         target.__class__ = _Command
     if target.help:
         target.help = escape(_one_line_paragraphs(target.help))
+
+
+def _quiet_after(group: Any) -> Any:
+    """``-q/--quiet`` after the command's name too (``brson validate -q X``), where people
+    type every other option: a copy of the group's global option, as typer built it, that sets
+    :attr:`State.quiet` itself."""
+
+    def set_quiet(ctx: Any, param: Any, value: bool) -> None:
+        if value:
+            if State.verbose:
+                raise typer.BadParameter(QUIET_VERBOSE)
+            State.quiet = True
+
+    option = copy.copy(next(p for p in group.params if p.name == "quiet"))
+    option.expose_value = False
+    option.callback = set_quiet
+    return option
 
 
 def epilog(examples: list[tuple[str, str]]) -> str:

@@ -12,7 +12,6 @@ every command, import them all.
 
 from __future__ import annotations
 
-import copy
 import functools
 import importlib
 import sys
@@ -23,7 +22,16 @@ from typing import Annotated, Any
 import typer
 import typer.main
 
-from brson.cli.common import EXIT_BAD_INPUT, ColorMode, State, set_color, stderr, stdout
+from brson.cli.common import (
+    EXIT_BAD_INPUT,
+    QUIET_HELP,
+    QUIET_VERBOSE,
+    ColorMode,
+    State,
+    set_color,
+    stderr,
+    stdout,
+)
 from brson.cli.help import polish, polish_command
 from brson.codecs import limits
 from brson.errors import BrsonError
@@ -61,8 +69,6 @@ COMMANDS = {
 #: The command modules, in order.
 COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))
 
-_QUIET_HELP = "Only the results: no summaries, notes or progress bars."
-_QUIET_VERBOSE = "-q/--quiet and -v/--verbose exclude each other"
 
 #: click's exception base, reached through typer's public BadParameter (typer vendors click).
 _CLICK_ERROR: Any = typer.BadParameter.__mro__[2]
@@ -100,7 +106,7 @@ def _options(
     ] = None,
     quiet: Annotated[
         bool,
-        typer.Option("-q", "--quiet", help=_QUIET_HELP),
+        typer.Option("-q", "--quiet", help=QUIET_HELP),
     ] = False,
     verbose: Annotated[
         bool,
@@ -123,7 +129,7 @@ def _options(
     # Set on every run, not only when given: main() may run many times in one process (tests,
     # embedding), and a --max-size from an earlier run must not limit the next one.
     if quiet and verbose:
-        raise typer.BadParameter(_QUIET_VERBOSE)
+        raise typer.BadParameter(QUIET_VERBOSE)
     State.debug = debug
     State.max_size = limits.DEFAULT_MAX_SIZE if max_size is None else max_size
     State.quiet, State.verbose = quiet, verbose
@@ -147,26 +153,8 @@ def _build(name: str) -> Any:
         pretty_exceptions_short=app.pretty_exceptions_short,
         rich_markup_mode=app.rich_markup_mode,
     )
-    command.params.append(_quiet_after())
-    polish_command(name, command)
+    polish_command(name, command, _command())
     return command
-
-
-def _quiet_after() -> Any:
-    """``-q/--quiet`` after the command's name too (``brson validate -q X``): the global option,
-    which people type where they type every other one.  A copy of the global option as typer
-    built it, that sets :attr:`State.quiet` itself."""
-
-    def set_quiet(ctx: Any, param: Any, value: bool) -> None:
-        if value:
-            if State.verbose:
-                raise typer.BadParameter(_QUIET_VERBOSE)
-            State.quiet = True
-
-    option = copy.copy(next(p for p in _command().params if p.name == "quiet"))
-    option.expose_value = False
-    option.callback = set_quiet
-    return option
 
 
 class _Commands(MutableMapping[str, Any]):
