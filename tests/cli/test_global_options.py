@@ -176,3 +176,22 @@ def test_install_completion_writes_the_shell_setup(tmp_path: Path) -> None:
     assert "completion installed" in result.stdout
     bashrc = (tmp_path / ".bashrc").read_text()
     assert "brson" in bashrc
+
+
+def test_quiet_after_the_command_is_the_global_option(capsys: pytest.CaptureFixture[str]) -> None:
+    before = run(capsys, "-q", "validate", STANDIN)
+    after = run(capsys, "validate", "-q", STANDIN)
+    assert before == after and before[0] == 0
+    assert "file(s)" not in after[1] and "BR502" in after[1]  # the findings, no summary
+    code, _, err = run(capsys, "-v", "validate", "-q", STANDIN)
+    assert code == 2 and "exclude each other" in err
+
+
+def test_every_command_takes_quiet_after_its_name(capsys: pytest.CaptureFixture[str]) -> None:
+    from brson.cli.root import COMMANDS
+
+    for name in COMMANDS:
+        code, _, err = run(capsys, name, "-q", "--help")
+        assert code == 0, (name, err)
+        code, _, err = run(capsys, name, "--quiet", "--help")
+        assert code == 0, (name, err)

@@ -4,6 +4,7 @@ never a real device."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
@@ -117,3 +118,40 @@ def test_no_command_writes_over_an_input(
         err = capsys.readouterr().err
         assert "never writes over its inputs" in err and len(err.strip().splitlines()) == 1
     assert src.read_bytes() == before
+
+
+@pytest.mark.parametrize("existed", [True, False])
+def test_output_set_takes_back_its_renames_when_a_later_one_fails(
+    tmp_path: Path, existed: bool
+) -> None:
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    if existed:
+        first.write_bytes(b"old a")
+    with pytest.raises(fileio.FileError, match=r"b\.txt"), fileio.output_set():
+        fileio.write_atomic(first, b"new a")
+        fileio.write_atomic(second, b"new b")
+        second.mkdir()  # staged, then made a folder: the rename over it fails at commit
+    assert sorted(p.name for p in tmp_path.iterdir()) == (
+        ["a.txt", "b.txt"] if existed else ["b.txt"]
+    )
+    if existed:
+        assert first.read_bytes() == b"old a"  # put back, through the link kept for it
+
+
+def test_output_set_writes_nothing_when_its_block_raises(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(b"old")
+    with pytest.raises(RuntimeError), fileio.output_set():
+        fileio.write_atomic(tmp_path / "a.txt", b"new")
+        fileio.write_atomic(tmp_path / "b.txt", b"new")
+        raise RuntimeError("a later step failed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+    assert (tmp_path / "a.txt").read_bytes() == b"old"
+
+
+def test_output_set_holds_streams_until_it_commits(tmp_path: Path) -> None:
+    sink = io.BytesIO()
+    with fileio.output_set({"-": sink}):
+        fileio.write_atomic("-", b"data")
+        fileio.write_atomic(tmp_path / "a.txt", b"file")
+        assert sink.getvalue() == b"" and not (tmp_path / "a.txt").exists()
+    assert sink.getvalue() == b"data" and (tmp_path / "a.txt").read_bytes() == b"file"
