@@ -188,13 +188,15 @@ def test_export_godot_variant_failing_after_the_scene(
     assert sorted(p.name for p in folder.iterdir()) == ["nul.brson"]
 
 
-def test_export_gltf_with_its_bin_failing_writes_no_gltf(
+def test_export_gltf_with_its_gltf_failing_leaves_no_bin(
     folder: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    (folder / "v.bin").mkdir()
+    """The .bin is written first, then the .gltf naming it: the second failing takes back
+    the first."""
+    (folder / "v.gltf").mkdir()
     code, _, err = run(capsysbinary, "export-gltf", PACKAGE, "--slot", "Visual", "-o", "v.gltf")
-    assert code == 2 and "v.bin: file error: is a directory" in err
-    assert sorted(p.name for p in folder.iterdir()) == ["v.bin"]
+    assert code == 2 and "v.gltf: file error: is a directory" in err
+    assert sorted(p.name for p in folder.iterdir()) == ["v.gltf"]
 
 
 def test_two_outputs_naming_one_file_are_refused(
