@@ -36,7 +36,9 @@ def test_scan_and_query_formats(
     index = tmp_path / "index"
     code, out, err = run(capsys, "scan", fixtures_dir / "validate", "-o", index, "--workers", "2")
     assert code == 0 and out == ""
-    assert err.startswith("brson scan: ") and "failed" in err and err.count("\n") == 1
+    *named, summary = err.splitlines()  # each file that failed, then the summary
+    assert summary.startswith("brson scan: ") and f", {len(named)} failed," in summary
+    assert named and all(line.startswith("brson: ") for line in named)
     code, out, _ = run(capsys, "query", index, "--report", "versions", "--format", "json")
     assert code == 0
     rows = json.loads(out)
