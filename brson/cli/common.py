@@ -239,11 +239,11 @@ def codec_option(value: str | None) -> Codec | None:
 
 
 def check_output(
-    output: Path | None, *inputs: Path, binary: bool = True, option: str = "-o"
+    output: Path | None, *inputs: Path, binary: bool = False, option: str = "-o"
 ) -> None:
     """Check an output argument before any work: never one of the inputs, however spelled
-    (:func:`fileio.refuse_inputs`); ``-`` is standard output, refused on a terminal for binary
-    data, and moves the command's report to stderr."""
+    (:func:`fileio.refuse_inputs`); ``-`` is standard output, refused on a terminal for
+    ``binary`` data (archives, packages, glTF), and moves the command's report to stderr."""
     if output is None:
         return
     refuse_inputs(output, *inputs)
@@ -272,7 +272,7 @@ def check_package_output(output: Path, *inputs: Path, option: str = "-o") -> Non
         raise typer.BadParameter(
             f"this writes a package (a zip): name the output *{PACKAGE_SUFFIX}", param_hint=option
         )
-    check_output(output, *inputs, option=option)
+    check_output(output, *inputs, binary=True, option=option)
 
 
 class _StandardOutput:

@@ -114,7 +114,7 @@ def _destination(src: Path, output: Path | None, in_place: bool, *others: Path) 
         return src
     if output is None:
         raise typer.BadParameter("give -o OUTPUT (or --in-place to replace FILE)")
-    check_output(output, src, *others)
+    check_output(output, src, *others, binary=True)
     return output
 
 

@@ -88,7 +88,7 @@ def extract_subtree(
     """Write SLOT's subtree as a new archive: only the types it uses, the components it
     references copied along, every reference that leaves it reported (a summary; the full
     report with -v or --json)."""
-    check_output(output, src)
+    check_output(output, src, binary=True)
     as_package = is_package_name(output)
     if package and not as_package:
         # Resonite and brson tell a package by its extension: a zip named .brson would be

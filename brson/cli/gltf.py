@@ -55,7 +55,7 @@ def export_gltf_command(
 
     Example: brson export-gltf avatar.resonitepackage -o avatar.glb --assets ~/resonite-cache
     """
-    check_output(output, src)
+    check_output(output, src, binary=True)
     try:  # numpy and Pillow come with the optional extra: brson[gltf]
         from brson.gltf.export import export_gltf
     except ImportError as exc:

@@ -73,8 +73,8 @@ def export_godot(
             "--gltf needs --godot 4 and -o OUT.tscn (a file: OUT.glb goes beside it)",
             param_hint="--gltf",
         )
-    check_output(output, src, binary=False)
-    check_output(variant, src, option="--variant")
+    check_output(output, src)
+    check_output(variant, src, binary=True, option="--variant")
     if gltf and output is not None:
         check_output(output.with_suffix(".glb"), src)
     if (

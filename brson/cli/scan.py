@@ -73,7 +73,7 @@ def scan(
 ) -> None:
     """Index a library: every archive's facts, components, types, assets and findings into
     Parquet shards and a DuckDB database (docs/scan.md). Re-running skips unchanged files."""
-    check_folder_output(output, *paths)
+    check_folder_output(output)
     options = Options(validate=validate, refs=refs, slots=slots, max_size=State.max_size)
     with _Bar() as bar:
         summary = scan_engine.scan(

@@ -156,7 +156,7 @@ def validate(
     strict = bool(settings.strict) if strict is None else strict
     limit = max_findings if max_findings is not None else settings.max_findings
     paths = expand_inputs(files)
-    check_output(sarif_file, *paths, binary=False, option="--sarif")
+    check_output(sarif_file, *paths, option="--sarif")
     if State.verbose:
         _say_settings(settings, selection, len(paths))
 

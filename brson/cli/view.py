@@ -41,7 +41,7 @@ def view_command(
     """
     from brson.view import ViewData, ViewServer, check_installed, render_static, static_bundle
 
-    check_output(html_out, src, binary=False, option="--html")
+    check_output(html_out, src, option="--html")
     State.input = str(src)
     try:
         check_installed()

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import pty
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -243,3 +247,38 @@ def test_sarif_to_stdout_is_alone_there(
         assert err == ""
     else:
         assert "BR502" in err
+
+
+def on_a_terminal(args: list[object], cwd: Path) -> tuple[int, str, str]:
+    """``brson ARGS`` with a pseudo-terminal as stdout: exit code, stdout, stderr."""
+    main_fd, child_fd = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brson", *map(str, args)],
+        stdout=child_fd,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+    )
+    os.close(child_fd)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main_fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main_fd)
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode()
+    return proc.wait(timeout=120), b"".join(chunks).decode(errors="replace"), err
+
+
+def test_binary_data_is_refused_on_a_terminal_text_is_not(folder: Path) -> None:
+    code, out, err = on_a_terminal(["extract", SAMPLE, "--slot", "Visual", "-o", "-"], folder)
+    assert code == 2 and "refusing to write binary data to a terminal" in err and out == ""
+    code, out, err = on_a_terminal(["export-godot", SAMPLE, "-o", "-"], folder)
+    assert code == 0 and "[gd_scene format=3]" in out
+    code, out, _ = on_a_terminal(["to-json", SAMPLE, "-o", "-"], folder)
+    assert code == 0 and '"Object"' in out
+    assert list(folder.iterdir()) == []
