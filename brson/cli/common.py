@@ -87,9 +87,10 @@ class State:
 
 def note(text: str) -> None:
     """A remark on stderr (``brson: note: ...``, ``wrote X``) that ``-q`` silences; errors and
-    warnings are not notes and always show."""
+    warnings are not notes and always show.  Inside :func:`outputs` it is part of the report,
+    shown once the outputs are written."""
     if not State.quiet:
-        stderr.print(text, markup=False)
+        _report(lambda: stderr.print(text, markup=False))
 
 
 def interactive() -> bool:

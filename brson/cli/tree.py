@@ -301,11 +301,8 @@ def schema(
         output.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise FileError(f"cannot create the directory ({exc.strerror})", file=str(output)) from None
-    targets = [
-        (output / f"{stem}.schema.json", content) for stem, content in json_schemas().items()
-    ]
     with outputs():  # every schema, or none
-        for target, content in targets:
+        for stem, content in json_schemas().items():
+            target = output / f"{stem}.schema.json"
             write_atomic(target, schema_text(content).encode())
-    for target, _ in targets:
-        note(f"wrote {target}")
+            note(f"wrote {target}")
