@@ -155,3 +155,19 @@ def test_output_set_holds_streams_until_it_commits(tmp_path: Path) -> None:
         fileio.write_atomic(tmp_path / "a.txt", b"file")
         assert sink.getvalue() == b"" and not (tmp_path / "a.txt").exists()
     assert sink.getvalue() == b"data" and (tmp_path / "a.txt").read_bytes() == b"file"
+
+
+def test_cli_output_to_a_fifo_is_written_through_once_complete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command's outputs are staged as one set; a FIFO among them is written when the set
+    commits, still through (not replaced by a renamed file)."""
+    fifo = tmp_path / "out.brson"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    assert run("renumber", str(SAMPLE), "-o", str(fifo)) == 0
+    reader.join(10)
+    assert fifo.is_fifo() and got and got[0][:4] == b"FrDT"
+    capsys.readouterr()
