@@ -8,7 +8,15 @@ from typing import Annotated
 import typer
 
 from brson.assets.store import AssetStore
-from brson.cli.common import AssetsOption, Source, check_output, progress, stderr, stdout
+from brson.cli.common import (
+    AssetsOption,
+    Source,
+    State,
+    check_output,
+    progress,
+    stderr,
+    stdout,
+)
 from brson.cli.common import note as say_note
 from brson.collector import paused_gc
 from brson.errors import BrsonError
@@ -115,7 +123,9 @@ def _write_glb(source: Source, top: Slot, path: Path, assets: list[Path]) -> Non
             f"--gltf needs the gltf extra (pip install 'brson[gltf]'): {exc}"
         ) from None
     store = AssetStore(source.package, assets)
-    document, report = export_gltf(source.tree, top, assets=store, place_top=False)
+    document, report = export_gltf(
+        source.tree, top, assets=store, place_top=False, max_size=State.max_size
+    )
     document.save(path)
     for warning in report.warnings:
         stderr.print(f"brson: warning: {warning}", markup=False)
