@@ -270,7 +270,10 @@ def _bindings(r: _Reader, vertices: int, version: int) -> tuple[np.ndarray, Floa
         weights = np.zeros((vertices, 4), np.float32)
         for v in range(vertices):
             for k in range(4):
-                indices[v, k] = r.varint("bone index")
+                index = r.varint("bone index")
+                if index > 0xFFFFFFFF:  # beyond any bone table (checked against it later)
+                    raise MeshXError(f"vertex {v} is bound to bone {index}", offset=r.pos)
+                indices[v, k] = index
             weights[v] = r.unpack("<4f", "bone weights")
     if version <= 4:
         total = weights.sum(axis=1, keepdims=True)
