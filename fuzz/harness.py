@@ -47,6 +47,11 @@ MODULES = (
     "brson.godot.values",
     "brson.package",
     "brson.ops.validate",
+    "brson.document.jsonform",
+    "brson.gltf.importer",
+    "brson.meshx.format",
+    "brson.codecs.lz4net",
+    "brson.ops.patch",
 )
 TIMEOUT_S = 10
 

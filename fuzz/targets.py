@@ -15,6 +15,7 @@ execution slow; the decompression limit itself is what gets tested.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import itertools
 from collections.abc import Callable, Iterator
@@ -152,6 +153,62 @@ def load_package(data: bytes) -> None:
         pass
 
 
+def import_gltf(data: bytes) -> None:
+    """``import-gltf`` on a .glb or .gltf's bytes (no folder: buffer URIs are refused), and
+    the package it makes written and read back."""
+    from brson.gltf.importer import import_gltf as run
+    from brson.package import dumps_package, loads_package, new_record
+
+    try:
+        tree, assets, _report = run(data, "fuzz", max_size=MAX_SIZE)
+        package = loads_package(dumps_package(tree, new_record("fuzz"), assets))
+        exercise_tree(package.tree)
+    except BrsonError:
+        pass
+
+
+def read_meshx(data: bytes) -> None:
+    """The MeshX reader under a run's budget, and what it read written and read back: the
+    writer must take every mesh the reader returns, and give the same arrays again."""
+    import numpy as np
+
+    from brson.codecs.limits import Budget
+    from brson.meshx import format as meshx
+
+    try:
+        mesh = meshx.read(data, max_size=MAX_SIZE, budget=Budget(MAX_SIZE))
+    except BrsonError:
+        return
+    again = meshx.read(meshx.write(mesh))
+    if again.vertex_count != mesh.vertex_count or not np.array_equal(
+        again.positions, mesh.positions, equal_nan=True
+    ):
+        raise AssertionError("a MeshX read back after writing differs")
+
+
+@functools.cache
+def _patch_base() -> bytes:
+    return brson.load(FIXTURES / "real" / "orange3134_loading_standin.brson").to_bson()
+
+
+def apply_patch(data: bytes) -> None:
+    """``brson apply``: the bytes as a patch (JSON) applied to the real sample's tree, and
+    the result serialized."""
+    from brson.document.jsonform import parse_json
+    from brson.ops.patch import PatchError, apply_patch, read_patch
+
+    try:
+        patch = read_patch(parse_json(data))
+    except (ValueError, PatchError):  # not JSON, or not a patch: what apply refuses first
+        return
+    try:
+        result = apply_patch(brson.loads(_patch_base(), name="base.bson"), patch)
+        if result.bson is not None:
+            exercise_tree(brson.loads(result.bson, name="result.bson"))
+    except BrsonError:
+        pass
+
+
 # -- seeds -----------------------------------------------------------------------------------
 def _files(*patterns: str) -> list[Path]:
     found: list[Path] = []
@@ -229,6 +286,91 @@ def _tree_seeds() -> list[bytes]:
     return [bytes([i]) * (1 + i % 7) for i in range(32)]
 
 
+def _gltf_seeds() -> list[bytes]:
+    """The glTF fixtures exported (.glb, and the same JSON as a .gltf without its buffer),
+    and an empty scene."""
+    import json
+
+    from brson.assets.store import AssetStore
+    from brson.gltf.export import export_gltf
+    from brson.package import load_package
+
+    seeds = [b'{"asset": {"version": "2.0"}, "scenes": [{"nodes": []}]}']
+    for path in sorted((FIXTURES / "gltf").glob("*.resonitepackage")):
+        package = load_package(path)
+        document, _report = export_gltf(package.tree, assets=AssetStore(package))
+        seeds.append(document.glb())
+        seeds.append(json.dumps(document.finish("data.bin")).encode())
+    return seeds
+
+
+def _meshx_seeds() -> list[bytes]:
+    """The MeshX assets of the packages in fixtures and samples, and a plain (uncompressed)
+    copy of each."""
+    from brson.assets.kinds import identify
+    from brson.meshx import format as meshx
+    from brson.package import load_package
+
+    seeds = [meshx.write(_every_part(), lz4=lz4) for lz4 in (True, False)]
+    for path in _files("*.resonitepackage", "gltf/*.resonitepackage"):
+        package = load_package(path)
+        for name in package.assets:
+            data = package.assets[name]
+            if identify(data) == "meshx":
+                seeds += [data, meshx.write(meshx.read(data), lz4=False)]
+    return list(dict.fromkeys(seeds))
+
+
+def _every_part() -> Any:
+    """A small mesh with every part MeshX has: normals, tangents, colours, two UV channels,
+    triangles, points and an empty submesh, bones (one index needing a 2-byte varint) and
+    blendshapes with normals and tangents."""
+    import numpy as np
+
+    from brson.meshx.mesh import POINTS, TRIANGLES, Blendshape, BlendshapeFrame, Bone, Mesh, Submesh
+
+    n, v = 4, np.arange(48, dtype=np.float32).reshape(4, 12) / 48
+    bones = [Bone(f"b{i}", np.eye(4, dtype=np.float32)) for i in range(130)]
+    frame = BlendshapeFrame(1.0, v[:, :3], v[:, 3:6], v[:, 6:9])
+    return Mesh(
+        v[:, :3].copy(),
+        normals=v[:, 3:6].copy(),
+        tangents=v[:, 4:8].copy(),
+        colors=v[:, 8:12].copy(),
+        uvs=[v[:, :2].copy(), v[:, 2:5].copy()],
+        submeshes=[
+            Submesh(TRIANGLES, np.array([[0, 1, 2], [1, 2, 3]], np.uint32)),
+            Submesh("", np.zeros((0, 3), np.uint32)),
+            Submesh(POINTS, np.array([[3]], np.uint32)),
+        ],
+        bones=bones,
+        bone_indices=np.array([[0, 1, 2, 129]] * n, np.uint32),
+        bone_weights=np.full((n, 4), 0.25, np.float32),
+        blendshapes=[Blendshape("smile", [frame])],
+    )
+
+
+def _patch_seeds() -> list[bytes]:
+    """Patches between the real sample and edited copies of it (a rename, a value set, a
+    slot added and one deleted), as ``brson diff --json`` writes them."""
+    import json
+
+    from brson.ops.patch import make_patch
+
+    def edited(edit: Callable[[Any], object]) -> bytes:
+        a = brson.loads(_patch_base(), name="a.bson")
+        b = brson.loads(_patch_base(), name="b.bson")
+        edit(b)
+        return json.dumps({"patch": make_patch(a, b)}).encode()
+
+    return [
+        edited(lambda t: setattr(t.root.children[0], "name", "Renamed")),
+        edited(lambda t: setattr(t.root.children[0], "position", [1.0, 2.0, 3.0])),
+        edited(lambda t: t.root.add_child("New")),
+        edited(lambda t: t.root.children[-1].remove()),
+    ]
+
+
 @dataclass(frozen=True)
 class Target:
     name: str
@@ -257,6 +399,9 @@ TARGETS: dict[str, Target] = {
         Target("godot4", _godot(4), _godot_seeds(4), _importable("brson.godot.variant")),
         Target("package", load_package, _package_seeds, _importable("brson.package")),
         Target("trees", _trees, _tree_seeds, lambda: True),
+        Target("gltf", import_gltf, _gltf_seeds, _importable("brson.gltf.importer")),
+        Target("meshx", read_meshx, _meshx_seeds, _importable("brson.meshx.format")),
+        Target("patch", apply_patch, _patch_seeds, lambda: True),
     )
 }
 

@@ -11,6 +11,7 @@ from brson.assets.store import AssetStore
 from brson.cli.common import (
     AssetsOption,
     Source,
+    State,
     check_output,
     check_package_output,
     print_json,
@@ -73,6 +74,7 @@ def export_gltf_command(
                 assets=store,
                 inactive="omit" if omit_inactive else "hide",
                 on_slot=bar.advance,
+                max_size=State.max_size,
             )
         written = document.save(output)
     except BrsonError as exc:
@@ -119,7 +121,8 @@ def import_gltf_command(
 
     title = name or src.stem
     try:
-        tree, assets, report = import_gltf(read_bytes(src), title, base=src.parent)
+        data = read_bytes(src, max_size=State.max_size)
+        tree, assets, report = import_gltf(data, title, base=src.parent, max_size=State.max_size)
         write_package(output, tree, new_record(title), assets)
     except BrsonError as exc:
         raise exc.in_file(str(src)) from None

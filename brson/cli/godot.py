@@ -12,6 +12,7 @@ from brson.cli.common import (
     STDIO,
     AssetsOption,
     Source,
+    State,
     check_output,
     progress,
     say,
@@ -128,7 +129,9 @@ def _write_glb(source: Source, top: Slot, path: Path, assets: list[Path]) -> Non
             f"--gltf needs the gltf extra (pip install 'brson[gltf]'): {exc}"
         ) from None
     store = AssetStore(source.package, assets)
-    document, report = export_gltf(source.tree, top, assets=store, place_top=False)
+    document, report = export_gltf(
+        source.tree, top, assets=store, place_top=False, max_size=State.max_size
+    )
     document.save(path)
     for warning in report.warnings:
         stderr.print(f"brson: warning: {warning}", markup=False)

@@ -56,3 +56,27 @@ class Output:
 
     def value(self) -> bytes:
         return self._buffer.getvalue()
+
+
+class Budget:
+    """One run's allowance of bytes decompressed, read or allocated from counts in its inputs,
+    shared by everything the run reads: a package of many assets, each under the limit on
+    its own, cannot add up past it (five 1 GiB meshes under a 4 GiB limit). A reader asks
+    for :attr:`remaining` as its own limit before it allocates, then :meth:`charge`\\ s what
+    it took."""
+
+    __slots__ = ("max_size", "used", "what")
+
+    def __init__(self, max_size: int = DEFAULT_MAX_SIZE, what: str = "data read") -> None:
+        self.max_size = max_size
+        self.what = what
+        self.used = 0
+
+    @property
+    def remaining(self) -> int:
+        return max(self.max_size - self.used, 0)
+
+    def charge(self, size: int) -> None:
+        """Count ``size`` more bytes; LimitError (nothing counted) when they do not fit."""
+        check(self.used + size, self.max_size, f"{self.what} in this run")
+        self.used += size

@@ -488,15 +488,47 @@ class _Renderer:
         return text.replace("\n", self.first[depth]) if self.indent is not None else text
 
 
-def parse_json(text: str | bytes) -> Any:
+#: Nesting (objects and arrays, the outermost being 1) any JSON read from a file may have: the
+#: JSON form of a :data:`MAX_DEPTH`-deep document with a tagged value (``{"$numberLong": ..}``)
+#: innermost. Deeper JSON is refused when read, so nothing after the reader (the patch's
+#: value conversion, glTF's node walk, a recursive encoder) meets a depth near the stack's.
+MAX_JSON_DEPTH = MAX_DEPTH + 1
+
+
+def parse_json(text: str | bytes, *, limit_nesting: bool = True) -> Any:
     """``json.loads`` for untrusted text, failing only with ``ValueError``: syntax, encoding,
-    an integer literal past Python's 4,300-digit limit (a plain ValueError) and nesting deep
-    enough to exhaust the stack (a RecursionError) all become one kind of error. Every reader
-    of JSON from a file (the JSON form, package records, asset metadata) goes through here."""
+    an integer literal past Python's 4,300-digit limit (a plain ValueError), nesting deeper
+    than :data:`MAX_JSON_DEPTH` and nesting deep enough to exhaust the stack while parsing (a
+    RecursionError) all become one kind of error. Every reader of JSON from a file (the JSON
+    form, package records, asset metadata, patches, glTF) goes through here.
+
+    ``limit_nesting=False`` skips the depth walk (a fifth of parsing a big document) for a
+    caller whose every later step is iterative or bounded by its own depth check: the JSON
+    form's (:func:`_untag`, then the BSON encoder's refusal)."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError:
         raise ValueError("JSON nesting too deep") from None
+    if limit_nesting:
+        _check_nesting(value)
+    return value
+
+
+def _check_nesting(value: Any) -> None:
+    """Refuse ``value`` when it nests deeper than :data:`MAX_JSON_DEPTH`: one level at a time,
+    every container looked at once, no recursion."""
+    dict_, list_ = dict, list
+    level = [value] if type(value) in (dict_, list_) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > MAX_JSON_DEPTH:
+            raise ValueError(f"JSON nesting too deep (over {MAX_JSON_DEPTH} levels)")
+        deeper = []
+        for container in level:
+            items = container.values() if type(container) is dict_ else container
+            deeper += [item for item in items if type(item) is dict_ or type(item) is list_]
+        level = deeper
 
 
 def loads(text: str | bytes) -> dict[str, Any]:
@@ -510,7 +542,7 @@ def loads_archive(text: str | bytes) -> tuple[dict[str, Any], tuple[Codec, bool]
     The tags are replaced in place in what ``json.loads`` built (:func:`_untag`), not copied
     into a second tree as :func:`from_jsonable` does: the document is the parsed JSON."""
     try:
-        raw = parse_json(text)
+        raw = parse_json(text, limit_nesting=False)
     except ValueError as exc:
         raise DocumentError(f"invalid JSON ({exc})") from None
     del text  # the caller may pass its only reference (from-json's biggest buffer)

@@ -18,8 +18,9 @@ import numpy as np
 
 from brson.assets.kinds import identify
 from brson.assets.store import AssetStore
+from brson.codecs import limits
 from brson.collector import paused_gc
-from brson.errors import BrsonError, ModelError
+from brson.errors import BrsonError, LimitError, ModelError
 from brson.gltf import frame, images, materials, procedural
 from brson.gltf.document import Document
 from brson.meshx import format as meshx
@@ -87,10 +88,13 @@ def _unit_rows(v: Floats) -> Floats:
 
 
 class _Exporter:
-    def __init__(self, tree: DataTree, assets: AssetStore, omit_inactive: bool) -> None:
+    def __init__(
+        self, tree: DataTree, assets: AssetStore, omit_inactive: bool, budget: limits.Budget
+    ) -> None:
         self.tree = tree
         self.assets = assets
         self.omit_inactive = omit_inactive
+        self.budget = budget
         self.doc = Document()
         self.report = GltfReport()
         self.node_of: dict[int, int] = {}  # id(slot) -> node index
@@ -247,7 +251,9 @@ class _Exporter:
                 self.warn(slot, f"mesh asset {url} is a {identify(data)}, not MeshX; skipped")
             else:
                 try:
-                    mesh = meshx.read(data)
+                    mesh = meshx.read(data, budget=self.budget)
+                except LimitError:
+                    raise  # the run's budget is spent: no later asset could be read either
                 except BrsonError as exc:
                     self.warn(slot, f"mesh asset {url}: {exc}")
         else:
@@ -479,6 +485,7 @@ def export_gltf(
     inactive: Literal["hide", "omit"] = "hide",
     on_slot: Callable[[], None] | None = None,
     place_top: bool = True,
+    max_size: int = limits.DEFAULT_MAX_SIZE,
 ) -> tuple[Document, GltfReport]:
     """The glTF document for ``slot``'s subtree (default: the whole tree) and its report.
 
@@ -487,8 +494,11 @@ def export_gltf(
     (``inactive="hide"``) or left out with their subtrees (``"omit"``).  The top slot's node
     carries its local transform: a subtree is placed as it is relative to its parent
     (``place_top=False``: no transform, for a host that places the top slot itself).
+    ``max_size`` bounds the mesh data decompressed for the whole export, all assets together
+    (LimitError past it: a package of many assets, each under the limit, is no way around it).
     """
-    exporter = _Exporter(tree, assets or AssetStore(), inactive == "omit")
+    budget = limits.Budget(max_size, "mesh data")
+    exporter = _Exporter(tree, assets or AssetStore(), inactive == "omit", budget)
     exporter.run(slot if slot is not None else tree.root, on_slot)
     if not place_top and exporter.doc.json["scenes"][0]["nodes"]:
         top_node = exporter.doc.json["scenes"][0]["nodes"][0]

@@ -100,12 +100,39 @@ def _checked(indices: np.ndarray, vertices: int, what: str) -> np.ndarray:
     return indices.astype(np.uint32)
 
 
-def read(data: bytes, *, max_size: int = limits.DEFAULT_MAX_SIZE) -> Mesh:
-    """Parse a MeshX asset.  Raises :class:`MeshXError` (or LimitError) on anything wrong."""
+def _inflate(payload: bytes | memoryview, max_size: int, budget: limits.Budget | None) -> bytes:
+    """lz4net's decompression under ``max_size`` and what is left of ``budget``: a run over
+    its budget is refused with the run's limit named, not this asset's share of it."""
+    if budget is None:
+        return lz4net.decompress(payload, max_size)
+    limit = min(max_size, budget.remaining)
+    try:
+        out = lz4net.decompress(payload, limit)
+    except LimitError:
+        if limit < max_size:
+            budget.charge(limit + 1)  # raises the run's LimitError
+        raise
+    budget.charge(len(out))
+    return out
+
+
+def read(
+    data: bytes,
+    *,
+    max_size: int = limits.DEFAULT_MAX_SIZE,
+    budget: limits.Budget | None = None,
+) -> Mesh:
+    """Parse a MeshX asset.  Raises :class:`MeshXError` (or LimitError) on anything wrong.
+
+    ``max_size`` bounds one asset's decompressed bytes; ``budget`` (shared by every asset of
+    a run) bounds them all together, and is charged before any array is allocated: the
+    arrays a body's counts make are never larger than the body (checked below)."""
     if not data.startswith(MAGIC):
         # Some writers compress the whole file with lz4net's chunk framing (notes/meshx.md).
         try:
-            inner = lz4net.decompress(data, max_size)
+            inner = _inflate(data, max_size, budget)
+        except LimitError:
+            raise
         except (BrsonError, ValueError):
             raise MeshXError("not a MeshX asset (no MeshX magic)") from None
         if not inner.startswith(MAGIC):
@@ -143,12 +170,14 @@ def read(data: bytes, *, max_size: int = limits.DEFAULT_MAX_SIZE) -> Mesh:
         r.pos += 1
     if encoding == ENCODING_LZ4:
         try:
-            body = lz4net.decompress(memoryview(data)[r.pos :], max_size)
+            body = _inflate(memoryview(data)[r.pos :], max_size, budget)
         except BrsonError as exc:
             if isinstance(exc, LimitError):
                 raise
             raise MeshXError(f"LZ4 body: {exc.message}") from None
         r = _Reader(body)
+    elif budget is not None and encoding == ENCODING_PLAIN:
+        budget.charge(len(data) - r.pos)
     elif encoding == ENCODING_LZMA:
         raise MeshXError(
             "LZMA-encoded MeshX bodies are not supported (their framing is not established)"
@@ -241,7 +270,10 @@ def _bindings(r: _Reader, vertices: int, version: int) -> tuple[np.ndarray, Floa
         weights = np.zeros((vertices, 4), np.float32)
         for v in range(vertices):
             for k in range(4):
-                indices[v, k] = r.varint("bone index")
+                index = r.varint("bone index")
+                if index > 0xFFFFFFFF:  # beyond any bone table (checked against it later)
+                    raise MeshXError(f"vertex {v} is bound to bone {index}", offset=r.pos)
+                indices[v, k] = index
             weights[v] = r.unpack("<4f", "bone weights")
     if version <= 4:
         total = weights.sum(axis=1, keepdims=True)

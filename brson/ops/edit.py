@@ -147,6 +147,39 @@ def add_slot(
     """A new empty slot under ``parent``, laid out like ``parent`` (same keys, same order),
     with a fresh ID for itself, each member, its ``Components`` member, ``Persistent-ID`` and
     ``ParentReference``."""
+    slot = new_slot(
+        parent,
+        name,
+        position=position,
+        rotation=rotation,
+        scale=scale,
+        active=active,
+        tag=tag,
+        ids=ids,
+    )
+    items = list(parent.children_list())
+    items.insert(insert_position(items, index, Slot), slot)
+    parent.set("Children", items)
+    parent.children_list()
+    return slot
+
+
+def new_slot(
+    parent: Slot,
+    name: str,
+    *,
+    position: Sequence[float] = (0.0, 0.0, 0.0),
+    rotation: Sequence[float] = (0.0, 0.0, 0.0, 1.0),
+    scale: Sequence[float] = (1.0, 1.0, 1.0),
+    active: bool = True,
+    tag: str | None = None,
+    ids: FreshIds | None = None,
+) -> Slot:
+    """The slot :func:`add_slot` makes, not yet placed: it belongs to ``parent``'s tree
+    (components can be added to it) but no ``Children`` holds it.  Adding a child costs
+    the parent's child count and the new slot's depth (every ancestor is marked for
+    re-assembly); a builder of a whole subtree makes its slots with this and sets each
+    one's ``Children`` once, deepest first, which is linear in the slots."""
     tree = tree_of(parent)
     fresh = _fresh(tree, ids)
     defaults: dict[str, Any] = {
@@ -180,10 +213,7 @@ def add_slot(
                 value = Member.new({**value, "ID": fresh()})
             values[key] = value
     slot = Slot.new(values)
-    items = list(parent.children_list())
-    items.insert(insert_position(items, index, Slot), slot)
-    parent.set("Children", items)
-    parent.children_list()
+    slot.tree = tree
     return slot
 
 

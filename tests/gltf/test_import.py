@@ -76,3 +76,28 @@ def test_mutated_files_raise_only_brson_errors(tmp_path: Path) -> None:
             mutated[rng.randrange(len(mutated))] = rng.randrange(256)
         with contextlib.suppress(BrsonError):
             import_gltf(bytes(mutated), "x")
+
+
+def test_validator_agrees_on_what_import_refuses(tmp_path: Path) -> None:
+    """The accessor rules import-gltf enforces are the glTF 2.0 spec's: the Khronos
+    glTF-Validator reports an error in every file import-gltf refuses for its accessors, and
+    none in the valid interleaved (strided) layout it imports."""
+    from brson.errors import BrsonError
+    from brson.gltf.importer import import_gltf
+    from tests.gltf.hostile import BAD_ACCESSORS, glb, interleaved, triangle_glb
+    from tests.gltf.tools import validate
+
+    paths = []
+    for n, changes in enumerate(BAD_ACCESSORS):
+        data = triangle_glb(**changes)
+        with pytest.raises(BrsonError):
+            import_gltf(data, "bad")
+        paths.append(tmp_path / f"bad{n}.glb")
+        paths[-1].write_bytes(data)
+    good = tmp_path / "interleaved.glb"
+    good.write_bytes(glb(*interleaved()))
+    import_gltf(good.read_bytes(), "good")
+    *bad_reports, good_report = validate(*paths, good)
+    for changes, report in zip(BAD_ACCESSORS, bad_reports, strict=True):
+        assert report["errors"] > 0, (changes, report)
+    assert good_report["errors"] == 0, good_report

@@ -1,0 +1,8 @@
+"""Fuzz target `gltf` (see fuzz/targets.py); run `python fuzz/fuzz_gltf.py -runs=100000`."""
+
+import sys
+
+from harness import main
+
+if __name__ == "__main__":
+    sys.exit(main("gltf"))
