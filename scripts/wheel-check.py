@@ -20,11 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import tomllib
 import urllib.request
@@ -54,6 +56,7 @@ C_SOURCES = sorted(
 EXTENSION_SUFFIXES = (".so", ".pyd")
 #: The dependencies' wheels, downloaded once: installs from it are offline and fast.
 WHEELHOUSE = Path.home() / ".cache" / "brson" / "wheelhouse"
+FILLING = threading.Lock()
 #: What building the sdist needs (pyproject's build-system table).
 BUILD_REQUIRES: list[str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"][
     "requires"
@@ -69,29 +72,22 @@ def check(condition: object, message: str) -> None:
         raise CheckError(message)
 
 
-def build(dist: Path) -> tuple[Path, Path]:
-    """The sdist and the wheel built from it, in *dist*."""
+def build(source: Path, kind: str, dist: Path) -> Path:
+    """``python -m build --sdist`` or ``--wheel`` of *source*: the file it wrote in *dist*."""
     done = subprocess.run(
-        [sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)],
+        [sys.executable, "-m", "build", f"--{kind}", "--outdir", str(dist), str(source)],
         capture_output=True,
         text=True,
     )
-    check(done.returncode == 0, f"python -m build failed:\n{done.stdout}{done.stderr}")
-    (sdist,) = dist.glob("brson-*.tar.gz")
-    (wheel,) = dist.glob("brson-*.whl")
-    return sdist, wheel
+    check(done.returncode == 0, f"python -m build --{kind} failed:\n{done.stdout}{done.stderr}")
+    (built,) = dist.glob("brson-*.whl" if kind == "wheel" else "brson-*.tar.gz")
+    return built
 
 
-def check_archives(sdist: Path, wheel: Path) -> list[str]:
-    """Both carry the package data (the bundle byte for byte), the sdist the C sources and
-    no npm tree; returns the wheel's compiled extensions."""
+def check_sdist(sdist: Path, into: Path) -> Path:
+    """The sdist carries the package data (the bundle byte for byte) and the C sources, and
+    no npm tree; returns the source tree it unpacks to in *into*."""
     bundle = (ROOT / BUNDLE).read_bytes()
-    with zipfile.ZipFile(wheel) as zf:
-        names = set(zf.namelist())
-        for name in PACKAGE_DATA:
-            check(name in names, f"{wheel.name} lacks {name}")
-        check(zf.read(BUNDLE) == bundle, f"{wheel.name}'s {BUNDLE} is not the committed one")
-        extensions = sorted(n for n in names if n.endswith(EXTENSION_SUFFIXES))
     with tarfile.open(sdist) as tf:
         prefix = sdist.name.removesuffix(".tar.gz") + "/"
         members = {m.name.removeprefix(prefix): m for m in tf.getmembers()}
@@ -101,7 +97,19 @@ def check_archives(sdist: Path, wheel: Path) -> list[str]:
         check(data is not None and data.read() == bundle, f"{sdist.name}'s bundle differs")
         stray = [n for n in members if "node_modules" in n or n.startswith("brson/view/js")]
         check(not stray, f"{sdist.name} carries the npm tree: {stray[:3]}")
-    return extensions
+        tf.extractall(into, filter="data")
+    return into / prefix
+
+
+def check_wheel(wheel: Path) -> list[str]:
+    """The wheel carries the package data (the bundle byte for byte); returns its compiled
+    extensions."""
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        for name in PACKAGE_DATA:
+            check(name in names, f"{wheel.name} lacks {name}")
+        check(zf.read(BUNDLE) == (ROOT / BUNDLE).read_bytes(), f"{wheel.name}'s bundle differs")
+        return sorted(n for n in names if n.endswith(EXTENSION_SUFFIXES))
 
 
 class Venv:
@@ -131,19 +139,23 @@ class Venv:
             text=True,
         )
 
-    def install(self, requirement: str, *options: str) -> None:
+    def install(self, requirement: str) -> None:
         """pip install from the wheelhouse alone, filling it from the index first when it
-        lacks something (a new dependency, a new release); ``--no-compile``: byte-compiling
+        lacks something (a first run, a new dependency); ``--no-compile``: byte-compiling
         numpy and pyarrow would be most of the cost, and proves nothing about brson."""
         pip = (self.bin / "python", "-m", "pip")
         quiet = ("-q", "--find-links", WHEELHOUSE)
-        install = (*pip, "install", *quiet, "--no-compile", *options, requirement)
+        install = (*pip, "install", *quiet, "--no-compile", requirement)
         if self.run(*install, "--no-index").returncode == 0:
             return
-        fill = self.run(*pip, "download", *quiet, "-d", WHEELHOUSE, requirement, *BUILD_REQUIRES)
-        check(fill.returncode == 0, f"pip download {requirement}:\n{fill.stderr}")
-        for stale in WHEELHOUSE.glob("brson-*"):
-            stale.unlink()
+        with FILLING:  # one download at a time into the shared folder
+            print(f"wheel-check: filling {WHEELHOUSE} for {requirement}", flush=True)
+            fill = self.run(
+                *pip, "download", *quiet, "-d", WHEELHOUSE, requirement, *BUILD_REQUIRES
+            )
+            check(fill.returncode == 0, f"pip download {requirement}:\n{fill.stderr}")
+            for stale in WHEELHOUSE.glob("brson-*"):
+                stale.unlink()
         done = self.run(*install, "--no-index")
         check(done.returncode == 0, f"pip install {requirement}:\n{done.stdout}{done.stderr}")
 
@@ -210,7 +222,7 @@ class Suite:
     def same(self, a: Path, b: Path) -> None:
         check(a.read_bytes() == b.read_bytes(), f"{a} and {b} differ")
 
-    def run(self) -> None:
+    def run(self) -> Suite:
         o = self.out
         standin = SAMPLES / "orange3134_loading_standin.brson"
         package = SAMPLES / "orange3134_loading_standin.resonitepackage"
@@ -301,6 +313,7 @@ class Suite:
         rows = self.json("info", *written, "--json")
         check(isinstance(rows, list) and len(rows) == len(written), "info of the outputs")
         self.brson("validate", *written, codes=(0, 1))
+        return self
 
     def view_server(self, package: Path, bundle: bytes) -> None:
         """`brson view --no-browser` serves the page and the committed bundle."""
@@ -313,6 +326,8 @@ class Suite:
             stderr=subprocess.PIPE,
             text=True,
         ) as proc:
+            deadline = threading.Timer(60, proc.kill)  # a server that never answers
+            deadline.start()
             try:
                 assert proc.stdout is not None
                 line = proc.stdout.readline()
@@ -320,13 +335,15 @@ class Suite:
                 check(" at http://127.0.0.1:" in line, f"brson view printed {line!r}")
                 url = line.split(" at ", 1)[1].split()[0]
                 token = url.split("token=", 1)[1]
-                with urllib.request.urlopen(url, timeout=30) as page:
+                local = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+                with local.open(url, timeout=30) as page:
                     check(b"three.bundle.min.js" in page.read(), "the page links no bundle")
                 base = url.split("/?", 1)[0]
                 vendor = f"{base}/static/vendor/three.bundle.min.js?token={token}"
-                with urllib.request.urlopen(vendor, timeout=30) as served:
+                with local.open(vendor, timeout=30) as served:
                     check(served.read() == bundle, "the server's bundle is not the committed one")
             finally:
+                deadline.cancel()
                 proc.terminate()
                 proc.wait(timeout=30)
 
@@ -360,32 +377,45 @@ def main() -> int:
     start = time.monotonic()
 
     def say(message: str) -> None:
-        print(f"wheel-check: {message} ({time.monotonic() - start:.0f} s)", flush=True)
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = used.ru_utime + used.ru_stime
+        wall = time.monotonic() - start
+        print(f"wheel-check: {message} ({wall:.0f} s, {cpu:.0f} s of CPU)", flush=True)
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="brson-wheel-check-"))
     if args.keep:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
-    try:
-        sdist, wheel = build(work / "dist")
-        extensions = check_archives(sdist, wheel)
-        say(f"built {sdist.name} and {wheel.name}: the bundle, {len(PACKAGE_DATA) - 2} stubs")
-        pure = Venv(work / "sdist-venv")
-        pure.install(f"brson[scan,gltf] @ {sdist.as_uri()}")
-        check(not pure.extensions(), f"compiled with no compiler: {pure.extensions()}")
+
+    def from_sdist(sdist: Path) -> Suite:
+        """The sdist in a clean venv: no compiler, so pure Python."""
+        venv = Venv(work / "sdist-venv")
+        venv.install(f"brson[scan,gltf] @ {sdist.as_uri()}")
+        check(not venv.extensions(), f"compiled with no compiler: {venv.extensions()}")
         say("installed the sdist with no compiler: pure Python")
-        accelerated = Venv(work / "wheel-venv")
-        accelerated.install(f"brson[scan,gltf] @ {wheel.as_uri()}")
-        installed = accelerated.extensions()
+        return Suite(venv, work / "pure").run()
+
+    def from_wheel(source: Path) -> Suite:
+        """The wheel, built from the sdist's tree with this machine's compiler, in a clean venv."""
+        wheel = build(source, "wheel", work / "dist")
+        extensions = check_wheel(wheel)
+        venv = Venv(work / "wheel-venv")
+        venv.install(f"brson[scan,gltf] @ {wheel.as_uri()}")
+        installed = venv.extensions()
         check(installed == extensions, f"installed {installed}, not the wheel's {extensions}")
-        say(f"installed the wheel: {len(installed)} C extensions")
-        # The two runs in parallel: each is a chain of short processes.
-        suites = [Suite(pure, work / "pure"), Suite(accelerated, work / "wheel")]
+        say(f"built {wheel.name} and installed it: {len(installed)} C extensions")
+        return Suite(venv, work / "wheel").run()
+
+    try:
+        sdist = build(ROOT, "sdist", work / "dist")
+        source = check_sdist(sdist, work / "src")
+        say(f"built {sdist.name}: the bundle, {len(PACKAGE_DATA) - 2} stubs, the C sources")
+        # Both at once: each is mostly a chain of short processes.
         with ThreadPoolExecutor(2) as pool:
-            for done in pool.map(Suite.run, suites):
-                del done
-        same = compare(work / "pure", work / "wheel")
-        say(f"{suites[0].count} commands on each; {same} outputs the same from both")
+            jobs = [pool.submit(from_sdist, sdist), pool.submit(from_wheel, source)]
+            pure, accelerated = (job.result() for job in jobs)
+        same = compare(pure.out, accelerated.out)
+        say(f"{pure.count} commands on each install; {same} outputs the same from both")
     except (CheckError, subprocess.CalledProcessError) as exc:
         print(f"wheel-check: FAILED: {exc}", file=sys.stderr)
         return 1
