@@ -231,6 +231,7 @@ class Suite:
         samples = sorted(p for p in SAMPLES.iterdir() if p.name != "MANIFEST.md")
 
         version = self.venv.run(self.venv.bin / "python", "-m", "brson", "--version")
+        self.count += 1
         check(version.returncode == 0 and version.stdout.strip(), "python -m brson --version")
         infos = self.json("info", SAMPLES, "--json")
         check(isinstance(infos, list) and len(infos) == len(samples), "info: one row per file")
@@ -373,7 +374,6 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     args = parser.parse_args()
-    check(SAMPLES.is_dir(), f"no samples at {SAMPLES}")
     start = time.monotonic()
 
     def say(message: str) -> None:
@@ -407,6 +407,8 @@ def main() -> int:
         return Suite(venv, work / "wheel").run()
 
     try:
+        check(SAMPLES.is_dir(), f"no samples at {SAMPLES}")
+        check((ROOT / BUNDLE).is_file(), f"no {BUNDLE}: it is committed (git checkout it)")
         sdist = build(ROOT, "sdist", work / "dist")
         source = check_sdist(sdist, work / "src")
         say(f"built {sdist.name}: the bundle, {len(PACKAGE_DATA) - 2} stubs, the C sources")
