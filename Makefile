@@ -6,7 +6,9 @@ STAMP  := $(VENV)/.installed
 SAMPLE := fixtures/real/orange3134_loading_standin.brson
 PACKAGE := fixtures/demo/orange3134_loading_standin.resonitepackage
 OUT    := out
-#: The viewer's three.js bundle (`brson view`), built from npm packages pinned by a lockfile.
+#: The viewer's three.js bundle (`brson view`): committed, so that a plain `pip install` has a
+#: viewer with no npm; `make vendor` rebuilds it from the npm lockfile, `make vendor-check`
+#: proves the committed bytes are what the lockfile builds.
 THREE  := brson/view/static/vendor/three.bundle.min.js
 
 .PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
@@ -43,10 +45,22 @@ demo: $(STAMP) $(THREE)
 	cmp $(SAMPLE) $(OUT)/standin.brson && echo "round trip brotli -> lz4 -> lzma -> brotli: byte-identical"
 	@echo "outputs in $(OUT)/: visual.resonitepackage (the extracted subtree), visual.glb (glTF 2.0), godot/visual.tscn + godot/visual.glb (Godot 4), standin.{lz4bson,7zbson,brson} (codecs), standin.html (brson view)"
 
-$(THREE): brson/view/js/package-lock.json brson/view/js/entry.js scripts/vendor-three.sh
+# Rebuild the committed bundle after a change to brson/view/js (npm; commit the result).
+vendor:
 	sh scripts/vendor-three.sh
 
-vendor: $(THREE)
+.PHONY: vendor-check wheel-check
+# The committed bundle is byte for byte what brson/view/js/package-lock.json builds (npm;
+# CI=true fails without it).
+vendor-check:
+	sh scripts/vendor-three.sh --check
+
+# The install as a user gets it: sdist and wheel built (`python -m build`) carry the bundle and
+# the stubs; in a clean venv with no compiler, npm or node on PATH, the sdist installs pure
+# Python and the wheel with its C extensions, and every command runs on the samples with each
+# (the same outputs from both). Dependencies' wheels are cached in ~/.cache/brson/wheelhouse.
+wheel-check: $(STAMP)
+	$(BIN)/python scripts/wheel-check.py
 
 # Debian's Chromium for the viewer's browser tests (tests/view; CI=true fails them without it).
 browser:
@@ -74,6 +88,7 @@ test: $(STAMP) $(THREE) browser godot3 gltf-tools
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q
 	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
 	$(MAKE) lint typecheck
+	$(MAKE) vendor-check wheel-check
 	$(MAKE) fuzz-short
 
 # ruff (lint and format) over everything the repo runs, and the layers contract in

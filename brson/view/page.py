@@ -11,7 +11,8 @@ from typing import Any
 
 from brson.view.data import ViewError
 
-#: The three.js bundle, built by ``make vendor`` (scripts/vendor-three.sh), not committed.
+#: The three.js bundle: committed and shipped as package data (no npm at install time);
+#: ``make vendor`` (scripts/vendor-three.sh) rebuilds it from the npm lockfile.
 VENDOR = "vendor/three.bundle.min.js"
 #: The static export's policy: inline code only, and no network at all.
 STATIC_CSP = (
@@ -30,7 +31,8 @@ def static_file(name: str) -> bytes:
         if name == VENDOR:
             raise ViewError(
                 "the viewer's three.js bundle (brson/view/static/vendor/three.bundle.min.js) "
-                "is missing: build it with `make vendor` (needs npm)"
+                "is missing from this install: reinstall brson (in a checkout: `make vendor`, "
+                "needs npm)"
             ) from None
         raise ViewError(f"the viewer's {name} is missing from the package") from None
 

@@ -1,0 +1,432 @@
+"""The install as a user gets it (`make wheel-check`, run by `make test`).
+
+Builds the sdist and the wheel (`python -m build`: the wheel from the sdist), checks that both
+carry the viewer's three.js bundle (the committed bytes), every extension's stub and, in the
+sdist, every C source; then, in a clean venv whose PATH has no C compiler, npm or node:
+
+1. installs the sdist with the `scan` and `gltf` extras: no compiler, so no C extension is
+   built (checked), and every command runs on brson's pure-Python paths;
+2. installs the built wheel over it (with its C extensions, when this machine compiled them)
+   and runs every command again; the outputs of both runs must be byte-identical.
+
+Every command of the README's list runs on the real samples (../shared/samples) and fixtures,
+and each output is checked: archives read back, round trips byte-identical, glTF binaries
+parse, the --html page inlines the bundle, the served page serves it. Usage:
+python scripts/wheel-check.py [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+import tomllib
+import urllib.request
+import zipfile
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT.parent / "shared" / "samples"
+FIXTURES = ROOT / "fixtures"
+BUNDLE = "brson/view/static/vendor/three.bundle.min.js"
+#: What a user's PATH must not offer for the install to prove it needs none of them.
+HIDDEN_TOOLS = ("cc", "gcc", "clang", "c++", "g++", "npm", "npx", "node")
+#: The files every sdist and wheel carries, besides the Python modules.
+PACKAGE_DATA = sorted(
+    [BUNDLE, "brson/py.typed"]
+    + [p.relative_to(ROOT).as_posix() for p in (ROOT / "brson").rglob("*.pyi")]
+)
+#: What only the sdist carries: what a compiler needs to build the accelerators.
+C_SOURCES = sorted(
+    p.relative_to(ROOT).as_posix()
+    for pattern in ("*.c", "*.h")
+    for p in (ROOT / "brson").rglob(pattern)
+    if "node_modules" not in p.parts
+)
+EXTENSION_SUFFIXES = (".so", ".pyd")
+#: The dependencies' wheels, downloaded once: installs from it are offline and fast.
+WHEELHOUSE = Path.home() / ".cache" / "brson" / "wheelhouse"
+FILLING = threading.Lock()
+#: What building the sdist needs (pyproject's build-system table).
+BUILD_REQUIRES: list[str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"][
+    "requires"
+]
+
+
+class CheckError(Exception):
+    """A check failed: the message says which and why."""
+
+
+def check(condition: object, message: str) -> None:
+    if not condition:
+        raise CheckError(message)
+
+
+def build(source: Path, kind: str, dist: Path) -> Path:
+    """``python -m build --sdist`` or ``--wheel`` of *source*: the file it wrote in *dist*."""
+    done = subprocess.run(
+        [sys.executable, "-m", "build", f"--{kind}", "--outdir", str(dist), str(source)],
+        capture_output=True,
+        text=True,
+    )
+    check(done.returncode == 0, f"python -m build --{kind} failed:\n{done.stdout}{done.stderr}")
+    (built,) = dist.glob("brson-*.whl" if kind == "wheel" else "brson-*.tar.gz")
+    return built
+
+
+def check_sdist(sdist: Path, into: Path) -> Path:
+    """The sdist carries the package data (the bundle byte for byte) and the C sources, and
+    no npm tree; returns the source tree it unpacks to in *into*."""
+    bundle = (ROOT / BUNDLE).read_bytes()
+    with tarfile.open(sdist) as tf:
+        prefix = sdist.name.removesuffix(".tar.gz") + "/"
+        members = {m.name.removeprefix(prefix): m for m in tf.getmembers()}
+        for name in PACKAGE_DATA + C_SOURCES:
+            check(name in members, f"{sdist.name} lacks {name}")
+        data = tf.extractfile(members[BUNDLE])
+        check(data is not None and data.read() == bundle, f"{sdist.name}'s bundle differs")
+        stray = [n for n in members if "node_modules" in n or n.startswith("brson/view/js")]
+        check(not stray, f"{sdist.name} carries the npm tree: {stray[:3]}")
+        tf.extractall(into, filter="data")
+    return into / prefix
+
+
+def check_wheel(wheel: Path) -> list[str]:
+    """The wheel carries the package data (the bundle byte for byte); returns its compiled
+    extensions."""
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        for name in PACKAGE_DATA:
+            check(name in names, f"{wheel.name} lacks {name}")
+        check(zf.read(BUNDLE) == (ROOT / BUNDLE).read_bytes(), f"{wheel.name}'s bundle differs")
+        return sorted(n for n in names if n.endswith(EXTENSION_SUFFIXES))
+
+
+class Venv:
+    """A clean venv run with a PATH of its own bin folder alone: no compiler, npm or node."""
+
+    def __init__(self, path: Path) -> None:
+        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
+        self.bin = path / "bin"
+        #: Commands run here, never in the repository, whose brson/ would shadow the install.
+        self.cwd = path
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("BRSON_", "PYTHON", "VIRTUAL_ENV", "CC", "CXX", "LDSHARED"))
+        }
+        self.env["PATH"] = str(self.bin)
+        for tool in HIDDEN_TOOLS:
+            found = shutil.which(tool, path=self.env["PATH"])
+            check(found is None, f"the clean venv's PATH offers {tool}: {found}")
+
+    def run(self, *args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(a) for a in args],
+            env=self.env,
+            cwd=cwd or self.cwd,
+            capture_output=True,
+            text=True,
+        )
+
+    def install(self, requirement: str) -> None:
+        """pip install from the wheelhouse alone, filling it from the index first when it
+        lacks something (a first run, a new dependency); ``--no-compile``: byte-compiling
+        numpy and pyarrow would be most of the cost, and proves nothing about brson."""
+        pip = (self.bin / "python", "-m", "pip")
+        quiet = ("-q", "--find-links", WHEELHOUSE)
+        install = (*pip, "install", *quiet, "--no-compile", requirement)
+        if self.run(*install, "--no-index").returncode == 0:
+            return
+        with FILLING:  # one download at a time into the shared folder
+            print(f"wheel-check: filling {WHEELHOUSE} for {requirement}", flush=True)
+            fill = self.run(
+                *pip, "download", *quiet, "-d", WHEELHOUSE, requirement, *BUILD_REQUIRES
+            )
+            check(fill.returncode == 0, f"pip download {requirement}:\n{fill.stderr}")
+            for stale in WHEELHOUSE.glob("brson-*"):
+                stale.unlink()
+        done = self.run(*install, "--no-index")
+        check(done.returncode == 0, f"pip install {requirement}:\n{done.stdout}{done.stderr}")
+
+    def extensions(self) -> list[str]:
+        """The compiled modules of the installed brson."""
+        done = self.run(
+            self.bin / "python",
+            "-c",
+            "import brson, pathlib; print(pathlib.Path(brson.__file__).parent)",
+        )
+        check(done.returncode == 0, f"import brson failed: {done.stderr}")
+        package = Path(done.stdout.strip())
+        check(
+            self.bin.parent in package.parents,
+            f"brson imports from {package}, not the venv",
+        )
+        return sorted(
+            p.relative_to(package.parent).as_posix()
+            for p in package.rglob("*")
+            if p.name.endswith(EXTENSION_SUFFIXES)
+        )
+
+
+def glb_json(path: Path) -> dict[str, object]:
+    """The JSON chunk of a GLB, after checking its header."""
+    data = path.read_bytes()
+    check(data[:4] == b"glTF" and int.from_bytes(data[4:8], "little") == 2, f"{path}: not GLB 2")
+    check(int.from_bytes(data[8:12], "little") == len(data), f"{path}: length field is wrong")
+    size = int.from_bytes(data[12:16], "little")
+    check(data[16:20] == b"JSON", f"{path}: first chunk is not JSON")
+    value = json.loads(data[20 : 20 + size])
+    check(isinstance(value, dict), f"{path}: JSON chunk is not an object")
+    return dict(value)
+
+
+def inlined(bundle: bytes) -> str:
+    """The bundle as the --html page inlines it (brson.view.page's escaping)."""
+    return bundle.decode().replace("</script", "<\\/script").replace("<!--", "<\\!--")
+
+
+class Suite:
+    """Every command on the samples, each output checked; outputs in *out*."""
+
+    def __init__(self, venv: Venv, out: Path) -> None:
+        self.venv = venv
+        self.out = out
+        self.count = 0
+        out.mkdir(parents=True)
+
+    def brson(self, *args: str | Path, codes: Sequence[int] = (0,)) -> str:
+        done = self.venv.run(self.venv.bin / "brson", *args, cwd=self.out)
+        self.count += 1
+        shown = " ".join(str(a) for a in args)
+        check(
+            done.returncode in codes,
+            f"brson {shown}: exit {done.returncode}, expected {codes}\n{done.stderr}",
+        )
+        check("Traceback" not in done.stderr, f"brson {shown}: traceback\n{done.stderr}")
+        return done.stdout
+
+    def json(self, *args: str | Path, codes: Sequence[int] = (0,)) -> object:
+        return json.loads(self.brson(*args, codes=codes))
+
+    def same(self, a: Path, b: Path) -> None:
+        check(a.read_bytes() == b.read_bytes(), f"{a} and {b} differ")
+
+    def run(self) -> Suite:
+        o = self.out
+        standin = SAMPLES / "orange3134_loading_standin.brson"
+        package = SAMPLES / "orange3134_loading_standin.resonitepackage"
+        avatar_root = SAMPLES / "orange3134_AvatarRootIdentification.brson"
+        redx = SAMPLES / "redx_5ce7cdf5.7zbson"
+        samples = sorted(p for p in SAMPLES.iterdir() if p.name != "MANIFEST.md")
+
+        version = self.venv.run(self.venv.bin / "python", "-m", "brson", "--version")
+        self.count += 1
+        check(version.returncode == 0 and version.stdout.strip(), "python -m brson --version")
+        infos = self.json("info", SAMPLES, "--json")
+        check(isinstance(infos, list) and len(infos) == len(samples), "info: one row per file")
+        report = self.json("validate", SAMPLES, "--format", "json", codes=(0, 1))
+        check(report, "validate --format json: empty report")
+        self.json("tree", standin, "--json")
+        self.json("refs", package, "--json")
+        self.brson("schema", "-o", o / "schemas")
+        check(any((o / "schemas").glob("*.json")), "schema wrote no JSON Schema")
+
+        # The codecs and the JSON form, byte for byte.
+        self.brson("convert", standin, o / "standin.lz4bson")
+        self.brson("convert", o / "standin.lz4bson", o / "standin.7zbson")
+        self.brson("convert", o / "standin.7zbson", o / "standin.brson")
+        self.same(standin, o / "standin.brson")
+        self.brson("convert", redx, o / "redx.brson")
+        self.brson("to-json", standin, "-o", o / "standin.json")
+        self.brson("from-json", o / "standin.json", "-o", o / "standin-json.brson")
+        self.same(standin, o / "standin-json.brson")
+
+        # The card's jobs on a package: extract, validate, diff, export.
+        self.brson(
+            "extract", package, "--slot", "Visual", "--package", "-o", o / "visual.resonitepackage"
+        )
+        self.brson("validate", "--strict", o / "visual.resonitepackage")
+        self.json("diff", package, o / "visual.resonitepackage", "--json", codes=(1,))
+        self.brson("export-gltf", o / "visual.resonitepackage", "-o", o / "visual.glb")
+        check(glb_json(o / "visual.glb").get("meshes"), "visual.glb has no mesh")
+        avatar = FIXTURES / "gltf" / "test_avatar.resonitepackage"
+        self.brson("export-gltf", avatar, "-o", o / "avatar.glb")
+        check(glb_json(o / "avatar.glb").get("skins"), "avatar.glb has no skin")
+        self.brson(
+            "export-godot",
+            o / "visual.resonitepackage",
+            "-o",
+            o / "v4.tscn",
+            "--godot",
+            "4",
+            "--gltf",
+        )
+        check((o / "v4.tscn").read_text().startswith("[gd_scene"), "v4.tscn is not a scene")
+        self.brson("export-godot", standin, "-o", o / "v3.tscn", "--godot", "3")
+        check((o / "v3.tscn").read_text().startswith("[gd_scene"), "v3.tscn is not a scene")
+        self.brson("import-gltf", o / "visual.glb", "-o", o / "from-gltf.resonitepackage")
+        assets = self.json("assets", package, "-o", o / "assets", "--json")
+        check(assets and any((o / "assets").iterdir()), "assets exported nothing")
+
+        # The edit commands, and a patch from diff applied.
+        self.brson("set", standin, "Visual.Active", "false", "-o", o / "set.brson")
+        self.brson("rename", standin, "Visual", "Renamed", "-o", o / "rename.brson")
+        self.brson("move", standin, "UserIconMat", "--index", "0", "-o", o / "move.brson")
+        self.brson("delete", standin, "Visual", "--prune-types", "-o", o / "delete.brson")
+        check(self.json("vars", avatar_root, "--json"), "vars found no variable")
+        self.brson(
+            "set-var", avatar_root, "modular_avatar/AvatarWorn=true", "-o", o / "setvar.brson"
+        )
+        self.brson("renumber", redx, "-o", o / "renumber.7zbson")
+        self.brson("import", avatar_root, standin, "--slot", "Visual", "-o", o / "import.brson")
+        patch = self.brson("diff", standin, o / "set.brson", "--json", codes=(1,))
+        (o / "set.patch.json").write_text(patch)
+        self.brson("apply", standin, o / "set.patch.json", "-o", o / "applied.brson")
+        self.brson("diff", o / "applied.brson", o / "set.brson")
+
+        # The viewer: the self-contained page, and the server's page and bundle.
+        self.brson("view", package, "--html", o / "view.html")
+        bundle = (ROOT / BUNDLE).read_bytes()
+        check(inlined(bundle) in (o / "view.html").read_text(), "view.html lacks the bundle")
+        self.view_server(package, bundle)
+
+        # The library index.
+        self.brson("scan", SAMPLES, FIXTURES / "real", "-o", o / "index")
+        rows = self.json("query", o / "index", "--report", "types", "--format", "json")
+        check(isinstance(rows, list) and rows, "query --report types: no rows")
+        count = self.brson("query", o / "index", "SELECT count(*) FROM files", "--format", "csv")
+        check(count.split()[-1] == str(len(samples) + 1), f"query: files counted {count!r}")
+
+        # Every archive written above reads back and validates.
+        archives = (".brson", ".7zbson", ".lz4bson", ".resonitepackage")
+        written = sorted(p for p in o.iterdir() if p.suffix in archives)
+        rows = self.json("info", *written, "--json")
+        check(isinstance(rows, list) and len(rows) == len(written), "info of the outputs")
+        self.brson("validate", *written, codes=(0, 1))
+        return self
+
+    def view_server(self, package: Path, bundle: bytes) -> None:
+        """`brson view --no-browser` serves the page and the committed bundle."""
+        cmd = [str(self.venv.bin / "brson"), "view", str(package), "--no-browser"]
+        with subprocess.Popen(
+            cmd,
+            env=self.venv.env,
+            cwd=self.out,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as proc:
+            deadline = threading.Timer(60, proc.kill)  # a server that never answers
+            deadline.start()
+            try:
+                assert proc.stdout is not None
+                line = proc.stdout.readline()
+                self.count += 1
+                check(" at http://127.0.0.1:" in line, f"brson view printed {line!r}")
+                url = line.split(" at ", 1)[1].split()[0]
+                token = url.split("token=", 1)[1]
+                local = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+                with local.open(url, timeout=30) as page:
+                    check(b"three.bundle.min.js" in page.read(), "the page links no bundle")
+                base = url.split("/?", 1)[0]
+                vendor = f"{base}/static/vendor/three.bundle.min.js?token={token}"
+                with local.open(vendor, timeout=30) as served:
+                    check(served.read() == bundle, "the server's bundle is not the committed one")
+            finally:
+                deadline.cancel()
+                proc.terminate()
+                proc.wait(timeout=30)
+
+
+#: Written with the time it was written: import-gltf's package record.
+TIMESTAMPED = "R-Main.record"
+
+
+def contents(path: Path) -> dict[str, bytes]:
+    """A file's bytes; a package's entries by name, less its timestamped record."""
+    if path.suffix != ".resonitepackage":
+        return {"": path.read_bytes()}
+    with zipfile.ZipFile(path) as zf:
+        return {n: zf.read(n) for n in zf.namelist() if n != TIMESTAMPED}
+
+
+def compare(a: Path, b: Path) -> int:
+    """Every file both runs wrote is the same (the pure path and the C path agree), but the
+    scan index, which records when it was made; returns how many were compared."""
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file() and "index" not in p.parts)
+    for rel in files:
+        check(contents(a / rel) == contents(b / rel), f"pure and C outputs differ: {rel}")
+    return len(files)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    args = parser.parse_args()
+    start = time.monotonic()
+
+    def say(message: str) -> None:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = used.ru_utime + used.ru_stime
+        wall = time.monotonic() - start
+        print(f"wheel-check: {message} ({wall:.0f} s, {cpu:.0f} s of CPU)", flush=True)
+
+    work = args.keep or Path(tempfile.mkdtemp(prefix="brson-wheel-check-"))
+    if args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+
+    def from_sdist(sdist: Path) -> Suite:
+        """The sdist in a clean venv: no compiler, so pure Python."""
+        venv = Venv(work / "sdist-venv")
+        venv.install(f"brson[scan,gltf] @ {sdist.as_uri()}")
+        check(not venv.extensions(), f"compiled with no compiler: {venv.extensions()}")
+        say("installed the sdist with no compiler: pure Python")
+        return Suite(venv, work / "pure").run()
+
+    def from_wheel(source: Path) -> Suite:
+        """The wheel, built from the sdist's tree with this machine's compiler, in a clean venv."""
+        wheel = build(source, "wheel", work / "dist")
+        extensions = check_wheel(wheel)
+        venv = Venv(work / "wheel-venv")
+        venv.install(f"brson[scan,gltf] @ {wheel.as_uri()}")
+        installed = venv.extensions()
+        check(installed == extensions, f"installed {installed}, not the wheel's {extensions}")
+        say(f"built {wheel.name} and installed it: {len(installed)} C extensions")
+        return Suite(venv, work / "wheel").run()
+
+    try:
+        check(SAMPLES.is_dir(), f"no samples at {SAMPLES}")
+        check((ROOT / BUNDLE).is_file(), f"no {BUNDLE}: it is committed (git checkout it)")
+        sdist = build(ROOT, "sdist", work / "dist")
+        source = check_sdist(sdist, work / "src")
+        say(f"built {sdist.name}: the bundle, {len(PACKAGE_DATA) - 2} stubs, the C sources")
+        # Both at once: each is mostly a chain of short processes.
+        with ThreadPoolExecutor(2) as pool:
+            jobs = [pool.submit(from_sdist, sdist), pool.submit(from_wheel, source)]
+            pure, accelerated = (job.result() for job in jobs)
+        same = compare(pure.out, accelerated.out)
+        say(f"{pure.count} commands on each install; {same} outputs the same from both")
+    except (CheckError, subprocess.CalledProcessError) as exc:
+        print(f"wheel-check: FAILED: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    say("ok: no npm, no compiler on PATH")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
