@@ -100,3 +100,13 @@ def test_cli_extract_by_a_shown_name(samples_dir: Path, tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert brson.load(out).root.name == "<color=#FF0000>Check Avatar Worn</color> - (11 Nodes)"
+
+
+def test_the_issue_examples(samples_dir: Path) -> None:
+    tree = brson.load(samples_dir / "orange3134_loading_standin.resonitepackage")
+    icon = tree.select("Get Profile Icon - (9 Nodes)")
+    assert icon.name == "<color=#6700FF>Get Profile Icon</color> - (9 Nodes)"
+    assert tree.select("Visual/UserIconMat").path == (
+        "LoadingStandin - Thumbnail v1.3.1/Visual/UserIconMat"
+    )
+    assert tree.select("000000af") is icon
