@@ -46,8 +46,10 @@ SLOT_MEMBERS = {
 
 
 def is_guid(value: object) -> bool:
-    """ID-shaped: how references are recognised (there is no type tag in the format)."""
-    return isinstance(value, str) and len(value) == 36 and GUID.match(value) is not None
+    """ID-shaped: how references are recognised (there is no type tag in the format).  Only a
+    BSON string is: JavaScript code (0x0D) decodes to a ``str`` subclass that spells the same
+    text but is no ID to the engine (and cannot key a dict)."""
+    return type(value) is str and len(value) == 36 and GUID.match(value) is not None
 
 
 def _documents(buf: bytes, elem: raw.Element) -> bool:
@@ -188,7 +190,7 @@ class Member(Node):
     @property
     def id(self) -> str | None:
         value = self.get("ID")
-        return value if isinstance(value, str) else None
+        return value if type(value) is str else None  # not JavaScript code (see is_guid)
 
     def __contains__(self, key: object) -> bool:
         live = self._live()
@@ -421,7 +423,7 @@ class Component(Node):
                 if found is not None:
                     return found
         value = self.data.get("ID")
-        return value if isinstance(value, str) else None
+        return value if type(value) is str else None  # not JavaScript code (see is_guid)
 
     def _data_element(self) -> raw.Element | None:
         """The original ``Data`` element when it is a document, read from the bytes without
@@ -834,7 +836,7 @@ class Slot(Node):
     @property
     def id(self) -> str | None:
         value = self.get("ID")
-        return value if isinstance(value, str) else None
+        return value if type(value) is str else None  # not JavaScript code (see is_guid)
 
     @property
     def persistent_id(self) -> str | None:
