@@ -3,14 +3,13 @@ tier order (brson.model.slotmatch; docs/editing.md, "Selectors")."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import bson
 import pytest
 
 import brson
+from brson.cli.app import main
 from brson.errors import SelectorError
 from brson.model.slotmatch import plain
 
@@ -88,17 +87,13 @@ def test_only_rich_text_tags_are_removed() -> None:
     assert plain("A<" * 200 + "x" + ">" * 200) == "A<" * 200 + "x" + ">" * 200
 
 
-def test_cli_extract_by_a_shown_name(samples_dir: Path, tmp_path: Path) -> None:
+def test_cli_extract_by_a_shown_name(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "worn.brson"
     package = str(samples_dir / "mar_coresys.resonitepackage")
     args = ["extract", package, "--slot", "Check Avatar Worn - (11 Nodes)", "-o", str(out)]
-    run = subprocess.run(
-        [sys.executable, "-m", "brson", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
+    assert main(args) == 0, capsys.readouterr().err
     assert brson.load(out).root.name == "<color=#FF0000>Check Avatar Worn</color> - (11 Nodes)"
 
 

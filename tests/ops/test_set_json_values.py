@@ -4,8 +4,6 @@ stored widths (int32, int64, double) and refusing a value of another kind."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +11,7 @@ import pytest
 from bson.int64 import Int64
 
 import brson
+from brson.cli.app import main
 from brson.errors import ModelError
 from brson.ops.selectors import field_at
 from brson.ops.textvalues import parse_text
@@ -54,18 +53,15 @@ def test_every_printed_value_reads_back_as_it_was(samples_dir: Path, sample: str
     assert {"list", "float", "NoneType", "bool"} <= kinds
 
 
-def test_cli_set_accepts_the_form_it_prints(samples_dir: Path, tmp_path: Path) -> None:
+def test_cli_set_accepts_the_form_it_prints(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source = samples_dir / "mar_AimConstraint.pg.brson"
     out = tmp_path / "moved.brson"
-    args = ["set", str(source), "Flux.Position", "[0, 1, 0]", "-o", str(out)]
-    run = subprocess.run(
-        [sys.executable, "-m", "brson", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "Flux.Position: [0.0, 0.0, 0.0] -> [0.0, 1.0, 0.0]"
+    code = main(["set", str(source), "Flux.Position", "[0, 1, 0]", "-o", str(out)])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert printed.out.strip() == "Flux.Position: [0.0, 0.0, 0.0] -> [0.0, 1.0, 0.0]"
     position = field_at(brson.load(out), "Flux.Position").get("Data")
     assert _same(position, [0.0, 1.0, 0.0])  # a JSON 1 into a double stays a double
 
