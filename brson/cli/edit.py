@@ -143,7 +143,8 @@ def set_field(
         typer.Argument(
             metavar="VALUE",
             help="The new value, read as the field's current kind: true/false, 42, 1.5, "
-            "'1,2,3', '#ff0000' or '1,0,0,1' for colours, an element ID, null.",
+            "'1,2,3', '#ff0000' or '1,0,0,1' for colours, an element ID, null; or the "
+            "JSON form set prints ('[0, 1, 0]', '[1, 1, 1, 1, \"sRGB\"]').",
         ),
     ],
     output: Output = None,

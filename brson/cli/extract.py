@@ -24,7 +24,7 @@ from brson.container import is_package_name
 from brson.errors import PackageError
 from brson.model.tree import DataTree
 from brson.ops.extract import PHASES, ExtractReport, extract
-from brson.package import SUFFIX, new_record, packdb_names, write_package
+from brson.package import SUFFIX, Package, new_record, packdb_names, write_package
 
 app = typer.Typer()
 
@@ -106,6 +106,7 @@ def extract_subtree(
     name = result.tree.root.name
     name = name if isinstance(name, str) else slot
     assets: list[str] = []
+    left: list[str] = []
     if as_package:
         if source_package is not None:
             out = source_package.for_tree(result.tree, name=name)
@@ -125,9 +126,18 @@ def extract_subtree(
         if legacy is None:
             legacy = bool(tree.container and tree.container.legacy) and chosen is not Codec.BROTLI
         api.dump(result.tree, output, chosen, legacy=legacy)
+        left = _assets_left_behind(result.tree, source_package)
     # Assets: the package's the subtree names, and NeosVR root Assets (asset providers).
     asset_count = len(assets) + len(result.tree.assets)
-    _print_report(result.report, str(output), assets, json_out, verbose, asset_count)
+    _print_report(result.report, str(output), assets, json_out, verbose, asset_count, left)
+
+
+def _assets_left_behind(subtree: DataTree, source: Package | None) -> list[str]:
+    """The source package's assets the subtree names: a bare archive cannot hold them, so the
+    result names files that are not there (Resonite shows a missing texture, a silent mesh)."""
+    if source is None:
+        return []
+    return [name for name in packdb_names(subtree.to_bson()) if name in source.assets]
 
 
 def _source_codec(tree: DataTree) -> Codec:
@@ -141,14 +151,25 @@ def _print_report(
     json_out: bool,
     verbose: bool = False,
     asset_count: int = 0,
+    left: list[str] | None = None,
 ) -> None:
     """A few lines by default (a 5-slot subtree of a big world used to print thousands: one per
-    reference leaving it); the lists with ``-v``, everything with ``--json``."""
+    reference leaving it); the lists with ``-v``, everything with ``--json``.  ``left``: the
+    source package's assets the subtree names that a bare archive could not take along."""
     warning = report.closure_warning
     if warning:
         stderr.print(f"brson: warning: {warning} (--no-dependencies leaves them out)", markup=False)
+    if left:
+        shown = ", ".join(left[:3]) + (f", … {len(left) - 3} more" if len(left) > 3 else "")
+        stderr.print(
+            f"brson: warning: {len(left)} package asset(s) the subtree names are left behind "
+            f"({shown}): {output} is a bare archive; write a package to keep them "
+            f"(--package, with an output named *{SUFFIX})",
+            markup=False,
+        )
     if json_out:
         data: dict[str, Any] = {"output": output, **report.to_dict(), "package_assets": assets}
+        data["package_assets_left_behind"] = left or []
         print_json(data)
         return
     say(f"extracted {report.slot!r} -> {output}")

@@ -529,3 +529,23 @@ def value(buf: bytes, elem: Element) -> Any:
             if items[1::2] == shape[1]:
                 return list(items[2::2])
     return scalar(buf, elem)
+
+
+# -- a whole document's framing ---------------------------------------------------------------
+
+
+def check_elements(buf: bytes) -> None:
+    """Every element of every nested document within its document, each sub-document's length
+    and closing NUL right, keys unique: what the model checks of the documents it reads,
+    here of all of them.  A tree is read lazily, so a length that lies in a part no command
+    looked at would otherwise be copied as it is into a file that no reader accepts.
+    Iterative (a valid tree may be thousands of documents deep): one :func:`index` per
+    document.  Raises :class:`DocumentError` naming the offset."""
+    if len(buf) < 5 or int32_at(buf, 0) != len(buf) or buf[-1] != 0:
+        raise DocumentError("malformed document (length prefix or end)", offset=0)
+    pending = [(0, len(buf))]
+    while pending:
+        start, end = pending.pop()
+        for etype, _, vstart, vend in index(buf, start, end).values():
+            if etype in (DOCUMENT, ARRAY):
+                pending.append((vstart, vend))

@@ -12,7 +12,7 @@ from typing import Any
 
 from brson.codecs import Codec, limits
 from brson.container import frame, pack, unpack
-from brson.document import bsondoc
+from brson.document import bsondoc, raw
 from brson.errors import BrsonError, ContainerError, ModelError
 from brson.model.tree import DataTree
 
@@ -55,11 +55,30 @@ def write_archive(
     tree written with its own codec reuses its stored compressed payload: exact bytes, and no
     recompression (Brotli at the engine's settings is the slowest step of a write)."""
     chosen = choose_codec(obj, codec)
+    data = archive_bson(obj)
+    _check_written(obj, data)
     if isinstance(obj, DataTree) and not obj.modified:
         stored = obj.stored_payload
         if stored is not None and obj.container is not None and obj.container.codec is chosen:
             return frame(bytes(stored), chosen, legacy)
-    return pack(archive_bson(obj), chosen, legacy)
+    return pack(data, chosen, legacy)
+
+
+def _check_written(obj: object, data: bytes) -> None:
+    """Refuse to write a document whose framing is broken anywhere.  Trees are read lazily and
+    written by reusing their bytes (``convert``, ``renumber``, and every edit for the parts it
+    did not touch), so a length that lies where the command never looked would be written
+    back as it is: exit 0 and a file no reader accepts.  Every archive and package write
+    comes here, so this is the one check.  An encoded dict is well formed by construction."""
+    if isinstance(obj, dict):
+        return
+    try:
+        raw.check_elements(data)
+    except BrsonError as exc:
+        source = obj.source if isinstance(obj, DataTree) else None
+        if source:
+            exc.in_file(source)
+        raise
 
 
 def choose_codec(obj: object, codec: str | Codec | None) -> Codec:

@@ -10,7 +10,6 @@ memory.  These classes index the bytes instead and decode on access; the pydanti
 from __future__ import annotations
 
 import difflib
-import re
 import struct
 from array import array
 from collections.abc import Iterator, Mapping
@@ -22,7 +21,7 @@ from brson.collector import deferred_full_collections
 from brson.container import Container
 from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
-from brson.model import editing, transform
+from brson.model import editing, slotmatch, transform
 from brson.model.idforms import GUID, ID_HEAD, leading_id
 from brson.model.node import _MISSING, _NO_VALS, Node
 from brson.model.typename import TypeName, is_type_name
@@ -47,8 +46,10 @@ SLOT_MEMBERS = {
 
 
 def is_guid(value: object) -> bool:
-    """ID-shaped: how references are recognised (there is no type tag in the format)."""
-    return isinstance(value, str) and len(value) == 36 and GUID.match(value) is not None
+    """ID-shaped: how references are recognised (there is no type tag in the format).  Only a
+    BSON string is: JavaScript code (0x0D) decodes to a ``str`` subclass that spells the same
+    text but is no ID to the engine (and cannot key a dict)."""
+    return type(value) is str and len(value) == 36 and GUID.match(value) is not None
 
 
 def _documents(buf: bytes, elem: raw.Element) -> bool:
@@ -189,7 +190,7 @@ class Member(Node):
     @property
     def id(self) -> str | None:
         value = self.get("ID")
-        return value if isinstance(value, str) else None
+        return value if type(value) is str else None  # not JavaScript code (see is_guid)
 
     def __contains__(self, key: object) -> bool:
         live = self._live()
@@ -422,7 +423,7 @@ class Component(Node):
                 if found is not None:
                     return found
         value = self.data.get("ID")
-        return value if isinstance(value, str) else None
+        return value if type(value) is str else None  # not JavaScript code (see is_guid)
 
     def _data_element(self) -> raw.Element | None:
         """The original ``Data`` element when it is a document, read from the bytes without
@@ -835,7 +836,7 @@ class Slot(Node):
     @property
     def id(self) -> str | None:
         value = self.get("ID")
-        return value if isinstance(value, str) else None
+        return value if type(value) is str else None  # not JavaScript code (see is_guid)
 
     @property
     def persistent_id(self) -> str | None:
@@ -1284,7 +1285,9 @@ class DataTree(Node):
         yield from self.assets
 
     def find_all(self, selector: str) -> list[Slot]:
-        """Slots matching an ID, a path (``Root/Body/Head``) or a name.
+        """Slots matching a selector: an ID, a path (``Root/Body/Head``) or a name, exactly;
+        else loosely (rich-text tags removed, a path below the root, the start of an ID).  The
+        first tier that matches decides: :mod:`brson.model.slotmatch` has the order.
 
         An ID defined more than once (a broken file) matches every slot holding it, so
         :meth:`find` reports it as ambiguous instead of silently picking the first."""
@@ -1297,10 +1300,12 @@ class DataTree(Node):
                 return [s for s in self.walk() if s.id == selector]
             element = self.resolve(selector)
             return [element] if isinstance(element, Slot) else []
-        by_path = self._with_path(selector)
-        if by_path:
-            return by_path
-        return [s for s in self.walk() if s.name == selector]
+        root = self.root
+        return (
+            slotmatch.along_path([root], selector)
+            or [s for s in root.walk() if s.name == selector]
+            or slotmatch.loose_matches(root, selector)
+        )
 
     def _slot_with_id(self, element_id: str) -> list[Slot] | None:
         """The slots an ID names, answered from the bytes when its ``ID`` element occurs at
@@ -1319,24 +1324,6 @@ class DataTree(Node):
         if element is None:
             return None  # the bytes were inside some string value: let the index decide
         return [element] if isinstance(element, Slot) else []
-
-    def _with_path(self, path: str) -> list[Slot]:
-        """Slots whose :attr:`Slot.path` is ``path``, in walk order, entering only slots whose
-        path is a prefix of it: comparing every slot's whole path was O(slots x depth), and a
-        2,000-deep tree of long names took seconds and gigabytes per lookup (issue 12)."""
-        found: list[Slot] = []
-        stack: list[tuple[Slot, int]] = [(self.root, 0)]
-        while stack:
-            slot, at = stack.pop()
-            name = slot.name if isinstance(slot.name, str) else ""
-            if not path.startswith(name, at):
-                continue
-            end = at + len(name)
-            if end == len(path):
-                found.append(slot)
-            if end < len(path) and path[end] == "/":
-                stack.extend((child, end + 1) for child in reversed(slot.children))
-        return found
 
     def find(self, selector: str) -> Slot | None:
         """The one slot a selector names, or ``None`` when none does (a lookup: test the
@@ -1412,9 +1399,6 @@ class DataTree(Node):
         return f"DataTree({kind}, source={self.source!r})"
 
 
-_RICH_TEXT = re.compile(r"<[^<>]*>")
-
-
 def _selector_hint(tree: DataTree, selector: str) -> str:
     """Paths of slots whose visible name (rich-text tags removed) contains or resembles it.
 
@@ -1425,7 +1409,7 @@ def _selector_hint(tree: DataTree, selector: str) -> str:
     for slot in tree.walk():
         name = slot.name
         if isinstance(name, str):
-            slots.setdefault(_RICH_TEXT.sub("", name).strip().lower()[:_HINT_NAME], slot)
+            slots.setdefault(slotmatch.plain(name).lower()[:_HINT_NAME], slot)
     found = [slot for plain, slot in slots.items() if wanted in plain]
     found += [
         slots[p]

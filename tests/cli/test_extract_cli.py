@@ -242,3 +242,27 @@ def test_package_flag_needs_a_package_name(
     )
     assert code == 2 and ".resonitepackage" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_extract_from_a_package_to_a_bare_archive_says_what_is_left_behind(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The subtree names the package's PNG by ``packdb:///``: a bare archive cannot hold it,
+    so the warning counts it, names it and suggests --package; the JSON report lists it."""
+    package = str(samples_dir / "orange3134_loading_standin.resonitepackage")
+    out = tmp_path / "tex.brson"
+    code, _, err = run(capsys, "extract", package, "--slot", "Visual/UserIconTex", "-o", str(out))
+    assert code == 0 and out.is_file()
+    assert f"1 package asset(s) the subtree names are left behind ({PNG})" in err
+    assert "--package" in err
+    code, stdout, _ = run(capsys, "extract", package, "-s", "Visual", "-o", str(out), "--json")
+    assert code == 0 and json.loads(stdout)["package_assets_left_behind"] == [PNG]
+    # nothing to leave behind: no warning (a subtree without the texture, or a package output)
+    code, _, err = run(
+        capsys, "extract", package, "-s", "AutoSetScale - (21 Nodes)", "-o", str(out)
+    )
+    assert code == 0 and "left behind" not in err
+    code, _, err = run(
+        capsys, "extract", package, "-s", "Visual", "-o", str(tmp_path / "v.resonitepackage")
+    )
+    assert code == 0 and "left behind" not in err

@@ -304,6 +304,10 @@ _DEEP_OPERATIONS: dict[str, Callable[[brson.DataTree], object]] = {
     "vars": variables,
     "godot": lambda tree: export_scene(tree, 4).tscn(),
     "select": lambda tree: tree.find_all("Root/no/such/slot"),
+    # the loose tiers: every name without its tags, paths below the root, an ID's start
+    "select loosely": lambda tree: tree.find_all("<b>00001</b>x/no/such/slot"),
+    "select by ID prefix": lambda tree: tree.find_all("0000beef"),
+    "write": lambda tree: brson.dumps(tree, "none"),  # with its check of every document
     "hint": _missing,
 }
 

@@ -28,7 +28,8 @@
 static int
 is_guid(PyObject *value, const unsigned char *table, const unsigned char *shape, Py_ssize_t size)
 {
-    if (!PyUnicode_Check(value) || PyUnicode_READY(value) < 0) {
+    /* Exactly str: BSON JavaScript code decodes to a str subclass, and is no ID. */
+    if (!PyUnicode_CheckExact(value) || PyUnicode_READY(value) < 0) {
         PyErr_Clear();
         return 0;
     }

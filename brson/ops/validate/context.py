@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bson.code import Code
 from bson.int64 import Int64
 
 from brson.compiled import PURE_PYTHON
@@ -69,6 +70,8 @@ def kind_of(value: object) -> str:
         return "an int32"
     if isinstance(value, float):
         return "a double"
+    if isinstance(value, Code):  # a str subclass: before the strings
+        return "JavaScript code"
     if isinstance(value, str):
         return "a string"
     if isinstance(value, dict):
@@ -93,6 +96,8 @@ def all_guids_py(values: list[Any]) -> bool:
     37 per value, and the newlines the join adds are the only ones it allows)."""
     if not values:
         return True
+    if not all(type(value) is str for value in values):
+        return False  # JavaScript code is a str subclass spelling an ID, not one (is_guid)
     try:
         joined = "\n".join(values)
     except TypeError:  # a value that is not a string

@@ -120,7 +120,7 @@ def _check_id(ctx: Context, value: object, what: str, where: SlotInfo | Componen
     if is_guid(value):
         return True
     if value is not None:  # absent or null: the shape rules say whether that matters
-        shown = repr(value[:60]) if isinstance(value, str) else kind_of(value)
+        shown = repr(value[:60]) if type(value) is str else kind_of(value)
         ctx.add(BAD_ID, f"{what} is {shown}, not a GUID", path=where.path)
     return False
 
