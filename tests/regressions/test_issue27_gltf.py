@@ -247,7 +247,14 @@ def test_buffer_files_share_the_run_limit(tmp_path: Path) -> None:
     with open(tmp_path / "data.bin", "r+b") as handle:
         handle.truncate(8 * MIB)  # sparse: big on paper, nothing to read
     code, _out, err = run_cli(
-        ["--max-size", str(4 * MIB), "import-gltf", str(src), "-o", str(tmp_path / "o.resonitepackage")]
+        [
+            "--max-size",
+            str(4 * MIB),
+            "import-gltf",
+            str(src),
+            "-o",
+            str(tmp_path / "o.resonitepackage"),
+        ]
     )
     assert code == 2, err
     _one_error_line(err, "data.bin", "limit")
