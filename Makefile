@@ -11,10 +11,9 @@ THREE  := brson/view/static/vendor/three.bundle.min.js
 
 .PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
 
-#: The sources of the five optional C accelerators (setup.py), compiled by pip install: a
-#: change to one rebuilds them.
-CSRC   := brson/document/_rawc.c brson/model/_idscanc.c brson/ops/validate/_fieldsc.c \
-          brson/graph/_spansc.c brson/godot/_tscnc.c brson/document/_bsonwire.h
+#: The sources of the optional C accelerators (brson/_speedups/, built by setup.py), compiled
+#: by pip install: a change to one rebuilds them.
+CSRC   := $(wildcard brson/_speedups/*.c brson/_speedups/*.h)
 #: The tests that exercise the accelerated modules, run a second time on the pure-Python path.
 PURE_TESTS := tests/document tests/model tests/graph tests/ops tests/regressions tests/godot/test_tscnc.py
 

@@ -115,7 +115,7 @@ static int span_of(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, Spa
 
 static PyObject *defer(int which, PyObject *const *args, Py_ssize_t nargs) {
     if (fallback[which] == NULL) {
-        PyErr_Format(PyExc_RuntimeError, "brson.document._rawc: no fallback for %s",
+        PyErr_Format(PyExc_RuntimeError, "brson._speedups._rawc: no fallback for %s",
                      fallback_names[which]);
         return NULL;
     }
@@ -412,7 +412,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson.document._rawc",
+    PyModuleDef_HEAD_INIT, "brson._speedups._rawc",
     "raw.py's byte loops in C (see brson/document/raw.py).", -1, methods, NULL, NULL, NULL, NULL,
 };
 

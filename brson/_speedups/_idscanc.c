@@ -562,7 +562,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson.model._idscanc",
+    PyModuleDef_HEAD_INIT, "brson._speedups._idscanc",
     "idscan.py's ID scan in C (see brson/model/idscan.py).", -1, methods, NULL, NULL, NULL, NULL,
 };
 

@@ -1,4 +1,4 @@
-"""Types of the C accelerator (brson/document/_rawc.c); raw.py's functions of the same names."""
+"""Types of the C accelerator (brson/_speedups/_rawc.c); raw.py's functions of the same names."""
 
 Element = tuple[int, int, int, int]
 Layout = tuple[tuple[bytes, str, int], ...]
