@@ -18,6 +18,8 @@ from bson.errors import BSONError
 
 from brson._speedups import load
 from brson.document.bsondoc import decode_bytes
+from brson.document.framing import FIXED as _FIXED
+from brson.document.framing import LENGTH_PREFIXED as _LENGTH_PREFIXED
 from brson.errors import DocumentError
 
 _I32 = struct.Struct("<i")
@@ -36,23 +38,6 @@ INT64 = 0x12
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
-#: Fixed payload sizes of the element types that have one.
-_FIXED = {
-    0x01: 8,
-    0x06: 0,
-    0x07: 12,
-    0x08: 1,
-    0x09: 8,
-    0x0A: 0,
-    0x10: 4,
-    0x11: 8,
-    0x12: 8,
-    0x13: 16,
-    0x7F: 0,
-    0xFF: 0,
-}
-#: Types whose payload starts with an int32 byte count of what follows (+ subtype for binary).
-_LENGTH_PREFIXED = {0x02: 4, 0x0D: 4, 0x0E: 4, 0x05: 5}
 
 #: One indexed element: (type, element start, value start, value end).
 Element = tuple[int, int, int, int]

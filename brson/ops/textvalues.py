@@ -1,20 +1,26 @@
 """Member values from text (the command line): numbers in the width the member has, vectors,
-colours with their profile, booleans, references by ID, null.
+colours with their profile, booleans, references by ID, null; and the JSON form ``brson set``
+prints (``[0.0, 1.0, 0.0]``, ``[1.0, 1.0, 1.0, 1.0, "sRGB"]``, ``{"Min": [...], ...}``).
 
 The member's current value decides the shape when no type hint is given, so ``set`` keeps
-int32 as int32, a float3 as three doubles and a colour's profile as it was.
+int32 as int32, a float3 as three doubles and a colour's profile as it was.  JSON is held to
+the same rule: each number keeps its field's width, and a value of another kind (``1.5`` for
+an integer, ``true`` for a number, a missing key) is refused rather than converted.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from bson.int64 import Int64
 
 from brson.document.raw import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from brson.errors import ModelError
+from brson.model.node import Node
 from brson.model.tree import DataTree, is_guid
 
 _TRUE = {"true", "1", "yes", "on"}
@@ -43,8 +49,10 @@ def parse_text(
     hint = (type_hint or "").rstrip("?")
     nullable = bool(type_hint and type_hint.endswith("?"))
 
+    typed = text  # as given: a JSON vector is read on as its comma form
+
     def fail(expected: str) -> ModelError:
-        return ModelError(f"{text!r} is not {expected}", field=where)
+        return ModelError(f"{typed!r} is not {expected}", field=where)
 
     if reference or (not hint and (is_guid(current) or (current is None and is_guid(text)))):
         if text in ("null", ""):
@@ -59,6 +67,12 @@ def parse_text(
     ):
         return None
     kind = _kind(hint, current)
+    if text.lstrip()[:1] in ("[", "{") and kind not in ("string", "uri"):
+        value = _json(text, fail)
+        if kind.startswith("vector") or kind in ("color", "colorX"):
+            text = _as_list_text(value, fail)  # then read as the comma form, widths and all
+        else:
+            return _conform(value, current, fail)
     if kind == "bool":
         low = text.strip().lower()
         if low in _TRUE:
@@ -189,3 +203,75 @@ def _parse_color(text: str, current: Any, profiled: bool, fail: Any) -> list[Any
     if not all(math.isfinite(v) for v in values):
         raise fail("a finite color")
     return [*values, profile] if profiled else values
+
+
+#: Nesting of a JSON value read for a member (the deepest value Resonite stores is a list of
+#: records of vectors, three levels).
+_JSON_DEPTH = 16
+
+
+def _json(text: str, fail: Callable[[str], ModelError]) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise fail("valid JSON") from None
+
+
+def _as_list_text(value: Any, fail: Callable[[str], ModelError]) -> str:
+    """A JSON vector or colour as the comma form: the one reader then decides widths."""
+    if not isinstance(value, list) or not all(
+        isinstance(v, int | float | str) and not isinstance(v, bool) for v in value
+    ):
+        raise fail("a list of numbers")
+    return ",".join(v if isinstance(v, str) else repr(v) for v in value)
+
+
+def _conform(value: Any, current: Any, fail: Callable[[str], ModelError], depth: int = 0) -> Any:
+    """A JSON value in the shape and widths of the field's current value, or refused."""
+    if depth > _JSON_DEPTH:
+        raise fail(f"a value nested at most {_JSON_DEPTH} levels")
+    if isinstance(current, dict):
+        if not isinstance(value, dict) or set(value) != set(current):
+            raise fail(f"an object with the keys {', '.join(map(json.dumps, current))}")
+        return {k: _conform(value[k], old, fail, depth + 1) for k, old in current.items()}
+    if isinstance(current, list):
+        if not isinstance(value, list):
+            raise fail("a list")
+        olds = [item.get("Data") if isinstance(item, Node) else item for item in current]
+        if len(value) > len(olds) and not _same_shape(olds):
+            raise fail(f"a list of {len(olds)} item(s)")
+        return [
+            _conform(v, olds[n] if n < len(olds) else olds[0], fail, depth + 1)
+            for n, v in enumerate(value)
+        ]
+    return _scalar(value, current, fail)
+
+
+def _scalar(value: Any, current: Any, fail: Callable[[str], ModelError]) -> Any:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if isinstance(current, bool):
+        if isinstance(value, bool):
+            return value
+        raise fail("true or false")
+    if isinstance(current, int):
+        wide = isinstance(current, Int64)
+        smallest, largest = (INT64_MIN, INT64_MAX) if wide else (INT32_MIN, INT32_MAX)
+        if not (isinstance(value, int) and not isinstance(value, bool)):
+            raise fail("an integer")
+        if not smallest <= value <= largest:
+            raise fail(f"an integer that fits {64 if wide else 32} bits")
+        return Int64(value) if wide else value
+    if isinstance(current, float):
+        if number:
+            return float(value)
+        raise fail("a number")
+    if isinstance(current, str) or current is None:
+        if value is None or isinstance(value, str):
+            return value
+        raise fail("a string or null" if current is None else "a string")
+    raise fail(f"a value like {current!r}")
+
+
+def _same_shape(items: list[Any]) -> bool:
+    """Whether every item has the first one's kind, so it can stand for new ones."""
+    return bool(items) and all(type(item) is type(items[0]) for item in items)
