@@ -128,7 +128,7 @@ class IdScan:
     def offset(self, element_id: str) -> int | None:
         """Where ``element_id`` is first defined (the offset of its string element)."""
         text = element_id.encode()
-        if self._table is not None:
+        if self._table is not None and _idscanc is not None:
             found = _idscanc.lookup(self._buf, self._table, text, _PREFIX)
             if found is not None:
                 return None if found < 0 else found
