@@ -9,7 +9,7 @@ OUT    := out
 #: The viewer's three.js bundle (`brson view`), built from npm packages pinned by a lockfile.
 THREE  := brson/view/static/vendor/three.bundle.min.js
 
-.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
+.PHONY: demo test check lint typecheck sanitize bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
 
 #: The sources of the optional C accelerators (brson/_speedups/, built by setup.py), compiled
 #: by pip install: a change to one rebuilds them.
@@ -66,12 +66,13 @@ gltf-tools:
 # and Godot 4 engine tests always run in CI (CI=true fails them without the engine; outside CI
 # they skip when an engine is missing). The suite runs with the C accelerators (CI=true
 # fails when one is not built); the tests over the accelerated modules run again on the
-# pure-Python path (BRSON_PURE_PYTHON=1).
+# pure-Python path (BRSON_PURE_PYTHON=1), and under the sanitizers (make sanitize).
 test: $(STAMP) $(THREE) browser godot3 gltf-tools
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q
 	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
+	$(MAKE) sanitize
 	$(MAKE) lint typecheck
 	$(MAKE) fuzz-short
 
@@ -86,6 +87,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy brson
 
 check: lint typecheck
+
+# The C accelerators built with ASan + UBSan (in place; the normal build is put back after),
+# then their differential tests, the decoder hand-off, the ID scan's collision guard and the
+# fuzz slice under them; any report fails (scripts/sanitize.sh; gcc's libasan, Debian's gcc).
+sanitize: $(STAMP)
+	sh scripts/sanitize.sh
 
 # Benchmarks (docs/performance.md): issue 14's targets on the 10k and 100k worlds, met or
 # missed; worlds cached in benchmarks/worlds/, results to docs/. BENCH_ARGS="--sizes 1000,10000"

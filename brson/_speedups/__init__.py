@@ -6,7 +6,17 @@ dependencies) built by ``pip install`` when a C compiler and Python's headers ar
 (``setup.py`` builds every ``*.c`` here: the directory is the list), with its ``.pyi`` stub
 shipped beside it.  Each answers exactly as a pure-Python function of the module that uses
 it; that function stays the reference, the path of whatever C is unsure of, and the path of
-every call when the extension is missing or ``BRSON_PURE_PYTHON`` is set.
+every call when the extension is missing or ``BRSON_PURE_PYTHON`` is set:
+
+- ``_rawc``: the BSON element indexer's byte loops (:mod:`brson.document.raw`) and the framing
+  check before pymongo's decoder (:mod:`brson.document.framing`);
+- ``_idscanc``: the one-pass ID scan and its definition table (:mod:`brson.model.idscan`);
+- ``_spansc``: the walk that finds every component's byte span (:mod:`brson.graph.spans`);
+- ``_fieldsc``: validate's per-field loop (:mod:`brson.ops.validate.context`);
+- ``_tscnc``: the Godot 4 metadata writer (:mod:`brson.godot.export`).
+
+``make sanitize`` builds them with AddressSanitizer and UndefinedBehaviorSanitizer and runs
+their tests (scripts/sanitize.sh).
 
 ``BRSON_PURE_PYTHON`` set to anything but ``""`` or ``"0"`` forces every pure-Python path:
 CI runs the tests of each accelerator both ways, and a user can rule out the C code when
@@ -20,13 +30,9 @@ from __future__ import annotations
 
 import importlib
 import os
-from pathlib import Path
 from types import ModuleType
 
 PURE_PYTHON: bool = os.environ.get("BRSON_PURE_PYTHON", "") not in ("", "0")
-
-#: The accelerators, by module name: one per C source in this directory.
-MODULES: tuple[str, ...] = tuple(sorted(p.stem for p in Path(__file__).parent.glob("_*.c")))
 
 
 def built(name: str) -> ModuleType | None:
