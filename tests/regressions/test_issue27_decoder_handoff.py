@@ -98,7 +98,7 @@ def framing_inputs() -> list[bytes]:
                 break
             found.append(retyped(buf, at))
             at = buf.find(FLOAT3, at + 1)
-        for _ in range(40):
+        for _ in range(12):
             mutated = bytearray(buf)
             for _ in range(rng.randint(1, 4)):
                 pos = rng.randrange(4, len(mutated) - 1)
