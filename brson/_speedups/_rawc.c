@@ -393,10 +393,10 @@ static PyObject *c_deferred(PyObject *self, PyObject *unused) {
 
 /* framing.first_overrun_py in C, the same answer for every buffer: the offset of the first
  * element at any depth not inside the document holding it (or 0 when the buffer is not one
- * document), -1 when all are framed. The enclosing documents' terminators are kept on a heap
+ * document), -1 when all are framed, -2 past max_depth levels. The enclosing documents' terminators are kept on a heap
  * stack, not the C stack, so hostile nesting costs memory in proportion to its bytes. */
-static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t **stack,
-                          Py_ssize_t *cap) {
+static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t max_depth,
+                          Py_ssize_t **stack, Py_ssize_t *cap) {
     if (size < 5 || i32(b) != size || b[size - 1] != 0)
         return 0;
     Py_ssize_t depth = 0, pos = 4, last = size - 1;
@@ -442,11 +442,13 @@ static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t **
                 }
                 if (b[vend - 1] != 0)
                     return pos;
+                if (depth >= max_depth)
+                    return -2; /* framing.TOO_DEEP */
                 if (depth == *cap) {
                     Py_ssize_t grown = *cap ? *cap * 2 : 64;
                     Py_ssize_t *bigger = PyMem_Realloc(*stack, (size_t)grown * sizeof **stack);
                     if (bigger == NULL)
-                        return -2;
+                        return -3;
                     *stack = bigger;
                     *cap = grown;
                 }
@@ -474,15 +476,22 @@ static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t **
     }
 }
 
-static PyObject *c_first_overrun(PyObject *self, PyObject *arg) {
+static PyObject *c_first_overrun(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "first_overrun(buf, max_depth)");
+        return NULL;
+    }
+    Py_ssize_t max_depth = PyLong_AsSsize_t(args[1]);
+    if (max_depth == -1 && PyErr_Occurred())
+        return NULL;
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
         return NULL;
     Py_ssize_t *stack = NULL, cap = 0;
-    Py_ssize_t found = overrun(view.buf, view.len, &stack, &cap);
+    Py_ssize_t found = overrun(view.buf, view.len, max_depth, &stack, &cap);
     PyMem_Free(stack);
     PyBuffer_Release(&view);
-    if (found == -2)
+    if (found == -3)
         return PyErr_NoMemory();
     return PyLong_FromSsize_t(found);
 }
@@ -502,8 +511,8 @@ static PyMethodDef methods[] = {
      "component_index(buf, start, end): raw.component_index in C."},
     {"set_fallbacks", (PyCFunction)(void (*)(void))cset_fallbacks, METH_FASTCALL,
      "Register the pure-Python functions that answer what C does not."},
-    {"first_overrun", c_first_overrun, METH_O,
-     "first_overrun(buf): framing.first_overrun_py in C."},
+    {"first_overrun", (PyCFunction)(void (*)(void))c_first_overrun, METH_FASTCALL,
+     "first_overrun(buf, max_depth): framing.first_overrun_py in C."},
     {"deferred", c_deferred, METH_NOARGS,
      "How many calls C handed to the pure-Python functions so far."},
     {NULL, NULL, 0, NULL},

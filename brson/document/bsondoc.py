@@ -16,7 +16,7 @@ from bson.codec_options import CodecOptions
 from bson.errors import BSONError, InvalidBSON
 from bson.raw_bson import RawBSONDocument
 
-from brson.document.framing import first_overrun
+from brson.document.framing import TOO_DEEP, first_overrun
 from brson.errors import DocumentError
 
 _INT32 = struct.Struct("<i")
@@ -63,7 +63,9 @@ def decode_bytes(data: bytes, *, unmarked: bool = False) -> dict[str, Any]:
     its elements come from), so the search for one is skipped.  A buffer holding an element
     that runs past its document is refused (:mod:`brson.document.framing`: the decoder would
     read past the buffer)."""
-    bad = first_overrun(data)
+    bad = first_overrun(data, MAX_DEPTH)
+    if bad == TOO_DEEP:
+        raise RecursionError(f"documents nested deeper than {MAX_DEPTH} levels")
     if bad >= 0:
         raise InvalidBSON(f"element at offset {bad} runs past its document")
     try:

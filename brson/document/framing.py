@@ -38,11 +38,17 @@ LENGTH_PREFIXED = {0x02: 4, 0x0D: 4, 0x0E: 4, 0x05: 5}
 _OLD_BINARY = 2
 
 
-def first_overrun_py(buf: bytes) -> int:
+#: :func:`first_overrun`'s answer for a document nested deeper than its ``max_depth``.
+TOO_DEEP = -2
+
+
+def first_overrun_py(buf: bytes, max_depth: int) -> int:
     """The offset of the first element (in byte order, at any depth) whose bytes do not lie
     inside the document holding it, or of the document itself when ``buf`` is not exactly one
-    document; -1 when every element is framed.  One pass, no recursion (a stack of the
-    enclosing documents' ends), so hostile nesting costs what its bytes cost."""
+    document; -1 when every element is framed; :data:`TOO_DEEP` at the first document nested
+    more than ``max_depth`` levels (the decoder refuses those too, having read no further: so
+    a caller that tries each level of a deep tree pays what the decoder would, not the whole
+    buffer each time).  One pass, no recursion (a stack of the enclosing documents' ends)."""
     size = len(buf)
     if size < 5 or _I32.unpack_from(buf, 0)[0] != size or buf[size - 1] != 0:
         return 0
@@ -78,6 +84,8 @@ def first_overrun_py(buf: bytes) -> int:
                 vend = vstart + n
                 if n < 5 or vend > last or buf[vend - 1] != 0:
                     return pos
+                if len(ends) >= max_depth:
+                    return TOO_DEEP
                 ends.append(last)
                 pos, last = vstart + 4, vend - 1
                 continue
@@ -91,6 +99,8 @@ def first_overrun_py(buf: bytes) -> int:
                     return pos
                 if buf[vend - 1] != 0:
                     return pos
+                if len(ends) >= max_depth:
+                    return TOO_DEEP
                 ends.append(last)
                 pos, last = scope + 4, vend - 1
                 continue
