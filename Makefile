@@ -11,12 +11,11 @@ OUT    := out
 #: proves the committed bytes are what the lockfile builds.
 THREE  := brson/view/static/vendor/three.bundle.min.js
 
-.PHONY: demo test check lint typecheck bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
+.PHONY: demo test check lint typecheck sanitize bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
 
-#: The sources of the five optional C accelerators (setup.py), compiled by pip install: a
-#: change to one rebuilds them.
-CSRC   := brson/document/_rawc.c brson/model/_idscanc.c brson/ops/validate/_fieldsc.c \
-          brson/graph/_spansc.c brson/godot/_tscnc.c brson/document/_bsonwire.h
+#: The sources of the optional C accelerators (brson/_speedups/, built by setup.py), compiled
+#: by pip install: a change to one rebuilds them.
+CSRC   := $(wildcard brson/_speedups/*.c brson/_speedups/*.h)
 #: The tests that exercise the accelerated modules, run a second time on the pure-Python path.
 PURE_TESTS := tests/document tests/model tests/graph tests/ops tests/regressions tests/godot/test_tscnc.py
 
@@ -81,12 +80,13 @@ gltf-tools:
 # and Godot 4 engine tests always run in CI (CI=true fails them without the engine; outside CI
 # they skip when an engine is missing). The suite runs with the C accelerators (CI=true
 # fails when one is not built); the tests over the accelerated modules run again on the
-# pure-Python path (BRSON_PURE_PYTHON=1).
+# pure-Python path (BRSON_PURE_PYTHON=1), and under the sanitizers (make sanitize).
 test: $(STAMP) $(THREE) browser godot3 gltf-tools
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q
 	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
+	$(MAKE) sanitize
 	$(MAKE) lint typecheck
 	$(MAKE) vendor-check wheel-check
 	$(MAKE) fuzz-short
@@ -102,6 +102,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy brson
 
 check: lint typecheck
+
+# The C accelerators built with ASan + UBSan (in place; the normal build is put back after),
+# then their differential tests, the decoder hand-off, the ID scan's collision guard and the
+# fuzz slice under them; any report fails (scripts/sanitize.sh; gcc's libasan, Debian's gcc).
+sanitize: $(STAMP)
+	sh scripts/sanitize.sh
 
 # Benchmarks (docs/performance.md): issue 14's targets on the 10k and 100k worlds, met or
 # missed; worlds cached in benchmarks/worlds/, results to docs/. BENCH_ARGS="--sizes 1000,10000"

@@ -1,38 +1,32 @@
 """brson's C accelerators (CPython C API only, built by `pip install` with the system's C
-compiler): raw.py's byte loops (brson/document/_rawc.c), the ID scan (brson/model/_idscanc.c),
-validate's per-field loop (brson/ops/validate/_fieldsc.c), ComponentSpans' walk
-(brson/graph/_spansc.c)
-and the Godot 4 metadata writer (brson/godot/_tscnc.c). Everything else is in pyproject.toml;
-this file exists because setuptools' pyproject table for extensions is still experimental.
+compiler): every ``brson/_speedups/_<name>.c`` is the extension ``brson._speedups._<name>``
+(the directory is the one list; brson/_speedups/__init__.py loads them). Everything else is
+in pyproject.toml; this file exists because setuptools' pyproject table for extensions is
+still experimental.
 
 Optional: without a compiler or Python's headers the install goes on and brson runs its
 pure-Python paths (`make` installs them on Debian; CI=true fails each module's differential
-test, tests/<layer>/test_<module>.py, when its extension is missing).
+test when its extension is missing). `make sanitize` builds the same sources with ASan and
+UBSan (scripts/sanitize.sh).
 """
+
+from pathlib import Path
 
 from setuptools import Extension, setup
 
-#: BSON's framing rules shared by the C files that walk documents.
-WIRE = "brson/document/_bsonwire.h"
-
-
-def _extension(name: str, depends: tuple[str, ...] = ()) -> Extension:
-    """One optional accelerator: the module ``brson.x._y`` is built from ``brson/x/_y.c``."""
-    return Extension(
-        name,
-        sources=[name.replace(".", "/") + ".c"],
-        depends=list(depends),
-        optional=True,
-        extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
-    )
-
+SPEEDUPS = Path("brson/_speedups")
+#: Headers every extension may include (BSON's framing rules): a change rebuilds them all.
+HEADERS = sorted(str(p) for p in SPEEDUPS.glob("*.h"))
 
 setup(
     ext_modules=[
-        _extension("brson.document._rawc", (WIRE,)),
-        _extension("brson.model._idscanc"),
-        _extension("brson.ops.validate._fieldsc"),
-        _extension("brson.graph._spansc", (WIRE,)),
-        _extension("brson.godot._tscnc", (WIRE,)),
+        Extension(
+            f"brson._speedups.{source.stem}",
+            sources=[str(source)],
+            depends=HEADERS,
+            optional=True,
+            extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        )
+        for source in sorted(SPEEDUPS.glob("_*.c"))
     ]
 )

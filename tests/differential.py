@@ -1,8 +1,7 @@
 """What the differential tests of brson's C accelerators share: the guard that CI built each
 extension, and the real inputs they run both paths over.
 
-Each accelerator (``brson.document._rawc``, ``brson.model._idscanc``, ``brson.graph._spansc``,
-``brson.ops.validate._fieldsc``, ``brson.godot._tscnc``) is held to its Python reference on
+Each accelerator (the modules of ``brson._speedups``) is held to its Python reference on
 the same files, in the same order (samples, then fixtures, each sorted within itself: seeded
 mutations must not depend on where the checkout lies).
 """
@@ -17,7 +16,7 @@ from types import ModuleType
 import pytest
 
 import brson
-from brson.compiled import PURE_PYTHON
+from brson._speedups import PURE_PYTHON
 from brson.errors import BrsonError
 from brson.model import DataTree
 from tests.conftest import FIXTURES, SAMPLES

@@ -13,9 +13,10 @@ from typing import Any
 
 import bson as _bson
 from bson.codec_options import CodecOptions
-from bson.errors import BSONError
+from bson.errors import BSONError, InvalidBSON
 from bson.raw_bson import RawBSONDocument
 
+from brson.document.framing import TOO_DEEP, first_overrun
 from brson.errors import DocumentError
 
 _INT32 = struct.Struct("<i")
@@ -59,7 +60,14 @@ def decode_bytes(data: bytes, *, unmarked: bool = False) -> dict[str, Any]:
     invalid BSON: that is a RecursionError here, so callers say "too deep", not "malformed"
     (a valid tree a few hundred slots deep is not malformed).  ``unmarked``: the caller
     knows no key of ``data`` is ``$ref`` (:func:`holds_dbref_mark` is false for the bytes
-    its elements come from), so the search for one is skipped."""
+    its elements come from), so the search for one is skipped.  A buffer holding an element
+    that runs past its document is refused (:mod:`brson.document.framing`: the decoder would
+    read past the buffer)."""
+    bad = first_overrun(data, MAX_DEPTH)
+    if bad == TOO_DEEP:
+        raise RecursionError(f"documents nested deeper than {MAX_DEPTH} levels")
+    if bad >= 0:
+        raise InvalidBSON(f"element at offset {bad} runs past its document")
     try:
         if unmarked or _DBREF_MARK not in data:
             return _bson.decode(data, OPTIONS)

@@ -11,13 +11,15 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bson as _bson
 from bson.errors import BSONError
 
-from brson.compiled import PURE_PYTHON
+from brson._speedups import load
 from brson.document.bsondoc import decode_bytes
+from brson.document.framing import FIXED as _FIXED
+from brson.document.framing import LENGTH_PREFIXED as _LENGTH_PREFIXED
 from brson.errors import DocumentError
 
 _I32 = struct.Struct("<i")
@@ -36,23 +38,6 @@ INT64 = 0x12
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
-#: Fixed payload sizes of the element types that have one.
-_FIXED = {
-    0x01: 8,
-    0x06: 0,
-    0x07: 12,
-    0x08: 1,
-    0x09: 8,
-    0x0A: 0,
-    0x10: 4,
-    0x11: 8,
-    0x12: 8,
-    0x13: 16,
-    0x7F: 0,
-    0xFF: 0,
-}
-#: Types whose payload starts with an int32 byte count of what follows (+ subtype for binary).
-_LENGTH_PREFIXED = {0x02: 4, 0x0D: 4, 0x0E: 4, 0x05: 5}
 
 #: One indexed element: (type, element start, value start, value end).
 Element = tuple[int, int, int, int]
@@ -277,27 +262,23 @@ def component_index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
 
 
 # -- the compiled accelerator --------------------------------------------------------------
-# The six functions above, in C (brson/document/_rawc.c), when it was built and
-# BRSON_PURE_PYTHON is not set (brson.compiled). C answers every input the Python function
+# The six functions above, in C (brson/_speedups/_rawc.c), when it was built and
+# BRSON_PURE_PYTHON is not set. C answers every input the Python function
 # accepts with an equal value and hands everything else (hostile lengths, offsets outside the
 # buffer, keys that are not UTF-8, unexpected argument types) to the Python function, which
 # answers or raises the precise error: errors have one source, and the pure path is the
 # reference the differential tests (tests/document/test_rawc.py) hold C to.
-ACCELERATED: bool
-"""Whether the C functions are in use (the extension imported and BRSON_PURE_PYTHON unset)."""
-try:
-    if PURE_PYTHON:
-        raise ImportError("BRSON_PURE_PYTHON is set")
-    from brson.document import _rawc
-except ImportError:
-    ACCELERATED = False
+if TYPE_CHECKING:
+    from brson._speedups import _rawc
 else:
-    ACCELERATED = True
+    _rawc = load("_rawc")
+ACCELERATED: bool = _rawc is not None
+"""Whether the C functions are in use (the extension imported and BRSON_PURE_PYTHON unset)."""
+
+if _rawc is not None:
     _rawc.set_fallbacks(
         index_py, index_as_py, member_data_py, member_index_py, array_items_py, component_index_py
     )
-
-if ACCELERATED:
     index = _rawc.index
     index_as = _rawc.index_as
     member_data = _rawc.member_data

@@ -24,13 +24,13 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bson import json_util
 
+from brson._speedups import load
 from brson.assets.store import AssetStore
 from brson.collector import paused_gc
-from brson.compiled import PURE_PYTHON
 from brson.document import raw
 from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
@@ -46,18 +46,15 @@ MATERIAL = {3: "SpatialMaterial", 4: "StandardMaterial3D"}
 #: Node name for a slot whose name is empty (or made only of characters Godot refuses).
 FALLBACK_NAME = "Slot"
 
-# The compiled Godot 4 metadata writer (brson/godot/_tscnc.c): a slot's metadata text from its
-# bytes, without decoding them and encoding the result again (that round trip was most of an
-# export).  It answers only what it is sure of and None otherwise; the Python path
+# The compiled Godot 4 metadata writer (brson/_speedups/_tscnc.c): a slot's metadata text
+# from its bytes, without decoding them and encoding the result again (that round trip was most
+# of an export).  It answers only what it is sure of and None otherwise; the Python path
 # (slot_metadata, then tscn's writer) is the reference, and what runs without the extension or
-# with BRSON_PURE_PYTHON set (brson.compiled).
-_tscnc: Any
-try:
-    if PURE_PYTHON:
-        raise ImportError("BRSON_PURE_PYTHON is set")
-    from brson.godot import _tscnc
-except ImportError:
-    _tscnc = None
+# with BRSON_PURE_PYTHON set.
+if TYPE_CHECKING:
+    from brson._speedups import _tscnc
+else:
+    _tscnc = load("_tscnc")
 ACCELERATED: bool = _tscnc is not None
 """Whether the compiled metadata writer is in use."""
 #: Metadata keys (Godot 4 needs identifiers).
@@ -273,7 +270,7 @@ def slot_metadata4(slot: Slot, type_texts: _TypeTexts | None = None) -> dict[str
     if items is None or items[0] != raw.ARRAY or tree is None:
         if tree is None or slot.components:
             return None
-        components = "[]"  # what the Python path writes for no component list
+        components: str | None = "[]"  # what the Python path writes for no component list
     else:
         types = (type_texts or _TypeTexts()).of(tree)
         if types is None:

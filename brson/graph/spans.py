@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
+from brson._speedups import load
 from brson.collector import paused_gc
-from brson.compiled import PURE_PYTHON
 from brson.document import raw
 from brson.errors import PATH_LIMIT
 from brson.model.tree import PATH_MEMO_LIMIT, Component, DataTree, Slot
@@ -24,14 +25,14 @@ from brson.model.tree import PATH_MEMO_LIMIT, Component, DataTree, Slot
 #: The slot number of a component in the root ``Assets`` (NeosVR asset providers).
 ASSETS = -1
 
-# The walk in C (brson/graph/_spansc.c) when it was built and BRSON_PURE_PYTHON is not set
-# (brson.compiled); C answers None for anything it is not sure of and the Python walk
-# decides, so errors have one source (tests/graph/test_spansc.py holds C to it).
-try:
-    from brson.graph import _spansc
-except ImportError:  # pragma: no cover - the build is optional
-    _spansc = None  # type: ignore[assignment]
-ACCELERATED: bool = _spansc is not None and not PURE_PYTHON
+# The walk in C (brson/_speedups/_spansc.c) when it was built and BRSON_PURE_PYTHON is not
+# set; C answers None for anything it is not sure of and the Python walk decides, so errors
+# have one source (tests/graph/test_spansc.py holds C to it).
+if TYPE_CHECKING:
+    from brson._speedups import _spansc
+else:
+    _spansc = load("_spansc")
+ACCELERATED: bool = _spansc is not None
 
 
 class ComponentSpans:

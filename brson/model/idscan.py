@@ -3,11 +3,11 @@ reference scan (refs) and definition lookups (extract) need, from the patterns o
 :mod:`brson.model.idforms`.
 
 The pure-Python path runs those patterns (``DEFINED_ID_BYTES``, ``REFERENCE_BYTES``) with
-``re``; the compiled path (``brson/model/_idscanc.c``) finds the same elements in one C pass
+``re``; the compiled path (``brson/_speedups/_idscanc.c``) finds the same elements in one C pass
 and keeps the definitions in a hash table (no Python object per definition: 642k on a
 10k-slot world), so a scan costs a few hundredths of a second where the two regex passes and
 the sort of the IDs cost about 0.35 s.  C answers None for anything it is not sure of and the
-Python path answers; ``BRSON_PURE_PYTHON`` (:mod:`brson.compiled`) forces the Python path.
+Python path answers; ``BRSON_PURE_PYTHON`` (:mod:`brson._speedups`) forces the Python path.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ import operator
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from brson._speedups import load
 from brson.collector import paused_gc
-from brson.compiled import PURE_PYTHON
 from brson.model.idforms import (
     DEFINED_ID_BYTES,
     DEFINING_KEY_NAMES,
@@ -30,11 +31,11 @@ from brson.model.idforms import (
     SEQUENTIAL_TAIL,
 )
 
-try:
-    from brson.model import _idscanc
-except ImportError:
-    _idscanc = None  # type: ignore[assignment]
-ACCELERATED: bool = _idscanc is not None and not PURE_PYTHON
+if TYPE_CHECKING:
+    from brson._speedups import _idscanc
+else:
+    _idscanc = load("_idscanc")
+ACCELERATED: bool = _idscanc is not None
 """Whether :func:`scan_ids` runs the C scan (the extension built and BRSON_PURE_PYTHON unset;
 a scan made by C answers its lookups in C either way)."""
 
@@ -127,7 +128,7 @@ class IdScan:
     def offset(self, element_id: str) -> int | None:
         """Where ``element_id`` is first defined (the offset of its string element)."""
         text = element_id.encode()
-        if self._table is not None:
+        if self._table is not None and _idscanc is not None:
             found = _idscanc.lookup(self._buf, self._table, text, _PREFIX)
             if found is not None:
                 return None if found < 0 else found

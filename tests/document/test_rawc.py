@@ -1,6 +1,6 @@
 """The C accelerator of raw.py's byte loops answers exactly as the pure-Python functions do.
 
-Differential: each C function (``brson.document._rawc``) and its pure-Python reference
+Differential: each C function (``brson._speedups._rawc``) and its pure-Python reference
 (``raw.index_py``, ...) are called on the same arguments and must give the same outcome: an
 equal value of the same types in the same order, or the same error (C hands every input it
 is not sure of to the Python function, so errors have one source). Inputs: every document of
@@ -23,8 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from brson._speedups import PURE_PYTHON, built
 from brson.api import loads, to_bson
-from brson.compiled import PURE_PYTHON
 from brson.document import raw
 from brson.errors import BrsonError
 from tests.conftest import SAMPLES
@@ -32,9 +32,8 @@ from tests.differential import check_built, sample_parts
 
 
 def _load_rawc() -> ModuleType | None:
-    try:
-        from brson.document import _rawc
-    except ImportError:
+    _rawc = built("_rawc")
+    if _rawc is None:
         return None
     # raw.py registers these when it uses C; under BRSON_PURE_PYTHON it does not load C.
     _rawc.set_fallbacks(
@@ -56,7 +55,7 @@ NAMES = ("index", "member_data", "member_index", "array_items", "component_index
 
 
 def test_accelerator_built_in_ci() -> None:
-    check_built(RAWC, raw.ACCELERATED, "brson.document._rawc")
+    check_built(RAWC, raw.ACCELERATED, "brson._speedups._rawc")
     if raw.ACCELERATED:
         assert RAWC is not None and raw.index is RAWC.index
 

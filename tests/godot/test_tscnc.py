@@ -1,6 +1,6 @@
 """The compiled Godot 4 metadata writer writes exactly what the Python path writes.
 
-Differential: ``brson.godot._tscnc`` renders BSON bytes as Godot 4 text; the reference is the
+Differential: ``brson._speedups._tscnc`` renders BSON bytes as Godot 4 text; the reference is the
 Python path (pymongo's decode, then ``tscn._bson_container4`` / the writer's metadata lines).
 Where C answers, the texts must be equal; where the Python decode fails, C must not answer (it
 returns None and the caller runs the Python path, so errors have one source).  Inputs: every
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import random
-from types import ModuleType
 from typing import Any
 
 import bson
@@ -20,27 +19,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from brson._speedups import built
 from brson.document import raw
 from brson.errors import BrsonError
 from brson.godot import export, tscn
 from brson.godot.export import export_scene, slot_metadata, slot_metadata4
 from tests.differential import check_built, loadable_trees
 
-
-def _load() -> ModuleType | None:
-    try:
-        from brson.godot import _tscnc
-    except ImportError:
-        return None
-    return _tscnc
-
-
-TSCNC = _load()
+TSCNC = built("_tscnc")
 needs_c = pytest.mark.skipif(TSCNC is None, reason="the C metadata writer is not built")
 
 
 def test_writer_built_in_ci() -> None:
-    check_built(TSCNC, export.ACCELERATED, "brson.godot._tscnc")
+    check_built(TSCNC, export.ACCELERATED, "brson._speedups._tscnc")
 
 
 TREES = loadable_trees()

@@ -1,4 +1,4 @@
-"""The C walk of ComponentSpans (``brson.graph._spansc``) answers as the Python walk does.
+"""The C walk of ComponentSpans (``brson._speedups._spansc``) answers as the Python walk does.
 
 Differential: on the same bytes the C walk either gives exactly the Python walk's spans,
 slots and parents, or None (not sure: the Python walk then decides, and whenever the Python
@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from brson._speedups import built
 from brson.api import loads, to_bson
 from brson.document import raw
 from brson.errors import BrsonError
@@ -27,10 +28,7 @@ from brson.model.tree import DataTree
 from tests.differential import check_built, sample_parts
 from tests.graph.synth import world
 
-try:
-    from brson.graph import _spansc
-except ImportError:  # pragma: no cover
-    _spansc = None  # type: ignore[assignment]
+_spansc = built("_spansc")
 
 needs_c = pytest.mark.skipif(_spansc is None, reason="the C walk is not built")
 
@@ -38,7 +36,7 @@ Arrays = tuple["array[int]", ...]
 
 
 def test_accelerator_built_in_ci() -> None:
-    check_built(_spansc, spans_module.ACCELERATED, "brson.graph._spansc")
+    check_built(_spansc, spans_module.ACCELERATED, "brson._speedups._spansc")
 
 
 def python_walk(buf: bytes, start: int, end: int) -> Arrays:

@@ -1,4 +1,4 @@
-"""The C ID scan (``brson.model._idscanc``) finds what the idforms patterns find.
+"""The C ID scan (``brson._speedups._idscanc``) finds what the idforms patterns find.
 
 Differential: :func:`idscan.scan_ids` with C and :func:`idscan.scan_ids_py` (the patterns of
 ``brson.model.idforms`` run by ``re``) on the same bytes and spans must agree on every field:
@@ -19,20 +19,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from brson._speedups import built
 from brson.api import load
 from brson.model import ids, idscan
 from brson.ops.ids import highest_number, is_sequential, numbered_ids_in_bytes
 from tests.differential import check_built, input_files
 
-try:
-    from brson.model import _idscanc
-except ImportError:
-    _idscanc = None  # type: ignore[assignment]
+_idscanc = built("_idscanc")
 needs_c = pytest.mark.skipif(_idscanc is None, reason="the C ID scan is not built")
 
 
 def test_accelerator_built_in_ci() -> None:
-    check_built(_idscanc, idscan.ACCELERATED, "brson.model._idscanc")
+    check_built(_idscanc, idscan.ACCELERATED, "brson._speedups._idscanc")
 
 
 def c_scan(buf: bytes, spans: list[tuple[int, int]], sample: int) -> idscan.IdScan:

@@ -1,4 +1,4 @@
-"""validate's compiled per-field loop (``brson.ops.validate._fieldsc``) answers as the Python
+"""validate's compiled per-field loop (``brson._speedups._fieldsc``) answers as the Python
 code of ``brson.ops.validate.context`` does.
 
 Differential: ``_fieldsc.guids`` against :func:`context.all_guids_py`, and
@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from brson._speedups import built
 from brson.api import load
 from brson.model.idforms import DEFINING_KEY_SUFFIX, ID_KEY, holds_own_id
 from brson.ops.validate import context
@@ -27,15 +28,12 @@ from brson.ops.validate.findings import Findings
 from tests.conftest import FIXTURES
 from tests.differential import check_built, input_files
 
-try:
-    from brson.ops.validate import _fieldsc
-except ImportError:
-    _fieldsc = None  # type: ignore[assignment]
+_fieldsc = built("_fieldsc")
 needs_c = pytest.mark.skipif(_fieldsc is None, reason="validate's C loop is not built")
 
 
 def test_accelerator_built_in_ci() -> None:
-    check_built(_fieldsc, context.ACCELERATED, "brson.ops.validate._fieldsc")
+    check_built(_fieldsc, context.ACCELERATED, "brson._speedups._fieldsc")
 
 
 def c_guids(values: list[Any]) -> bool:

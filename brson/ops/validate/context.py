@@ -9,12 +9,12 @@ each only once; the families look at the decoded values it hands them (:class:`S
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bson.code import Code
 from bson.int64 import Int64
 
-from brson.compiled import PURE_PYTHON
+from brson._speedups import load
 from brson.model.idforms import DEFINING_KEY_SUFFIX, GUID_PATTERN, ID_KEY, holds_own_id
 from brson.model.tree import DataTree, Slot, is_guid
 from brson.model.typename import TypeName, is_type_name
@@ -39,13 +39,13 @@ _SHAPES = (
 #: One GUID's shape, what the compiled checks compare each mapped ID with.
 _GUID_SHAPE = _SHAPES[: _SHAPES.index(b"\n")]
 
-try:
-    from brson.ops.validate import _fieldsc
-except ImportError:
-    _fieldsc = None  # type: ignore[assignment]
-ACCELERATED: bool = _fieldsc is not None and not PURE_PYTHON
+if TYPE_CHECKING:
+    from brson._speedups import _fieldsc
+else:
+    _fieldsc = load("_fieldsc")
+ACCELERATED: bool = _fieldsc is not None
 """Whether :func:`all_guids` and :meth:`ComponentInfo.scan_all` run their compiled versions
-(``_fieldsc.c``: the extension built and BRSON_PURE_PYTHON unset: brson.compiled).  They
+(``brson/_speedups/_fieldsc.c``: the extension built and BRSON_PURE_PYTHON unset).  They
 answer every input as the Python code below does (``tests/ops/test_fieldsc.py``), which
 stays the reference and the path of anything C is unsure of."""
 

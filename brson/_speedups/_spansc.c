@@ -17,7 +17,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include "../document/_bsonwire.h"
+#include "_bsonwire.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +197,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson.graph._spansc", "ComponentSpans' walk in C.", -1, methods,
+    PyModuleDef_HEAD_INIT, "brson._speedups._spansc", "ComponentSpans' walk in C.", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 

@@ -1,4 +1,4 @@
-"""Types of the C ID scan (brson/model/_idscanc.c); idscan.py calls it."""
+"""Types of the C ID scan (brson/_speedups/_idscanc.c); idscan.py calls it."""
 
 from typing import overload
 
@@ -12,6 +12,7 @@ def scan(
     references: bool = True,
     /,
 ) -> tuple[int, bool, list[str], list[tuple[int, str]], dict[str, int], bytes] | None: ...
+def probes() -> int: ...
 def lookup(buf: bytes, table: bytes, guid: bytes, prefix: bytes) -> int | None: ...
 @overload
 def elements(

@@ -43,11 +43,16 @@ static int is_guid(const unsigned char *g) {
     return 1;
 }
 
-/* The table is indexed by the low bits: the first group's number plus a mix of the rest.
- * The engine numbers IDs in sequence in the first group and writes them about in that order,
- * so its IDs fill neighbouring slots in the order they are met (a hash that scatters them
- * cost a cache miss per ID, 0.2 s on 642k); random IDs scatter either way. The high 32 bits
- * (the rest's mix) are kept in a slot to skip most comparisons with other IDs. */
+/* The table has two hashes. The first (guid_hash) is indexed by the low bits: the first
+ * group's number plus a mix of the rest. The engine numbers IDs in sequence in the first group
+ * and writes them about in that order, so its IDs fill neighbouring slots in the order they
+ * are met (a hash that scatters them cost a cache miss per ID, 0.2 s on 642k); random IDs
+ * scatter either way. The high 32 bits (the rest's mix) are kept in a slot to skip most
+ * comparisons with other IDs. That hash is public, so a file can choose IDs that all land on
+ * one slot (the first group is free: 100k such IDs cost 10x a random set, and the probes grow
+ * with the square of the count). So a table counts its probes, and past PROBE_BUDGET per find
+ * it is rebuilt with the second hash (seeded_hash): SipHash keyed by the interpreter's
+ * per-process random key (PYTHONHASHSEED), which no file can aim at. */
 static uint32_t hex_digit(unsigned char c) {
     return c <= '9' ? (uint32_t)(c - '0') & 15 : (uint32_t)((c | 0x20) - 'a' + 10) & 15;
 }
@@ -70,6 +75,28 @@ static uint64_t guid_hash(const unsigned char *g) {
     for (int i = 0; i < 8; i++)
         counter = (counter << 4) | hex_digit(g[i]);
     return (h & 0xFFFFFFFF00000000ULL) | (uint32_t)(counter + (uint32_t)h);
+}
+
+static uint64_t seeded_hash(const unsigned char *g) {
+#if PY_VERSION_HEX >= 0x030E0000
+    return (uint64_t)Py_HashBuffer(g, GUID_LEN);
+#else
+    return (uint64_t)_Py_HashBytes(g, GUID_LEN);
+#endif
+}
+
+/* Probes per find (on average, plus a start) a table may spend with guid_hash before it
+ * switches to seeded_hash: the engine's IDs take about one each. */
+#define PROBE_BUDGET 8
+#define PROBE_START 1024
+/* Probes one lookup() may spend with guid_hash before it leaves the answer to Python (a
+ * bisection of the sorted definitions). */
+#define LOOKUP_PROBES 64
+/* Slot probes of every table and lookup so far (tests count the work: probes()). */
+static unsigned long long probes_total = 0;
+
+static uint64_t hash_of(int seeded, const unsigned char *g) {
+    return seeded ? seeded_hash(g) : guid_hash(g);
 }
 
 /* What one scan needs of the element shape (from idforms). */
@@ -124,25 +151,20 @@ typedef struct {
     Py_ssize_t n, cap;
     uint64_t *slots; /* the hash's high 32 bits, entry number + 1 in the low 32 */
     Py_ssize_t mask;
+    int seeded;                /* seeded_hash, not guid_hash */
+    unsigned long long probes; /* slots looked at, and finds made, with guid_hash */
+    unsigned long long finds;
 } Table;
 
-static int table_grow(Table *t) {
-    Py_ssize_t size = (t->mask + 1) * 2;
-    uint64_t *slots = PyMem_Calloc((size_t)size, sizeof(uint64_t));
-    if (slots == NULL)
-        return -1;
-    PyMem_Free(t->slots);
-    t->slots = slots;
-    t->mask = size - 1;
-    return 0;
-}
-
-static Py_ssize_t table_find(const Table *t, const unsigned char *buf, const unsigned char *g,
+static Py_ssize_t table_find(Table *t, const unsigned char *buf, const unsigned char *g,
                              Py_ssize_t *slot_out, uint64_t *tag_out) {
-    uint64_t h = guid_hash(g);
+    uint64_t h = hash_of(t->seeded, g);
     uint64_t tag = h & 0xFFFFFFFF00000000ULL;
     Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)t->mask);
+    t->finds++;
     for (;;) {
+        t->probes++;
+        probes_total++;
         uint64_t slot = t->slots[at];
         uint32_t e = (uint32_t)slot;
         if (e == 0) {
@@ -156,16 +178,39 @@ static Py_ssize_t table_find(const Table *t, const unsigned char *buf, const uns
     }
 }
 
-static int table_rehash(Table *t, const unsigned char *buf) {
-    if (table_grow(t) < 0)
+/* Whether guid_hash has spent its budget: then the table is rebuilt with seeded_hash. */
+static int over_budget(const Table *t) {
+    return !t->seeded && t->probes > PROBE_BUDGET * t->finds + PROBE_START;
+}
+
+/* Every entry placed anew in `size` empty slots (a power of two), switching to seeded_hash
+ * (and starting over) when guid_hash runs over its budget on the way. */
+static int table_place(Table *t, const unsigned char *buf, Py_ssize_t size) {
+    uint64_t *slots = PyMem_Calloc((size_t)size, sizeof(uint64_t));
+    if (slots == NULL)
         return -1;
+    PyMem_Free(t->slots);
+    t->slots = slots;
+    t->mask = size - 1;
     for (Py_ssize_t i = 0; i < t->n; i++) {
         Py_ssize_t slot;
         uint64_t tag;
         table_find(t, buf, buf + t->guid[i], &slot, &tag);
         t->slots[slot] = tag | (uint64_t)(i + 1);
+        if (over_budget(t)) {
+            t->seeded = 1;
+            return table_place(t, buf, size);
+        }
     }
     return 0;
+}
+
+/* After a find: the switch to seeded_hash when guid_hash ran over its budget. */
+static int table_check(Table *t, const unsigned char *buf) {
+    if (!over_budget(t))
+        return 0;
+    t->seeded = 1;
+    return table_place(t, buf, t->mask + 1);
 }
 
 /* Adds a definition: 1 when its ID was defined before, 0 when new, -1 out of memory. */
@@ -173,7 +218,7 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
     Py_ssize_t slot;
     uint64_t tag;
     if (table_find(t, buf, buf + guid, &slot, &tag) >= 0)
-        return 1;
+        return table_check(t, buf) < 0 ? -1 : 1;
     if (t->n == t->cap) {
         Py_ssize_t cap = t->cap ? t->cap * 2 : 1024;
         uint32_t *s = PyMem_Realloc(t->start, (size_t)cap * sizeof(uint32_t));
@@ -190,9 +235,9 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
     t->guid[t->n] = guid;
     t->n++;
     t->slots[slot] = tag | (uint64_t)t->n;
-    if (t->n * 2 > t->mask + 1 && table_rehash(t, buf) < 0)
+    if (t->n * 2 > t->mask + 1 && table_place(t, buf, (t->mask + 1) * 2) < 0)
         return -1;
-    return 0;
+    return table_check(t, buf);
 }
 
 static void table_free(Table *t) {
@@ -368,6 +413,8 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_ssize_t e = table_find(&t, buf, buf + ref_guid[i], &slot, &tag);
         if (e >= 0)
             t.referenced[e] = 1;
+        if (table_check(&t, buf) < 0)
+            goto nomem;
     }
     targets = PyDict_New();
     if (targets == NULL)
@@ -385,13 +432,14 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(key);
         Py_DECREF(value);
     }
-    /* the lookup table: first-definition element offsets + 1 in the slots */
-    table = PyBytes_FromStringAndSize(NULL, (t.mask + 1) * (Py_ssize_t)sizeof(uint32_t));
+    /* the lookup table: first-definition element offsets + 1 in the slots, then which hash */
+    table = PyBytes_FromStringAndSize(NULL, (t.mask + 2) * (Py_ssize_t)sizeof(uint32_t));
     if (table == NULL)
         goto fail;
     uint32_t *out = (uint32_t *)PyBytes_AS_STRING(table);
     for (Py_ssize_t i = 0; i <= t.mask; i++)
         out[i] = (uint32_t)t.slots[i] ? t.start[(uint32_t)t.slots[i] - 1] + 1 : 0;
+    out[t.mask + 1] = (uint32_t)t.seeded;
     result = Py_BuildValue("(nOOOOO)", count, repeated ? Py_True : Py_False, first, refs,
                            targets, table);
     goto done;
@@ -417,16 +465,22 @@ static PyObject *c_lookup(PyObject *self, PyObject *const *args, Py_ssize_t narg
         Py_RETURN_NONE;
     const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t len = PyBytes_GET_SIZE(args[0]);
-    Py_ssize_t size = PyBytes_GET_SIZE(args[1]) / (Py_ssize_t)sizeof(uint32_t);
+    if (PyBytes_GET_SIZE(args[1]) % (Py_ssize_t)sizeof(uint32_t) != 0)
+        Py_RETURN_NONE;
+    Py_ssize_t size = PyBytes_GET_SIZE(args[1]) / (Py_ssize_t)sizeof(uint32_t) - 1;
     const uint32_t *slots = (const uint32_t *)PyBytes_AS_STRING(args[1]);
     Py_ssize_t plen = PyBytes_GET_SIZE(args[3]);
-    if (size == 0 || (size & (size - 1)) != 0)
+    if (size <= 0 || (size & (size - 1)) != 0 || slots[size] > 1)
         Py_RETURN_NONE;
+    int seeded = (int)slots[size];
     if (PyBytes_GET_SIZE(args[2]) != GUID_LEN)
         return PyLong_FromLong(-1);
     const unsigned char *g = (const unsigned char *)PyBytes_AS_STRING(args[2]);
-    Py_ssize_t at = (Py_ssize_t)(guid_hash(g) & (uint64_t)(size - 1));
+    Py_ssize_t at = (Py_ssize_t)(hash_of(seeded, g) & (uint64_t)(size - 1));
     for (Py_ssize_t probes = 0; probes < size; probes++) {
+        probes_total++;
+        if (!seeded && probes == LOOKUP_PROBES)
+            Py_RETURN_NONE;
         uint32_t e = slots[at];
         if (e == 0)
             return PyLong_FromLong(-1);
@@ -551,7 +605,13 @@ done:
     return result;
 }
 
+static PyObject *c_probes(PyObject *self, PyObject *unused) {
+    return PyLong_FromUnsignedLongLong(probes_total);
+}
+
 static PyMethodDef methods[] = {
+    {"probes", c_probes, METH_NOARGS,
+     "Slot probes of every scan and lookup so far (the complexity guards count them)."},
     {"elements", (PyCFunction)(void (*)(void))c_elements, METH_FASTCALL,
      "elements(buf, prefix, names, suffix[, tail]): a fragment's IDs for ids.ids_in_bytes."},
     {"scan", (PyCFunction)(void (*)(void))c_scan, METH_FASTCALL,
@@ -562,7 +622,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson.model._idscanc",
+    PyModuleDef_HEAD_INIT, "brson._speedups._idscanc",
     "idscan.py's ID scan in C (see brson/model/idscan.py).", -1, methods, NULL, NULL, NULL, NULL,
 };
 

@@ -243,7 +243,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_fieldsc", "validate's per-field loop, compiled.", -1, methods,
+    PyModuleDef_HEAD_INIT, "brson._speedups._fieldsc", "validate's per-field loop, compiled.", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 

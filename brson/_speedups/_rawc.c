@@ -115,7 +115,7 @@ static int span_of(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, Spa
 
 static PyObject *defer(int which, PyObject *const *args, Py_ssize_t nargs) {
     if (fallback[which] == NULL) {
-        PyErr_Format(PyExc_RuntimeError, "brson.document._rawc: no fallback for %s",
+        PyErr_Format(PyExc_RuntimeError, "brson._speedups._rawc: no fallback for %s",
                      fallback_names[which]);
         return NULL;
     }
@@ -391,6 +391,111 @@ static PyObject *c_deferred(PyObject *self, PyObject *unused) {
     return PyLong_FromUnsignedLongLong(deferred);
 }
 
+/* framing.first_overrun_py in C, the same answer for every buffer: the offset of the first
+ * element at any depth not inside the document holding it (or 0 when the buffer is not one
+ * document), -1 when all are framed, -2 past max_depth levels. The enclosing documents' terminators are kept on a heap
+ * stack, not the C stack, so hostile nesting costs memory in proportion to its bytes. */
+static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t max_depth,
+                          Py_ssize_t **stack, Py_ssize_t *cap) {
+    if (size < 5 || i32(b) != size || b[size - 1] != 0)
+        return 0;
+    Py_ssize_t depth = 0, pos = 4, last = size - 1;
+    for (;;) {
+        if (pos == last) {
+            if (depth == 0)
+                return -1;
+            pos = last + 1;
+            last = (*stack)[--depth];
+            continue;
+        }
+        int etype = b[pos];
+        Py_ssize_t key_end = find_nul(b, pos + 1, last);
+        if (key_end < 0)
+            return pos;
+        Py_ssize_t vstart = key_end + 1, vend, inner;
+        int fixed = fixed_size(etype);
+        if (fixed >= 0) {
+            vend = vstart + fixed;
+        } else if (etype == 0x0B) {
+            Py_ssize_t p = find_nul(b, vstart, last);
+            p = p >= 0 ? find_nul(b, p + 1, last) : -1;
+            if (p < 0)
+                return pos;
+            vend = p + 1;
+        } else if (vstart + 4 > last) {
+            return pos;
+        } else {
+            Py_ssize_t n = i32(b + vstart);
+            if (etype == 0x03 || etype == 0x04 || etype == 0x0F) {
+                vend = vstart + n;
+                if (etype == 0x0F) {
+                    if (n < 14 || vend > last)
+                        return pos;
+                    Py_ssize_t text = i32(b + vstart + 4);
+                    inner = vstart + 8 + text;
+                    if (text < 1 || inner + 5 > vend || i32(b + inner) != vend - inner)
+                        return pos;
+                } else {
+                    if (n < 5 || vend > last)
+                        return pos;
+                    inner = vstart;
+                }
+                if (b[vend - 1] != 0)
+                    return pos;
+                if (depth >= max_depth)
+                    return -2; /* framing.TOO_DEEP */
+                if (depth == *cap) {
+                    Py_ssize_t grown = *cap ? *cap * 2 : 64;
+                    Py_ssize_t *bigger = PyMem_Realloc(*stack, (size_t)grown * sizeof **stack);
+                    if (bigger == NULL)
+                        return -3;
+                    *stack = bigger;
+                    *cap = grown;
+                }
+                (*stack)[depth++] = last;
+                pos = inner + 4;
+                last = vend - 1;
+                continue;
+            }
+            if (n < (etype == 0x05 ? 0 : 1))
+                return pos;
+            if (etype == 0x0C)
+                vend = vstart + 4 + n + 12;
+            else if (etype == 0x02 || etype == 0x0D || etype == 0x0E)
+                vend = vstart + 4 + n;
+            else if (etype == 0x05) {
+                vend = vstart + 5 + n;
+                if (b[vstart + 4] == 2 && n < 4)
+                    return pos;
+            } else
+                return pos;
+        }
+        if (vend > last)
+            return pos;
+        pos = vend;
+    }
+}
+
+static PyObject *c_first_overrun(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "first_overrun(buf, max_depth)");
+        return NULL;
+    }
+    Py_ssize_t max_depth = PyLong_AsSsize_t(args[1]);
+    if (max_depth == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t *stack = NULL, cap = 0;
+    Py_ssize_t found = overrun(view.buf, view.len, max_depth, &stack, &cap);
+    PyMem_Free(stack);
+    PyBuffer_Release(&view);
+    if (found == -3)
+        return PyErr_NoMemory();
+    return PyLong_FromSsize_t(found);
+}
+
 static PyMethodDef methods[] = {
     {"index", (PyCFunction)(void (*)(void))c_index, METH_FASTCALL,
      "index(buf, start, end): raw.index in C."},
@@ -406,13 +511,15 @@ static PyMethodDef methods[] = {
      "component_index(buf, start, end): raw.component_index in C."},
     {"set_fallbacks", (PyCFunction)(void (*)(void))cset_fallbacks, METH_FASTCALL,
      "Register the pure-Python functions that answer what C does not."},
+    {"first_overrun", (PyCFunction)(void (*)(void))c_first_overrun, METH_FASTCALL,
+     "first_overrun(buf, max_depth): framing.first_overrun_py in C."},
     {"deferred", c_deferred, METH_NOARGS,
      "How many calls C handed to the pure-Python functions so far."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson.document._rawc",
+    PyModuleDef_HEAD_INIT, "brson._speedups._rawc",
     "raw.py's byte loops in C (see brson/document/raw.py).", -1, methods, NULL, NULL, NULL, NULL,
 };
 

@@ -1,7 +1,7 @@
 /* Godot 4 metadata text straight from BSON bytes: what tscn._bson_container4 writes for the
  * decoded value, without decoding it into Python objects and encoding those again.
  *
- * The contract (as brson/document/_rawc.c's): for an input the Python path writes through
+ * The contract (as brson/_speedups/_rawc.c's): for an input the Python path writes through
  * its fast path, the C function returns the same text; for anything it is not sure of --
  * malformed or truncated BSON, keys or strings that are not UTF-8, duplicate keys (a decoded
  * dict keeps the last value at the first key's place), BSON types the writer renders another
@@ -12,7 +12,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include "../document/_bsonwire.h"
+#include "_bsonwire.h"
 #include <string.h>
 
 #define MAX_DEPTH 100
@@ -457,7 +457,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson.godot._tscnc",
+    PyModuleDef_HEAD_INIT, "brson._speedups._tscnc",
     "Godot 4 metadata text from BSON bytes (see brson/godot/export.py).", -1, methods,
     NULL, NULL, NULL, NULL,
 };

@@ -1,4 +1,4 @@
-"""Types of validate's compiled per-field loop (brson/ops/validate/_fieldsc.c); context.py
+"""Types of validate's compiled per-field loop (brson/_speedups/_fieldsc.c); context.py
 calls it."""
 
 from typing import Any

@@ -1,0 +1,50 @@
+"""brson's compiled accelerators: one C module per hot path, all in this package, all loaded
+here and all switched off by one environment variable.
+
+Each ``_<name>.c`` beside this file is an optional extension (CPython C API only, no
+dependencies) built by ``pip install`` when a C compiler and Python's headers are present
+(``setup.py`` builds every ``*.c`` here: the directory is the list), with its ``.pyi`` stub
+shipped beside it.  Each answers exactly as a pure-Python function of the module that uses
+it; that function stays the reference, the path of whatever C is unsure of, and the path of
+every call when the extension is missing or ``BRSON_PURE_PYTHON`` is set:
+
+- ``_rawc``: the BSON element indexer's byte loops (:mod:`brson.document.raw`) and the framing
+  check before pymongo's decoder (:mod:`brson.document.framing`);
+- ``_idscanc``: the one-pass ID scan and its definition table (:mod:`brson.model.idscan`);
+- ``_spansc``: the walk that finds every component's byte span (:mod:`brson.graph.spans`);
+- ``_fieldsc``: validate's per-field loop (:mod:`brson.ops.validate.context`);
+- ``_tscnc``: the Godot 4 metadata writer (:mod:`brson.godot.export`).
+
+``make sanitize`` builds them with AddressSanitizer and UndefinedBehaviorSanitizer and runs
+their tests (scripts/sanitize.sh).
+
+``BRSON_PURE_PYTHON`` set to anything but ``""`` or ``"0"`` forces every pure-Python path:
+CI runs the tests of each accelerator both ways, and a user can rule out the C code when
+chasing a bug.  It is read once, here, at import, so that one process never mixes the two.
+
+This package sits in the lowest layer (it imports nothing of brson's), so that every layer
+may use it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+PURE_PYTHON: bool = os.environ.get("BRSON_PURE_PYTHON", "") not in ("", "0")
+
+
+def built(name: str) -> ModuleType | None:
+    """The extension ``brson._speedups.<name>`` whatever the switch says, or None when it was
+    not built (the differential tests call both paths in one process)."""
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ImportError:
+        return None
+
+
+def load(name: str) -> ModuleType | None:
+    """The extension a module should use: None when ``BRSON_PURE_PYTHON`` is set or the
+    extension was not built, and the caller runs its pure-Python path."""
+    return None if PURE_PYTHON else built(name)

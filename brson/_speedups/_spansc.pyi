@@ -1,0 +1,3 @@
+"""Types of the C walk of ComponentSpans (brson/_speedups/_spansc.c); spans.py calls it."""
+
+def walk(buf: bytes, start: int, end: int, /) -> tuple[bytes, bytes] | None: ...

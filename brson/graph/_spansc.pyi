@@ -1,3 +1,0 @@
-"""Types of the C walk of ComponentSpans (brson/graph/_spansc.c); spans.py calls it."""
-
-def walk(buf: bytes, start: int, end: int, /) -> tuple[bytes, bytes] | None: ...
