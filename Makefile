@@ -91,12 +91,14 @@ test: $(STAMP) $(THREE) browser godot3 gltf-tools
 	$(MAKE) vendor-check wheel-check
 	$(MAKE) fuzz-short
 
-# ruff (lint and format) over everything the repo runs, and the layers contract in
-# pyproject.toml (import-linter); all pinned in the test extra.
+# ruff (lint and format) over everything the repo runs, the layers contract in
+# pyproject.toml (import-linter; all pinned in the test extra), and no module-level import
+# cycle among brson's modules (the rule: scripts/check_import_cycles.py).
 lint: $(STAMP)
 	$(BIN)/ruff check brson tests fixtures fuzz benchmarks scripts
 	$(BIN)/ruff format --check brson tests fixtures benchmarks fuzz scripts
 	$(BIN)/lint-imports
+	$(BIN)/python scripts/check_import_cycles.py brson
 
 typecheck: $(STAMP)
 	$(BIN)/mypy brson

@@ -27,8 +27,8 @@ MAX_SIZE = 4 << 30
 def make_edited(path: Path, out: Path) -> Path:
     """Write ``path``'s tree with ~1% of its slots edited to ``out`` (codec from its name)."""
     import brson
+    from brson.model.numbering import FreshIds
     from brson.model.tree import Slot
-    from brson.ops.ids import FreshIds
 
     tree = brson.load(path, max_size=MAX_SIZE)
     fresh = FreshIds.for_tree(tree, rng=random.Random(14))

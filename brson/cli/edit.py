@@ -1,7 +1,7 @@
 """Edit commands: ``set``, ``rename``, ``move``, ``delete``, ``vars``, ``set-var``,
 ``renumber``, ``import`` and ``apply``.  Each reads FILE and writes OUTPUT (never FILE itself)
 or, with ``--in-place``, replaces FILE atomically; whatever it did not touch stays
-byte-identical.  The Python API (:mod:`brson.ops.edit`, :mod:`brson.ops.patch`) does more."""
+byte-identical.  The Python API (:mod:`brson.model.edit`, :mod:`brson.ops.patch`) does more."""
 
 from __future__ import annotations
 
@@ -30,9 +30,10 @@ from brson.cli.common import (
 from brson.codecs import Codec
 from brson.container import is_package_name
 from brson.document import jsonform
+from brson.model import edit
+from brson.model.numbering import renumber
 from brson.model.tree import DataTree, Slot
-from brson.ops import edit, importing, variables
-from brson.ops.ids import renumber
+from brson.ops import importing, variables
 from brson.ops.patch import PatchError, apply_patch, read_patch
 from brson.ops.selectors import component_on, field_at
 from brson.ops.textvalues import parse_text

@@ -175,7 +175,8 @@ def numbered_id_elements(
     """:func:`id_elements` with the highest sequential counter among all of them (-1 when
     there is none or some definition is not sequential) and whether every definition is
     sequential, from the same C pass: what extract's closure asks of every copied
-    component, which took a Python step per ID (:func:`brson.ops.ids.numbered_ids_in_bytes`)."""
+    component, which took a Python step per ID
+    (:func:`brson.model.numbering.numbered_ids_in_bytes`)."""
     if not ACCELERATED or type(data) is not bytes:
         return None
     return _idscanc.elements(data, _PREFIX, _NAMES, _SUFFIX, _TAIL)

@@ -269,7 +269,7 @@ class Node:
         """Set one raw key of this document to ``value`` (plain values, a Node or a list of
         them), appended when new, in place when not; marks the node and its ancestors for
         re-assembly.  Low level: no width or kind is kept (``Member.value`` and
-        :func:`brson.ops.edit.set_value` do that) and no reference is followed."""
+        :func:`brson.model.edit.set_value` do that) and no reference is followed."""
         # Node's own key test: subclasses redefine ``in`` (a Component's means "has member").
         if not Node.__contains__(self, key):
             self._keys = [*self.keys(), key]

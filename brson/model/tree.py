@@ -21,7 +21,7 @@ from brson.collector import deferred_full_collections
 from brson.container import Container
 from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
-from brson.model import editing, slotmatch, transform
+from brson.model import slotmatch, transform
 from brson.model.idforms import GUID, ID_HEAD, leading_id
 from brson.model.node import _MISSING, _NO_VALS, Node
 from brson.model.typename import TypeName, is_type_name
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from brson.model.documents import ComponentDoc, DataTreeDoc, MemberDoc, SlotDoc
+    from brson.model.edit import Removal
     from brson.model.ids import IdIndex
 
 
@@ -577,9 +578,11 @@ class Component(Node):
 
         return _validated(ComponentDoc, self.decoded(), self._where())
 
-    def remove(self, references: str = "null") -> editing.Removal:
-        """Remove this component (see :func:`brson.ops.edit.remove_component`)."""
-        return editing.editor().remove_component(self, references)
+    def remove(self, references: str = "null") -> Removal:
+        """Remove this component (see :func:`brson.model.edit.remove_component`)."""
+        from brson.model import edit
+
+        return edit.remove_component(self, references)
 
     def __repr__(self) -> str:
         try:
@@ -1063,7 +1066,7 @@ class Slot(Node):
     def find_component(self, type_name: str) -> Component | None:
         """The first component on this slot (not its children) whose type ``type_name`` names
         in any spelling :meth:`TypeName.spellings` allows, or ``None`` (a lookup, like
-        :meth:`DataTree.find`; :func:`brson.ops.edit.component_on` raises with the types the
+        :meth:`DataTree.find`; :func:`brson.ops.selectors.component_on` raises with the types the
         slot has instead)."""
         for component in self.components:
             if component.is_type(type_name):
@@ -1075,25 +1078,33 @@ class Slot(Node):
 
         return _validated(SlotDoc, self.decoded(), self.path)
 
-    # Editing lives in the operations layer (brson.ops.edit); these are shortcuts to it,
-    # reached through the protocol it installs (brson.model.editing), not an upward import.
+    # Shortcuts to brson.model.edit, imported when first used: it builds on this module, and
+    # reading a tree never pays for it.
     def add_child(self, name: str, **options: Any) -> Slot:
-        """A new empty child slot (see :func:`brson.ops.edit.add_slot`)."""
-        return editing.editor().add_slot(self, name, **options)
+        """A new empty child slot (see :func:`brson.model.edit.add_slot`)."""
+        from brson.model import edit
+
+        return edit.add_slot(self, name, **options)
 
     def add_component(
         self, type_name: str, fields: dict[str, Any] | None = None, **options: Any
     ) -> Component:
-        """A new component on this slot (see :func:`brson.ops.edit.add_component`)."""
-        return editing.editor().add_component(self, type_name, fields, **options)
+        """A new component on this slot (see :func:`brson.model.edit.add_component`)."""
+        from brson.model import edit
+
+        return edit.add_component(self, type_name, fields, **options)
 
     def move(self, parent: Slot | None = None, index: int | None = None) -> None:
-        """Re-parent or reorder this slot (see :func:`brson.ops.edit.move`)."""
-        editing.editor().move(self, parent, index)
+        """Re-parent or reorder this slot (see :func:`brson.model.edit.move`)."""
+        from brson.model import edit
 
-    def remove(self, references: str = "null") -> editing.Removal:
-        """Delete this slot and its subtree (see :func:`brson.ops.edit.delete`)."""
-        return editing.editor().delete(self, references)
+        edit.move(self, parent, index)
+
+    def remove(self, references: str = "null") -> Removal:
+        """Delete this slot and its subtree (see :func:`brson.model.edit.delete`)."""
+        from brson.model import edit
+
+        return edit.delete(self, references)
 
     def __repr__(self) -> str:
         return f"Slot(id={self.id!r}, name={self.name!r})"
@@ -1387,12 +1398,11 @@ class DataTree(Node):
         return super().to_bson()
 
     def renumber(self) -> DataTree:
-        """A copy with every ID renumbered sequentially (see :func:`brson.ops.ids.renumber`)."""
-        return editing.editor().renumber(self)
+        """A copy with every ID renumbered sequentially (see
+        :func:`brson.model.numbering.renumber`)."""
+        from brson.model.numbering import renumber
 
-    def extract(self, slot: Slot | str, **options: Any) -> DataTree:
-        """A new tree holding just this slot's subtree (see :mod:`brson.ops.extract`)."""
-        return editing.editor().extract(self, slot, **options)
+        return renumber(self)
 
     def __repr__(self) -> str:
         kind = "legacy NeosVR" if self.legacy else f"Resonite {self.version_number}"

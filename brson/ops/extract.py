@@ -50,8 +50,8 @@ from brson.model.ids import (
     ids_in_bytes,
 )
 from brson.model.node import Node
+from brson.model.numbering import FreshIds, numbered_ids_in_bytes
 from brson.model.tree import Component, DataTree, Slot
-from brson.ops.ids import FreshIds, numbered_ids_in_bytes
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")

@@ -30,10 +30,10 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from brson.errors import ModelError
+from brson.model.edit import insert_position, parent_links, tree_of
+from brson.model.numbering import FreshIds, defined_ids, rewrite
 from brson.model.tree import Component, DataTree, Slot
-from brson.ops.edit import insert_position, parent_links, tree_of
 from brson.ops.extract import CopiedComponent, ExternalReference, extract
-from brson.ops.ids import FreshIds, defined_ids, rewrite
 
 IMPORT_EXTERNAL: tuple[str, ...] = ("null", "fail")
 

@@ -10,7 +10,7 @@ import pytest
 import brson
 from brson.cli.app import main
 from brson.codecs import Codec
-from brson.ops.ids import sequential_id
+from brson.model.numbering import sequential_id
 from brson.ops.variables import find
 from brson.package import load_package
 

@@ -10,7 +10,7 @@ import pytest
 import brson
 from brson.cli.app import main
 from brson.codecs import Codec
-from brson.ops.extract import HOLDER_NAME
+from brson.ops.extract import HOLDER_NAME, extract
 from brson.package import load_package
 
 PNG = "30a0bc21f298c2e75427245468405849b6c7ea67eb9ced14ecbc5dc1ef3eabb3"
@@ -138,7 +138,7 @@ def test_extract_package_keeps_the_png(
     assert package.record["name"] == "Visual"
     assert [k for k in package.record] == [k for k in source.record]
     assert package.tree.root.name == "Visual"
-    assert package.tree.to_bson() == source.tree.extract("Visual").to_bson()
+    assert package.tree.to_bson() == extract(source.tree, "Visual").tree.to_bson()
     # A subtree naming no asset makes a package with none.
     bare = tmp_path / "bare.resonitepackage"
     assert run(capsys, "extract", str(src), "-s", "UserUserID", "-o", str(bare))[0] == 0
@@ -210,7 +210,9 @@ def test_extract_codec_none_is_honoured(
     assert tree.container is not None and tree.container.codec is expected
     assert (
         tree.to_bson()
-        == brson.load(samples_dir / "orange3134_loading_standin.brson").extract("Visual").to_bson()
+        == extract(
+            brson.load(samples_dir / "orange3134_loading_standin.brson"), "Visual"
+        ).tree.to_bson()
     )
 
 

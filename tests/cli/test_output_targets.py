@@ -17,7 +17,7 @@ import pytest
 
 from brson import api
 from brson.cli.app import main
-from brson.ops import edit
+from brson.model import edit
 from brson.package import load_package
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

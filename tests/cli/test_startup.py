@@ -114,16 +114,20 @@ def test_a_command_imports_its_module_only() -> None:
     assert not {"brson.ops", "brson.godot", "brson.gltf", "brson.scan"} & modules
 
 
-def test_editing_shortcut_installs_the_operations() -> None:
-    """Nothing imported brson.ops; the first shortcut does (brson.model.editing)."""
+def test_editing_shortcut_stays_in_the_model() -> None:
+    """Editing is the model's own (brson.model.edit, imported by the first shortcut): it
+    reaches no layer above the model, by name or otherwise."""
     modules, out = loaded_after(
-        "import sys\n"
         "from brson.model.archive import read_archive\n"
         f"tree = read_archive(open({str(STANDIN)!r}, 'rb').read())\n"
-        "assert 'brson.ops' not in sys.modules\n"
-        "print(tree.root.add_child('added').name)"
+        "slot = tree.root.add_child('added')\n"
+        "slot.add_component('[FrooxEngine]FrooxEngine.ValueField<float>')\n"
+        "slot.move(tree.root, 0)\n"
+        "print(slot.name, len(slot.remove().references), tree.renumber().root.name)"
     )
-    assert out == "added\n" and "brson.ops" in modules
+    assert out.startswith("added 0 ") and "brson.model.edit" in modules
+    above = {"brson.graph", "brson.ops", "brson.package", "brson.api", "brson.cli"}
+    assert not {".".join(m.split(".")[:2]) for m in modules} & above
 
 
 def test_command_table_matches_the_modules() -> None:

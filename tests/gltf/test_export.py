@@ -123,7 +123,7 @@ def test_cli_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str
 def test_hostile_numbers_become_warnings_not_crashes() -> None:
     """Found by mutating trees: sizes overflowing float32 and colours of 1e308 made the JSON
     writer fail (glTF JSON has no inf/NaN)."""
-    from brson.ops.edit import SyncList
+    from brson.model.edit import SyncList
 
     tree = brson.load(ROOT / "fixtures" / "tiny.brson")
     slot = tree.root.add_child("Huge")

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 import brson
-from brson.model.tree import DataTree
-from brson.ops import edit
-from brson.ops.ids import (
+from brson.model import edit
+from brson.model.numbering import (
     FreshIds,
     defined_ids,
     is_sequential,
@@ -22,6 +21,7 @@ from brson.ops.ids import (
     sequential_id,
     sequential_number,
 )
+from brson.model.tree import DataTree
 from brson.ops.validate import Severity, validate
 
 SAMPLES = [

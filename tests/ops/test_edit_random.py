@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 import brson
 from brson.errors import ModelError
+from brson.model import edit
+from brson.model.numbering import FreshIds
 from brson.model.tree import DataTree, Slot
-from brson.ops import edit
-from brson.ops.ids import FreshIds
 from brson.ops.validate import Severity, validate
 
 SAMPLES = [

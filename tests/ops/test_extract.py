@@ -383,7 +383,7 @@ def test_selectors(samples_dir: Path) -> None:
         extract(src, src.root, external="drop")
 
 
-def test_tree_extract_method_and_progress(samples_dir: Path) -> None:
+def test_extract_progress(samples_dir: Path) -> None:
     src = brson.load(samples_dir / "orange3134_loading_standin.brson")
     phases: list[str] = []
     result = extract(src, src.root, progress=phases.append)
@@ -391,8 +391,8 @@ def test_tree_extract_method_and_progress(samples_dir: Path) -> None:
     assert result.report.slots == 36 and result.report.components == 58
     visual = src.find("Visual")
     assert visual is not None
-    assert src.extract(visual).to_bson() == extract(src, "Visual").tree.to_bson()
-    assert src.extract("Visual", external="null").root.name == "Visual"
+    assert extract(src, visual).tree.to_bson() == extract(src, "Visual").tree.to_bson()
+    assert extract(src, "Visual", external="null").tree.root.name == "Visual"
 
 
 def test_edited_source_is_extracted_as_edited(samples_dir: Path) -> None:
@@ -433,8 +433,8 @@ def test_slot_template_matches_elements(data: bytes, style: str) -> None:
     import random
 
     from brson.document import raw
+    from brson.model.numbering import FreshIds
     from brson.ops.extract import _SlotLayout
-    from brson.ops.ids import FreshIds
 
     layout = _SlotLayout(Slot(data, 0, len(data)))
     component = bson.encode({"Type": 0, "Data": {"ID": "z"}})

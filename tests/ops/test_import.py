@@ -10,8 +10,9 @@ import pytest
 
 import brson
 from brson.errors import ModelError
+from brson.model.numbering import FreshIds, defined_ids, sequential_number
 from brson.model.tree import Component, DataTree
-from brson.ops.ids import FreshIds, defined_ids, sequential_number
+from brson.ops.extract import extract
 from brson.ops.importing import import_slot
 from brson.ops.validate import Severity, validate
 
@@ -66,7 +67,7 @@ def test_import_every_slot_of_a_sample_into_another(samples_dir: Path, n: int) -
     assert imported.path == report.target
     source_slot = source.resolve(slot_id)
     assert imported.name == source_slot.name  # type: ignore[union-attr]
-    extracted = source.extract(slot_id, external="null")
+    extracted = extract(source, slot_id, external="null").tree
     assert component_types(reload(_subtree(out, imported))) == component_types(extracted)
     # The target's own content: every original component keeps its bytes.
     before = {c.id: c.to_bson() for c in original.components()}
@@ -76,7 +77,7 @@ def test_import_every_slot_of_a_sample_into_another(samples_dir: Path, n: int) -
 
 
 def _subtree(tree: DataTree, slot: object) -> DataTree:
-    return tree.extract(slot)  # type: ignore[arg-type]
+    return extract(tree, slot).tree  # type: ignore[arg-type]
 
 
 def test_import_whole_sample_merges_types_and_versions(samples_dir: Path) -> None:
@@ -224,7 +225,7 @@ def third_party(samples: Path, name: str) -> DataTree:
 
 
 def test_third_party_parent_links(samples_dir: Path) -> None:
-    from brson.ops import edit
+    from brson.model import edit
 
     source = third_party(samples_dir, AVATAR_ROOT)
     group = source.root.children[0]

@@ -16,6 +16,7 @@ import brson
 from brson import api
 from brson.cli.app import main
 from brson.errors import LimitError, PackageError
+from brson.ops.extract import extract
 from brson.package import (
     MAIN_RECORD,
     PackageLimitError,
@@ -186,13 +187,13 @@ def test_for_tree_takes_only_the_named_assets(samples_dir: Path) -> None:
     package = load_package(samples_dir / "orange3134_loading_standin.resonitepackage")
     visual = package.tree.find("UserIconTex")
     assert visual is not None
-    sub = package.tree.extract(visual)
+    sub = extract(package.tree, visual).tree
     with_png = package.for_tree(sub, name="UserIconTex")
     assert list(with_png.assets) == [PNG] and list(with_png.metadata) == [PNG]
     assert with_png.record["name"] == "UserIconTex"
     other = package.tree.find("UserUserID")
     assert other is not None
-    assert dict(package.for_tree(package.tree.extract(other)).assets) == {}
+    assert dict(package.for_tree(extract(package.tree, other).tree).assets) == {}
 
 
 # -- hostile packages -----------------------------------------------------------------------

@@ -203,7 +203,7 @@ def test_removing_components_and_validate_agree(
 ) -> None:
     """Defect 8: the API's removal left types that validate then reported. Edits keep Types
     (byte identity); BR303 is information, never a problem, and --prune-types trims."""
-    from brson.ops import edit
+    from brson.model import edit
     from brson.ops.validate import validate
 
     tree = brson.load(STANDIN)

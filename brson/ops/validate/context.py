@@ -49,9 +49,6 @@ ACCELERATED: bool = _fieldsc is not None
 answer every input as the Python code below does (``tests/ops/test_fieldsc.py``), which
 stays the reference and the path of anything C is unsure of."""
 
-#: Slot keys whose value is a member ``{ID, Data}``.
-SLOT_MEMBER_KEYS = ("Name", "Tag", "Active", "Position", "Rotation", "Scale", "OrderOffset")
-
 
 def is_int(value: object) -> bool:
     """An integer (int32 or Int64), not a bool."""

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from brson.model.tree import Component, Slot
+from brson.model.tree import SLOT_MEMBERS, Component, Slot
 from brson.model.typename import is_type_name
 from brson.ops.validate.context import (
-    SLOT_MEMBER_KEYS,
     ComponentInfo,
     Context,
     Family,
@@ -198,7 +197,7 @@ class DocumentRules(Family):
             ctx.add(SLOT_SHAPE, "slot has no ID", path=info.path)
         if "Name" not in fields:
             ctx.add(SLOT_SHAPE, "slot has no Name", path=info.path)
-        for key in SLOT_MEMBER_KEYS:
+        for key in SLOT_MEMBERS:
             if key not in fields:
                 continue
             is_member, value = member_data(fields[key])

@@ -20,9 +20,8 @@ import re
 from brson.graph import located
 from brson.model.idforms import ID_HEAD
 from brson.model.ids import IdCensus, Location
-from brson.model.tree import DataTree, Slot, is_guid
+from brson.model.tree import SLOT_MEMBERS, DataTree, Slot, is_guid
 from brson.ops.validate.context import (
-    SLOT_MEMBER_KEYS,
     ComponentInfo,
     Context,
     Family,
@@ -143,7 +142,7 @@ class ReferenceRules(Family):
         ids = [value for value in (slot_id, parent_link) if value is not None]
         if fields.get("Persistent-ID") is not None:
             ids.append(fields["Persistent-ID"])
-        for key in SLOT_MEMBER_KEYS:
+        for key in SLOT_MEMBERS:
             member = fields.get(key)
             if isinstance(member, dict) and "ID" in member:
                 ids.append(member["ID"])
@@ -160,7 +159,7 @@ class ReferenceRules(Family):
         if _check_id(ctx, parent_link, "ParentReference", info):
             self.links.append((slot, str(parent_link)))
         _check_id(ctx, fields.get("Persistent-ID"), "Persistent-ID", info)
-        for key in SLOT_MEMBER_KEYS:
+        for key in SLOT_MEMBERS:
             member = fields.get(key)
             if isinstance(member, dict) and "ID" in member:
                 _check_id(ctx, member["ID"], f"{key} member ID", info)

@@ -4,9 +4,9 @@ Every edit goes through the model's overlay (``Node.set``): the edited node and 
 are re-assembled when written, everything else is copied as its original bytes, so untouched
 slots, components and members come out byte-identical.
 
-New elements get IDs from a :class:`~brson.ops.ids.FreshIds` in the file's style (sequential in
-Resonite files, random in NeosVR ones).  Building one scans the tree's bytes, so pass the same
-``ids`` to a series of edits on a big tree; left out, each call scans again.
+New elements get IDs from a :class:`~brson.model.numbering.FreshIds` in the file's style
+(sequential in Resonite files, random in NeosVR ones).  Building one scans the tree's bytes, so
+pass the same ``ids`` to a series of edits on a big tree; left out, each call scans again.
 
 The format has no reference type: a value is a reference when it equals an ID defined in the
 file.  Removing a slot or component removes every ID it defines (its members', its children's),
@@ -24,25 +24,53 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from bson.int64 import Int64
 
 from brson.document import raw
 from brson.errors import GraphError, ModelError
-from brson.model.editing import DanglingReference, Removal
 from brson.model.idforms import defines_id
 from brson.model.ids import Location
 from brson.model.node import Node
+from brson.model.numbering import FreshIds, id_elements
 from brson.model.tree import Component, DataTree, Member, Slot
 from brson.model.typename import TypeName
-from brson.ops.ids import FreshIds, id_elements
 
 References = Literal["report", "null", "fail"]
 REFERENCE_POLICIES: tuple[str, ...] = ("report", "null", "fail")
 
 #: Keys every component's Data starts with, in the engine's order (a file's own order wins).
 COMPONENT_HEAD = ("ID", "persistent-ID", "UpdateOrder", "Enabled")
+
+
+@dataclass(frozen=True)
+class DanglingReference:
+    """A value that named a removed element."""
+
+    #: Path of the value (``Root/Body:MeshRenderer.Materials[0]``).
+    where: str
+    #: The ID it holds, and what that ID named before the removal.
+    target: str
+    target_path: str
+    #: ``kept`` or ``nulled``.
+    action: str
+    #: ID of the slot or component holding the value.
+    holder: str | None = None
+
+
+@dataclass
+class Removal:
+    """What a delete or component removal took away and what it left pointing at nothing."""
+
+    path: str
+    #: How many IDs went with it (its own, its members', its descendants').
+    ids: int
+    references: list[DanglingReference] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 class SyncList:
