@@ -205,8 +205,9 @@ def to_json(
     container: Annotated[
         bool,
         typer.Option(
-            help='Record FILE\'s framing and codec as a leading "$container" key, which '
-            "from-json writes back (--no-container: the bare document).",
+            help='Record FILE\'s framing and codec as a leading "$container" key and the type '
+            'of every number as a trailing "$numbers" key, which from-json writes back '
+            "(--no-container: the bare document).",
         ),
     ] = True,
 ) -> None:
@@ -221,21 +222,25 @@ def to_json(
             else None
         )
         bar.stage(f"writing {_bson_size(tree)} of BSON as JSON")
-        written = _write_form(tree, output, None if compact else 1, record)
+        written = _write_form(tree, output, None if compact else 1, record, container)
         bar.stage(f"wrote {human_size(written)} of JSON")
         bar.advance()
 
 
 @paused_gc()  # pymongo's decoded chunks hold no cycles: a bulk pass (brson.collector)
 def _write_form(
-    tree: DataTree, output: Path | None, indent: int | None, record: dict[str, Any] | None
+    tree: DataTree,
+    output: Path | None,
+    indent: int | None,
+    record: dict[str, Any] | None,
+    numbers: bool,
 ) -> int:
     """Stream the JSON form to OUT (atomically) and return its size in bytes. Standard output
     gets it whole at the end instead: a failure half-way leaves nothing in the pipe."""
     data = tree.to_bson()
     if output is None or str(output) == STDIO:
         chunks: list[str] = []
-        jsonform.write_bson(data, chunks.append, indent, record)
+        jsonform.write_bson(data, chunks.append, indent, record, numbers=numbers)
         chunks.append("\n")
         text = "".join(chunks)
         if output is None:
@@ -250,7 +255,7 @@ def _write_form(
             nonlocal size
             size += handle.write(text.encode())
 
-        jsonform.write_bson(data, write, indent, record)
+        jsonform.write_bson(data, write, indent, record, numbers=numbers)
         write("\n")
     return size
 
@@ -289,16 +294,20 @@ def from_json(
             with paused_gc():  # the parsed tree is one big acyclic structure
                 text = jsonform.decode_text(data)
                 del data  # the bytes go before parsing: the text and the tree are enough
-                doc, recorded = jsonform.loads_archive(text)
+                form = jsonform.loads_form(text)
                 del text
         except api.BrsonError as exc:
             raise exc.in_file(str(src)) from None
-        restored = restore_transform_doubles(doc)
-        if restored:
+        doc, recorded = form.doc, form.container
+        if form.numbers is not None:
+            for line in form.numbers.notes():
+                note(f"brson: note: {src}: {line} (see docs/json-form.md)")
+        elif restored := restore_transform_doubles(doc):  # a form without the record
             note(
                 f"brson: note: {src}: {restored} slot transform value(s) written as integers "
                 "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)"
             )
+        del form
         bar.stage("encoding BSON")
         with paused_gc():
             data = bsondoc.encode(doc)
