@@ -145,7 +145,14 @@ def convert(
         str | None,
         typer.Option(help="brotli, lzma, lz4 or none (default: from OUT, else IN's own codec)."),
     ] = None,
-    legacy: Annotated[bool, typer.Option(help="Write a headerless NeosVR-style file.")] = False,
+    legacy: Annotated[
+        bool | None,
+        typer.Option(
+            "--legacy/--frdt",
+            help="Write a headerless NeosVR-style file, or one with the FrDT header "
+            "(default: IN's own framing; a Brotli OUT always has the header).",
+        ),
+    ] = None,
 ) -> None:
     """Re-compress an archive; an unmodified Brotli file converts to itself byte for byte."""
     check_output(dst, src)
@@ -158,8 +165,11 @@ def convert(
     chosen = output_codec(codec, str(dst))
     with progress(f"reading {_sized(src)}", total=2) as bar:
         tree = load_tree(src)
-        label = (chosen or _own_codec(tree)).label
-        bar.stage(f"compressing {_bson_size(tree)} of BSON ({label})")
+        written = chosen or _own_codec(tree)
+        if legacy is None:  # keep IN's framing; Brotli has no headerless form
+            legacy = tree.container is not None and tree.container.legacy
+            legacy = legacy and written is not Codec.BROTLI
+        bar.stage(f"compressing {_bson_size(tree)} of BSON ({written.label})")
         _write_archive(tree, dst, chosen, legacy)
         bar.advance()
 
