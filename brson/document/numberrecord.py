@@ -106,13 +106,13 @@ class Restored:
             out.append(
                 f"{self.unknown} integer(s) in element(s) {NUMBERS_KEY} does not list "
                 f"({_named(self.unknown_ids)}) written as int32; write a float field's "
-                "value as 1.0 or {\"$numberDouble\": \"1\"}"
+                'value as 1.0 or {"$numberDouble": "1"}'
             )
         if self.ambiguous:
             out.append(
                 f"{self.ambiguous} integer(s) in element(s) whose numbers changed "
                 f"({_named(self.ambiguous_ids)}) written as int32: which were doubles "
-                "cannot be told; write doubles as {\"$numberDouble\": \"1\"}"
+                'cannot be told; write doubles as {"$numberDouble": "1"}'
             )
         return out
 

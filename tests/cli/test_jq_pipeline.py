@@ -182,7 +182,7 @@ def test_record_is_plain_json_that_jq_keeps(samples_dir: Path) -> None:
         [BRSON, "to-json", str(samples_dir / STANDIN)], capture_output=True, text=True, check=True
     )
     form = json.loads(done.stdout)
-    assert list(form)[0] == "$container" and list(form)[-1] == "$numbers"
+    assert next(iter(form)) == "$container" and list(form)[-1] == "$numbers"
     record = form["$numbers"]
     assert set(record) == {"root", "elements"}
     assert all(isinstance(s, str) for s in record["elements"].values())

@@ -229,8 +229,14 @@ def string_types(doc: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
-_PRIMITIVES = {"bool": "System.Boolean", "int": "System.Int32", "float": "System.Single",
-               "long": "System.Int64", "double": "System.Double", "string": "System.String"}
+_PRIMITIVES = {
+    "bool": "System.Boolean",
+    "int": "System.Int32",
+    "float": "System.Single",
+    "long": "System.Int64",
+    "double": "System.Double",
+    "string": "System.String",
+}
 _QUALIFIER = ", Version=1.0.0.0, Culture=neutral, PublicKeyToken=null"
 
 
@@ -267,7 +273,9 @@ def _clr(text: str, i: int = 0) -> tuple[str, str, int]:
         suffix, i = suffix + "?", i + 1
     if len(segments) == 1 and "." not in segments[0]:
         segments[0] = _PRIMITIVES.get(segments[0], f"Elements.Core.{segments[0]}")
-        assembly = assembly or ("mscorlib" if segments[0].startswith("System.") else "Elements.Core")
+        assembly = assembly or (
+            "mscorlib" if segments[0].startswith("System.") else "Elements.Core"
+        )
     name = "+".join(segments) + (f"[{','.join(args)}]" if args else "") + suffix
     return name, assembly or "FrooxEngine", i
 
