@@ -36,33 +36,13 @@ for tool in apt-get dpkg-deb; do
     command -v "$tool" >/dev/null 2>&1 || { echo "ensure-jq: $tool not found (Debian/Ubuntu needed)" >&2; exit 1; }
 done
 
-MIRROR=$(
-    {
-        grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}'
-        grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | awk '{print $2}'
-    } | grep -v -e security -e '^$' | grep -i debian | head -n 1
-)
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-
-mkdir -p "$DIR/lists/partial" "$DIR/cache/archives/partial" "$DIR/etc/sources.list.d" \
-    "$DIR/etc/preferences.d" "$DIR/debs" "$DIR/root"
-if [ -r "$KEYRING" ]; then
-    echo "deb [signed-by=$KEYRING] $MIRROR trixie main" >"$DIR/etc/sources.list"
-else
-    echo "deb $MIRROR trixie main" >"$DIR/etc/sources.list"
-fi
-set -- -o "Dir::State=$DIR" -o "Dir::State::Lists=$DIR/lists" -o "Dir::Cache=$DIR/cache" \
-    -o "Dir::Etc::SourceList=$DIR/etc/sources.list" \
-    -o "Dir::Etc::SourceParts=$DIR/etc/sources.list.d" \
-    -o "Dir::Etc::PreferencesParts=$DIR/etc/preferences.d" \
-    -o "Dir::State::status=/var/lib/dpkg/status" \
-    -o "APT::Sandbox::User=$(id -un)" -o "Debug::NoLocking=1"
-
+# shellcheck source=scripts/private-apt.sh
+. "$(dirname "$0")/private-apt.sh"
+private_apt_setup trixie
 echo "ensure-jq: apt update (trixie, $MIRROR) into $DIR" >&2
-apt-get "$@" -q update >&2
+private_apt apt-get -q update >&2
 echo "ensure-jq: downloading jq 1.7 (jq, libjq1, libonig5, libc6 from trixie)" >&2
-(cd "$DIR/debs" && apt-get "$@" -q download jq libjq1 libonig5 libc6 >&2)
+(cd "$DIR/debs" && private_apt apt-get -q download jq libjq1 libonig5 libc6 >&2)
 for deb in "$DIR"/debs/*.deb; do
     dpkg-deb -x "$deb" "$DIR/root"
 done

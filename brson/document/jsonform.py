@@ -555,13 +555,13 @@ class _Renderer:
         return text.replace("\n", self.first[depth]) if self.indent is not None else text
 
 
-def parse_json(text: str | bytes, parse_int: Callable[[str], Any] | None = None) -> Any:
+def parse_json(text: str | bytes) -> Any:
     """``json.loads`` for untrusted text, failing only with ``ValueError``: syntax, encoding,
     an integer literal past Python's 4,300-digit limit (a plain ValueError) and nesting deep
     enough to exhaust the stack (a RecursionError) all become one kind of error. Every reader
     of JSON from a file (the JSON form, package records, asset metadata) goes through here."""
     try:
-        return json.loads(text, parse_int=parse_int)
+        return json.loads(text)
     except RecursionError:
         raise ValueError("JSON nesting too deep") from None
 
@@ -597,14 +597,28 @@ def _int_or_minus_zero(text: str) -> int | float:
     return -0.0 if text == "-0" else int(text)
 
 
+def _parse_form(text: str | bytes) -> Any:
+    """:func:`parse_json`, reading ``-0`` as -0.0 when the text holds one (the hook costs
+    time on every integer, so only then)."""
+    if isinstance(text, str):
+        found = _MINUS_ZERO.search(text) is not None
+    else:
+        found = _MINUS_ZERO_BYTES.search(text) is not None
+    if not found:
+        return parse_json(text)
+    try:
+        return json.loads(text, parse_int=_int_or_minus_zero)
+    except RecursionError:  # as parse_json says it
+        raise ValueError("JSON nesting too deep") from None
+
+
 def loads_form(text: str | bytes) -> Form:
     """The document, its container record and its number record, applied.
 
     The tags are replaced in place in what ``json.loads`` built (:func:`_untag`), not copied
     into a second tree as :func:`from_jsonable` does: the document is the parsed JSON."""
-    found = (_MINUS_ZERO if isinstance(text, str) else _MINUS_ZERO_BYTES).search(text)  # type: ignore[arg-type]
     try:
-        raw = parse_json(text, _int_or_minus_zero if found else None)
+        raw = _parse_form(text)
     except ValueError as exc:
         raise DocumentError(f"invalid JSON ({exc})") from None
     del text  # the caller may pass its only reference (from-json's biggest buffer)

@@ -67,6 +67,12 @@ class TypeName:
         return self.parts[-1].name.rpartition(".")[2] if self.parts else ""
 
     @property
+    def simple_name(self) -> str:
+        """:attr:`name` without .NET's generic arity (``DynamicField`` for the CLR form's
+        ``DynamicField`1``): the same for both spellings of one type."""
+        return self.name.partition("`")[0]
+
+    @property
     def full_name(self) -> str:
         """Namespace-qualified name without assembly and generic arguments."""
         if self.opaque is not None:

@@ -213,3 +213,14 @@ def test_unparsed_name_short_name_is_not_argument_text() -> None:
     garbled = "Ns.Outer`1+Inner[[Elements.Core.float3, Elements.Core, Version=1.0.0.0, Culture=x]"
     assert TypeName.parse(garbled).opaque is not None
     assert TypeName.parse(garbled).name == "Inner"
+
+
+def test_simple_name_is_the_same_for_both_spellings() -> None:
+    """``vars`` looks dynamic variables up by it: the CLR form's arity must not hide one."""
+    angle = TypeName.parse("[FrooxEngine]FrooxEngine.DynamicValueVariable<float3>")
+    clr = TypeName.parse(
+        "FrooxEngine.DynamicValueVariable`1[[Elements.Core.float3, Elements.Core, "
+        "Version=1.0.0.0, Culture=neutral, PublicKeyToken=null]]"
+    )
+    assert angle.simple_name == clr.simple_name == "DynamicValueVariable"
+    assert TypeName.parse(CLR_NESTED).simple_name == "Proxy"
