@@ -247,6 +247,18 @@ def _decode(
         raise DocumentError(_TOO_DEEP, offset=start) from None
 
 
+def _element_id(data: bytes, children: list[_Elem]) -> str | None:
+    """The ``ID`` of a big document when it is a string (it is an element then, the rule
+    :meth:`_Renderer.items` applies to small ones)."""
+    for key, etype, pos, _, vend in children:
+        if key == "ID":
+            if etype != raw.STRING:
+                return None
+            ident: str = _decode(data, pos, vend, True, True)["ID"]
+            return ident
+    return None
+
+
 def _check_length(data: bytes) -> None:
     if len(data) < 5 or _I32.unpack_from(data, 0)[0] != len(data) or data[-1] != 0:
         raise DocumentError("malformed document (length prefix or end)", offset=0)
@@ -288,10 +300,11 @@ class _Renderer:
         self.unmarked = False
         #: Write the :data:`NUMBERS_KEY` record after the document.
         self.numbers = False
-        #: The number types met so far: those outside any element, and each element's
-        #: (an object whose ``ID`` is a string), in the order met (``numberrecord``).
+        #: The types of the numbers outside every element, and the record's text of each
+        #: element (an object whose ``ID`` is a string) closed so far (``numberrecord``):
+        #: written as each element closes, so only the open ones' types are held.
         self.root_scope: list[str] = []
-        self.scopes: list[tuple[str, list[str]]] = []
+        self.closed = numberrecord.Elements(self.next[3])
 
     def wraps(self, first_key: str, keys: Iterable[str]) -> bool:
         """Whether the document goes into ``{"$document": ...}``: its first key looks like a
@@ -301,9 +314,9 @@ class _Renderer:
     def record(self, depth: int) -> None:
         """The ``,"$numbers": {...}`` item closing the top-level object (with ``numbers``)."""
         if self.numbers:
-            form = numberrecord.build(self.root_scope, self.scopes)
             key = encode_basestring(NUMBERS_KEY)
-            self.out.append(f"{self.next[depth + 1]}{key}: {self.rendered(form, depth + 1)}")
+            text = self.closed.text("".join(self.root_scope), self.first, self.next, depth + 1)
+            self.out.append(f"{self.next[depth + 1]}{key}: {text}")
 
     def flush(self) -> None:
         if self.flush_to is not None and self.out:
@@ -361,12 +374,20 @@ class _Renderer:
         irepr = int.__repr__
         str_, float_, bool_, int_, dict_, list_ = str, float, bool, int, dict, list
         flush_to = self.flush_to
-        scopes = self.scopes
-        stack: list[tuple[Iterator[Any], bool, int, int, str, list[str]]] = [
-            (iter(items), is_dict, depth, nesting, "", self.root_scope if scope is None else scope)
+        close = self.closed.add
+        stack: list[tuple[Iterator[Any], bool, int, int, str, list[str], str | None]] = [
+            (
+                iter(items),
+                is_dict,
+                depth,
+                nesting,
+                "",
+                self.root_scope if scope is None else scope,
+                None,
+            )
         ]
         while stack:
-            it, is_dict, d, n, _, sig = stack[-1]
+            it, is_dict, d, n, _, sig, _ = stack[-1]
             mark = sig.append
             first_head = firsts[d + 1] if not bare or len(stack) > 1 else ""
             next_head = nexts[d + 1]
@@ -400,24 +421,28 @@ class _Renderer:
                         continue
                     if t is list_:
                         append(head + "[")
-                        stack.append((iter(v), False, d + 1, n + 1, close_list[d + 1], sig))
+                        stack.append((iter(v), False, d + 1, n + 1, close_list[d + 1], sig, None))
                     else:
                         inner = sig
                         ident = v.get("ID")
                         if type(ident) is str_ and (not dollar_ok or len(stack) > 1):
-                            # an element (not the root): its numbers are its own
-                            inner = []
-                            scopes.append((ident, inner))
+                            inner = []  # an element (not the root): its numbers are its own
+                        else:
+                            ident = None
                         for k0 in v:  # noqa: B007  (the first key, without iter + next)
                             break
                         if k0[:1] != "$" or (dollar_ok and len(stack) == 1):
                             append(head + "{")
-                            frame = (iter(v.items()), True, d + 1, n + 1, close_dict[d + 1], inner)
-                            stack.append(frame)
+                            closer = close_dict[d + 1]
+                            stack.append(
+                                (iter(v.items()), True, d + 1, n + 1, closer, inner, ident)
+                            )
                         else:  # {"$document": {...}}: never read back as a tag
                             append(head + "{" + firsts[d + 2] + '"$document": {')
                             closer = close_dict[d + 2] + close_dict[d + 1]
-                            stack.append((iter(v.items()), True, d + 2, n + 1, closer, inner))
+                            stack.append(
+                                (iter(v.items()), True, d + 2, n + 1, closer, inner, ident)
+                            )
                     first = True
                     break
                 elif t is bool_:
@@ -433,7 +458,10 @@ class _Renderer:
                 else:
                     append(head + self.rendered(to_jsonable(v), d + 1))
             else:
-                append(stack.pop()[4])
+                _, _, _, _, closer, sig, ident = stack.pop()
+                append(closer)
+                if ident is not None:
+                    close(ident, sig)
                 first = False
                 if len(out) > _FLUSH_PARTS and flush_to is not None:
                     flush_to("".join(out))
@@ -476,10 +504,12 @@ class _Renderer:
         append = out.append
         firsts, nexts = self.first, self.next
         limit = self.chunk
-        stack: list[list[Any]] = [[elements, 0, is_dict, depth, nesting, closer, self.root_scope]]
+        stack: list[list[Any]] = [
+            [elements, 0, is_dict, depth, nesting, closer, self.root_scope, None]
+        ]
         while stack:
             frame = stack[-1]
-            elements, i, is_dict, d, n, closer, sig = frame
+            elements, i, is_dict, d, n, closer, sig, _ = frame
             count = len(elements)
             while i < count:
                 j, size = i, 0
@@ -516,37 +546,27 @@ class _Renderer:
                 frame[1] = i
                 if etype == raw.ARRAY:
                     append(head + "[")
-                    stack.append([children, 0, False, d + 1, n + 1, firsts[d + 1] + "]", sig])
+                    stack.append([children, 0, False, d + 1, n + 1, firsts[d + 1] + "]", sig, None])
                     break
-                inner = self.element_scope(data, children, sig)
+                ident = _element_id(data, children)
+                inner = sig if ident is None else []
                 if children[0][0].startswith("$"):
                     append(head + "{" + firsts[d + 2] + '"$document": {')
                     wrapper = firsts[d + 2] + "}" + firsts[d + 1] + "}"
-                    stack.append([children, 0, True, d + 2, n + 1, wrapper, inner])
+                    stack.append([children, 0, True, d + 2, n + 1, wrapper, inner, ident])
                 else:
                     append(head + "{")
-                    stack.append([children, 0, True, d + 1, n + 1, firsts[d + 1] + "}", inner])
+                    closer = firsts[d + 1] + "}"
+                    stack.append([children, 0, True, d + 1, n + 1, closer, inner, ident])
                 break
             else:
-                append(stack.pop()[5])
+                _, _, _, _, _, closer, sig, ident = stack.pop()
+                append(closer)
+                if ident is not None:
+                    self.closed.add(ident, sig)
                 first = False
                 if len(out) > _FLUSH_PARTS:
                     self.flush()
-
-    def element_scope(self, data: bytes, children: list[_Elem], outer: list[str]) -> list[str]:
-        """Where the number types of a big document go: a scope of its own when it is an
-        element (its ``ID`` a string, the rule :meth:`items` applies to small ones)."""
-        for key, etype, pos, _, vend in children:
-            if key == "ID":
-                if etype != raw.STRING:
-                    return outer
-                ident = _decode(data, pos, vend, True, True)
-                break
-        else:
-            return outer
-        scope: list[str] = []
-        self.scopes.append((ident["ID"], scope))
-        return scope
 
     def rendered(self, form: Any, depth: int) -> str:
         """Plain JSON data (a tag, an Extended JSON value) as json.dumps writes it at

@@ -7,13 +7,13 @@ So ``to-json`` ends the form with a record of what each number was, keyed by ele
 object whose ``ID`` is a string: a slot, a component, a member), which every JSON tool passes
 through untouched, and ``from-json`` gives each element's numbers their recorded types back:
 
-    "$numbers": {"root": "ii", "elements": {"ID1A00": "ddd", "ID1A04": "i", ...}}
+    "$numbers": {"root": "ii", "elements": [["ID1A00", "ddd"], ["ID1A04", "i"], ...]}
 
 An element's signature is the type of each of its own numbers (``d`` double, ``i`` int32), in
 document order, those of nested elements not included; ``root`` is the numbers outside every
 element.  int64 (``$numberLong``) and NaN / infinity (``$numberDouble``) are tagged and do not
 depend on the record; a NaN still counts as a double in its element's signature.  An element
-ID written twice with different signatures is recorded as ``null``.
+ID written twice is listed twice; when the signatures differ, neither is used.
 
 Restoring is per element, so an edit keeps types: a value changed by jq (``[2, 2, 2]`` in a
 ``float3``) gets its element's recorded type.  What cannot be restored without guessing is
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from typing import Any
 
 from brson.errors import DocumentError
@@ -38,37 +39,63 @@ _SIGNATURE_CHARS = frozenset(DOUBLE + INT32)
 Signature = str | None
 
 
-def build(root: list[str], scopes: list[tuple[str, list[str]]]) -> dict[str, Any]:
-    """The record of the types met while writing: ``root`` (numbers outside every element)
-    and ``scopes`` (each element's ID and types, in document order). Elements without a
-    number are left out; an ID seen twice with different types becomes ``None``."""
-    elements: dict[str, Signature] = {}
-    for ident, types in scopes:
-        if not types:
-            continue
-        signature = "".join(types)
-        if ident in elements and elements[ident] != signature:
-            elements[ident] = None
-        else:
-            elements[ident] = signature
-    return {"root": "".join(root), "elements": elements}
+class Elements:
+    """The record's ``elements`` list as text, one ``["ID", "ddd"]`` pair per element holding
+    numbers, added as each element closes: a big world's record costs its text, not an
+    object per element. ``separator`` goes between pairs (the form's layout at their depth)."""
+
+    _COMPACT = 4096
+
+    def __init__(self, separator: str) -> None:
+        self.separator = separator
+        self.pairs: list[str] = []
+        self.chunks: list[str] = []
+
+    def add(self, ident: str, types: list[str]) -> None:
+        if types:
+            self.pairs.append(f'[{encode_basestring(ident)}, "{"".join(types)}"]')
+            if len(self.pairs) >= self._COMPACT:
+                self.chunks.append(self.separator.join(self.pairs))
+                self.pairs.clear()
+
+    def text(self, root: str, first: tuple[str, ...], next_: tuple[str, ...], depth: int) -> str:
+        """The record object at ``depth`` (its keys one level in), laid out as the form:
+        ``first`` / ``next_`` start a container's first / further items at each depth."""
+        if self.pairs:
+            self.chunks.append(self.separator.join(self.pairs))
+            self.pairs.clear()
+        body = self.separator.join(self.chunks)
+        inner = first[depth + 2] + body + first[depth + 1] if body else ""
+        keys = f'{first[depth + 1]}"root": "{root}"{next_[depth + 1]}"elements": [{inner}]'
+        return f"{{{keys}{first[depth]}}}"
 
 
 def read(value: Any) -> tuple[str, dict[str, Signature]]:
-    """``(root, elements)`` of a record; DocumentError for anything else."""
+    """``(root, elements)`` of a record (an ID listed twice with different types: None);
+    DocumentError for anything else."""
     if not isinstance(value, dict) or set(value) != {"root", "elements"}:
         raise DocumentError(f'{NUMBERS_KEY} must be an object with "root" and "elements"')
-    root, elements = value["root"], value["elements"]
-    if not _signature(root) or root is None or not isinstance(elements, dict):
-        raise DocumentError(f"{NUMBERS_KEY}: root must be a signature, elements an object")
-    for ident, signature in elements.items():
-        if not _signature(signature):
-            raise DocumentError(f"{NUMBERS_KEY}: element {ident!r}: bad signature {signature!r}")
+    root, pairs = value["root"], value["elements"]
+    if not isinstance(root, str) or not _signature(root) or not isinstance(pairs, list):
+        raise DocumentError(f"{NUMBERS_KEY}: root must be a signature, elements a list")
+    elements: dict[str, Signature] = {}
+    for pair in pairs:
+        if not (
+            isinstance(pair, list)
+            and len(pair) == 2
+            and isinstance(pair[0], str)
+            and isinstance(pair[1], str)
+            and _signature(pair[1])
+        ):
+            raise DocumentError(f"{NUMBERS_KEY}: bad element entry {str(pair)[:80]!r}")
+        ident, signature = pair
+        known = elements.get(ident, signature)
+        elements[ident] = signature if known == signature else None
     return root, elements
 
 
-def _signature(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and set(value) <= _SIGNATURE_CHARS)
+def _signature(value: str) -> bool:
+    return set(value) <= _SIGNATURE_CHARS
 
 
 #: How many element IDs a report names (the counts cover all of them).
