@@ -314,9 +314,9 @@ class _Renderer:
     def record(self, depth: int) -> None:
         """The ``,"$numbers": {...}`` item closing the top-level object (with ``numbers``)."""
         if self.numbers:
-            key = encode_basestring(NUMBERS_KEY)
-            text = self.closed.text("".join(self.root_scope), self.first, self.next, depth + 1)
-            self.out.append(f"{self.next[depth + 1]}{key}: {text}")
+            self.out.append(f"{self.next[depth + 1]}{encode_basestring(NUMBERS_KEY)}: ")
+            root = "".join(self.root_scope)
+            self.closed.write(self.out.append, root, self.first, self.next, depth + 1)
 
     def flush(self) -> None:
         if self.flush_to is not None and self.out:

@@ -22,7 +22,7 @@ reported, never decided silently (:class:`Restored`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from typing import Any
@@ -58,16 +58,25 @@ class Elements:
                 self.chunks.append(self.separator.join(self.pairs))
                 self.pairs.clear()
 
-    def text(self, root: str, first: tuple[str, ...], next_: tuple[str, ...], depth: int) -> str:
-        """The record object at ``depth`` (its keys one level in), laid out as the form:
-        ``first`` / ``next_`` start a container's first / further items at each depth."""
+    def write(
+        self,
+        append: Callable[[str], object],
+        root: str,
+        first: tuple[str, ...],
+        next_: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """The record object at ``depth`` (its keys one level in), laid out as the form
+        (``first`` / ``next_`` start a container's first / further items at each depth), in
+        pieces: the pairs' text is not copied into one string."""
         if self.pairs:
             self.chunks.append(self.separator.join(self.pairs))
             self.pairs.clear()
-        body = self.separator.join(self.chunks)
-        inner = first[depth + 2] + body + first[depth + 1] if body else ""
-        keys = f'{first[depth + 1]}"root": "{root}"{next_[depth + 1]}"elements": [{inner}]'
-        return f"{{{keys}{first[depth]}}}"
+        append(f'{{{first[depth + 1]}"root": "{root}"{next_[depth + 1]}"elements": [')
+        for i, chunk in enumerate(self.chunks):
+            append((self.separator if i else first[depth + 2]) + chunk)
+        append((first[depth + 1] if self.chunks else "") + "]" + first[depth] + "}")
+        self.chunks.clear()
 
 
 def read(value: Any) -> tuple[str, dict[str, Signature]]:
