@@ -11,7 +11,7 @@ OUT    := out
 #: proves the committed bytes are what the lockfile builds.
 THREE  := brson/view/static/vendor/three.bundle.min.js
 
-.PHONY: demo test check lint typecheck sanitize bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser
+.PHONY: demo test check lint typecheck sanitize bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser jq
 
 #: The sources of the optional C accelerators (brson/_speedups/, built by setup.py), compiled
 #: by pip install: a change to one rebuilds them.
@@ -72,6 +72,11 @@ godot3:
 godot4:
 	sh scripts/get-godot4.sh
 
+# Debian's jq 1.6 (apt) and Debian 13's jq 1.7.1 (a private prefix in ~/.cache/brson/jq) for the
+# README's `to-json | jq . | from-json` pipeline tests (tests/cli/test_jq_pipeline.py).
+jq:
+	sh scripts/ensure-jq.sh
+
 # The glTF checks' tools: Khronos glTF-Validator (npm, lockfile in tests/gltf/node) and Blender.
 gltf-tools:
 	sh scripts/ensure-gltf-tools.sh
@@ -81,7 +86,7 @@ gltf-tools:
 # they skip when an engine is missing). The suite runs with the C accelerators (CI=true
 # fails when one is not built); the tests over the accelerated modules run again on the
 # pure-Python path (BRSON_PURE_PYTHON=1), and under the sanitizers (make sanitize).
-test: $(STAMP) $(THREE) browser godot3 gltf-tools
+test: $(STAMP) $(THREE) browser godot3 gltf-tools jq
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q

@@ -27,37 +27,15 @@ for tool in apt-get apt-cache dpkg-deb; do
     command -v "$tool" >/dev/null 2>&1 || { echo "get-godot4: $tool not found (Debian/Ubuntu needed)" >&2; exit 1; }
 done
 
-# Reuse the mirror the system already talks to (deb822 "URIs:" or one-line "deb URL suite").
-MIRROR=$(
-    {
-        grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}'
-        grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | awk '{print $2}'
-    } | grep -v -e security -e '^$' | grep -i debian | head -n 1
-)
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-
-mkdir -p "$DIR/lists/partial" "$DIR/cache/archives/partial" "$DIR/etc/sources.list.d" \
-    "$DIR/etc/preferences.d" "$DIR/debs" "$DIR/root"
-if [ -r "$KEYRING" ]; then
-    echo "deb [signed-by=$KEYRING] $MIRROR sid main" >"$DIR/etc/sources.list"
-else
-    echo "deb $MIRROR sid main" >"$DIR/etc/sources.list"
-fi
-
-# The private configuration; dpkg status stays the system's so apt can resolve, but nothing is installed.
-set -- -o "Dir::State=$DIR" -o "Dir::State::Lists=$DIR/lists" -o "Dir::Cache=$DIR/cache" \
-    -o "Dir::Etc::SourceList=$DIR/etc/sources.list" \
-    -o "Dir::Etc::SourceParts=$DIR/etc/sources.list.d" \
-    -o "Dir::Etc::PreferencesParts=$DIR/etc/preferences.d" \
-    -o "Dir::State::status=/var/lib/dpkg/status" \
-    -o "APT::Sandbox::User=$(id -un)" -o "Debug::NoLocking=1"
+# shellcheck source=scripts/private-apt.sh
+. "$(dirname "$0")/private-apt.sh"
+private_apt_setup sid
 
 echo "get-godot4: apt update (sid, $MIRROR) into $DIR" >&2
-apt-get "$@" -q update >&2
+private_apt apt-get -q update >&2
 
 echo "get-godot4: resolving the dependency closure of godot" >&2
-apt-cache "$@" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+private_apt apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
     --no-replaces --no-enhances --no-pre-depends godot |
     grep -v -e '^ ' -e '^<' |
     grep -v -e '^fonts-' -e '^debconf' -e '^cdebconf' -e '^libdebian-installer' -e '^libnewt' \
@@ -67,7 +45,7 @@ echo "get-godot4: $(wc -l <"$DIR/packages.txt") packages" >&2
 
 echo "get-godot4: downloading" >&2
 # shellcheck disable=SC2046
-(cd "$DIR/debs" && apt-get "$@" -q download $(cat "$DIR/packages.txt") >&2)
+(cd "$DIR/debs" && private_apt apt-get -q download $(cat "$DIR/packages.txt") >&2)
 
 echo "get-godot4: extracting" >&2
 for deb in "$DIR"/debs/*.deb; do

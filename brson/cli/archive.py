@@ -155,7 +155,14 @@ def convert(
         str | None,
         typer.Option(help="brotli, lzma, lz4 or none (default: from OUT, else IN's own codec)."),
     ] = None,
-    legacy: Annotated[bool, typer.Option(help="Write a headerless NeosVR-style file.")] = False,
+    legacy: Annotated[
+        bool | None,
+        typer.Option(
+            "--legacy/--frdt",
+            help="Write a headerless NeosVR-style file, or one with the FrDT header "
+            "(default: IN's own framing; a Brotli OUT always has the header).",
+        ),
+    ] = None,
 ) -> None:
     """Re-compress an archive; an unmodified Brotli file converts to itself byte for byte."""
     check_output(dst, src)
@@ -168,8 +175,11 @@ def convert(
     chosen = output_codec(codec, str(dst))
     with progress(f"reading {_sized(src)}", total=2) as bar:
         tree = load_tree(src)
-        label = (chosen or _own_codec(tree)).label
-        bar.stage(f"compressing {_bson_size(tree)} of BSON ({label})")
+        written = chosen or _own_codec(tree)
+        if legacy is None:  # keep IN's framing; Brotli has no headerless form
+            legacy = tree.container is not None and tree.container.legacy
+            legacy = legacy and written is not Codec.BROTLI
+        bar.stage(f"compressing {_bson_size(tree)} of BSON ({written.label})")
         _write_archive(tree, dst, chosen, legacy)
         bar.advance()
 
@@ -215,8 +225,9 @@ def to_json(
     container: Annotated[
         bool,
         typer.Option(
-            help='Record FILE\'s framing and codec as a leading "$container" key, which '
-            "from-json writes back (--no-container: the bare document).",
+            help='Record FILE\'s framing and codec as a leading "$container" key and the type '
+            'of every number as a trailing "$numbers" key, which from-json writes back '
+            "(--no-container: the bare document).",
         ),
     ] = True,
 ) -> None:
@@ -231,21 +242,25 @@ def to_json(
             else None
         )
         bar.stage(f"writing {_bson_size(tree)} of BSON as JSON")
-        written = _write_form(tree, output, None if compact else 1, record)
+        written = _write_form(tree, output, None if compact else 1, record, container)
         bar.stage(f"wrote {human_size(written)} of JSON")
         bar.advance()
 
 
 @paused_gc()  # pymongo's decoded chunks hold no cycles: a bulk pass (brson.collector)
 def _write_form(
-    tree: DataTree, output: Path | None, indent: int | None, record: dict[str, Any] | None
+    tree: DataTree,
+    output: Path | None,
+    indent: int | None,
+    record: dict[str, Any] | None,
+    numbers: bool,
 ) -> int:
     """Stream the JSON form to OUT (atomically) and return its size in bytes. Standard output
     gets it whole at the end instead: a failure half-way leaves nothing in the pipe."""
     data = tree.to_bson()
     if output is None or str(output) == STDIO:
         chunks: list[str] = []
-        jsonform.write_bson(data, chunks.append, indent, record)
+        jsonform.write_bson(data, chunks.append, indent, record, numbers=numbers)
         chunks.append("\n")
         text = "".join(chunks)
         if output is None:
@@ -260,7 +275,7 @@ def _write_form(
             nonlocal size
             size += handle.write(text.encode())
 
-        jsonform.write_bson(data, write, indent, record)
+        jsonform.write_bson(data, write, indent, record, numbers=numbers)
         write("\n")
     return size
 
@@ -299,16 +314,20 @@ def from_json(
             with paused_gc():  # the parsed tree is one big acyclic structure
                 text = jsonform.decode_text(data)
                 del data  # the bytes go before parsing: the text and the tree are enough
-                doc, recorded = jsonform.loads_archive(text)
+                form = jsonform.loads_form(text)
                 del text
         except api.BrsonError as exc:
             raise exc.in_file(str(src)) from None
-        restored = restore_transform_doubles(doc)
-        if restored:
+        doc, recorded = form.doc, form.container
+        if form.numbers is not None:
+            for line in form.numbers.notes():
+                note(f"brson: note: {src}: {line} (see docs/json-form.md)")
+        elif restored := restore_transform_doubles(doc):  # a form without the record
             note(
                 f"brson: note: {src}: {restored} slot transform value(s) written as integers "
                 "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)"
             )
+        del form
         bar.stage("encoding BSON")
         with paused_gc():
             data = bsondoc.encode(doc)

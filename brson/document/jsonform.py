@@ -23,8 +23,10 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import struct
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -34,8 +36,9 @@ from bson.int64 import Int64
 
 from brson.codecs import Codec
 from brson.container import Container
-from brson.document import raw
+from brson.document import numberrecord, raw
 from brson.document.bsondoc import decode_bytes, holds_dbref_mark
+from brson.document.numberrecord import NUMBERS_KEY
 from brson.document.raw import INT32_MAX, INT32_MIN
 from brson.errors import DocumentError
 
@@ -148,14 +151,21 @@ def read_container_record(value: Any) -> tuple[Codec, bool]:
 
 
 def dumps(
-    doc: dict[str, Any], indent: int | None = 1, container: dict[str, Any] | None = None
+    doc: dict[str, Any],
+    indent: int | None = 1,
+    container: dict[str, Any] | None = None,
+    numbers: bool = False,
 ) -> str:
-    """The JSON form as text; ``container`` (a :func:`container_record`) goes first.
+    """The JSON form as text; ``container`` (a :func:`container_record`) goes first, and
+    with ``numbers`` the :data:`NUMBERS_KEY` record last.
 
-    What ``json.dumps(to_jsonable(doc), indent=indent, ensure_ascii=False)`` wrote, character
-    for character, without building the tagged copy first (:class:`_Renderer`)."""
+    Without ``numbers``: what ``json.dumps(to_jsonable(doc), indent=indent,
+    ensure_ascii=False)`` wrote, character for character, without building the tagged copy
+    first (:class:`_Renderer`)."""
     out: list[str] = []
-    _Renderer(indent, out).document(doc, container)
+    renderer = _Renderer(indent, out)
+    renderer.numbers = numbers
+    renderer.document(doc, container)
     return "".join(out)
 
 
@@ -165,6 +175,7 @@ def write_bson(
     indent: int | None = 1,
     container: dict[str, Any] | None = None,
     chunk: int | None = None,
+    numbers: bool = False,
 ) -> None:
     """Write the JSON form of the BSON document ``data`` through ``write``, in chunks.
 
@@ -175,6 +186,7 @@ def write_bson(
     _check_length(data)
     renderer = _Renderer(indent, [])
     renderer.flush_to = write
+    renderer.numbers = numbers
     if chunk is not None:  # tests walk small documents too
         renderer.chunk = chunk
     renderer.bson_document(data, container)
@@ -235,6 +247,18 @@ def _decode(
         raise DocumentError(_TOO_DEEP, offset=start) from None
 
 
+def _element_id(data: bytes, children: list[_Elem]) -> str | None:
+    """The ``ID`` of a big document when it is a string (it is an element then, the rule
+    :meth:`_Renderer.items` applies to small ones)."""
+    for key, etype, pos, _, vend in children:
+        if key == "ID":
+            if etype != raw.STRING:
+                return None
+            ident: str = _decode(data, pos, vend, True, True)["ID"]
+            return ident
+    return None
+
+
 def _check_length(data: bytes) -> None:
     if len(data) < 5 or _I32.unpack_from(data, 0)[0] != len(data) or data[-1] != 0:
         raise DocumentError("malformed document (length prefix or end)", offset=0)
@@ -274,6 +298,25 @@ class _Renderer:
         self.closers = _closers(indent)
         self.keys: dict[str, str] = {}
         self.unmarked = False
+        #: Write the :data:`NUMBERS_KEY` record after the document.
+        self.numbers = False
+        #: The types of the numbers outside every element, and the record's text of each
+        #: element (an object whose ``ID`` is a string) closed so far (``numberrecord``):
+        #: written as each element closes, so only the open ones' types are held.
+        self.root_scope: list[str] = []
+        self.closed = numberrecord.Elements(self.next[3])
+
+    def wraps(self, first_key: str, keys: Iterable[str]) -> bool:
+        """Whether the document goes into ``{"$document": ...}``: its first key looks like a
+        tag, or (with the record) one of its keys is the record's."""
+        return first_key.startswith("$") or (self.numbers and NUMBERS_KEY in keys)
+
+    def record(self, depth: int) -> None:
+        """The ``,"$numbers": {...}`` item closing the top-level object (with ``numbers``)."""
+        if self.numbers:
+            self.out.append(f"{self.next[depth + 1]}{encode_basestring(NUMBERS_KEY)}: ")
+            root = "".join(self.root_scope)
+            self.closed.write(self.out.append, root, self.first, self.next, depth + 1)
 
     def flush(self) -> None:
         if self.flush_to is not None and self.out:
@@ -285,17 +328,19 @@ class _Renderer:
         items: list[tuple[str, Any]] = []
         if container is not None:
             items.append((CONTAINER_KEY, container))
-        if doc and next(iter(doc)).startswith("$"):
+        if doc and self.wraps(next(iter(doc)), doc):
             items.append(("$document", doc))
             self.out.append("{")
             self.items(items, True, 0, 0, True, dollar_ok=True)
+            self.record(0)
             self.out.append(self.first[0] + "}")
-        elif items:
+        elif items or (doc and self.numbers):
             self.out.append("{")
             self.items(items, True, 0, 0, True, dollar_ok=True)
-            self.items(doc.items(), True, 0, 1, False)
+            self.items(doc.items(), True, 0, 1, not items)
+            self.record(0)
             self.out.append(self.first[0] + "}")
-        else:
+        else:  # an empty document has no numbers: no record either
             self.value(doc, 0, 1)
 
     def value(self, value: Any, depth: int, nesting: int) -> None:
@@ -311,11 +356,14 @@ class _Renderer:
         first: bool,
         dollar_ok: bool = False,
         bare: bool = False,
+        scope: list[str] | None = None,
     ) -> None:
         """The items of a container at ``depth`` (nesting ``nesting``), brackets not included:
         ``(key, value)`` pairs when ``is_dict``, values otherwise. ``first``: no item of the
         container was written yet. ``dollar_ok``: the root's own ``$container`` /
-        ``$document`` keys, written as they are. ``bare``: one value with no separator."""
+        ``$document`` keys, written as they are. ``bare``: one value with no separator.
+        ``scope``: where the type of each number outside a nested element goes (default: the
+        document's own)."""
         out = self.out
         append = out.append
         firsts, nexts = self.first, self.next
@@ -326,11 +374,21 @@ class _Renderer:
         irepr = int.__repr__
         str_, float_, bool_, int_, dict_, list_ = str, float, bool, int, dict, list
         flush_to = self.flush_to
-        stack: list[tuple[Iterator[Any], bool, int, int, str]] = [
-            (iter(items), is_dict, depth, nesting, "")
+        close = self.closed.add
+        stack: list[tuple[Iterator[Any], bool, int, int, str, list[str], str | None]] = [
+            (
+                iter(items),
+                is_dict,
+                depth,
+                nesting,
+                "",
+                self.root_scope if scope is None else scope,
+                None,
+            )
         ]
         while stack:
-            it, is_dict, d, n, _ = stack[-1]
+            it, is_dict, d, n, _, sig, _ = stack[-1]
+            mark = sig.append
             first_head = firsts[d + 1] if not bare or len(stack) > 1 else ""
             next_head = nexts[d + 1]
             for x in it:
@@ -350,6 +408,7 @@ class _Renderer:
                 if t is str_:
                     append(head + enc(v))
                 elif t is float_:
+                    mark("d")
                     if v - v == 0.0:
                         append(head + frepr(v))
                     else:
@@ -362,22 +421,34 @@ class _Renderer:
                         continue
                     if t is list_:
                         append(head + "[")
-                        stack.append((iter(v), False, d + 1, n + 1, close_list[d + 1]))
+                        stack.append((iter(v), False, d + 1, n + 1, close_list[d + 1], sig, None))
                     else:
+                        inner = sig
+                        ident = v.get("ID")
+                        if type(ident) is str_ and (not dollar_ok or len(stack) > 1):
+                            inner = []  # an element (not the root): its numbers are its own
+                        else:
+                            ident = None
                         for k0 in v:  # noqa: B007  (the first key, without iter + next)
                             break
                         if k0[:1] != "$" or (dollar_ok and len(stack) == 1):
                             append(head + "{")
-                            stack.append((iter(v.items()), True, d + 1, n + 1, close_dict[d + 1]))
+                            closer = close_dict[d + 1]
+                            stack.append(
+                                (iter(v.items()), True, d + 1, n + 1, closer, inner, ident)
+                            )
                         else:  # {"$document": {...}}: never read back as a tag
                             append(head + "{" + firsts[d + 2] + '"$document": {')
                             closer = close_dict[d + 2] + close_dict[d + 1]
-                            stack.append((iter(v.items()), True, d + 2, n + 1, closer))
+                            stack.append(
+                                (iter(v.items()), True, d + 2, n + 1, closer, inner, ident)
+                            )
                     first = True
                     break
                 elif t is bool_:
                     append(head + ("true" if v else "false"))
                 elif t is int_:
+                    mark("i")
                     append(head + irepr(v))
                 elif v is None:
                     append(head + "null")
@@ -387,7 +458,10 @@ class _Renderer:
                 else:
                     append(head + self.rendered(to_jsonable(v), d + 1))
             else:
-                append(stack.pop()[4])
+                _, _, _, _, closer, sig, ident = stack.pop()
+                append(closer)
+                if ident is not None:
+                    close(ident, sig)
                 first = False
                 if len(out) > _FLUSH_PARTS and flush_to is not None:
                     flush_to("".join(out))
@@ -406,11 +480,13 @@ class _Renderer:
         if container is not None:
             self.items([(CONTAINER_KEY, container)], True, 0, 0, True)
             first = False
-        if elements and elements[0][0].startswith("$"):
+        if elements and self.wraps(elements[0][0], (elem[0] for elem in elements)):
             self.out.append((firsts[1] if first else nexts[1]) + '"$document": {')
-            self.walk(data, elements, True, 1, 1, firsts[1] + "}" + firsts[0] + "}")
+            self.walk(data, elements, True, 1, 1, firsts[1] + "}")
         else:
-            self.walk(data, elements, True, 0, 1, firsts[0] + "}", first)
+            self.walk(data, elements, True, 0, 1, "", first)
+        self.record(0)
+        self.out.append(firsts[0] + "}")
 
     def walk(
         self,
@@ -428,10 +504,12 @@ class _Renderer:
         append = out.append
         firsts, nexts = self.first, self.next
         limit = self.chunk
-        stack: list[list[Any]] = [[elements, 0, is_dict, depth, nesting, closer]]
+        stack: list[list[Any]] = [
+            [elements, 0, is_dict, depth, nesting, closer, self.root_scope, None]
+        ]
         while stack:
             frame = stack[-1]
-            elements, i, is_dict, d, n, closer = frame
+            elements, i, is_dict, d, n, closer, sig, _ = frame
             count = len(elements)
             while i < count:
                 j, size = i, 0
@@ -445,7 +523,8 @@ class _Renderer:
                         break
                 if j > i:
                     run = _decode(data, elements[i][2], elements[j - 1][4], True, self.unmarked)
-                    self.items(run.items() if is_dict else run.values(), is_dict, d, n, first)
+                    values = run.items() if is_dict else run.values()
+                    self.items(values, is_dict, d, n, first, scope=sig)
                     first = False
                     i = j
                     continue
@@ -454,7 +533,8 @@ class _Renderer:
                 children = _elements(data, vstart, vend, etype == raw.DOCUMENT, limit)
                 if children is None:  # refused by the walk: pymongo decodes it (or says why)
                     run = _decode(data, pos, vend, True, self.unmarked)
-                    self.items(run.items() if is_dict else run.values(), is_dict, d, n, first)
+                    values = run.items() if is_dict else run.values()
+                    self.items(values, is_dict, d, n, first, scope=sig)
                     first = False
                     continue
                 if n >= MAX_DEPTH:
@@ -466,17 +546,24 @@ class _Renderer:
                 frame[1] = i
                 if etype == raw.ARRAY:
                     append(head + "[")
-                    stack.append([children, 0, False, d + 1, n + 1, firsts[d + 1] + "]"])
-                elif children[0][0].startswith("$"):
+                    stack.append([children, 0, False, d + 1, n + 1, firsts[d + 1] + "]", sig, None])
+                    break
+                ident = _element_id(data, children)
+                inner = sig if ident is None else []
+                if children[0][0].startswith("$"):
                     append(head + "{" + firsts[d + 2] + '"$document": {')
                     wrapper = firsts[d + 2] + "}" + firsts[d + 1] + "}"
-                    stack.append([children, 0, True, d + 2, n + 1, wrapper])
+                    stack.append([children, 0, True, d + 2, n + 1, wrapper, inner, ident])
                 else:
                     append(head + "{")
-                    stack.append([children, 0, True, d + 1, n + 1, firsts[d + 1] + "}"])
+                    closer = firsts[d + 1] + "}"
+                    stack.append([children, 0, True, d + 1, n + 1, closer, inner, ident])
                 break
             else:
-                append(stack.pop()[5])
+                _, _, _, _, _, closer, sig, ident = stack.pop()
+                append(closer)
+                if ident is not None:
+                    self.closed.add(ident, sig)
                 first = False
                 if len(out) > _FLUSH_PARTS:
                     self.flush()
@@ -537,12 +624,54 @@ def loads(text: str | bytes) -> dict[str, Any]:
 
 
 def loads_archive(text: str | bytes) -> tuple[dict[str, Any], tuple[Codec, bool] | None]:
-    """The document and, when recorded, its container's ``(codec, legacy)``.
+    """The document and, when recorded, its container's ``(codec, legacy)``."""
+    form = loads_form(text)
+    return form.doc, form.container
+
+
+@dataclass
+class Form:
+    """A parsed JSON form: the document, its container's ``(codec, legacy)`` when recorded,
+    and what the :data:`NUMBERS_KEY` record restored (None: the form has no record)."""
+
+    doc: dict[str, Any]
+    container: tuple[Codec, bool] | None
+    numbers: numberrecord.Restored | None
+
+
+#: ``-0`` outside a string or a longer number: jq 1.6's spelling of the double -0.0.
+_MINUS_ZERO = re.compile(r"-0(?![0-9.eE])")
+_MINUS_ZERO_BYTES = re.compile(rb"-0(?![0-9.eE])")
+
+
+def _int_or_minus_zero(text: str) -> int | float:
+    """A JSON integer literal; ``-0`` is no int32 (to-json writes 0): a tool's -0.0."""
+    return -0.0 if text == "-0" else int(text)
+
+
+def _parse_form(text: str | bytes) -> Any:
+    """:func:`parse_json` without its depth walk (every later step of the form is iterative or
+    bounded by its own depth check), reading ``-0`` as -0.0 when the text holds one (the hook
+    costs time on every integer, so only then)."""
+    if isinstance(text, str):
+        found = _MINUS_ZERO.search(text) is not None
+    else:
+        found = _MINUS_ZERO_BYTES.search(text) is not None
+    if not found:
+        return parse_json(text, limit_nesting=False)
+    try:
+        return json.loads(text, parse_int=_int_or_minus_zero)
+    except RecursionError:  # as parse_json says it
+        raise ValueError("JSON nesting too deep") from None
+
+
+def loads_form(text: str | bytes) -> Form:
+    """The document, its container record and its number record, applied.
 
     The tags are replaced in place in what ``json.loads`` built (:func:`_untag`), not copied
     into a second tree as :func:`from_jsonable` does: the document is the parsed JSON."""
     try:
-        raw = parse_json(text, limit_nesting=False)
+        raw = _parse_form(text)
     except ValueError as exc:
         raise DocumentError(f"invalid JSON ({exc})") from None
     del text  # the caller may pass its only reference (from-json's biggest buffer)
@@ -551,6 +680,7 @@ def loads_archive(text: str | bytes) -> tuple[dict[str, Any], tuple[Codec, bool]
     container = None
     if raw and next(iter(raw)) == CONTAINER_KEY:
         container = read_container_record(raw.pop(CONTAINER_KEY))
+    record = raw.pop(NUMBERS_KEY, None) if NUMBERS_KEY in raw else _ABSENT
     if raw and next(iter(raw)).startswith("$"):
         doc = _from_tag(raw) if next(iter(raw)) != "$document" else _document_of(raw)
         if not isinstance(doc, dict):
@@ -558,7 +688,11 @@ def loads_archive(text: str | bytes) -> tuple[dict[str, Any], tuple[Codec, bool]
     else:
         doc = raw
     _untag(doc)
-    return doc, container
+    restored = None if record is _ABSENT else numberrecord.restore(doc, record)
+    return Form(doc, container, restored)
+
+
+_ABSENT = object()
 
 
 def decode_text(data: bytes) -> str:

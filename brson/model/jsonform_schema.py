@@ -24,8 +24,39 @@ SCHEMA: dict[str, Any] = {
         "it is not.  Object key order is the BSON key order and is significant."
     ),
     "$ref": "#/$defs/document",
-    "properties": {"$container": {"$ref": "#/$defs/container"}},
+    "properties": {
+        "$container": {"$ref": "#/$defs/container"},
+        "$numbers": {"$ref": "#/$defs/numbers"},
+    },
     "$defs": {
+        "numbers": {
+            "description": (
+                "Written by to-json as the last key: the type of every number, so a JSON tool "
+                "that prints 1.0 as 1 (jq 1.6) loses nothing.  `root`: the types of the numbers "
+                "outside every element; `elements`: [ID, types] per element (an object whose ID "
+                "is a string) holding numbers, the types of its own numbers in document order "
+                "(d double, i int32); an ID listed twice with different types is not used.  "
+                "from-json gives each element's numbers these types back (docs/json-form.md)."
+            ),
+            "type": "object",
+            "properties": {
+                "root": {"type": "string", "pattern": "^[di]*$"},
+                "elements": {
+                    "type": "array",
+                    "items": {
+                        "type": "array",
+                        "prefixItems": [
+                            {"type": "string"},
+                            {"type": "string", "pattern": "^[di]+$"},
+                        ],
+                        "minItems": 2,
+                        "maxItems": 2,
+                    },
+                },
+            },
+            "required": ["root", "elements"],
+            "additionalProperties": False,
+        },
         "container": {
             "description": (
                 "Written by to-json as the first key: the archive the document was read from "

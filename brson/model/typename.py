@@ -10,6 +10,7 @@ not cover is kept verbatim (``opaque``), so a name is never rejected or altered.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -60,9 +61,16 @@ class TypeName:
     @property
     def name(self) -> str:
         """Short name: the last nested part without namespace (``Proxy``, ``MeshRenderer``)."""
-        if self.opaque is not None:
-            return self.opaque.rpartition(".")[2]
+        if self.opaque is not None:  # the text before any arguments: never their tail
+            head = re.split(r"[<\[,]", self.opaque, maxsplit=1)[0]
+            return head.rpartition("+")[2].rpartition(".")[2]
         return self.parts[-1].name.rpartition(".")[2] if self.parts else ""
+
+    @property
+    def simple_name(self) -> str:
+        """:attr:`name` without .NET's generic arity (``DynamicField`` for the CLR form's
+        ``DynamicField`1``): the same for both spellings of one type."""
+        return self.name.partition("`")[0]
 
     @property
     def full_name(self) -> str:
@@ -169,20 +177,24 @@ class _Parser:
             self.pos += 1
             assembly = self.ident("]")
             self.expect("]")
-        parts = [self.part(stops)]
+        parts = [self.part(stops, False)]
         while self.peek() == "+":
             self.pos += 1
-            parts.append(self.part(stops))
+            # .NET puts a nested generic type's arguments after its last segment, the arity on
+            # the segment declaring them: ``Outer`1+Proxy[[float3, Elements.Core, …]]``.
+            parts.append(self.part(stops, any("`" in part.name for part in parts)))
         suffix_start = self.pos
         while self.text.startswith("[]", self.pos) or self.peek() in ("?", "*", "&"):
             self.pos += 2 if self.text.startswith("[]", self.pos) else 1
-        if not parts[-1].name:
-            raise ValueError("empty type name")
+        for part in parts:
+            if not _well_formed(part.name):
+                raise ValueError(f"ill-formed name {part.name!r}")
         return TypeName(
             assembly=assembly, parts=tuple(parts), suffix=self.text[suffix_start : self.pos]
         )
 
-    def part(self, stops: str) -> TypePart:
+    def part(self, stops: str, outer_generic: bool) -> TypePart:
+        """One ``+`` segment; ``outer_generic``: an enclosing segment declared arguments."""
         name = self.ident("<[+?*&" + stops)
         if self.peek() == "<":
             self.pos += 1
@@ -199,7 +211,7 @@ class _Parser:
             if all(sep == ", " for sep in separators):
                 separators = []  # the default spelling; keeps equal names equal as structures
             return TypePart(name=name, args=tuple(args), arg_separators=tuple(separators))
-        if "`" in name and self.text.startswith("[[", self.pos):
+        if ("`" in name or outer_generic) and self.text.startswith("[[", self.pos):
             self.pos += 1
             args, quals = [], []
             while True:
@@ -215,6 +227,12 @@ class _Parser:
                 name=name, args=tuple(args), arg_style="dotnet", arg_qualifiers=tuple(quals)
             )
         return TypePart(name=name)
+
+
+def _well_formed(name: str) -> bool:
+    """A segment's dotted name: non-empty, and no empty namespace or name in it (``.Name``,
+    ``Ns.``, ``A..B`` name no .NET type)."""
+    return all(name.split("."))
 
 
 @lru_cache(maxsize=4096)

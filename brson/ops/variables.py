@@ -88,7 +88,7 @@ def _variable(tree: DataTree, component: Component, slot: Slot) -> Variable | No
         type_name = component.type
     except ModelError:
         return None
-    found = VARIABLE_TYPES.get(type_name.name)
+    found = VARIABLE_TYPES.get(type_name.simple_name)
     if found is None or "VariableName" not in component:
         return None
     kind, key = found
@@ -147,7 +147,7 @@ def _parse(tree: DataTree, variable: Variable, text: str) -> Any:
     if variable.member is None:
         raise ModelError(
             f"variable {variable.name!r} has no value to set (its "
-            f"{VARIABLE_TYPES[variable.component.type.name][1]} is missing or "
+            f"{VARIABLE_TYPES[variable.component.type.simple_name][1]} is missing or "
             "names nothing in the file)",
             path=variable.slot,
         )

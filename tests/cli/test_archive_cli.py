@@ -348,3 +348,25 @@ def test_a_reader_closing_the_pipe_ends_quietly_by_sigpipe() -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == -signal.SIGPIPE, err
     assert err == b""
+
+
+@pytest.mark.parametrize("suffix", [".bson", ".7zbson", ".lz4bson"])
+def test_convert_keeps_a_headerless_input_headerless(
+    samples_dir: Path, tmp_path: Path, suffix: str
+) -> None:
+    """``convert x.bson y.bson`` of a headerless file wrote an FrDT header; IN's framing is
+    kept unless ``--frdt`` / ``--legacy`` or a Brotli OUT says otherwise."""
+    src = tmp_path / f"x{suffix}"
+    data = brson.load(samples_dir / "orange3134_loading_standin.brson").to_bson()
+    brson.dump(data, src, legacy=True)
+    assert not src.read_bytes().startswith(b"FrDT")
+    kept, framed, brotli = tmp_path / f"y{suffix}", tmp_path / f"z{suffix}", tmp_path / "w.brson"
+    assert main(["convert", str(src), str(kept)]) == 0
+    assert kept.read_bytes() == src.read_bytes()
+    assert main(["convert", str(src), str(framed), "--frdt"]) == 0
+    assert framed.read_bytes().startswith(b"FrDT")
+    assert main(["convert", str(framed), str(tmp_path / f"v{suffix}")]) == 0
+    assert (tmp_path / f"v{suffix}").read_bytes().startswith(b"FrDT")
+    assert main(["convert", str(src), str(brotli)]) == 0
+    assert brotli.read_bytes().startswith(b"FrDT")
+    assert brson.load(brotli).to_bson() == data

@@ -229,6 +229,67 @@ def string_types(doc: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
+_PRIMITIVES = {
+    "bool": "System.Boolean",
+    "int": "System.Int32",
+    "float": "System.Single",
+    "long": "System.Int64",
+    "double": "System.Double",
+    "string": "System.String",
+}
+_QUALIFIER = ", Version=1.0.0.0, Culture=neutral, PublicKeyToken=null"
+
+
+def _clr(text: str, i: int = 0) -> tuple[str, str, int]:
+    """``(CLR name, assembly, end)`` of the engine's name at ``text[i:]``: ``[Asm]Ns.A<x>+B``
+    becomes ``Ns.A`1+B[[x, Asm2, Version=...]]`` (.NET puts a nested generic type's arguments
+    after its last segment, the arity on the segment declaring them)."""
+    assembly = ""
+    if text.startswith("[", i):
+        end = text.index("]", i)
+        assembly, i = text[i + 1 : end], end + 1
+    segments, args = [], []
+    while True:
+        start = i
+        while i < len(text) and text[i] not in "<>,+?":
+            i += 1
+        ident, count = text[start:i].strip(), 0
+        if text.startswith("<", i):
+            i += 1
+            while True:
+                arg, arg_assembly, i = _clr(text, i)
+                args.append(f"[{arg}, {arg_assembly}{_QUALIFIER}]")
+                count += 1
+                if text.startswith(">", i):
+                    i += 1
+                    break
+                i += 1  # the comma
+        segments.append(f"{ident}`{count}" if count else ident)
+        if not text.startswith("+", i):
+            break
+        i += 1
+    suffix = ""
+    while text.startswith("?", i):
+        suffix, i = suffix + "?", i + 1
+    if len(segments) == 1 and "." not in segments[0]:
+        segments[0] = _PRIMITIVES.get(segments[0], f"Elements.Core.{segments[0]}")
+        assembly = assembly or (
+            "mscorlib" if segments[0].startswith("System.") else "Elements.Core"
+        )
+    name = "+".join(segments) + (f"[{','.join(args)}]" if args else "") + suffix
+    return name, assembly or "FrooxEngine", i
+
+
+def clr_names(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """Type names as strings in .NET's assembly-qualified form, as some writers store them:
+    ``FrooxEngine.ValueField`1[[Elements.Core.float3, Elements.Core, Version=...]]``, and a
+    nested generic ``…FieldDriveBase`1+Proxy[[…]]``."""
+    out = string_types(doc)
+    if out is None or not any("<" in str(c.get("Type")) for c in components(out)):
+        return None
+    return _type_names(out, lambda t: _clr(t)[0])
+
+
 def parent_id(doc: dict[str, Any]) -> dict[str, Any] | None:
     """``ParentReference`` holding the parent slot's ID (some third-party generators)."""
     out = copy.deepcopy(doc)
@@ -325,6 +386,7 @@ DOCUMENT_VARIANTS: dict[str, Callable[[dict[str, Any]], dict[str, Any] | None]] 
     "generic-spaced": generic_spaced,
     "generic-bare": generic_bare,
     "string-types": string_types,
+    "clr-names": clr_names,
     "parent-id": parent_id,
     "no-version": no_version,
     "persistant-spelling": persistant_spelling,
@@ -415,6 +477,7 @@ def variants(real: list[Sample]) -> list[Sample]:
                     Sample(_named(sample, variant), _like(sample, data), sample.name, variant)
                 )
         stem = sample.name.rsplit(".", 1)[0]
+        out.append(Sample(f"{stem}~headerless.bson", original, sample.name, "headerless"))
         for variant, (quality, window) in BROTLI_SETTINGS.items():
             name = f"{stem}~{variant}.brson"
             out.append(Sample(name, frdt_brotli(original, quality, window), sample.name, variant))

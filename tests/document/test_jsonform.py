@@ -321,3 +321,41 @@ def test_depth_limit_is_the_same_for_every_writer() -> None:
             else:
                 with pytest.raises(DocumentError, match="too deep for the JSON form"):
                     write(raw)
+
+
+@given(_documents(values))
+@settings(max_examples=100)
+def test_number_record_streamed_and_whole_agree(doc: dict[str, Any]) -> None:
+    """The ``$numbers`` record is the same whether the document is walked in chunks or
+    rendered whole, and reading it back gives the identical BSON."""
+    raw = bsondoc.encode(doc)
+    decoded = bsondoc.decode(raw)
+    whole = jsonform.dumps(decoded, 1, {"framing": "frdt", "codec": "none"}, numbers=True)
+    for chunk in (16, 200, 1 << 16):
+        parts: list[str] = []
+        jsonform.write_bson(raw, parts.append, 1, {"framing": "frdt", "codec": "none"}, chunk, True)
+        assert "".join(parts) == whole
+    form = jsonform.loads_form(whole)
+    assert form.numbers is not None and form.numbers.notes() == []
+    assert bsondoc.encode(form.doc) == raw
+
+
+def test_number_record_restores_integral_doubles() -> None:
+    """What jq 1.6 prints for doubles (``1``, ``-0``, ``100000``) comes back as the doubles."""
+    doc = {"Object": {"ID": "A", "Data": [1.0, -0.0, 1e5, 7]}, "Top": 2.0}
+    text = jsonform.dumps(doc, numbers=True)
+    printed = text.replace("1.0", "1").replace("-0.0", "-0").replace("100000.0", "100000")
+    printed = printed.replace("2.0", "2")
+    form = jsonform.loads_form(printed)
+    assert bsondoc.encode(form.doc) == bsondoc.encode(doc)
+    assert math.copysign(1.0, form.doc["Object"]["Data"][1]) == -1.0
+    assert form.numbers is not None and form.numbers.doubles == 3  # -0 reads as -0.0 itself
+
+
+def test_document_holding_the_record_key_is_wrapped() -> None:
+    doc = {"a": 1.0, "$numbers": {"root": ""}}
+    text = jsonform.dumps(doc, numbers=True)
+    assert json.loads(text)["$document"] == {"a": 1.0, "$numbers": {"root": ""}}
+    assert bsondoc.encode(jsonform.loads(text)) == bsondoc.encode(doc)
+    with pytest.raises(DocumentError):
+        jsonform.loads('{"a": 1, "$numbers": {"root": "x", "elements": {}}}')

@@ -177,3 +177,50 @@ def test_deep_nesting_is_opaque_not_a_recursion_error() -> None:
     text = "A<" * 300 + "B" + ">" * 300
     parsed = TypeName.parse(text)
     assert parsed.opaque == text and str(parsed) == text
+
+
+CLR_NESTED = (
+    "FrooxEngine.ProtoFlux.CoreNodes.FieldDriveBase`1+Proxy[[Elements.Core.float3, "
+    "Elements.Core, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null]]"
+)
+
+
+def test_clr_nested_generic_name() -> None:
+    """.NET writes a nested generic type's arguments after its last ``+`` segment (the arity
+    stays on the segment that declares them); the short name is the nested type's."""
+    parsed = TypeName.parse(CLR_NESTED)
+    assert parsed.opaque is None
+    assert str(parsed) == CLR_NESTED
+    assert parsed.name == "Proxy"
+    assert parsed.full_name == "FrooxEngine.ProtoFlux.CoreNodes.FieldDriveBase`1+Proxy"
+    (arg,) = parsed.generic_args
+    assert arg.full_name == "Elements.Core.float3"
+    assert parsed.parts[-1].arg_qualifiers == (
+        ", Elements.Core, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null",
+    )
+
+
+@pytest.mark.parametrize("text", [".Name", "Ns.", "A..B", "[Asm].Name", "A<.B>", "A`1[[.B, C]]"])
+def test_empty_namespace_or_name_is_not_well_formed(text: str) -> None:
+    parsed = TypeName.parse(text)
+    assert parsed.opaque == text
+    assert str(parsed) == text
+
+
+def test_unparsed_name_short_name_is_not_argument_text() -> None:
+    """A name the grammar keeps opaque still gets a short name from before its arguments,
+    never the tail of an assembly qualifier (``0, Culture=neutral, ...``)."""
+    garbled = "Ns.Outer`1+Inner[[Elements.Core.float3, Elements.Core, Version=1.0.0.0, Culture=x]"
+    assert TypeName.parse(garbled).opaque is not None
+    assert TypeName.parse(garbled).name == "Inner"
+
+
+def test_simple_name_is_the_same_for_both_spellings() -> None:
+    """``vars`` looks dynamic variables up by it: the CLR form's arity must not hide one."""
+    angle = TypeName.parse("[FrooxEngine]FrooxEngine.DynamicValueVariable<float3>")
+    clr = TypeName.parse(
+        "FrooxEngine.DynamicValueVariable`1[[Elements.Core.float3, Elements.Core, "
+        "Version=1.0.0.0, Culture=neutral, PublicKeyToken=null]]"
+    )
+    assert angle.simple_name == clr.simple_name == "DynamicValueVariable"
+    assert TypeName.parse(CLR_NESTED).simple_name == "Proxy"
