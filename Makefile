@@ -1,4 +1,5 @@
-# The two commands: `make demo` and `make test` (each sets everything up on a fresh machine).
+# The two commands: `make demo` and `make test` (each sets everything up on a fresh machine);
+# `make check` is the edit-test loop.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -17,6 +18,13 @@ CSRC   := brson/document/_rawc.c brson/model/_idscanc.c brson/ops/validate/_fiel
           brson/graph/_spansc.c brson/godot/_tscnc.c brson/document/_bsonwire.h
 #: The tests that exercise the accelerated modules, run a second time on the pure-Python path.
 PURE_TESTS := tests/document tests/model tests/graph tests/ops tests/regressions tests/godot/test_tscnc.py
+
+# The suite's tiers: markers in pyproject.toml (`engine`: a real Godot, Blender or glTF-Validator;
+# `browser`: Chromium; `slow`: over ~3 s of CPU alone). pytest-xdist spreads the tests over the
+# CPUs; `loadgroup` keeps each engine's tests (and the browser's) on one worker, so each engine
+# session starts once. XDIST="-n 0" runs them in one process.
+XDIST ?= -n auto --dist loadgroup
+FAST  := not engine and not browser and not slow
 
 $(STAMP): pyproject.toml setup.py $(CSRC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,18 +71,18 @@ godot4:
 gltf-tools:
 	sh scripts/ensure-gltf-tools.sh
 
-# The whole suite, lint, types and a short atheris fuzz slice (~1 min). Godot 3 engine tests
-# and Godot 4 engine tests always run in CI (CI=true fails them without the engine; outside CI
-# they skip when an engine is missing). The suite runs with the C accelerators (CI=true
-# fails when one is not built); the tests over the accelerated modules run again on the
-# pure-Python path (BRSON_PURE_PYTHON=1).
+# Everything: the whole suite with every real engine, the accelerated modules' tests again on
+# the pure-Python path (BRSON_PURE_PYTHON=1), then lint, types and a short atheris fuzz slice
+# side by side (each is one process). Godot 3 and Godot 4 engine tests always run in CI
+# (CI=true fails them without the engine; outside CI they skip when an engine is missing), and
+# the suite runs with the C accelerators (CI=true fails when one is not built).
+# Measured: see CONTRIBUTING.md, "Tests" (wall and CPU time, before and after the tiers).
 test: $(STAMP) $(THREE) browser godot3 gltf-tools
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
-	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q
-	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
-	$(MAKE) lint typecheck
-	$(MAKE) fuzz-short
+	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q $(XDIST)
+	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(XDIST) $(PURE_TESTS)
+	$(MAKE) -j3 --output-sync=target lint typecheck fuzz-short
 
 # ruff (lint and format) over everything the repo runs, and the layers contract in
 # pyproject.toml (import-linter); all pinned in the test extra.
@@ -86,10 +94,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy brson
 
+# The edit-test loop: lint, types and the fast tier (no engine, browser or slow test).
 check: lint typecheck
+	$(BIN)/python -m pytest -q $(XDIST) -m "$(FAST)"
 
-# Benchmarks (docs/performance.md): issue 14's targets on the 10k and 100k worlds, met or
-# missed; worlds cached in benchmarks/worlds/, results to docs/. BENCH_ARGS="--sizes 1000,10000"
+# Benchmarks (docs/performance.md): the targets on the 10k and 100k worlds, met or missed;
+# worlds cached in benchmarks/worlds/, results to benchmarks/results/. BENCH_ARGS="--sizes 1000,10000"
 # for a quick run, "--sizes 10000 --ops extract_1,validate" for some operations,
 # "--sizes 10000 --outputs-only" for each operation's output sha256 alone (byte-identity before
 # and after a change); Node (for the JS peer) is optional. The scan benchmark follows a full
@@ -103,13 +113,14 @@ bench: $(STAMP)
 	if [ -z '$(BENCH_ARGS)' ]; then $(MAKE) bench-scan; fi
 
 # brson scan on a generated 10,000-file library: 1 and 2 local workers, a 2-worker Dask
-# LocalCluster, memory at 1k vs 10k files, report latency (docs/scan.md, docs/benchmarks-scan.json).
+# LocalCluster, memory at 1k vs 10k files, report latency (docs/scan.md,
+# benchmarks/results/benchmarks-scan.json).
 # BENCH_SCAN_ARGS="--files 2000 --small 500" for a quick run.
 bench-scan: $(STAMP)
 	$(BIN)/python benchmarks/scan.py $(BENCH_SCAN_ARGS)
 
 # glTF export of a 100k-vertex skinned avatar and of the 10k-slot world against reading the same
-# bytes (docs/benchmarks-gltf.json, docs/gltf-export.md).
+# bytes (benchmarks/results/benchmarks-gltf.json, docs/gltf-export.md).
 bench-gltf: $(STAMP)
 	$(BIN)/python benchmarks/gltf.py
 

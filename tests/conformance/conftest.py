@@ -9,8 +9,9 @@ no code change), each package's main tree as an archive, and the writer variants
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,12 +35,12 @@ def known_defect(operation: str, name: str) -> int | None:
     return None
 
 
-class Tally:
-    """What the matrix ran: cells (file, operation) and individual checks."""
-
-    checks = 0
-    cells: set[tuple[str, str]] = set()  # noqa: RUF012 (one tally per session)
-    failed: set[tuple[str, str]] = set()  # noqa: RUF012
+#: Each cell's (file, operation, checks run), kept on its test item.  The test report carries
+#: it (``user_properties``), so the size line adds up cells run in other processes too
+#: (pytest-xdist workers report to the controller, which prints the summary).
+CELL = pytest.StashKey[list[Any]]()
+#: The name a cell's report carries its tally under.
+CELL_PROPERTY = "conformance_cell"
 
 
 Check = Callable[..., None]
@@ -75,12 +76,11 @@ def check(request: pytest.FixtureRequest, sample: Sample) -> Check:
     defect = known_defect(operation, sample.name)
     if defect is not None:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 11 defect {defect}"))
-    Tally.cells.add((sample.name, operation))
+    cell: list[Any] = [sample.name, operation, 0]
+    request.node.stash[CELL] = cell
 
     def run(condition: object, message: str = "") -> None:
-        Tally.checks += 1
-        if not condition:
-            Tally.failed.add((sample.name, operation))
+        cell[2] += 1
         assert condition, message
 
     return run
@@ -91,11 +91,29 @@ def path(sample: Sample, corpus_dir: Path) -> Path:
     return corpus_dir / sample.name
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and CELL in item.stash:
+        report.user_properties.append((CELL_PROPERTY, tuple(item.stash[CELL])))
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not Tally.cells:
+    cells: set[tuple[str, str]] = set()
+    checks = 0
+    for reports in terminalreporter.stats.values():
+        for r in reports:
+            for name, value in getattr(r, "user_properties", ()):
+                if name == CELL_PROPERTY:
+                    cells.add((value[0], value[1]))
+                    checks += value[2]
+    if not cells:
         return
-    files = len({f for f, _ in Tally.cells})
-    operations = len({o for _, o in Tally.cells})
+    files = len({f for f, _ in cells})
+    operations = len({o for _, o in cells})
     failed = sum(
         1
         for outcome in ("failed", "error")
@@ -112,5 +130,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         state += f", {xfailed} known defect(s) xfailed"
     terminalreporter.write_line(
         f"conformance matrix: {files} files x {operations} operations = "
-        f"{len(Tally.cells)} cells, {Tally.checks} checks, {state}"
+        f"{len(cells)} cells, {checks} checks, {state}"
     )

@@ -23,12 +23,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brson.api import loads, to_bson
 from brson.compiled import PURE_PYTHON
 from brson.document import raw
 from brson.errors import BrsonError
 from tests.conftest import SAMPLES
-from tests.differential import check_built, sample_parts
+from tests.differential import check_built, part_trees_bson, sample_parts
 
 
 def _load_rawc() -> ModuleType | None:
@@ -99,13 +98,11 @@ def same_all(buf: Any, start: Any, end: Any, layouts: tuple[Any, ...] = ()) -> N
 
 def _buffers() -> Iterator[tuple[str, bytes]]:
     """The BSON of every sample and fixture that reads, and the raw bytes of every file."""
+    trees = part_trees_bson()
     for name, part in sample_parts():
         yield name, part
-        try:
-            tree_bson = to_bson(loads(part, name=name))
-        except (BrsonError, MemoryError):
-            continue
-        yield f"{name} (BSON)", tree_bson
+        if name in trees:
+            yield f"{name} (BSON)", trees[name]
 
 
 BUFFERS = dict(_buffers())
