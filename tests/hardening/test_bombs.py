@@ -149,6 +149,8 @@ ABSURD = """
 import struct
 from brson.godot import variant
 from brson.package import loads_package
+
+pytestmark = pytest.mark.slow  # archives that really expand to 2 GiB, each in its own process
 def i32(n): return struct.pack("<i", n)
 def u32(n): return struct.pack("<I", n)
 cases = {
