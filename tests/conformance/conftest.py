@@ -9,7 +9,7 @@ no code change), each package's main tree as an archive, and the writer variants
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +35,9 @@ def known_defect(operation: str, name: str) -> int | None:
     return None
 
 
-#: Each cell's (file, operation, checks run), kept on its test item.  The test report carries
-#: it (``user_properties``), so the size line adds up cells run in other processes too
-#: (pytest-xdist workers report to the controller, which prints the summary).
-CELL = pytest.StashKey[list[Any]]()
-#: The name a cell's report carries its tally under.
+#: The name under which a cell's test reports carry its tally, ``[file, operation, checks]``
+#: (``user_properties``; the call's report has the final count).  Reports reach the process
+#: that prints the summary, so the size line adds up cells that pytest-xdist workers ran.
 CELL_PROPERTY = "conformance_cell"
 
 
@@ -77,7 +75,7 @@ def check(request: pytest.FixtureRequest, sample: Sample) -> Check:
     if defect is not None:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 11 defect {defect}"))
     cell: list[Any] = [sample.name, operation, 0]
-    request.node.stash[CELL] = cell
+    request.node.user_properties.append((CELL_PROPERTY, cell))
 
     def run(condition: object, message: str = "") -> None:
         cell[2] += 1
@@ -91,21 +89,13 @@ def path(sample: Sample, corpus_dir: Path) -> Path:
     return corpus_dir / sample.name
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pytest.TestReport, None]:
-    outcome = yield
-    report = outcome.get_result()
-    if report.when == "call" and CELL in item.stash:
-        report.user_properties.append((CELL_PROPERTY, tuple(item.stash[CELL])))
-
-
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     cells: set[tuple[str, str]] = set()
     checks = 0
     for reports in terminalreporter.stats.values():
         for r in reports:
+            if getattr(r, "when", None) != "call":
+                continue
             for name, value in getattr(r, "user_properties", ()):
                 if name == CELL_PROPERTY:
                     cells.add((value[0], value[1]))
