@@ -238,6 +238,7 @@ def test_mutated_real_documents(name: str) -> None:
 ints = st.one_of(st.integers(-8, 300), st.sampled_from([-(1 << 31), 1 << 31, 1 << 62, -(1 << 70)]))
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=200), ints, ints)
@@ -281,6 +282,7 @@ documents = st.recursive(
 )
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(documents, st.data())

@@ -163,6 +163,7 @@ _values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.dictionaries(_keys, _values, max_size=5), st.randoms(use_true_random=False))

@@ -119,6 +119,7 @@ def test_samples_and_fixtures(buffers: list[bytes]) -> None:
         same(buf, [(0, len(buf) // 2), (len(buf) // 2, len(buf))], sample=3)
 
 
+@pytest.mark.slow
 @needs_c
 def test_mutated(buffers: list[bytes]) -> None:
     """Bytes flipped, IDs copied over others (repeats), keys changed, spans cut anywhere."""
@@ -177,6 +178,7 @@ _GUIDS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(

@@ -169,6 +169,7 @@ _MEMBERS = st.dictionaries(st.sampled_from(["ID", "Data", "x"]), _VALUES, max_si
 _DATA = st.dictionaries(_KEYS, st.one_of(_VALUES, _MEMBERS), max_size=8)
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_DATA, max_size=5))
