@@ -1,4 +1,5 @@
-# The two commands: `make demo` and `make test` (each sets everything up on a fresh machine).
+# The two commands: `make demo` and `make test` (each sets everything up on a fresh machine);
+# `make check` is the edit-test loop.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -18,6 +19,13 @@ THREE  := brson/view/static/vendor/three.bundle.min.js
 CSRC   := $(wildcard brson/_speedups/*.c brson/_speedups/*.h)
 #: The tests that exercise the accelerated modules, run a second time on the pure-Python path.
 PURE_TESTS := tests/document tests/model tests/graph tests/ops tests/regressions tests/godot/test_tscnc.py
+
+# The suite's tiers: markers in pyproject.toml (`engine`: a real Godot, Blender or glTF-Validator;
+# `browser`: Chromium; `slow`: over ~3 s of CPU alone). pytest-xdist spreads the tests over the
+# CPUs; `loadgroup` keeps each engine's tests (and the browser's) on one worker, so each engine
+# session starts once. XDIST="-n 0" runs them in one process.
+XDIST ?= -n auto --dist loadgroup
+FAST  := not engine and not browser and not slow
 
 $(STAMP): pyproject.toml setup.py $(CSRC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -81,20 +89,25 @@ jq:
 gltf-tools:
 	sh scripts/ensure-gltf-tools.sh
 
-# The whole suite, lint, types and a short atheris fuzz slice (~1 min). Godot 3 engine tests
-# and Godot 4 engine tests always run in CI (CI=true fails them without the engine; outside CI
-# they skip when an engine is missing). The suite runs with the C accelerators (CI=true
-# fails when one is not built); the tests over the accelerated modules run again on the
-# pure-Python path (BRSON_PURE_PYTHON=1), and under the sanitizers (make sanitize).
+# Everything: the whole suite with every real engine, the accelerated modules' tests again on
+# the pure-Python path (BRSON_PURE_PYTHON=1), the C accelerators under ASan + UBSan (make
+# sanitize), then lint, types, the viewer bundle's rebuild check, the wheel in clean venvs and
+# a short atheris fuzz slice side by side (each is one process). Godot 3 and Godot 4 engine tests always run in CI
+# (CI=true fails them without the engine; outside CI they skip when an engine is missing), and
+# the suite runs with the C accelerators (CI=true fails when one is not built).
+# Measured on the 2-CPU development machine while 8 other jobs shared it (load average 9-19;
+# CPU = user + sys of every process): before the tiers, the one-process suite had run 15% of
+# its 4,716 tests after 22 min (3.0 min CPU) and was stopped; collection took 25.4 s CPU
+# before, 20.3 s after (10.2 s when PYTHONDONTWRITEBYTECODE is unset, so pytest keeps its
+# rewritten test modules). lint + typecheck + fuzz-short side by side: 77 s CPU. The whole
+# `make test` could not be timed end to end under that load (CONTRIBUTING.md, "Tests").
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
-	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q
-	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
+	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q $(XDIST)
+	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(XDIST) $(PURE_TESTS)
 	$(MAKE) sanitize
-	$(MAKE) lint typecheck
-	$(MAKE) vendor-check wheel-check
-	$(MAKE) fuzz-short
+	$(MAKE) -j3 --output-sync=target lint typecheck fuzz-short vendor-check wheel-check
 
 # ruff (lint and format) over everything the repo runs, the layers contract in
 # pyproject.toml (import-linter; all pinned in the test extra), and no module-level import
@@ -108,7 +121,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy brson
 
+# The edit-test loop: lint, types and the fast tier (no engine, browser or slow test).
+# Measured on the shared 2-CPU machine at load average 5-6: 210 s wall, 155 s CPU (lint and
+# mypy from their caches; 2,527 tests on 2 workers), so about 80 s on two idle CPUs.
 check: lint typecheck
+	$(BIN)/python -m pytest -q $(XDIST) -m "$(FAST)"
 
 # The C accelerators built with ASan + UBSan (in place; the normal build is put back after),
 # then their differential tests, the decoder hand-off, the ID scan's collision guard and the
@@ -116,8 +133,8 @@ check: lint typecheck
 sanitize: $(STAMP)
 	sh scripts/sanitize.sh
 
-# Benchmarks (docs/performance.md): issue 14's targets on the 10k and 100k worlds, met or
-# missed; worlds cached in benchmarks/worlds/, results to docs/. BENCH_ARGS="--sizes 1000,10000"
+# Benchmarks (docs/performance.md): the targets on the 10k and 100k worlds, met or missed;
+# worlds cached in benchmarks/worlds/, results to benchmarks/results/. BENCH_ARGS="--sizes 1000,10000"
 # for a quick run, "--sizes 10000 --ops extract_1,validate" for some operations,
 # "--sizes 10000 --outputs-only" for each operation's output sha256 alone (byte-identity before
 # and after a change); Node (for the JS peer) is optional. The scan benchmark follows a full
@@ -131,13 +148,14 @@ bench: $(STAMP)
 	if [ -z '$(BENCH_ARGS)' ]; then $(MAKE) bench-scan; fi
 
 # brson scan on a generated 10,000-file library: 1 and 2 local workers, a 2-worker Dask
-# LocalCluster, memory at 1k vs 10k files, report latency (docs/scan.md, docs/benchmarks-scan.json).
+# LocalCluster, memory at 1k vs 10k files, report latency (docs/scan.md,
+# benchmarks/results/benchmarks-scan.json).
 # BENCH_SCAN_ARGS="--files 2000 --small 500" for a quick run.
 bench-scan: $(STAMP)
 	$(BIN)/python benchmarks/scan.py $(BENCH_SCAN_ARGS)
 
 # glTF export of a 100k-vertex skinned avatar and of the 10k-slot world against reading the same
-# bytes (docs/benchmarks-gltf.json, docs/gltf-export.md).
+# bytes (benchmarks/results/benchmarks-gltf.json, docs/gltf-export.md).
 bench-gltf: $(STAMP)
 	$(BIN)/python benchmarks/gltf.py
 

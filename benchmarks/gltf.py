@@ -5,7 +5,8 @@
 **floor** is reading the same bytes as cheaply as the libraries allow: for the package, every
 zip entry read, the main tree's Brotli payload decompressed and ``bson.decode``d with the
 collector off, the MeshX body LZ4-decompressed; for the world, decompress + ``bson.decode``.
-The export is ``load`` + ``export_gltf`` + the ``.glb`` bytes.  Results: docs/benchmarks-gltf.json.
+The export is ``load`` + ``export_gltf`` + the ``.glb`` bytes.  Results:
+benchmarks/results/benchmarks-gltf.json.
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ def main() -> int:
             f"{row['export_peak_rss'] / 2**20:.0f} MiB (x{row['memory_ratio']:.1f})  "
             f"glb {row['glb_bytes'] / 2**20:.1f} MiB"
         )
-    (ROOT / "docs" / "benchmarks-gltf.json").write_text(json.dumps(rows, indent=1) + "\n")
+    (HERE / "results" / "benchmarks-gltf.json").write_text(json.dumps(rows, indent=1) + "\n")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The benchmark run: issue 14's targets on the synthetic worlds, against the floor in one run.
+"""The benchmark run: the performance targets on the synthetic worlds, against the floor in one run.
 
 ``python benchmarks/run.py`` (``make bench``) generates or reuses the worlds
 (:mod:`benchmarks.worlds`), then for each world size and codec runs each operation in a fresh
@@ -25,10 +25,11 @@ again into the same bytes, over the floor: no implementation writing that output
 it.  Memory is the peak over the BSON's
 size (``from-json``: over the JSON's; ``diff``: over both files' BSON).
 
-Output: the results and the targets (issue 14, on the 10k and 100k worlds; met or missed) on
-the terminal, ``docs/benchmarks.json`` and ``docs/performance.png``; ``--markdown`` prints the
-tables for docs/performance.md from the JSON; ``--outputs-only`` prints just the sha256 of
-every operation's output, to check that a change left every output byte-identical.
+Output: the results and the targets (on the 10k and 100k worlds; met or missed) on the
+terminal, ``benchmarks/results/benchmarks.json`` and ``benchmarks/results/performance.png``;
+``--markdown`` prints the tables for docs/performance.md from the JSON; ``--outputs-only``
+prints just the sha256 of every operation's output, to check that a change left every output
+byte-identical.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+#: Where a run writes its results (the snapshots docs/performance.md quotes live there too).
+RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
 
 import worlds  # noqa: E402  (a sibling script, not a package)
@@ -243,7 +246,7 @@ def op_load_walk(w: World) -> Any:
 
 
 def op_member_values(w: World) -> Any:
-    """Every member's value read the natural way (issue 14's loop, verbatim)."""
+    """Every member's value read the natural way (the loop users write, verbatim)."""
     tree = _load(w)
     members = 0
     for c in tree.components():
@@ -423,7 +426,7 @@ OP_LIST = [
         against="encode",
         default=False,
     ),
-    # Issue 14's targets.
+    # The targets' operations.
     Op(
         "extract_1",
         "extract 1% subtree + closure, write",
@@ -545,9 +548,9 @@ JS_PEER = "js_peer"
 DESCRIPTION = {op.name: op.what for op in OP_LIST}
 DESCRIPTION[JS_PEER] = "JS peer: Node zlib + BSON.deserialize"
 
-#: Issue 14's targets: (operation, measure, limit).  ``time``: CPU time over the denominator
-#: the operation names; ``memory``: peak over its base; ``growth``: time at 100k over time at
-#: 10k; ``seconds``: CPU seconds of a whole process.
+#: The targets (docs/performance.md): (operation, measure, limit).  ``time``: CPU time over
+#: the denominator the operation names; ``memory``: peak over its base; ``growth``: time at
+#: 100k over time at 10k; ``seconds``: CPU seconds of a whole process.
 TARGETS = [
     ("extract_1", "time", 1.5),
     ("extract_1", "memory", 3.0),
@@ -1285,12 +1288,12 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=0, help="repetitions (default by size)")
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--no-js", action="store_true", help="leave out the JS peer")
-    parser.add_argument("--json", default=str(ROOT / "docs" / "benchmarks.json"))
-    parser.add_argument("--plot", default=str(ROOT / "docs" / "performance.png"))
+    parser.add_argument("--json", default=str(RESULTS / "benchmarks.json"))
+    parser.add_argument("--plot", default=str(RESULTS / "performance.png"))
     parser.add_argument(
         "--markdown",
         nargs="?",
-        const=str(ROOT / "docs" / "benchmarks.json"),
+        const=str(RESULTS / "benchmarks.json"),
         metavar="RESULTS",
         help="print the tables for docs/performance.md from a results file, and stop",
     )

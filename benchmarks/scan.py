@@ -9,7 +9,7 @@ in its own process; a sampler reads the resident memory of that process (the coo
 separately, of its worker processes every 20 ms (psutil, installed with dask).  The host's
 CPUs may be shared, so the 1- and 2-worker scans alternate ``--repeat`` times (fastest of
 each counts) and the CPUs two busy processes get is measured before and after.  Results go
-to docs/benchmarks-scan.json and are printed as a table for docs/scan.md.
+to benchmarks/results/benchmarks-scan.json and are printed as a table for docs/scan.md.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from brson.scan.reports import REPORTS
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 WORLDS = HERE / "worlds"
-RESULTS = ROOT / "docs" / "benchmarks-scan.json"
+RESULTS = HERE / "results" / "benchmarks-scan.json"
 #: ``--max-size``: the library's bombs are refused at 32 MiB instead of being decompressed
 #: up to the 4 GiB default's check (a fixed ~5 s per scan that says nothing about throughput).
 MAX_SIZE = 32 << 20

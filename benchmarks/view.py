@@ -16,7 +16,7 @@ Debian's Chromium with Playwright, measuring:
 - the server's peak memory (VmHWM).
 
 The deepest slots are found beforehand (a walk in this process, not timed).  Results are
-printed and written to docs/benchmarks-view.json.
+printed and written to benchmarks/results/benchmarks-view.json.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import worlds  # noqa: E402  (a sibling script)
 
 from tests.view.conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
-RESULTS = ROOT / "docs" / "benchmarks-view.json"
+RESULTS = HERE / "results" / "benchmarks-view.json"
 
 
 def deepest_two(path: Path) -> tuple[str, str, int]:

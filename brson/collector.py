@@ -3,9 +3,9 @@
 Why: a pass over a big world (indexing every ID, locating every reference, validating,
 counting for ``info``, extracting, exporting) creates hundreds of thousands of small
 long-lived objects and no garbage cycles.  Collections triggered along the way only traverse
-the growing heap again, and on a big heap that costs more per object (cache misses): on the
-100k-slot benchmark world, counting slots and components took 5.1 s with the collector on and
-2.8 s with it paused.  Only code that runs no user callbacks inside may pause it.
+the growing heap again, and on a big heap that costs more per object (cache misses): on a
+world of 500 MB of BSON, counting slots and components took nearly twice as long with the
+collector on as with it paused.  Only code that runs no user callbacks inside may pause it.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ def drop_cycles() -> None:
 
 def skip_exit_collection() -> None:
     """Spare a process about to exit its final full collection: the interpreter's shutdown
-    collects every generation, traversing everything the command made (0.15-0.2 s CPU after
-    a 10k-slot export-godot) only to free memory the exit frees anyway.  Frozen objects are
+    collects every generation, traversing everything the command made (a fifth of a second
+    after exporting a big world) only to free memory the exit frees anyway.  Frozen objects are
     not collected.  Only for the console command, right before it exits: in a process that
     goes on, what is frozen would never be freed."""
     gc.freeze()
@@ -63,9 +63,9 @@ def deferred_full_collections() -> Iterator[None]:
 
     Why: a walk keeps every slot and component it hands out (their identity is what edits,
     the ID index and references hold on to), and CPython starts a full collection each time
-    the objects that survived grow by a quarter of the old generation.  On the 100k-slot
-    world that was 8 full passes over up to 815k nodes, 3 s of a 5.7 s walk, against 1 pass
-    on the 10k world: a walk's cost grew 16x for 10x the slots.  Young collections still free
+    the objects that survived grow by a quarter of the old generation.  On a big world that
+    was half of a walk's time, and the passes over a heap that keeps growing made a walk's
+    cost grow faster than the tree (16x for 10x the slots).  Young collections still free
     the cycles a user's loop makes; what survives them waits for the one full pass that
     follows the block (the old threshold, restored here, triggers it at the next young
     collection).  Unlike :func:`paused_gc` this may wrap code that runs user callbacks: the

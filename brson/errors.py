@@ -11,7 +11,7 @@ from __future__ import annotations
 
 #: How much of a slot path and of a message an error or a report shows.  Paths grow with
 #: depth times name length: a 19 KB tree of 2,000 levels of 1,000-character names printed
-#: gigabytes of findings (issue 12, defect 10); bounded, output grows with what is reported.
+#: gigabytes of findings; bounded, output grows with what is reported.
 PATH_LIMIT = 1000
 MESSAGE_LIMIT = 4000
 

@@ -61,7 +61,7 @@ def _packdb_elements(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
     """Each ``@packdb:///name`` that starts a BSON string value: found by its literal text,
     then checked backwards (a key's terminating NUL, then the int32 length that ends exactly
     at the string's own NUL). A pattern that scanned a key forward from every ``\x02`` byte
-    was quadratic on a run of them (a 940-byte package: 23 s; issue 12, defect 9)."""
+    was quadratic on a run of them (a 940-byte package took 23 s)."""
     for match in _PACKDB_URL.finditer(data):
         start = match.start()
         if start < 5 or data[start - 5] != 0:

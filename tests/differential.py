@@ -4,12 +4,18 @@ extension, and the real inputs they run both paths over.
 Each accelerator (the modules of ``brson._speedups``) is held to its Python reference on
 the same files, in the same order (samples, then fixtures, each sorted within itself: seeded
 mutations must not depend on where the checkout lies).
+
+The inputs are read, decompressed and loaded once per test process and shared (``functools.cache``):
+several modules parametrize over them, and each used to load every file again at import.  The
+parametrized modules still need the names at collection, so the first of them fills the cache;
+the others, and the tests that take them whole, reuse it.  Tests only read what they get here
+(an edit works on a copy).
 """
 
 from __future__ import annotations
 
+import functools
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -17,6 +23,7 @@ import pytest
 
 import brson
 from brson._speedups import PURE_PYTHON
+from brson.api import to_bson
 from brson.errors import BrsonError
 from brson.model import DataTree
 from tests.conftest import FIXTURES, SAMPLES
@@ -48,11 +55,13 @@ def input_files(max_size: int | None = MAX_SIZE) -> list[Path]:
     ]
 
 
-def sample_parts() -> Iterator[tuple[str, bytes]]:
+@functools.cache
+def sample_parts() -> tuple[tuple[str, bytes], ...]:
     """Each file's bytes, and each member of a zip (a package) as a part of its own."""
+    parts: list[tuple[str, bytes]] = []
     for path in input_files():
         data = path.read_bytes()
-        yield path.name, data
+        parts.append((path.name, data))
         if not zipfile.is_zipfile(path):
             continue
         try:
@@ -64,9 +73,35 @@ def sample_parts() -> Iterator[tuple[str, bytes]]:
                 ]
         except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError):
             continue
-        yield from members
+        parts.extend(members)
+    return tuple(parts)
 
 
+@functools.cache
+def part_trees_bson() -> dict[str, bytes]:
+    """The tree BSON of every part of :func:`sample_parts` brson loads, by part name."""
+    found: dict[str, bytes] = {}
+    for name, part in sample_parts():
+        try:
+            found[name] = to_bson(brson.loads(part, name=name))
+        except (BrsonError, MemoryError):
+            continue
+    return found
+
+
+@functools.cache
+def loaded_buffers() -> tuple[tuple[Path, bytes], ...]:
+    """Every input file (no size limit) ``brson.load`` reads, with its tree's buffer."""
+    found: list[tuple[Path, bytes]] = []
+    for path in input_files(max_size=None):
+        try:
+            found.append((path, brson.load(path).buffer))
+        except Exception:  # any refusal: these tests compare two readers of what loads
+            continue
+    return tuple(found)
+
+
+@functools.cache
 def loadable_trees() -> dict[str, DataTree]:
     """Every sample and fixture brson loads, by file name: the differential tests compare two
     readers of one tree, so files the loader refuses have nothing to compare."""

@@ -313,7 +313,7 @@ static PyObject *ascii36(const unsigned char *g) {
  * the open-addressing slots (uint32 first-definition element offset + 1) for `lookup`.
  * With `references` false (definition lookups only: extract), no reference is kept, so
  * references is [] and referenced_definitions {}: the list cost a tuple and a string per
- * reference (455k on a 10k-slot world) that the caller threw away. */
+ * reference (most of a world's IDs) that the caller threw away. */
 static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 6 || nargs > 7 || !PyBytes_Check(args[0]) || !PyList_Check(args[1]) ||
         !PyLong_Check(args[2]) || !PyBytes_Check(args[3]) || !PyTuple_Check(args[4]) ||

@@ -3,7 +3,7 @@
  *
  * The Python walk indexes each slot (raw.index_like), each Components member
  * (raw.member_index) and each Data / Children array (raw.array_items): ~6 us a slot, the
- * largest piece of extract after the ID scan on a 10k-slot world.  This does the same in one
+ * largest piece of extract after the ID scan.  This does the same in one
  * call and returns None for anything it is not sure of (an element type outside the common
  * ones, a key that is not ASCII, a duplicate key, an array holding anything but documents, a
  * length that the Python functions would refuse): the caller then walks in Python, which

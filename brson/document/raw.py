@@ -179,8 +179,8 @@ def member_data_py(buf: bytes, start: int, end: int) -> Element | None:
     found at its fixed place without indexing the document; None for any other layout.
 
     Most documents in a data tree are members: reading a value through this costs a few byte
-    compares, where an index is a dict of two tuples per member (time and memory: a 10k-slot
-    world has 460k members).
+    compares, where an index is a dict of two tuples per member (time and memory: a world
+    has ~40 members a slot).
     """
     if end - start > 21 and buf.startswith(b"\x02ID\x00", start + 4):
         n = _I32.unpack_from(buf, start + 8)[0]
@@ -422,7 +422,7 @@ def component_fields_py(buf: bytes, start: int, end: int) -> list[FieldElement] 
 
     Why one pass: indexing ``Data`` into a dict of 4-tuples, looking each member up in it and
     then finding its ``Data`` element again cost three walks and ~200 bytes per member (a
-    10k-slot world has 392k of them); this reads each element header once and keeps nothing.
+    world has ~40 a slot); this reads each element header once and keeps nothing.
     """
     out: list[FieldElement] = []
     keys: set[str] = set()
@@ -471,7 +471,7 @@ def component_fields_py(buf: bytes, start: int, end: int) -> list[FieldElement] 
 
 def component_fields_indexed(buf: bytes, start: int, end: int) -> list[FieldElement]:
     """:func:`component_fields_py`'s answer through :func:`index` and :func:`member_data`:
-    the faster way when those are compiled (6x on the 10k world's components, where the
+    the faster way when those are compiled (6x on a world's components, where the
     pure loop above is 3x faster than the pure ``index`` and ``member_data``)."""
     data = member_data
     return [
@@ -491,7 +491,7 @@ def component_fields(buf: bytes, start: int, end: int) -> list[FieldElement] | N
 
 # -- a member's value (Member.value) ----------------------------------------------------------
 
-#: Arrays of 1 to 10 doubles (vectors, quaternions, colors: 70k of the 10k world's member
+#: Arrays of 1 to 10 doubles (vectors, quaternions, colors: a sixth of a world's member
 #: values), by size in bytes: one struct reading the length, each item's header and each
 #: double, and the headers they must have.
 _DOUBLE_ARRAYS = {

@@ -47,7 +47,7 @@ _NAME_TABLES: dict[int, dict[int, str | None]] = {
 
 #: Longest node name written, and deepest node.  Every node's ``parent=`` spells its whole
 #: path, so a scene grows with depth times name length per node: a 2,000-deep tree of
-#: 1,000-character names made a 2 GB scene from a 20 KB archive (issue 12).  Node names are
+#: 1,000-character names made a 2 GB scene from a 20 KB archive.  Node names are
 #: for finding nodes in the editor; the slot's whole name stays in the node's metadata.
 MAX_NODE_NAME = 64
 MAX_SCENE_DEPTH = 1024

@@ -2,8 +2,8 @@
 
 A :class:`~brson.model.ids.Location` made from a byte offset finds its slot or component by
 descending from the root and scanning each level's keys and children: right for the odd
-lookup, but O(depth x siblings) each, so locating every reference of a 100k-slot world one by
-one takes minutes (measured: ~80 us a reference on a 10k-slot world).  This walks the tree once
+lookup, but O(depth x siblings) each, so locating every reference of a big world one by
+one takes minutes (tens of microseconds a reference).  This walks the tree once
 and enters only the slots, components and documents whose byte spans hold a wanted offset
 (bisect over the sorted offsets); it gives the same anchors and paths as ``Location``.
 :func:`locate_many` uses the tree's own nodes, so what it returns stays identical to what
@@ -50,7 +50,7 @@ def locate_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, Location]:
 def located(tree: DataTree, locations: Iterable[Location | None]) -> dict[int, Location]:
     """``id(location)`` -> the location with its anchor and path known.  Locations found by
     byte offset in an unmodified tree are located together in one walk, never by one
-    root-to-leaf descent each (extracting from a 100k-slot world looks up tens of thousands);
+    root-to-leaf descent each (extracting from a big world looks up tens of thousands);
     one that leads nowhere comes back as an unknown location (``describe()`` "<unknown>")."""
     given = [loc for loc in locations if loc is not None]
     pending = [
@@ -298,7 +298,7 @@ def _children_holding(
     ``Children`` element), with those offsets, in the children's order; an offset in no child
     (the array's own bytes) is dropped.  Each child holding offsets is found by bisecting
     the children's starts: a fresh view described in batches made every child of a wide
-    slot per batch (the holder of a 100k-world extract has 60k children: batches times
+    slot per batch (an extract's holder can have tens of thousands of children: batches times
     children).  ``own_nodes`` hands out the slot's own child nodes (what navigation gives);
     otherwise only the children entered get a node, parented like the slot's own."""
     if slot.modified:  # children held in memory: their spans are no offsets in ``buf``

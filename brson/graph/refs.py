@@ -9,7 +9,7 @@ come from other tools or hand edits; they are kept and listed, never dropped).  
 every ID-shaped value; this module turns those values into :class:`Reference` records and
 indexes them by target.
 
-Cost model, because worlds reach 100k slots and a million references: building the graph is
+Cost model, because worlds reach 10^5 slots and a million references: building the graph is
 one pass over the ID index's values (plain lists and one dict, no per-reference pydantic).
 Where a reference sits (its slot, component and member) and which element its target is are
 found only when first asked, and then for every reference at once (:mod:`brson.graph.locate`),

@@ -3,7 +3,7 @@
 Extract follows references round after round to the components that define them, then
 copies those components with the name and path of the slot each came from.  Asking the
 model for that (``located``: a walk that makes a node per slot and component on the way, each
-with its key index) cost ~1 KB a component and half a minute on a 100k-slot world whose
+with its key index) cost ~1 KB a component and half a minute on a big world whose
 closure takes a third of it along.  One walk of the bytes gives the same answers: components
 never nest, so their spans are disjoint and a bisection finds the one holding an offset; each
 remembers its slot, and each slot its parent, so names and paths are read for the few slots
@@ -93,7 +93,7 @@ class ComponentSpans:
         document, listing = raw.DOCUMENT, raw.ARRAY
         with paused_gc():
             # Per slot: one index call and one per array, the spans taken straight from the
-            # array items (a 10k-slot world walks here; helpers per slot were a third of it).
+            # array items (every slot of a world walks here; helpers per slot were a third).
             while pending:
                 start, end, parent = pending.pop()
                 number = len(slots)

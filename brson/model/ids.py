@@ -74,8 +74,8 @@ class DefinitionTable:
     """
 
     def __init__(self, tree: DataTree) -> None:
-        #: With the compiled scan, its hash table answers (0.13 s for a 10k-slot world where
-        #: packing took 0.65 s: a Python step per definition); without it the packed array.
+        #: With the compiled scan, its hash table answers (packing the offsets takes a Python
+        #: step per definition, several times as long); without it the packed array.
         self._scan = definition_lookups(tree.buffer, id_spans(tree))
 
     def offset(self, element_id: str) -> int | None:
@@ -229,7 +229,7 @@ class Location:
     def describe(self) -> str:
         """Human path: ``Root/Body:MeshRenderer.Materials[0]``.  The slot part is the
         bounded display path (exact unless over a thousand characters): a report describing
-        every reference of a deep tree by full paths grew with depth squared (issue 12)."""
+        every reference of a deep tree by full paths grew with depth squared."""
         anchor = self.anchor
         if anchor is None:
             return "<unknown>"
@@ -246,7 +246,7 @@ class _LazyDefinitions(dict[str, Location]):
     """
 
     #: Lookups answered by one ``bytes.find`` each before indexing every definition's offset
-    #: in one pass (a find scans the whole buffer: extracting from a 100k-slot world looks up
+    #: in one pass (a find scans the whole buffer: extracting from a big world looks up
     #: hundreds of thousands of IDs).
     FINDS = 8
 
@@ -359,7 +359,7 @@ class IdIndex:
         if len(keys) != len(found):
             counts = Counter(eid for _, eid in found)
             # One pass for every duplicated ID: a search of the whole buffer per ID was
-            # quadratic in a file made of copies (issue 12).
+            # quadratic in a file made of copies.
             where: dict[str, list[int]] = {eid: [] for eid, n in counts.items() if n > 1}
             for lo, hi in spans:
                 for match in DEFINITION.finditer(text, lo, hi):
@@ -661,7 +661,7 @@ def scan_references(tree: DataTree) -> ReferenceScan | None:
 
     What :class:`IdIndex` and :func:`definition_offsets` give together (the same patterns and
     spans), for a reader that lists every reference once: the index keeps a string and a
-    key per definition (642k on the 10k world) and the offsets took a second scan decoding
+    key per definition (~65 a slot) and the offsets took a second scan decoding
     each.  None when an ID is defined twice: parent links and duplicates follow the index's
     rules (``IdIndex.build``), so such a file goes through it.
     """
@@ -675,8 +675,8 @@ def scan_references(tree: DataTree) -> ReferenceScan | None:
 class IdCensus:
     """What checking a tree's references needs of its IDs, from its bytes, without an index.
 
-    :class:`IdIndex` keeps a string per ID and a :class:`Location` per ID-shaped value (on a
-    10k-slot world 650k IDs, about 3.5x the BSON in memory and most of ``validate``'s time).
+    :class:`IdIndex` keeps a string per ID and a :class:`Location` per ID-shaped value (a
+    world has ~65 IDs a slot: about 3.5x the BSON in memory and most of ``validate``'s time).
     A check of references needs less: whether every definition is distinct, the values
     with their offsets, which of them some definition names, and the first definitions (the
     numbering style).  The IDs live as bytes for the scan only (no dict, no location);

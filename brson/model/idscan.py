@@ -4,9 +4,9 @@ reference scan (refs) and definition lookups (extract) need, from the patterns o
 
 The pure-Python path runs those patterns (``DEFINED_ID_BYTES``, ``REFERENCE_BYTES``) with
 ``re``; the compiled path (``brson/_speedups/_idscanc.c``) finds the same elements in one C pass
-and keeps the definitions in a hash table (no Python object per definition: 642k on a
-10k-slot world), so a scan costs a few hundredths of a second where the two regex passes and
-the sort of the IDs cost about 0.35 s.  C answers None for anything it is not sure of and the
+and keeps the definitions in a hash table (no Python object per definition, of which a world
+has ~65 a slot), so a scan costs a fraction of the two regex passes and the sort of the
+IDs.  C answers None for anything it is not sure of and the
 Python path answers; ``BRSON_PURE_PYTHON`` (:mod:`brson._speedups`) forces the Python path.
 """
 

@@ -8,7 +8,7 @@ original element bytes plus encoded new values, so untouched content stays byte-
 
 Child nodes are handed out two ways.  :meth:`Node.child_node` keeps the child (slots,
 components, their lists: identity is stable).  :meth:`Node.child_view` does not: members are
-most of a tree (392k on a 10k-slot world), and keeping one object per member read was most of
+most of a tree (~40 a slot in a world), and keeping one object per member read was most of
 the memory and a third of the time of reading every value.  A view registers itself with its
 owner on its first edit (:meth:`Node.touch`), so the edit sticks: the owner writes it, and
 every later hand-out for that key returns that same object.  Two views of the same key taken
@@ -305,7 +305,7 @@ class Node:
     def element(self, key: str) -> raw.Element | None:
         """One original element by key, as :meth:`element_index` has it.  A slot in the
         shared layout answers from its compact element ends without building the index dict
-        (a walk that reads three keys of each of 10k slots built 10k dicts of 14 tuples)."""
+        (a walk that reads three keys of each slot built a dict of 14 tuples per slot)."""
         return self._element(key)
 
     def original_bytes(self) -> memoryview:

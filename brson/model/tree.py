@@ -1,6 +1,6 @@
 """The data tree: root document, Slots, Components and Members over lazily indexed BSON.
 
-Why not one pydantic object per element: a 100k-slot world has millions of members, and
+Why not one pydantic object per element: a big world has millions of members, and
 building (or validating) a model for each costs 2-4x a plain decode and ~10x the BSON size in
 memory.  These classes index the bytes instead and decode on access; the pydantic models in
 :mod:`brson.model.documents` describe the same shapes for validation and JSON Schema, and
@@ -140,8 +140,8 @@ class Member(Node):
     def _engine_data(self) -> raw.Element | None:
         """The original Data element at the engine layout's place (``{"ID", "Data"}``), kept;
         None for another layout or once an index is kept (ask the index then).  A slot's kept
-        Components member asks only this, and an index dict of two tuples per slot was 30k
-        objects for the collector on a walk of a 10k world."""
+        Components member asks only this, and an index dict of two tuples per slot was three
+        more objects per slot for the collector to scan on every walk."""
         data = self._data
         if data is None and self._idx is None:
             data = self._data = raw.member_data(self._buf, self._start, self._end)
@@ -362,7 +362,7 @@ class Component(Node):
         Node.__init__(self, buf, start, end, owner)  # not super(): a walk makes 40k of these
         self._slot: Slot | None = None
         #: The Data node, kept here rather than in the overlay until it is edited: an
-        #: overlay dict per component was 40k objects for the collector on a 10k world.
+        #: overlay dict per component is one more object per component for the collector.
         self._data_node: Node | None = None
 
     def _index(self) -> dict[str, raw.Element]:
@@ -529,7 +529,7 @@ class Component(Node):
         if self._vals is _NO_VALS and self._data_node is None and self._keys is None:
             # Unedited and no Data node yet: the views are the component's until their first
             # edit (Member._attach), so reading every value keeps no Data node per component
-            # (40k objects for the collector on a 10k world).
+            # (one object per component for the collector).
             elem = self._data_element()
             if elem is not None:
                 found = raw.component_fields(self._buf, elem[2], elem[3])
@@ -677,14 +677,14 @@ class Slot(Node):
         self._shape: _Shape | None = None
         self._ends: bytes | None = None
         #: The ``Children`` list and ``Components`` member once handed out, kept here while
-        #: the slot has no overlay (see :meth:`Node._keep`): an overlay dict per slot was 10k
-        #: objects for the collector on a walk of a 10k world.
+        #: the slot has no overlay (see :meth:`Node._keep`): an overlay dict per slot is one
+        #: more object per slot for the collector on every walk.
         self._kids: list[Any] | None = None
         self._listing: Member | None = None
         #: The components of an unedited slot read straight from its bytes, owned by the
         #: slot until something asks for the ``Components`` member (:meth:`_materialize`):
-        #: a kept member and its list per slot were 200k objects for the collector on a
-        #: loop over the 100k world.
+        #: a kept member and its list per slot are two more objects per slot for the
+        #: collector on every loop over the tree.
         self._comps: list[Component] | None = None
 
     @property
@@ -889,8 +889,8 @@ class Slot(Node):
     def children(self) -> list[Slot]:
         if self._kids is None and self._vals is _NO_VALS and self._keys is None:
             # An unedited empty Children (a leaf: a third of a big world's slots) keeps no
-            # list: this returns a new list anyway, and a kept empty list per leaf was 37k
-            # objects for the collector on a walk of the 100k world.  The raw list
+            # list: this returns a new list anyway, and a kept empty list per leaf is one more
+            # object per leaf for the collector on every walk.  The raw list
             # (children_list, child_nodes) is still kept once asked for.
             elem = self._element("Children")
             if elem is not None and elem[0] == raw.ARRAY and elem[3] - elem[2] == _EMPTY_ARRAY:
@@ -969,8 +969,8 @@ class Slot(Node):
     def display_path(self, limit: int = PATH_LIMIT) -> str:
         """The path for messages: exact while it is short, else ``…/`` and its last ``limit``
         characters. Paths grow with depth times name length, so a report that printed every
-        full path of a 2,000-deep tree of 1,000-character names wrote gigabytes (issue 12,
-        defect 10); this costs O(depth + limit) and keeps each line bounded.  A short path
+        full path of a 2,000-deep tree of 1,000-character names wrote gigabytes; this costs
+        O(depth + limit) and keeps each line bounded.  A short path
         is the memoized :attr:`path` (a report describes thousands of values on the same
         slots: reading every ancestor's name again for each was a third of ``validate``)."""
         tree = self._tree
@@ -1413,7 +1413,7 @@ def _selector_hint(tree: DataTree, selector: str) -> str:
     """Paths of slots whose visible name (rich-text tags removed) contains or resembles it.
 
     Paths are made only for the few slots shown, and bounded: one full path per slot of a
-    2,000-deep tree of long names took 2 GB (issue 12)."""
+    2,000-deep tree of long names took 2 GB."""
     wanted = selector.lower()
     slots: dict[str, Slot] = {}
     for slot in tree.walk():

@@ -175,7 +175,7 @@ class _Side:
         key = element_id if element_id is not None else f"@{fallback}"
         if key in seen:  # a duplicate ID (validate reports those); keep both apart
             # Counting on from the last suffix given to this key: probing #2, #3, ... from the
-            # start for each duplicate was quadratic (10k duplicates: 15 s; issue 12, 12).
+            # start for each duplicate was quadratic (10,000 duplicates took 15 s).
             counters = self._suffixes.setdefault(id(seen), {})
             n = counters.get(key, 1) + 1
             while f"{key}#{n}" in seen:

@@ -67,7 +67,7 @@ class CopiedComponent:
 
     ``referenced_by`` (the values in the result that point into it) is worked out on first
     use, for every copy at once, from the result: listing every reference into a closure of
-    a third of a 100k-slot world took half its time and gigabytes, and the summary a user
+    a third of a big world took half its time and gigabytes, and the summary a user
     sees by default never shows it.
     """
 

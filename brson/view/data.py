@@ -4,7 +4,7 @@ validation, the asset layer and the glTF exporter (nothing here knows about HTTP
 Slots are addressed by *keys*: the child indexes from the root joined by dots (``0`` is the
 root, ``0.2.5`` its third child's sixth child).  A key needs no ID (hostile files have slots
 without one, or with a duplicate), is the same in every copy of the tree, and finds its slot
-by one descent, so the page can load any part of a 100k-slot world without the whole of it.
+by one descent, so the page can load any part of a huge world without the whole of it.
 
 Everything that needs the whole tree (the search index, the reference graph that resolves
 links and lists who points at a slot, the findings, the map from paths to keys) is built by
@@ -48,9 +48,9 @@ SEARCH_LIMIT = 200
 INCOMING_LIMIT = 200
 #: Findings listed at most (the counts are exact).
 FINDINGS_LIMIT = 2000
-#: Slots the ``--html`` export takes at most (the 10k-slot benchmark world: 157 MiB, 2 min).
+#: Slots the ``--html`` export takes at most (at this size the page is 157 MiB, 2 min).
 STATIC_LIMIT = 10_000
-#: Slots the viewport's GLB takes at most (the 10k world exports in about a second).
+#: Slots the viewport's GLB takes at most (10,000 slots export in about a second).
 GLB_LIMIT = 20_000
 #: Image kinds a browser shows as they are; other images are converted to PNG (Pillow).
 BROWSER_IMAGES = {
@@ -160,8 +160,8 @@ class Index:
                 self._entries(self.tree)
             self.entries_ready.set()
             # References and targets located now, in bulk, in this thread: done on first use
-            # instead, each pass would fall on one of the page's requests (seconds at 100k
-            # slots).  Targets first (the inspector's links), then sources (referenced-by).
+            # instead, each pass would fall on one of the page's requests (seconds on a huge
+            # world).  Targets first (the inspector's links), then sources (referenced-by).
             with self.lock:
                 graph = ReferenceGraph.build(self.tree)
                 graph.locate_targets()
@@ -657,7 +657,7 @@ class ViewData:
             return cached
         top = self.slot(key)
         size = sum(1 for _ in itertools.islice(top.walk(), GLB_LIMIT + 1))
-        if size > GLB_LIMIT:  # the export holds the page's lock: seconds for a 100k world
+        if size > GLB_LIMIT:  # the export holds the page's lock: seconds for a huge world
             raise ViewError(
                 f"more than {GLB_LIMIT} slots under this slot: select a smaller part for 3D"
             )

@@ -24,6 +24,8 @@ import jsonschema
 import pytest
 import yaml
 
+pytestmark = pytest.mark.slow  # installs brson into a fresh environment as the runner would
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 SAMPLE = ROOT / "fixtures" / "real" / "orange3134_loading_standin.brson"

@@ -138,6 +138,7 @@ def test_show_completion_prints_a_script() -> None:
     assert "complete -o default -F _brson_completion brson" in result.stdout
 
 
+@pytest.mark.slow
 def test_completion_answers_commands_and_choices(tmp_path: Path) -> None:
     """What the shell asks when Tab is pressed, answered by the console command."""
     script = Path(sys.executable).parent / "brson"

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the real pre-commit installs its hook environment
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "fixtures" / "real" / "orange3134_loading_standin.brson"
 BROKEN = ROOT / "fixtures" / "validate" / "BR401_duplicate_id.brson"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,12 +35,10 @@ def known_defect(operation: str, name: str) -> int | None:
     return None
 
 
-class Tally:
-    """What the matrix ran: cells (file, operation) and individual checks."""
-
-    checks = 0
-    cells: set[tuple[str, str]] = set()  # noqa: RUF012 (one tally per session)
-    failed: set[tuple[str, str]] = set()  # noqa: RUF012
+#: The name under which a cell's test reports carry its tally, ``[file, operation, checks]``
+#: (``user_properties``; the call's report has the final count).  Reports reach the process
+#: that prints the summary, so the size line adds up cells that pytest-xdist workers ran.
+CELL_PROPERTY = "conformance_cell"
 
 
 Check = Callable[..., None]
@@ -75,12 +74,11 @@ def check(request: pytest.FixtureRequest, sample: Sample) -> Check:
     defect = known_defect(operation, sample.name)
     if defect is not None:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 11 defect {defect}"))
-    Tally.cells.add((sample.name, operation))
+    cell: list[Any] = [sample.name, operation, 0]
+    request.node.user_properties.append((CELL_PROPERTY, cell))
 
     def run(condition: object, message: str = "") -> None:
-        Tally.checks += 1
-        if not condition:
-            Tally.failed.add((sample.name, operation))
+        cell[2] += 1
         assert condition, message
 
     return run
@@ -92,10 +90,20 @@ def path(sample: Sample, corpus_dir: Path) -> Path:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not Tally.cells:
+    cells: set[tuple[str, str]] = set()
+    checks = 0
+    for reports in terminalreporter.stats.values():
+        for r in reports:
+            if getattr(r, "when", None) != "call":
+                continue
+            for name, value in getattr(r, "user_properties", ()):
+                if name == CELL_PROPERTY:
+                    cells.add((value[0], value[1]))
+                    checks += value[2]
+    if not cells:
         return
-    files = len({f for f, _ in Tally.cells})
-    operations = len({o for _, o in Tally.cells})
+    files = len({f for f, _ in cells})
+    operations = len({o for _, o in cells})
     failed = sum(
         1
         for outcome in ("failed", "error")
@@ -112,5 +120,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         state += f", {xfailed} known defect(s) xfailed"
     terminalreporter.write_line(
         f"conformance matrix: {files} files x {operations} operations = "
-        f"{len(Tally.cells)} cells, {Tally.checks} checks, {state}"
+        f"{len(cells)} cells, {checks} checks, {state}"
     )

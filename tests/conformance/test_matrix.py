@@ -36,6 +36,8 @@ from .conftest import CORPUS, Check
 from .oracle import View, file_view, is_guid, type_table_problems, typed, view
 from .writers import Sample, decoded
 
+pytestmark = pytest.mark.slow  # every operation on every sample and writer variant: minutes of CPU
+
 #: Exit codes (README): success, findings, bad input.
 OK, FINDINGS, BAD = 0, 1, 2
 EXT = {Codec.BROTLI: ".brson", Codec.LZMA: ".7zbson", Codec.LZ4: ".lz4bson", Codec.NONE: ".bson"}

@@ -37,6 +37,7 @@ def generated() -> dict[str, bytes]:
     return dict(gen.build())
 
 
+@pytest.mark.slow
 def test_committed_fixtures_are_what_the_generator_makes(generated: dict[str, bytes]) -> None:
     """Regenerate in memory; every committed file must match byte for byte (determinism)."""
     differ = [n for n, d in generated.items() if (FIXTURES / n).read_bytes() != d]
@@ -46,6 +47,7 @@ def test_committed_fixtures_are_what_the_generator_makes(generated: dict[str, by
     assert sum(len(d) for d in generated.values()) < 1_000_000
 
 
+@pytest.mark.slow
 def test_generator_is_deterministic(generated: dict[str, bytes]) -> None:
     """Cheap parts built twice in one process (the committed files cover separate runs)."""
     assert gen.encode(gen.resonite_doc()) == gen.encode(gen.resonite_doc())

@@ -76,6 +76,7 @@ def mutations(draw: st.DrawFn) -> tuple[bytes, str | None]:
     return bytes(data), as_name
 
 
+@pytest.mark.slow
 @given(mutations())
 @settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
 def test_mutated_inputs_raise_only_brson_errors(case: tuple[bytes, str | None]) -> None:

@@ -210,6 +210,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(_documents(values))
 @settings(max_examples=150)
 def test_json_form_round_trip_generated(doc: dict[str, Any]) -> None:
@@ -266,6 +267,7 @@ def _streamed(raw: bytes, indent: int | None, container: Any = None, chunk: int 
     return "".join(parts)
 
 
+@pytest.mark.slow
 @given(_documents(values), st.sampled_from([None, {"framing": "frdt", "codec": "lz4"}]))
 @settings(max_examples=150)
 def test_streamed_form_is_the_reference_text(doc: dict[str, Any], container: Any) -> None:
@@ -286,6 +288,7 @@ def test_streamed_form_of_files_is_the_reference_text(path: Path) -> None:
     assert _streamed(raw, 1, record, chunk=512) == _reference(decoded, 1, record)
 
 
+@pytest.mark.slow
 @given(_documents(values))
 @settings(max_examples=150)
 def test_in_place_reader_is_from_jsonable(doc: dict[str, Any]) -> None:

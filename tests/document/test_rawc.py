@@ -24,11 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brson._speedups import PURE_PYTHON, built
-from brson.api import loads, to_bson
 from brson.document import raw
 from brson.errors import BrsonError
 from tests.conftest import SAMPLES
-from tests.differential import check_built, sample_parts
+from tests.differential import check_built, part_trees_bson, sample_parts
 
 
 def _load_rawc() -> ModuleType | None:
@@ -98,13 +97,11 @@ def same_all(buf: Any, start: Any, end: Any, layouts: tuple[Any, ...] = ()) -> N
 
 def _buffers() -> Iterator[tuple[str, bytes]]:
     """The BSON of every sample and fixture that reads, and the raw bytes of every file."""
+    trees = part_trees_bson()
     for name, part in sample_parts():
         yield name, part
-        try:
-            tree_bson = to_bson(loads(part, name=name))
-        except (BrsonError, MemoryError):
-            continue
-        yield f"{name} (BSON)", tree_bson
+        if name in trees:
+            yield f"{name} (BSON)", trees[name]
 
 
 BUFFERS = dict(_buffers())
@@ -240,6 +237,7 @@ def test_mutated_real_documents(name: str) -> None:
 ints = st.one_of(st.integers(-8, 300), st.sampled_from([-(1 << 31), 1 << 31, 1 << 62, -(1 << 70)]))
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=200), ints, ints)
@@ -283,6 +281,7 @@ documents = st.recursive(
 )
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(documents, st.data())

@@ -13,6 +13,10 @@ import pytest
 from tests.gltf.conftest import AVATAR, Exported, inputs
 from tests.gltf.tools import blender, godot4, validate
 
+#: Real glTF-Validator, Blender and Godot 4 runs, on the exports the session makes once
+#: (one worker: tests/gltf/conftest.py builds them per process).
+pytestmark = [pytest.mark.engine, pytest.mark.xdist_group("gltf")]
+
 NAMES = [p.name for p in inputs()]
 
 

@@ -74,6 +74,7 @@ def test_missing_texture_is_a_warning_with_url_and_slot() -> None:
     assert report.images == 1  # the placeholder
 
 
+@pytest.mark.engine  # the Khronos glTF-Validator
 def test_gltf_with_bin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "avatar.gltf"
     code, stdout, err = run(capsys, "export-gltf", AVATAR, "-o", out)

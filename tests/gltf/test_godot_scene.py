@@ -42,6 +42,7 @@ process_frame.connect(func():
 """
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize(
     ("source", "slot", "meshes", "skins"),
     [(AVATAR, None, 3, 1), (HANDEDNESS, None, 2, 0), (HANDEDNESS, "Sign", 1, 0)],
@@ -107,6 +108,7 @@ scene.free()
 """
 
 
+@pytest.mark.engine
 def test_godot3_static_meshx_becomes_an_array_mesh(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,10 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from tests.gltf.conftest import HANDEDNESS, Exported
 from tests.gltf.tools import blender, godot4
+
+#: Real Blender and Godot 4 runs.
+pytestmark = [pytest.mark.engine, pytest.mark.xdist_group("gltf")]
 
 RED, GREEN, BLUE, YELLOW = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0)
 

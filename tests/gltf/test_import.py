@@ -60,6 +60,7 @@ def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "bad.glb" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_mutated_files_raise_only_brson_errors(tmp_path: Path) -> None:
     import random
 

@@ -248,6 +248,7 @@ def test_other_refusals() -> None:
         read(data[:-4] + struct.pack("<i", 3))  # index 3 of 3 vertices
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_mutations_raise_only_brson_errors(data: st.DataObject) -> None:

@@ -21,6 +21,9 @@ from brson.godot import Object, ObjectID, Signal, Transform3D, dumps, loads, loa
 from .cases import CASES3, CASES4, PAD_GARBAGE3, TRS, crafted, full_object
 from .conftest import EngineSession
 
+#: Real Godot 3 and 4 runs; one worker runs them all, so each engine session starts once.
+pytestmark = [pytest.mark.engine, pytest.mark.xdist_group("godot-values")]
+
 NIL_BYTES = bytes(4)
 
 

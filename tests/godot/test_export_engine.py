@@ -37,6 +37,9 @@ from .engine import EngineRun, require_godot, run_script
 from .export_cases import load_cases, sample_paths
 from .export_probe import probe_body
 
+#: Real Godot 3 and 4 runs; one worker runs them all, so each engine export runs once.
+pytestmark = [pytest.mark.engine, pytest.mark.xdist_group("godot-export")]
+
 TOLERANCE = 1e-5
 CASES = load_cases()
 CASE_NAMES = list(CASES)

@@ -70,6 +70,7 @@ def _vectors(godot: int) -> list[bytes]:
     return [dumps(v, godot) for _, _, v in cases] + [dumps(composite, godot)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("godot", [3, 4])
 def test_truncated_at_every_offset(godot: int) -> None:
     for data in _vectors(godot):
@@ -103,6 +104,7 @@ def test_random_payload_behind_valid_header(
     _decode_or_refuse(data, godot, objects)
 
 
+@pytest.mark.slow
 @FAST
 @given(st.data(), st.sampled_from([3, 4]))
 def test_mutated_valid_encodings(data: st.DataObject, godot: int) -> None:

@@ -23,18 +23,21 @@ def _check_roundtrip(value: Any, godot: int) -> None:
     assert dumps(back, godot) == data
 
 
+@pytest.mark.slow
 @FAST
 @given(values(4))
 def test_roundtrip_godot4(value: Any) -> None:
     _check_roundtrip(value, 4)
 
 
+@pytest.mark.slow
 @FAST
 @given(values(3))
 def test_roundtrip_godot3(value: Any) -> None:
     _check_roundtrip(value, 3)
 
 
+@pytest.mark.slow
 @FAST
 @given(values(4, objects=True))
 def test_roundtrip_full_objects_godot4(value: Any) -> None:
@@ -42,6 +45,7 @@ def test_roundtrip_full_objects_godot4(value: Any) -> None:
     assert same(loads(data, 4, allow_objects=True), value)
 
 
+@pytest.mark.slow
 @FAST
 @given(values(3, objects=True))
 def test_roundtrip_full_objects_godot3(value: Any) -> None:
@@ -49,6 +53,7 @@ def test_roundtrip_full_objects_godot3(value: Any) -> None:
     assert same(loads(data, 3, allow_objects=True), value)
 
 
+@pytest.mark.slow
 @FAST
 @given(values(4))
 def test_double_precision_builds(value: Any) -> None:

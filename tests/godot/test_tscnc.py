@@ -239,6 +239,7 @@ VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.text(max_size=6), VALUES, max_size=6))

@@ -303,6 +303,7 @@ def test_both_directions_agree(path: Path) -> None:
     assert sum(len(graph.references_to(i)) for i in graph.referenced_ids) == len(graph.internal)
 
 
+@pytest.mark.slow
 def test_edited_tree_graph_equals_untouched(path: Path) -> None:
     """From nodes (after an edit) the graph finds the same references and answers alike."""
     clean = ReferenceGraph.build(brson.load(path))
@@ -499,6 +500,7 @@ def _described_by_spans(data: bytes, offsets: list[int]) -> dict[int, tuple[str,
     return {o: (text, held) for o, text, held in described(spans, offsets)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fanout", [2, 40])
 def test_described_by_spans_equals_located(fanout: int) -> None:
     """``described`` finds each offset's component or innermost slot by bisection over the

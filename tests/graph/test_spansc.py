@@ -19,13 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brson._speedups import built
-from brson.api import loads, to_bson
 from brson.document import raw
 from brson.errors import BrsonError
 from brson.graph import spans as spans_module
 from brson.graph.spans import ComponentSpans
 from brson.model.tree import DataTree
-from tests.differential import check_built, sample_parts
+from tests.differential import check_built, part_trees_bson
 from tests.graph.synth import world
 
 _spansc = built("_spansc")
@@ -95,11 +94,7 @@ def object_span(buf: bytes) -> tuple[int, int] | None:
 
 
 def _trees() -> Iterator[tuple[str, bytes]]:
-    for name, part in sample_parts():
-        try:
-            tree_bson = to_bson(loads(part, name=name))
-        except (BrsonError, MemoryError):
-            continue
+    for name, tree_bson in part_trees_bson().items():
         if object_span(tree_bson) is not None:
             yield name, tree_bson
     for seed in (1, 2):
@@ -166,6 +161,7 @@ _values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.dictionaries(_keys, _values, max_size=5), st.randoms(use_true_random=False))

@@ -33,6 +33,8 @@ from .support import (
     zip_bytes,
 )
 
+pytestmark = pytest.mark.slow  # archives that really expand to 2 GiB, each in its own process
+
 BOMBS: dict[str, Callable[[], bytes]] = {
     "bomb.brson": brotli_bomb,
     "bomb.lz4bson": lz4_chunk_bomb,
@@ -149,6 +151,7 @@ ABSURD = """
 import struct
 from brson.godot import variant
 from brson.package import loads_package
+
 def i32(n): return struct.pack("<i", n)
 def u32(n): return struct.pack("<I", n)
 cases = {

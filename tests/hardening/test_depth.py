@@ -24,6 +24,8 @@ from brson.ops.extract import extract
 
 from .support import deep_tree, nested_arrays, run_cli
 
+pytestmark = pytest.mark.slow  # thousands of levels through every operation and command
+
 DEPTH = 5000
 TIME_BOUND_S = 60
 

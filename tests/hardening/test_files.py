@@ -33,9 +33,12 @@ from brson.container import unpack
 
 from .support import PROJECT_ROOT, SAMPLES, _doc, _string, run_cli
 
+pytestmark = pytest.mark.slow  # writers of a 192 MiB archive killed at five moments
+
 WRITER = """
 import sys
 import brson
+
 dest, size = sys.argv[1], int(sys.argv[2])
 pad = b"x" * size
 doc = (len(pad) + 15).to_bytes(4, "little")  # {"pad": "xxx..."}, built without copies

@@ -27,6 +27,8 @@ sys.path.insert(0, str(PROJECT_ROOT))
 from fuzz import targets
 from fuzz.harness import mutate
 
+pytestmark = pytest.mark.slow  # every fuzz target on mutated seeds
+
 PER_INPUT_S = 10
 # "trees" has its own slice (tests/hardening/test_tree_fuzz.py): ~0.4 s an input.
 NAMES = [name for name, t in targets.TARGETS.items() if t.available() and name != "trees"]

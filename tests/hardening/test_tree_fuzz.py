@@ -14,6 +14,8 @@ if str(ROOT) not in sys.path:
 
 from fuzz.trees import MUTATIONS, hostile_tree, run_commands  # noqa: E402
 
+pytestmark = pytest.mark.slow  # hostile trees through 18 commands each
+
 SLICE = 48
 
 

@@ -12,7 +12,6 @@ odd keys.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from itertools import chain
 
 import pytest
@@ -20,10 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brson._speedups import built
-from brson.api import load
 from brson.model import ids, idscan
 from brson.model.numbering import highest_number, is_sequential, numbered_ids_in_bytes
-from tests.differential import check_built, input_files
+from tests.differential import check_built, loaded_buffers
 
 _idscanc = built("_idscanc")
 needs_c = pytest.mark.skipif(_idscanc is None, reason="the C ID scan is not built")
@@ -105,32 +103,26 @@ def same_definitions(
         assert c.offset(element_id) == py.offset(element_id), element_id
 
 
-def _buffers() -> Iterator[tuple[str, bytes]]:
-    for path in input_files(max_size=None):
-        try:
-            tree = load(path)
-            buf = tree.buffer
-        except Exception:
-            continue
-        yield path.name, buf
-
-
-BUFFERS = list(_buffers())
+@pytest.fixture(scope="module")
+def buffers() -> list[bytes]:
+    """The tree buffer of every sample and fixture that loads."""
+    return [buf for _path, buf in loaded_buffers()]
 
 
 @needs_c
-def test_samples_and_fixtures() -> None:
-    assert BUFFERS
-    for _name, buf in BUFFERS:
+def test_samples_and_fixtures(buffers: list[bytes]) -> None:
+    assert buffers
+    for buf in buffers:
         same(buf, [(0, len(buf))])
         same(buf, [(0, len(buf) // 2), (len(buf) // 2, len(buf))], sample=3)
 
 
+@pytest.mark.slow
 @needs_c
-def test_mutated() -> None:
+def test_mutated(buffers: list[bytes]) -> None:
     """Bytes flipped, IDs copied over others (repeats), keys changed, spans cut anywhere."""
     rng = random.Random(14)
-    for _name, buf in BUFFERS[:40]:
+    for buf in buffers[:40]:
         for _ in range(10):
             data = bytearray(buf)
             for _ in range(rng.randint(1, 20)):
@@ -184,6 +176,7 @@ _GUIDS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(

@@ -142,6 +142,7 @@ TYPE_NAMES = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60)  # nested pydantic models are slow to generate
 @given(TYPE_NAMES)
 def test_generated_names_round_trip_as_structures(name: TypeName) -> None:

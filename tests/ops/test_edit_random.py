@@ -66,6 +66,7 @@ def apply(tree: DataTree, step: Step, ids: FreshIds) -> None:
         assert any(word in exc.message for word in ("root slot", "under itself"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SAMPLES)
 @settings(max_examples=25)
 @given(script=steps)

@@ -10,6 +10,7 @@ keys, IDs and values.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -26,7 +27,7 @@ from brson.ops.validate import context
 from brson.ops.validate.context import ComponentInfo, Context
 from brson.ops.validate.findings import Findings
 from tests.conftest import FIXTURES
-from tests.differential import check_built, input_files
+from tests.differential import check_built, loaded_buffers
 
 _fieldsc = built("_fieldsc")
 needs_c = pytest.mark.skipif(_fieldsc is None, reason="validate's C loop is not built")
@@ -81,24 +82,24 @@ def _dicts(value: Any) -> Iterator[dict[str, Any]]:
             stack.extend(reversed(item))
 
 
-def _documents() -> list[dict[str, Any]]:
+@pytest.fixture(scope="module")
+def documents() -> list[dict[str, Any]]:
+    """Every sample and fixture of up to 20 MB that loads, decoded."""
     out = []
-    for path in input_files(max_size=20_000_000):
-        try:
-            doc = bson.decode(load(path).buffer)
-        except Exception:
+    for path, buf in loaded_buffers():
+        if path.stat().st_size > 20_000_000:
             continue
-        out.append(doc)
+        try:
+            out.append(bson.decode(buf))
+        except Exception:  # what pymongo refuses has nothing to compare
+            continue
     return out
 
 
-DOCUMENTS = _documents()
-
-
 @needs_c
-def test_samples_and_fixtures() -> None:
-    assert DOCUMENTS
-    for doc in DOCUMENTS:
+def test_samples_and_fixtures(documents: list[dict[str, Any]]) -> None:
+    assert documents
+    for doc in documents:
         dicts = list(_dicts(doc))
         for at in range(0, len(dicts), 7):
             same(dicts[at : at + 7])
@@ -126,10 +127,10 @@ _VARIANTS = [
 
 
 @needs_c
-def test_mutated() -> None:
+def test_mutated(documents: list[dict[str, Any]]) -> None:
     """IDs replaced by near-GUIDs and other values, keys renamed, members emptied."""
     rng = random.Random(14)
-    for doc in DOCUMENTS[:40]:
+    for doc in documents[:40]:
         dicts = [d for d in _dicts(doc) if d][:300]
         for _ in range(20):
             picked = [dict(d) for d in rng.sample(dicts, min(len(dicts), rng.randint(1, 8)))]
@@ -166,6 +167,7 @@ _MEMBERS = st.dictionaries(st.sampled_from(["ID", "Data", "x"]), _VALUES, max_si
 _DATA = st.dictionaries(_KEYS, st.one_of(_VALUES, _MEMBERS), max_size=8)
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_DATA, max_size=5))
@@ -196,7 +198,11 @@ def test_many_and_unexpected() -> None:
             _fieldsc.scan_all([], context._TO_SHAPE, context._GUID_SHAPE, id_key, suffix)  # type: ignore[union-attr]
 
 
-_CTX = Context(load(FIXTURES / "real" / "orange3134_loading_standin.brson"), Findings())
+@functools.cache
+def _standin_context() -> Context:
+    return Context(load(FIXTURES / "real" / "orange3134_loading_standin.brson"), Findings())
+
+
 _ANY_KEY = st.one_of(
     _KEYS, st.text(alphabet="IDd-x\u00e9\U0001f600", max_size=5), st.text(max_size=6)
 )
@@ -210,7 +216,7 @@ def test_key_rule_is_idforms(key: str) -> None:
     ``idforms.holds_own_id`` says it holds the component's ID (context passes the C loop the
     keys that function tests)."""
     assert c_scan([{key: "not a GUID"}]) == (None if holds_own_id(key) else [[key]])
-    infos = [ComponentInfo(_CTX, {"Data": {key: "not a GUID"}}, None)]
+    infos = [ComponentInfo(_standin_context(), {"Data": {key: "not a GUID"}}, None)]
     ComponentInfo.scan_all(infos)  # what validate calls: the C loop with context's keys
     assert (infos[0].scanned is None) == holds_own_id(key)
     assert c_scan([{key: _GUID}]) == [[] if holds_own_id(key) else [key]]

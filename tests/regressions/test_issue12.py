@@ -19,6 +19,8 @@ from bson.decimal128 import Decimal128
 import brson
 from brson.cli.app import main
 
+pytestmark = pytest.mark.slow  # every regression input through every command
+
 ROOT = Path(__file__).resolve().parents[2]
 STANDIN = ROOT / "fixtures" / "real" / "orange3134_loading_standin.brson"
 PACKAGE = ROOT.parent / "shared" / "samples" / "orange3134_AvatarRootIdentification.resonitepackage"

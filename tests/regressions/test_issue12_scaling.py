@@ -38,6 +38,8 @@ from brson.ops.validate import validate
 from brson.ops.variables import variables
 from brson.package import packdb_names
 
+pytestmark = pytest.mark.slow  # each guard traces its operation at three sizes
+
 STANDIN = (
     Path(__file__).resolve().parents[2] / "fixtures" / "real" / "orange3134_loading_standin.brson"
 )

@@ -12,6 +12,7 @@ from brson.scan.extract import Options, Rows, Task
 from tests.scan.conftest import OPTIONS, sql
 
 
+@pytest.mark.slow
 def test_broken_and_hostile_files_are_error_rows(clean_index: Path, corpus: Path) -> None:
     rows = sql(clean_index)("SELECT path, status, error_layer, error_message FROM files")
     by_path = {path: rest for path, *rest in rows}

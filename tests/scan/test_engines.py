@@ -10,8 +10,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from brson.scan import engine
 from tests.scan.conftest import MAX_SIZE, OPTIONS, dump_tables
+
+pytestmark = pytest.mark.slow  # a real Dask LocalCluster and killed scans
 
 
 def test_clean_index_has_every_table(clean_index: Path) -> None:

@@ -34,6 +34,7 @@ def live(index: Path) -> dict[str, list[tuple[object, ...]]]:
     return tables
 
 
+@pytest.mark.slow
 def test_rescan_skips_adds_and_deletes(library: Path, corpus: Path, tmp_path: Path) -> None:
     index = tmp_path / "index"
     first = engine.scan([library], index, options=OPTIONS, batch=7)
@@ -64,6 +65,7 @@ def test_rescan_skips_adds_and_deletes(library: Path, corpus: Path, tmp_path: Pa
     assert live(index) == live(tmp_path / "clean")
 
 
+@pytest.mark.slow
 def test_same_size_and_mtime_new_bytes_is_rescanned(library: Path, tmp_path: Path) -> None:
     """The hash decides when size and mtime say nothing changed (a copy with ``cp -p``)."""
     index = tmp_path / "index"

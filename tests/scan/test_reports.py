@@ -19,6 +19,8 @@ from brson.ops.validate import validate
 from brson.scan import query
 from tests.scan.conftest import MAX_SIZE
 
+pytestmark = pytest.mark.slow  # every report over an index of the whole corpus
+
 SUFFIXES = (".brson", ".7zbson", ".lz4bson", ".bson", ".resonitepackage")
 
 

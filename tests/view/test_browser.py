@@ -17,6 +17,9 @@ from brson.cli.app import main
 from tests.conftest import PROJECT_ROOT
 from tests.view.conftest import STANDIN, Page, Running
 
+#: Chromium through Playwright; one worker, so one browser starts.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
 TIMEOUT = 20_000
 
 

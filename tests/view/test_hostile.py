@@ -17,6 +17,7 @@ from fuzz.trees import hostile_tree
 SEEDS = 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(SEEDS))
 def test_hostile_tree(tmp_path: Path, seed: int) -> None:
     path = tmp_path / "t.bson"

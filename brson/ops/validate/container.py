@@ -184,7 +184,7 @@ def _from_package(path: str, findings: Findings, max_size: int) -> DataTree:
     for warning in pkg.warnings:
         findings.add(PACKAGE_CONSISTENCY, warning, file=path)
     if container is not None:
-        known = set(pkg.warnings)  # a list lookup per warning was quadratic (issue 12, 13)
+        known = set(pkg.warnings)  # a list lookup per warning was quadratic
         for warning in container.warnings:
             if warning not in known:
                 findings.add(EXTENSION, f"main tree: {warning}")

@@ -67,7 +67,7 @@ PARENT_LOOP = rule(
     "Slots whose `ParentReference` values name each other (or the slot itself) declare a "
     "parent chain that never reaches the root; readers that trust `ParentReference` hang "
     "or reject the tree.",
-    "issue 5/7 (cycles are findings, not hangs)",
+    "a hostile-input requirement: cycles are findings, never hangs",
 )
 SELF_REFERENCE = rule(
     "BR405",

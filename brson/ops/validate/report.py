@@ -102,7 +102,7 @@ def build_report(files: list[FileReport], *, strict: bool = False) -> ValidateRe
 def capped(report: ValidateReport, limit: int | None) -> ValidateReport:
     """The report listing at most ``limit`` findings (the first ones, file by file); the counts,
     the per-rule numbers and the exit code still cover them all, and ``summary.omitted`` says
-    how many are not listed (``--max-findings``: a 10k-slot world printed 10,485 lines)."""
+    how many are not listed (``--max-findings``: a big world can have thousands)."""
     if limit is None:
         return report
     left = limit
@@ -120,8 +120,8 @@ def capped(report: ValidateReport, limit: int | None) -> ValidateReport:
 def report_json(report: ValidateReport) -> str:
     """The report as ``--format json`` prints it: ``json.dumps(report.model_dump(mode="json"),
     indent=2, ensure_ascii=False)`` and a newline, written by pydantic's serializer.  Why:
-    with an indent, ``json`` encodes in Python (0.2 s for the 10,485 findings of the 10k-slot
-    world, against 0.03 s).  The text is the same: the report holds strings, integers,
+    with an indent, ``json`` encodes in Python (several times slower on thousands of
+    findings).  The text is the same: the report holds strings, integers,
     booleans and nulls, which both write alike (two-space indent, ``": "``, non-ASCII as is,
     the same escapes).  Text pydantic refuses (a lone surrogate, as in a file name that is
     not UTF-8) goes through ``json`` as before."""
