@@ -8,6 +8,7 @@ new one, never a partial file.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import stat
 import tempfile
@@ -16,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from brson.errors import BrsonError
+from brson.errors import BrsonError, LimitError
 
 
 class FileError(BrsonError):
@@ -25,16 +26,150 @@ class FileError(BrsonError):
     layer = "file"
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
+#: Reads grow by this much past the size ``fstat`` gave (a file growing while it is read, a
+#: ``/proc`` file that says 0 bytes), so the limit is checked before memory grows further.
+_STEP = 1 << 20
+
+#: What a file that is not a regular one is, for the error line.
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def read_bytes(path: str | os.PathLike[str], max_size: int | None = None) -> bytes:
+    """The bytes of an input file, refusing before reading anything that is not one.
+
+    Every input is read here, so every command refuses the same things the same way:
+
+    - only a regular file is read (a symlink to one is fine).  A FIFO would block the read
+      forever, ``/dev/zero`` never ends, a socket or a device is not a file: each is refused
+      with one line naming what it is.  The file is opened non-blocking (opening a FIFO
+      with no writer would block too) and checked on the opened descriptor, so a file
+      swapped after the check is still caught;
+    - ``max_size`` (``--max-size``) bounds the file itself, before a byte is read: a file
+      on disk is never larger than what it decompresses to in any sensible archive, so a
+      100 GiB sparse file is refused at once, not read until memory runs out.  A file that
+      grows while it is read is bounded the same way."""
+    name = str(path)
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        kind = _special_kind(os.stat(path).st_mode)  # refuse without opening when we can
+        if kind is not None:
+            raise FileError(f"not a regular file ({kind}); brson reads files only", file=name)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise FileError("no such file", file=str(path)) from None
-    except IsADirectoryError:
-        raise FileError("is a directory, not an archive", file=str(path)) from None
+        raise FileError("no such file", file=name) from None
     except OSError as exc:
-        raise FileError(f"cannot read ({exc.strerror})", file=str(path)) from None
+        raise FileError(f"cannot read ({exc.strerror})", file=name) from None
+    with open(fd, "rb", closefd=True) as handle:
+        try:
+            return _read_regular(handle, name, max_size)
+        except IsADirectoryError:
+            raise FileError("is a directory, not an archive", file=name) from None
+        except OSError as exc:
+            raise FileError(f"cannot read ({exc.strerror})", file=name) from None
+
+
+def _special_kind(mode: int) -> str | None:
+    for test, kind in _KINDS:
+        if test(mode):
+            return kind
+    return None
+
+
+def _read_regular(handle: BinaryIO, name: str, max_size: int | None) -> bytes:
+    info = os.fstat(handle.fileno())
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError
+    if not stat.S_ISREG(info.st_mode):
+        kind = _special_kind(info.st_mode) or "not a file"
+        raise FileError(f"not a regular file ({kind}); brson reads files only", file=name)
+    _check_size(info.st_size, max_size, name)
+    data = handle.read(info.st_size) if info.st_size else b""
+    more = handle.read(_STEP)
+    if not more:
+        return data
+    pieces, total = [data], len(data)
+    while more:
+        total += len(more)
+        _check_size(total, max_size, name)
+        pieces.append(more)
+        more = handle.read(_STEP)
+    return b"".join(pieces)
+
+
+def _check_size(size: int, max_size: int | None, name: str) -> None:
+    if max_size is not None and size > max_size:
+        raise LimitError(
+            f"the file is {size} bytes, over the limit of {max_size} bytes for one input "
+            "(raise it with --max-size or max_size=... if the file is trusted)",
+            file=name,
+        )
+
+
+#: Characters that make an argument a glob pattern (as the shell reads them).
+GLOB_CHARS = frozenset("*?[")
+
+
+def glob_paths(pattern: str) -> list[str]:
+    """What a shell's glob gives for ``pattern`` (``**`` spans folders), sorted, without ever
+    following a symlinked folder: :func:`glob.glob` follows them under ``**``, so one
+    ``loop -> ..`` link made it run forever.  Names starting with a dot match only a pattern
+    that starts with one, as in a shell."""
+    parts = [p for p in pattern.split(os.sep) if p not in ("", ".")]
+    base = os.sep if pattern.startswith(os.sep) else ""
+    fixed = 0
+    while fixed < len(parts) and not GLOB_CHARS & set(parts[fixed]):
+        fixed += 1
+    base = os.path.join(base, *parts[:fixed]) if fixed else (base or "")
+    wanted = parts[fixed:]
+    if not wanted:
+        return [base] if os.path.lexists(base) else []
+    found: list[str] = []
+    start = base or os.curdir
+    # Folders are entered only as deep as the pattern can reach: to its first ``**``, each
+    # must match its component (``/tmp/g?/a`` does not walk all of /tmp).
+    reach = wanted.index("**") if "**" in wanted else len(wanted) - 1
+    for folder, dirs, files in os.walk(start):  # symlinked folders are not entered
+        rel = os.path.relpath(folder, start)
+        here = [] if rel == os.curdir else rel.split(os.sep)
+        names = sorted(dirs + files)
+        if len(here) < reach:
+            dirs[:] = [d for d in dirs if _glob_match((wanted[len(here)],), (d,))]
+        elif reach < len(wanted) - 1 or "**" in wanted:
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+        else:
+            dirs.clear()
+        dirs.sort()
+        for name in names:
+            if _glob_match(tuple(wanted), (*here, name)):
+                found.append(os.path.join(base, *here, name) if base else os.path.join(*here, name))
+    return sorted(found)
+
+
+def _glob_match(pattern: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    """Whether path components ``parts`` match glob components ``pattern`` (``**``: zero
+    or more folders).  Polynomial: each (pattern, path) suffix pair is tried once."""
+    import fnmatch
+
+    @functools.cache
+    def match(i: int, j: int) -> bool:
+        if i == len(pattern):
+            return j == len(parts)
+        if pattern[i] == "**":
+            if match(i + 1, j):
+                return True
+            return j < len(parts) and not parts[j].startswith(".") and match(i, j + 1)
+        if j == len(parts):
+            return False
+        name = parts[j]
+        if name.startswith(".") and not pattern[i].startswith("."):
+            return False
+        return fnmatch.fnmatchcase(name, pattern[i]) and match(i + 1, j + 1)
+
+    return match(0, 0)
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
