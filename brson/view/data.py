@@ -42,6 +42,11 @@ from brson.package import Package, load_package
 
 #: Children listed per request; a slot with more gets "more" pages (flat worlds exist).
 PAGE = 500
+#: Summaries a reveal answers with at most, besides the one on the path at each level.
+REVEAL_LIMIT = 5000
+#: Characters of slot keys the ``--html`` export holds at most: a key is as long as its
+#: slot's depth, so a deep chain would make the file grow with the square of its depth.
+STATIC_KEY_CHARS = 2_000_000
 #: Search results returned at most (the total is reported too).
 SEARCH_LIMIT = 200
 #: Incoming references listed per element at most.
@@ -136,8 +141,9 @@ class Index:
     def __init__(self) -> None:
         self.tree: DataTree | None = None
         self.entries: list[Entry] = []
-        #: Slot (by identity, in the copy) -> key, for every slot.
+        #: Slot (by identity, in the copy) -> key, for every slot, and back.
         self.keys: dict[int, str] = {}
+        self.slots: dict[str, Slot] = {}
         self.by_path: dict[str, str] = {}
         self.by_id: dict[str, str] = {}
         self.graph: ReferenceGraph | None = None
@@ -190,6 +196,7 @@ class Index:
         type_texts: dict[tuple[type, object], str] = {}
         for key, slot in walk_keys(tree.root):
             self.keys[id(slot)] = key
+            self.slots[key] = slot
             types: list[str] = []
             for comp in slot.components:
                 raw_type = comp.type_index
@@ -204,7 +211,9 @@ class Index:
             sid = slot.id or ""
             if sid:
                 self.by_id.setdefault(sid, key)
-            self.by_path.setdefault(slot.path, key)
+            # Findings name slots by their bounded display path; a full path would cost
+            # depth characters a slot, quadratic in a deep chain.
+            self.by_path.setdefault(slot.display_path(), key)
             self.entries.append(Entry(key, _slot_name(slot), sid, "\n".join(types)))
 
     def _findings(self, tree: DataTree) -> None:
@@ -234,13 +243,8 @@ class Index:
         """The copy's slot with this key (None past the tree)."""
         if self.tree is None:
             return None
-        slot = self.tree.root
-        for i in key_path(key):
-            kids = slot.children
-            if i >= len(kids):
-                return None
-            slot = kids[i]
-        return slot
+        key_path(key)  # a ViewError for what is not a key
+        return self.slots.get(key)
 
     def target(self, element_id: str) -> dict[str, Any] | None:
         """Where an ID points: its slot's key, the component index, the field name."""
@@ -425,9 +429,9 @@ class ViewData:
             "root": self.summary("0", root),
         }
 
-    def summary(self, key: str, slot: Slot) -> dict[str, Any]:
-        """What a tree row shows."""
-        return {
+    def summary(self, key: str, slot: Slot, with_key: bool = True) -> dict[str, Any]:
+        """What a tree row shows (without its key for :meth:`reveal`)."""
+        out = {
             "key": key,
             "name": _slot_name(slot),
             "id": slot.id,
@@ -437,32 +441,56 @@ class ViewData:
             "component_count": len(slot.components),
             "findings": self.index.by_key.get(key, 0),
         }
+        if not with_key:
+            del out["key"]
+        return out
 
     def children(self, key: str, offset: int = 0, limit: int = PAGE) -> dict[str, Any]:
-        slot = self.slot(key)
+        return self.children_of(self.slot(key), key, offset, limit)
+
+    def children_of(
+        self, slot: Slot, key: str, offset: int = 0, limit: int = PAGE, keys: bool = True
+    ) -> dict[str, Any]:
+        """A page of a slot's children; ``keys=False`` leaves out every key (the page
+        derives them: the list's from the request, a child's as the list's plus its index)."""
         kids = slot.children
         rows = [
-            self.summary(f"{key}.{i}", kids[i])
+            self.summary(f"{key}.{i}", kids[i], keys)
             for i in range(offset, min(len(kids), offset + limit))
         ]
-        return {"key": key, "offset": offset, "total": len(kids), "children": rows}
+        out = {"key": key, "offset": offset, "total": len(kids), "children": rows}
+        if not keys:
+            del out["key"]
+        return out
 
     def reveal(self, key: str) -> dict[str, Any]:
         """The children of every ancestor of a slot, so the page opens the tree down to it in
-        one request (a page of children around the one on the path)."""
+        one request (a page of children around the one on the path).
+
+        Linear in the depth: one descent, and no keys in the answer (a key is as long as its
+        depth, so listing each ancestor's children with theirs was depth squared: 130 MB at
+        8,000 levels).  The pages shrink as the path deepens so the answer holds at most
+        about :data:`REVEAL_LIMIT` summaries besides one per level."""
         path = key_path(key)
+        page = max(1, min(PAGE, REVEAL_LIMIT // max(1, len(path))))
         lists = []
-        current = "0"
-        for i in path:
-            start = max(0, i - PAGE // 2)
-            lists.append(self.children(current, offset=start))
-            current = f"{current}.{i}"
-        self.slot(key)  # raises for a key past the tree
+        slot, current = self.tree.root, "0"
+        for depth, i in enumerate(path):
+            kids = slot.children
+            if i >= len(kids):
+                parent = ".".join(key.split(".")[: depth + 1])
+                raise ViewError(f"no slot {key}: slot {parent} has {len(kids)} children")
+            start = max(0, i - page // 2)
+            lists.append(self.children_of(slot, current, start, page, keys=False))
+            slot, current = kids[i], key if depth == len(path) - 1 else f"{current}.{i}"
         return {"key": key, "lists": lists}
 
     def detail(self, key: str) -> dict[str, Any]:
         """The inspector's content: members, components with typed fields, links, findings."""
-        slot = self.slot(key)
+        return self.detail_of(self.slot(key), key)
+
+    def detail_of(self, slot: Slot, key: str) -> dict[str, Any]:
+        """:meth:`detail` of a slot already found (the static export walks every slot)."""
         members: list[dict[str, Any]] = []
         for field_name in (*SLOT_MEMBERS, "ParentReference", "Persistent-ID"):
             if field_name not in slot:
@@ -730,7 +758,18 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
     """Every answer the page needs, for the ``--html`` export (the page reads it instead of
     asking a server): children and details of every slot, the search index, the findings,
     the image assets as data URLs and the GLB of the whole tree."""
-    slots = sum(1 for _ in walk_keys(data.tree.root))
+    slots = key_chars = 0
+    for key, _slot in walk_keys(data.tree.root):
+        slots += 1
+        key_chars += len(key)
+        if key_chars > STATIC_KEY_CHARS:
+            break
+    if key_chars > STATIC_KEY_CHARS:
+        raise ViewError(
+            f"the tree is too deep for one HTML file (its slot keys pass {STATIC_KEY_CHARS} "
+            "characters: a key holds every level above its slot); serve it with brson view, "
+            "or extract a subtree first (brson extract)"
+        )
     if slots > STATIC_LIMIT:
         raise ViewError(
             f"{slots} slots is too many for one HTML file (at most {STATIC_LIMIT}: it holds "
@@ -744,9 +783,9 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
     assets: dict[str, str] = {}
     with data.lock:
         info = data.info()
-        for key, _slot in walk_keys(data.tree.root):
-            children[key] = data.children(key, limit=1 << 30)
-            detail = data.detail(key)
+        for key, slot in walk_keys(data.tree.root):
+            children[key] = data.children_of(slot, key, limit=1 << 30)
+            detail = data.detail_of(slot, key)
             detail["incoming"] = data.incoming(key)
             details[key] = detail
             for name in _asset_names(detail):
