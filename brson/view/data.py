@@ -151,6 +151,7 @@ class Index:
         self.findings: list[dict[str, Any]] = []
         self.counts: dict[str, int] = {}
         self.by_key: dict[str, int] = {}  # findings per slot key
+        self.listed: dict[str, list[dict[str, Any]]] = {}  # the listed findings by key
         self.error: str | None = None
         self.lock = threading.Lock()  # the copy is read by one thread at a time
         self.entries_ready = threading.Event()
@@ -228,23 +229,23 @@ class Index:
             if where is not None:
                 self.by_key[where] = self.by_key.get(where, 0) + 1
             if len(self.findings) < FINDINGS_LIMIT:
-                self.findings.append(
-                    {
-                        "code": finding.code,
-                        "severity": str(finding.severity),
-                        "message": finding.message,
-                        "path": finding.path,
-                        "key": where,
-                    }
-                )
+                listed = {
+                    "code": finding.code,
+                    "severity": str(finding.severity),
+                    "message": finding.message,
+                    "path": finding.path,
+                    "key": where,
+                }
+                self.findings.append(listed)
+                if where is not None:
+                    self.listed.setdefault(where, []).append(listed)
         self.counts = counts
 
     def slot(self, key: str) -> Slot | None:
         """The copy's slot with this key (None past the tree)."""
         if self.tree is None:
             return None
-        key_path(key)  # a ViewError for what is not a key
-        return self.slots.get(key)
+        return self.slots.get(key)  # None for what is no key of this tree
 
     def target(self, element_id: str) -> dict[str, Any] | None:
         """Where an ID points: its slot's key, the component index, the field name."""
@@ -538,7 +539,7 @@ class ViewData:
             )
         index = self.index
         ready = index.findings_ready.is_set()
-        findings = [f for f in index.findings if f["key"] == key] if ready else []
+        findings = index.listed.get(key, []) if ready else []
         return {
             "key": key,
             "name": _slot_name(slot),
@@ -786,7 +787,8 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
         for key, slot in walk_keys(data.tree.root):
             children[key] = data.children_of(slot, key, limit=1 << 30)
             detail = data.detail_of(slot, key)
-            detail["incoming"] = data.incoming(key)
+            with index.lock:
+                detail["incoming"] = index.incoming(key)
             details[key] = detail
             for name in _asset_names(detail):
                 if name not in assets:
