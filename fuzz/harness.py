@@ -47,6 +47,10 @@ MODULES = (
     "brson.godot.values",
     "brson.package",
     "brson.ops.validate",
+    "brson.fileio",
+    "brson.cli.common",
+    "brson.scan.corpus",
+    "brson.scan.query",
 )
 TIMEOUT_S = 10
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import brson
 from brson.errors import BrsonError
+from fuzz import inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -257,6 +258,8 @@ TARGETS: dict[str, Target] = {
         Target("godot4", _godot(4), _godot_seeds(4), _importable("brson.godot.variant")),
         Target("package", load_package, _package_seeds, _importable("brson.package")),
         Target("trees", _trees, _tree_seeds, lambda: True),
+        Target("folders", inputs.run_folders, inputs.folder_seeds, lambda: True),
+        Target("sql", inputs.run_sql, inputs.sql_seeds, _importable("duckdb")),
     )
 }
 

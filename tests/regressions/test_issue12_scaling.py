@@ -267,8 +267,6 @@ def test_variant_dictionary_of_colliding_keys_is_refused_in_linear_time() -> Non
 def _deep(depth: int, name_length: int = 1000) -> bytes:
     """A chain of ``depth`` slots with long names (each slot a copy of a real one, so IDs
     repeat: every level also has findings and references to describe)."""
-    import sys
-
     doc = bson.decode(brson.load(STANDIN).to_bson())
     leaf = {k: v for k, v in doc["Object"]["Children"][0].items() if k != "Children"}
     node = doc["Object"]
@@ -277,6 +275,11 @@ def _deep(depth: int, name_length: int = 1000) -> bytes:
         child = dict(leaf, Children=[], Name=name)
         node["Children"] = [child]
         node = child
+    return encode_deep(doc)
+
+
+def encode_deep(doc: dict[str, Any]) -> bytes:
+    """BSON of a document nested deeper than Python's default recursion limit allows."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
