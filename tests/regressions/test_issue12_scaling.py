@@ -47,8 +47,9 @@ BRSON_CODE = str(Path(brson.__file__).resolve().parent) + os.sep
 GROWTH = 2.5
 
 
-def _lines(run: Callable[[], object]) -> int:
-    """Lines of brson's own code that ``run`` executes: the same count on every run."""
+def _lines(run: Callable[[], object], code: str = BRSON_CODE) -> int:
+    """Lines of brson's own code (or of the part under ``code``) that ``run`` executes: the
+    same count on every run."""
     count = 0
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
@@ -58,7 +59,7 @@ def _lines(run: Callable[[], object]) -> int:
         return local
 
     def enter(frame: FrameType, event: str, arg: Any) -> Any:
-        return local if frame.f_code.co_filename.startswith(BRSON_CODE) else None
+        return local if frame.f_code.co_filename.startswith(code) else None
 
     gc.collect()  # a collection inside runs what it frees (a walk's ``finally``): start equal
     previous = sys.gettrace()

@@ -14,9 +14,8 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import bson
@@ -271,27 +270,6 @@ def test_reveal_is_linear_in_depth(tmp_path: Path) -> None:
     _linear(sizes.__getitem__, 100, "reveal: answer characters")
 
 
-def _view_lines(run: Callable[[], object]) -> int:
-    """Lines of the viewer's own code (``brson/view``) that ``run`` executes."""
-    count = 0
-
-    def local(frame: FrameType, event: str, arg: Any) -> Any:
-        nonlocal count
-        count += event == "line"
-        return local
-
-    def enter(frame: FrameType, event: str, arg: Any) -> Any:
-        return local if frame.f_code.co_filename.startswith(VIEW_CODE) else None
-
-    previous = sys.gettrace()
-    sys.settrace(enter)
-    try:
-        run()
-    finally:
-        sys.settrace(previous)
-    return count
-
-
 def test_static_export_is_linear_in_depth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--html`` of a chain: every slot found once by the walk, not by a descent from the
     root each; each slot's findings looked up, not filtered from all; no full slot path
@@ -303,7 +281,7 @@ def test_static_export_is_linear_in_depth(tmp_path: Path, monkeypatch: pytest.Mo
     def lines(n: int) -> int:
         data = _deep_view(tmp_path, n)
         with _path_characters(monkeypatch) as made:
-            count = _view_lines(lambda: static_bundle(data))
+            count = _lines(lambda: static_bundle(data), VIEW_CODE)
         paths[n] = made[0]
         return count
 
