@@ -34,8 +34,10 @@ from brson.codecs import limits
 from brson.container import is_package_name
 from brson.errors import BrsonError, ModelError
 from brson.graph import ReferenceGraph
+from brson.graph.locate import locate_many
 from brson.graph.refs import KINDS
 from brson.model.idforms import GUID
+from brson.model.ids import definition_offsets
 from brson.model.tree import SLOT_MEMBERS, Component, DataTree, Slot
 from brson.ops.validate import validate
 from brson.package import Package, load_package
@@ -814,16 +816,27 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
 
 
 def _all_targets(data: ViewData) -> dict[str, str]:
-    """Element ID -> slot key for every ID the file defines (static search by whole ID)."""
+    """Element ID -> slot key for every ID the file defines (static search by whole ID).
+
+    Located in bulk, in one walk (:func:`brson.graph.locate.locate_many`): one lookup at a
+    time descends from the root for each ID, depth times the IDs in a deep chain."""
     index = data.index
     out: dict[str, str] = {}
-    if index.tree is None or index.graph is None:
+    tree, graph = index.tree, index.graph
+    if tree is None or graph is None:
         return out
     with index.lock:
-        for element_id in index.graph.ids.defined:
-            found = index.target(element_id)
-            if found is not None and found["key"] is not None:
-                out[element_id] = found["key"]
+        if tree.modified:  # never for the viewer's copy; offsets need the original bytes
+            return out
+        first = definition_offsets(tree, graph.ids.defined)
+        found = locate_many(tree, first.values())
+        for element_id, offset in first.items():
+            location = found.get(offset)
+            anchor = location.anchor if location is not None else None
+            slot = anchor.slot if isinstance(anchor, Component) else anchor
+            key = index.keys.get(id(slot)) if slot is not None else None
+            if key is not None:
+                out[element_id] = key
     return out
 
 
