@@ -35,7 +35,7 @@ from brson.scan.deps import ScanError
 from brson.scan.extract import Options
 from brson.scan.schema import arrow_schema
 from brson.view import ViewData, ViewServer
-from brson.view.data import static_bundle
+from brson.view.bundle import static_bundle
 from brson.view.server import MAX_CONNECTIONS
 from tests.conftest import FIXTURES, PROJECT_ROOT
 from tests.regressions.test_issue12_scaling import (

@@ -305,9 +305,9 @@ def test_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
 def test_static_export_refuses_huge_files(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from brson.view import data
+    from brson.view import bundle
 
-    monkeypatch.setattr(data, "STATIC_LIMIT", 10)
+    monkeypatch.setattr(bundle, "STATIC_LIMIT", 10)
     out = tmp_path / "x.html"
     assert main(["view", str(STANDIN), "--html", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
