@@ -161,7 +161,7 @@ bench-gltf: $(STAMP)
 
 # Long fuzz run (atheris/libFuzzer; FUZZ_RUNS executions per target, findings in fuzz/findings/).
 FUZZ_RUNS    ?= 100000
-FUZZ_TARGETS ?= loads validate godot3 godot4 package gltf meshx patch
+FUZZ_TARGETS ?= loads validate godot3 godot4 package gltf meshx patch folders sql
 # Hostile data trees through every command (fuzz/trees.py): ~0.4 s an input, so fewer runs;
 # the test suite runs a fixed slice of it (tests/hardening/test_tree_fuzz.py).
 FUZZ_TREE_RUNS ?= 3000

@@ -34,7 +34,7 @@ def load(path: str | os.PathLike[str], *, max_size: int = limits.DEFAULT_MAX_SIZ
 
         tree: DataTree = package.load_package(name, max_size=max_size).tree
         return tree
-    return read_archive(read_bytes(name), name, max_size)
+    return read_archive(read_bytes(name, max_size), name, max_size)
 
 
 def to_bson(obj: DataTree | dict[str, Any] | bytes) -> bytes:

@@ -58,21 +58,21 @@ def read_bytes(path: str | os.PathLike[str], max_size: int | None = None) -> byt
       grows while it is read is bounded the same way."""
     name = str(path)
     try:
-        kind = _special_kind(os.stat(path).st_mode)  # refuse without opening when we can
+        mode = os.stat(path).st_mode  # refuse without opening when we can
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError
+        kind = _special_kind(mode)
         if kind is not None:
             raise FileError(f"not a regular file ({kind}); brson reads files only", file=name)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        with open(fd, "rb", closefd=True) as handle:
+            return _read_regular(handle, name, max_size)
     except FileNotFoundError:
         raise FileError("no such file", file=name) from None
+    except IsADirectoryError:
+        raise FileError("is a directory, not an archive", file=name) from None
     except OSError as exc:
         raise FileError(f"cannot read ({exc.strerror})", file=name) from None
-    with open(fd, "rb", closefd=True) as handle:
-        try:
-            return _read_regular(handle, name, max_size)
-        except IsADirectoryError:
-            raise FileError("is a directory, not an archive", file=name) from None
-        except OSError as exc:
-            raise FileError(f"cannot read ({exc.strerror})", file=name) from None
 
 
 def _special_kind(mode: int) -> str | None:

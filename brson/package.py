@@ -292,7 +292,7 @@ def load_package(
 ) -> Package:
     """Read a package file (see :func:`loads_package`)."""
     name = os.fspath(path)
-    return loads_package(read_bytes(name), name=name, max_size=max_size)
+    return loads_package(read_bytes(name, max_size), name=name, max_size=max_size)
 
 
 def loads_package(

@@ -52,6 +52,10 @@ MODULES = (
     "brson.meshx.format",
     "brson.codecs.lz4net",
     "brson.ops.patch",
+    "brson.fileio",
+    "brson.cli.common",
+    "brson.scan.corpus",
+    "brson.scan.query",
 )
 TIMEOUT_S = 10
 

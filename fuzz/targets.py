@@ -25,6 +25,7 @@ from typing import Any
 
 import brson
 from brson.errors import BrsonError
+from fuzz import inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -402,6 +403,8 @@ TARGETS: dict[str, Target] = {
         Target("gltf", import_gltf, _gltf_seeds, _importable("brson.gltf.importer")),
         Target("meshx", read_meshx, _meshx_seeds, _importable("brson.meshx.format")),
         Target("patch", apply_patch, _patch_seeds, lambda: True),
+        Target("folders", inputs.run_folders, inputs.folder_seeds, lambda: True),
+        Target("sql", inputs.run_sql, inputs.sql_seeds, _importable("duckdb")),
     )
 }
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from brson.codecs import limits
 from brson.errors import BrsonError
 from brson.fileio import read_bytes
 from brson.package import PACKDB, Package, sha256_hex
@@ -94,7 +95,7 @@ class AssetStore:
         if path is None:
             return None
         try:
-            data = read_bytes(path)
+            data = read_bytes(path, limits.DEFAULT_MAX_SIZE)
         except BrsonError as exc:
             self.problems.append(f"{url}: {exc}")
             return None

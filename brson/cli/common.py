@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import glob
 import json
 import os
 import sys
@@ -23,8 +22,10 @@ from brson.codecs import Codec, limits
 from brson.container import codec_for_name, is_package_name
 from brson.errors import BrsonError, PackageError
 from brson.fileio import (
+    GLOB_CHARS,
     FileError,
     OutputSet,
+    glob_paths,
     output_set,
     read_bytes,
     refuse_inputs,
@@ -174,10 +175,6 @@ def is_archive_name(name: str | os.PathLike[str]) -> bool:
     return is_package_name(name) or codec_for_name(os.fspath(name)) is not None
 
 
-#: Characters that make an argument a glob pattern (as the shell reads them).
-_GLOB_CHARS = frozenset("*?[")
-
-
 def expand_inputs(args: Iterable[Path]) -> list[Path]:
     """The files a command taking several inputs works on, as ruff and git read them:
 
@@ -202,8 +199,8 @@ def expand_inputs(args: Iterable[Path]) -> list[Path]:
 
     for arg in args:
         text = os.fspath(arg)
-        if text != STDIO and not os.path.lexists(text) and _GLOB_CHARS & set(text):
-            matches = sorted(glob.glob(text, recursive=True))
+        if text != STDIO and not os.path.lexists(text) and GLOB_CHARS & set(text):
+            matches = glob_paths(text)
             if not matches:
                 raise FileError("no file matches this pattern", file=text)
             for match in matches:
@@ -338,7 +335,7 @@ def read_input(path: str | os.PathLike[str]) -> bytes:
     """A file's bytes, or standard input's for ``-`` (so JSON can be piped through jq)."""
     if os.fspath(path) == STDIO:
         return sys.stdin.buffer.read()
-    return read_bytes(path)
+    return read_bytes(path, State.max_size)
 
 
 def write_output(path: str | os.PathLike[str], data: bytes) -> None:

@@ -8,17 +8,15 @@ same arguments give the same batches.
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from brson.container import EXTENSIONS, PACKAGE_SUFFIX
-from brson.fileio import FileError
+from brson.fileio import GLOB_CHARS, FileError, glob_paths
 
 #: What a directory walk takes: every archive extension the container layer knows, and packages.
 SUFFIXES = (*EXTENSIONS, PACKAGE_SUFFIX)
-_GLOB = frozenset("*?[")
 
 
 @dataclass(frozen=True)
@@ -60,8 +58,8 @@ def walk(paths: Iterable[str | os.PathLike[str]]) -> list[Entry]:
         elif os.path.lexists(text):
             entry = _entry(os.path.abspath(text))
             found.setdefault(entry.path, entry)
-        elif _GLOB & set(text):
-            for match in sorted(glob.glob(text, recursive=True)):
+        elif GLOB_CHARS & set(text):
+            for match in glob_paths(text):
                 if os.path.isdir(match):
                     for entry in _tree(match):
                         found.setdefault(entry.path, entry)

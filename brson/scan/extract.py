@@ -9,8 +9,6 @@ a scan of a million.  An unexpected exception (a bug) is recorded the same way, 
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,7 +19,7 @@ from brson.assets import parse_url
 from brson.codecs import limits
 from brson.container import is_package_name
 from brson.errors import BrsonError
-from brson.fileio import FileError, read_bytes
+from brson.fileio import read_bytes
 from brson.graph.refs import ReferenceGraph
 from brson.model.tree import Component, DataTree, Member
 from brson.model.typename import TypeName
@@ -85,25 +83,20 @@ def scan_file(task: Task, options: Options, out: Rows) -> str:
         "kind": "package" if is_package_name(path) else "archive",
         "status": "ok",
     }
-    try:
-        if not stat.S_ISREG(os.stat(task.path).st_mode):
-            # A FIFO or device in a library folder would block the worker forever on read.
-            raise FileError("not a regular file (a FIFO, socket or device)", file=path)
-        data = read_bytes(task.path)
-    except OSError as exc:
-        return _failed(row, FileError(f"cannot read ({exc.strerror})", file=path), started, out)
-    except BrsonError as exc:
-        return _failed(row, exc, started, out)
-    sha = hashlib.sha256(data).hexdigest()
-    if task.known_sha256 is not None and sha == task.known_sha256:
-        return "unchanged"
-    row["sha256"] = sha
-    row["size"] = len(data)
     children = Rows()
     try:
+        # Refused before reading: a FIFO or a device (a read that blocks or never ends), a
+        # file over --max-size (a 100 GiB sparse file must not be read until memory runs out).
+        data = read_bytes(task.path, options.max_size)
+        sha = hashlib.sha256(data).hexdigest()
+        if task.known_sha256 is not None and sha == task.known_sha256:
+            return "unchanged"
+        row["sha256"] = sha
+        row["size"] = len(data)
         _parse(data, task.path, path, row, options, children)
     except BrsonError as exc:
-        return _failed(row, exc, started, out, children if options.validate else None)
+        read = "sha256" in row  # validate ran: its findings say why, with a rule code
+        return _failed(row, exc, started, out, children if options.validate and read else None)
     except (Exception, RecursionError) as exc:  # a bug must not end the scan either
         row["status"] = "error"
         row["error_layer"] = "internal"

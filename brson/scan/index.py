@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,8 @@ def connect(path: str, *, read_only: bool = False) -> Any:
     return con
 
 
+#: A marker is a few hundred bytes; anything far larger is not ours.
+_MARKER_LIMIT = 1 << 20
 MARKER = "brson-index.json"
 DB = "brson.duckdb"
 LOCK = ".lock"
@@ -54,7 +57,7 @@ def _marker(root: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(read_bytes(path))
+        data = json.loads(read_bytes(path, _MARKER_LIMIT))
     except ValueError:
         data = None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -168,21 +171,27 @@ def _current_sql(root: Path) -> str:
 
 
 def view_sql(root: Path) -> list[str]:
-    """The statements that define the views: ``files`` (deleted files included, with that
-    status), every other table restricted to the live files' current shard."""
+    """The statements that define the views: ``raw_<table>`` over every shard's Parquet
+    file, then :func:`derived_views` over those."""
     out = [
         f"CREATE VIEW raw_{table} AS SELECT * FROM read_parquet({_glob(root, table)})"
         for table in TABLES
     ]
-    out.append(
+    return out + derived_views()
+
+
+def derived_views() -> list[str]:
+    """The views over ``raw_<table>``: ``files`` (deleted files included, with that status),
+    every other table restricted to the live files' current shard.  ``brson query`` defines
+    them itself over its own ``raw_<table>`` (:mod:`brson.scan.query`), never trusting the
+    views a ``brson.duckdb`` holds."""
+    out = [
         "CREATE VIEW live AS SELECT path, shard FROM raw_files "
         "QUALIFY row_number() OVER (PARTITION BY path ORDER BY shard DESC) = 1 "
-        "AND status <> 'deleted'"
-    )
-    out.append(
+        "AND status <> 'deleted'",
         "CREATE VIEW files AS SELECT * EXCLUDE (shard) FROM raw_files "
-        "QUALIFY row_number() OVER (PARTITION BY path ORDER BY shard DESC) = 1"
-    )
+        "QUALIFY row_number() OVER (PARTITION BY path ORDER BY shard DESC) = 1",
+    ]
     for table in TABLES:
         if table == "files":
             continue
@@ -190,6 +199,22 @@ def view_sql(root: Path) -> list[str]:
             f"CREATE VIEW {table} AS SELECT t.* EXCLUDE (shard) FROM raw_{table} t "
             "JOIN live USING (path, shard)"
         )
+    return out
+
+
+def shard_files(root: Path, table: str) -> list[str]:
+    """Every committed shard's Parquet file of ``table``: only real folders and regular files
+    inside ``shards/`` (a symlink or a FIFO planted in a hostile index is not read)."""
+    out = []
+    for name in shards.committed(root):
+        folder = root / shards.SHARDS / name
+        target = folder / f"{table}.parquet"
+        try:
+            if folder.is_symlink() or not stat.S_ISREG(os.lstat(target).st_mode):
+                continue
+        except OSError:
+            continue
+        out.append(str(target))
     return out
 
 

@@ -117,7 +117,7 @@ def committed(index: Path) -> list[str]:
     folder = index / SHARDS
     if not folder.is_dir():
         return []
-    return sorted(entry.name for entry in os.scandir(folder) if entry.is_dir())
+    return sorted(entry.name for entry in os.scandir(folder) if entry.is_dir(follow_symlinks=False))
 
 
 def clear_tmp(index: Path) -> None:

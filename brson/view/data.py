@@ -16,7 +16,6 @@ the file's bytes; the price is their separate nodes and indexes (docs/view.md ha
 
 from __future__ import annotations
 
-import base64
 import itertools
 import math
 import os
@@ -42,14 +41,14 @@ from brson.package import Package, load_package
 
 #: Children listed per request; a slot with more gets "more" pages (flat worlds exist).
 PAGE = 500
+#: Summaries a reveal answers with at most, besides the one on the path at each level.
+REVEAL_LIMIT = 5000
 #: Search results returned at most (the total is reported too).
 SEARCH_LIMIT = 200
 #: Incoming references listed per element at most.
 INCOMING_LIMIT = 200
 #: Findings listed at most (the counts are exact).
 FINDINGS_LIMIT = 2000
-#: Slots the ``--html`` export takes at most (at this size the page is 157 MiB, 2 min).
-STATIC_LIMIT = 10_000
 #: Slots the viewport's GLB takes at most (10,000 slots export in about a second).
 GLB_LIMIT = 20_000
 #: Image kinds a browser shows as they are; other images are converted to PNG (Pillow).
@@ -136,8 +135,9 @@ class Index:
     def __init__(self) -> None:
         self.tree: DataTree | None = None
         self.entries: list[Entry] = []
-        #: Slot (by identity, in the copy) -> key, for every slot.
+        #: Slot (by identity, in the copy) -> key, for every slot, and back.
         self.keys: dict[int, str] = {}
+        self.slots: dict[str, Slot] = {}
         self.by_path: dict[str, str] = {}
         self.by_id: dict[str, str] = {}
         self.graph: ReferenceGraph | None = None
@@ -145,6 +145,7 @@ class Index:
         self.findings: list[dict[str, Any]] = []
         self.counts: dict[str, int] = {}
         self.by_key: dict[str, int] = {}  # findings per slot key
+        self.listed: dict[str, list[dict[str, Any]]] = {}  # the listed findings by key
         self.error: str | None = None
         self.lock = threading.Lock()  # the copy is read by one thread at a time
         self.entries_ready = threading.Event()
@@ -190,6 +191,7 @@ class Index:
         type_texts: dict[tuple[type, object], str] = {}
         for key, slot in walk_keys(tree.root):
             self.keys[id(slot)] = key
+            self.slots[key] = slot
             types: list[str] = []
             for comp in slot.components:
                 raw_type = comp.type_index
@@ -204,7 +206,9 @@ class Index:
             sid = slot.id or ""
             if sid:
                 self.by_id.setdefault(sid, key)
-            self.by_path.setdefault(slot.path, key)
+            # Findings name slots by their bounded display path; a full path would cost
+            # depth characters a slot, quadratic in a deep chain.
+            self.by_path.setdefault(slot.display_path(), key)
             self.entries.append(Entry(key, _slot_name(slot), sid, "\n".join(types)))
 
     def _findings(self, tree: DataTree) -> None:
@@ -219,28 +223,23 @@ class Index:
             if where is not None:
                 self.by_key[where] = self.by_key.get(where, 0) + 1
             if len(self.findings) < FINDINGS_LIMIT:
-                self.findings.append(
-                    {
-                        "code": finding.code,
-                        "severity": str(finding.severity),
-                        "message": finding.message,
-                        "path": finding.path,
-                        "key": where,
-                    }
-                )
+                listed = {
+                    "code": finding.code,
+                    "severity": str(finding.severity),
+                    "message": finding.message,
+                    "path": finding.path,
+                    "key": where,
+                }
+                self.findings.append(listed)
+                if where is not None:
+                    self.listed.setdefault(where, []).append(listed)
         self.counts = counts
 
     def slot(self, key: str) -> Slot | None:
         """The copy's slot with this key (None past the tree)."""
         if self.tree is None:
             return None
-        slot = self.tree.root
-        for i in key_path(key):
-            kids = slot.children
-            if i >= len(kids):
-                return None
-            slot = kids[i]
-        return slot
+        return self.slots.get(key)  # None for what is no key of this tree
 
     def target(self, element_id: str) -> dict[str, Any] | None:
         """Where an ID points: its slot's key, the component index, the field name."""
@@ -425,9 +424,9 @@ class ViewData:
             "root": self.summary("0", root),
         }
 
-    def summary(self, key: str, slot: Slot) -> dict[str, Any]:
-        """What a tree row shows."""
-        return {
+    def summary(self, key: str, slot: Slot, with_key: bool = True) -> dict[str, Any]:
+        """What a tree row shows (without its key for :meth:`reveal`)."""
+        out = {
             "key": key,
             "name": _slot_name(slot),
             "id": slot.id,
@@ -437,32 +436,56 @@ class ViewData:
             "component_count": len(slot.components),
             "findings": self.index.by_key.get(key, 0),
         }
+        if not with_key:
+            del out["key"]
+        return out
 
     def children(self, key: str, offset: int = 0, limit: int = PAGE) -> dict[str, Any]:
-        slot = self.slot(key)
+        return self.children_of(self.slot(key), key, offset, limit)
+
+    def children_of(
+        self, slot: Slot, key: str, offset: int = 0, limit: int = PAGE, keys: bool = True
+    ) -> dict[str, Any]:
+        """A page of a slot's children; ``keys=False`` leaves out every key (the page
+        derives them: the list's from the request, a child's as the list's plus its index)."""
         kids = slot.children
         rows = [
-            self.summary(f"{key}.{i}", kids[i])
+            self.summary(f"{key}.{i}", kids[i], keys)
             for i in range(offset, min(len(kids), offset + limit))
         ]
-        return {"key": key, "offset": offset, "total": len(kids), "children": rows}
+        out = {"key": key, "offset": offset, "total": len(kids), "children": rows}
+        if not keys:
+            del out["key"]
+        return out
 
     def reveal(self, key: str) -> dict[str, Any]:
         """The children of every ancestor of a slot, so the page opens the tree down to it in
-        one request (a page of children around the one on the path)."""
+        one request (a page of children around the one on the path).
+
+        Linear in the depth: one descent, and no keys in the answer (a key is as long as its
+        depth, so listing each ancestor's children with theirs was depth squared: 130 MB at
+        8,000 levels).  The pages shrink as the path deepens so the answer holds at most
+        about :data:`REVEAL_LIMIT` summaries besides one per level."""
         path = key_path(key)
+        page = max(1, min(PAGE, REVEAL_LIMIT // max(1, len(path))))
         lists = []
-        current = "0"
-        for i in path:
-            start = max(0, i - PAGE // 2)
-            lists.append(self.children(current, offset=start))
-            current = f"{current}.{i}"
-        self.slot(key)  # raises for a key past the tree
+        slot, current = self.tree.root, "0"
+        for depth, i in enumerate(path):
+            kids = slot.children
+            if i >= len(kids):
+                parent = ".".join(key.split(".")[: depth + 1])
+                raise ViewError(f"no slot {key}: slot {parent} has {len(kids)} children")
+            start = max(0, i - page // 2)
+            lists.append(self.children_of(slot, current, start, page, keys=False))
+            slot, current = kids[i], key if depth == len(path) - 1 else f"{current}.{i}"
         return {"key": key, "lists": lists}
 
     def detail(self, key: str) -> dict[str, Any]:
         """The inspector's content: members, components with typed fields, links, findings."""
-        slot = self.slot(key)
+        return self.detail_of(self.slot(key), key)
+
+    def detail_of(self, slot: Slot, key: str) -> dict[str, Any]:
+        """:meth:`detail` of a slot already found (the static export walks every slot)."""
         members: list[dict[str, Any]] = []
         for field_name in (*SLOT_MEMBERS, "ParentReference", "Persistent-ID"):
             if field_name not in slot:
@@ -510,7 +533,7 @@ class ViewData:
             )
         index = self.index
         ready = index.findings_ready.is_set()
-        findings = [f for f in index.findings if f["key"] == key] if ready else []
+        findings = index.listed.get(key, []) if ready else []
         return {
             "key": key,
             "name": _slot_name(slot),
@@ -724,75 +747,3 @@ def _match(entry: Entry, text: str, mode: str) -> str | None:
     if mode in ("all", "id") and text in entry.id.lower():
         return "slot ID"
     return None
-
-
-def static_bundle(data: ViewData) -> dict[str, Any]:
-    """Every answer the page needs, for the ``--html`` export (the page reads it instead of
-    asking a server): children and details of every slot, the search index, the findings,
-    the image assets as data URLs and the GLB of the whole tree."""
-    slots = sum(1 for _ in walk_keys(data.tree.root))
-    if slots > STATIC_LIMIT:
-        raise ViewError(
-            f"{slots} slots is too many for one HTML file (at most {STATIC_LIMIT}: it holds "
-            "every slot's inspector, about 16 KB a slot); serve it with brson view, or extract "
-            "a subtree first (brson extract)"
-        )
-    data.build_now()
-    index = data.index
-    children: dict[str, Any] = {}
-    details: dict[str, Any] = {}
-    assets: dict[str, str] = {}
-    with data.lock:
-        info = data.info()
-        for key, _slot in walk_keys(data.tree.root):
-            children[key] = data.children(key, limit=1 << 30)
-            detail = data.detail(key)
-            detail["incoming"] = data.incoming(key)
-            details[key] = detail
-            for name in _asset_names(detail):
-                if name not in assets:
-                    try:
-                        blob, mime = data.asset(name)
-                    except BrsonError:
-                        continue
-                    assets[name] = f"data:{mime};base64,{base64.b64encode(blob).decode()}"
-        try:
-            glb: str | None = base64.b64encode(data.glb("0")).decode()
-        except BrsonError:
-            glb = None
-    return {
-        "info": info,
-        "children": children,
-        "details": details,
-        "index": [[e.key, e.name, e.id, e.types] for e in index.entries],
-        "ids": _all_targets(data),
-        "findings": data.findings(),
-        "assets": assets,
-        "glb": glb,
-    }
-
-
-def _all_targets(data: ViewData) -> dict[str, str]:
-    """Element ID -> slot key for every ID the file defines (static search by whole ID)."""
-    index = data.index
-    out: dict[str, str] = {}
-    if index.tree is None or index.graph is None:
-        return out
-    with index.lock:
-        for element_id in index.graph.ids.defined:
-            found = index.target(element_id)
-            if found is not None and found["key"] is not None:
-                out[element_id] = found["key"]
-    return out
-
-
-def _asset_names(value: Any) -> Iterator[str]:
-    """Every asset hash a detail's typed values name."""
-    if isinstance(value, dict):
-        if value.get("t") == "uri" and "asset" in value:
-            yield value["asset"]
-        for item in value.values():
-            yield from _asset_names(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _asset_names(item)

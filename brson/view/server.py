@@ -8,6 +8,11 @@ page, its scripts and styles are fixed files of the package, never paths from th
 the asset endpoint serves only assets of the opened file, looked up by their sha256 name.
 Responses forbid caching, MIME sniffing and sending the URL (with its token) as a referrer.
 Nothing is written, and nothing is fetched from anywhere but this server.
+
+Connections are bounded too: at most :data:`MAX_CONNECTIONS` are served at once (one thread
+each; one more is answered 503 at once, without a thread), and every read on a connection
+times out after :data:`IDLE_SECONDS`, so idle sockets opened by anyone on the machine cannot
+pile up threads or hold the page's out.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import hmac
 import json
 import secrets
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -26,6 +32,15 @@ from brson.view.data import ViewData, ViewError
 
 #: The only address the server listens on.
 HOST = "127.0.0.1"
+#: Connections served at once (a browser opens about six to one host).
+MAX_CONNECTIONS = 32
+#: Seconds a connection may stay silent (before its request, or kept alive between two).
+IDLE_SECONDS = 20.0
+#: What a connection over :data:`MAX_CONNECTIONS` gets before it is closed.
+BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+    b"Content-Length: 29\r\nConnection: close\r\n\r\ntoo many connections, retry\r\n"
+)
 #: The page's Content Security Policy: its own scripts only, no other origin for anything.
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -45,17 +60,49 @@ class ViewServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, data: ViewData, port: int = 0, token: str | None = None) -> None:
+    def __init__(
+        self,
+        data: ViewData,
+        port: int = 0,
+        token: str | None = None,
+        *,
+        max_connections: int = MAX_CONNECTIONS,
+        idle_seconds: float = IDLE_SECONDS,
+    ) -> None:
         self.data = data
         self.token = token or secrets.token_urlsafe(24)
+        self.idle_seconds = idle_seconds
+        self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__((HOST, port), Handler)
         self.port = int(self.server_address[1])
         self.allowed_hosts = {f"{HOST}:{self.port}", f"localhost:{self.port}"}
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread for the connection while one of the slots is free; else 503 and close."""
+        if not self._slots.acquire(blocking=False):
+            try:
+                request.settimeout(1.0)
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         """One line, never a traceback; nothing when the browser simply went away."""
         error = sys.exc_info()[1]
-        if error is None or isinstance(error, ConnectionError):
+        if error is None or isinstance(error, ConnectionError | TimeoutError):
             return
         sys.stderr.write(f"brson view: {type(error).__name__}: {error}\n")
 
@@ -67,6 +114,11 @@ class ViewServer(ThreadingHTTPServer):
 class Handler(BaseHTTPRequestHandler):
     server: ViewServer
     protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        """Every read and write on the connection times out."""
+        super().setup()
+        self.connection.settimeout(self.server.idle_seconds)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the terminal shows the URL and errors, not every request."""

@@ -49,8 +49,9 @@ BRSON_CODE = str(Path(brson.__file__).resolve().parent) + os.sep
 GROWTH = 2.5
 
 
-def _lines(run: Callable[[], object]) -> int:
-    """Lines of brson's own code that ``run`` executes: the same count on every run."""
+def _lines(run: Callable[[], object], code: str = BRSON_CODE) -> int:
+    """Lines of brson's own code (or of the part under ``code``) that ``run`` executes: the
+    same count on every run."""
     count = 0
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
@@ -60,7 +61,7 @@ def _lines(run: Callable[[], object]) -> int:
         return local
 
     def enter(frame: FrameType, event: str, arg: Any) -> Any:
-        return local if frame.f_code.co_filename.startswith(BRSON_CODE) else None
+        return local if frame.f_code.co_filename.startswith(code) else None
 
     gc.collect()  # a collection inside runs what it frees (a walk's ``finally``): start equal
     previous = sys.gettrace()
@@ -269,8 +270,6 @@ def test_variant_dictionary_of_colliding_keys_is_refused_in_linear_time() -> Non
 def _deep(depth: int, name_length: int = 1000) -> bytes:
     """A chain of ``depth`` slots with long names (each slot a copy of a real one, so IDs
     repeat: every level also has findings and references to describe)."""
-    import sys
-
     doc = bson.decode(brson.load(STANDIN).to_bson())
     leaf = {k: v for k, v in doc["Object"]["Children"][0].items() if k != "Children"}
     node = doc["Object"]
@@ -279,6 +278,11 @@ def _deep(depth: int, name_length: int = 1000) -> bytes:
         child = dict(leaf, Children=[], Name=name)
         node["Children"] = [child]
         node = child
+    return encode_deep(doc)
+
+
+def encode_deep(doc: dict[str, Any]) -> bytes:
+    """BSON of a document nested deeper than Python's default recursion limit allows."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:

@@ -56,7 +56,7 @@ def test_scan_and_query_formats(
     ("args", "message"),
     [
         (["query", "{index}", "SELECT nope FROM files"], "query failed"),
-        (["query", "{index}", "CREATE TABLE t (a INT)"], "query failed"),  # read-only
+        (["query", "{index}", "COPY files TO '{tmp}/out.csv'"], "query failed"),  # read-only
         (["query", "{index}", "--report", "nope"], "no report 'nope'"),
         (["query", "{index}", "--report", "search"], "needs a TEXT"),
         (["query", "{tmp}/none"], "no such index"),

@@ -154,7 +154,7 @@ def read(
         path = os.fspath(source)
         if is_package_name(path):
             return _from_package(path, findings, max_size)
-        return _from_bytes(read_bytes(path), findings, path, max_size)
+        return _from_bytes(read_bytes(path, max_size), findings, path, max_size)
     except BrsonError as exc:
         report_error(findings, exc, name)
         return None

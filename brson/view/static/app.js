@@ -159,7 +159,14 @@
     }
     if (missing) {
       const answer = await api('reveal', { key });
-      for (const list of answer.lists) {
+      let listKey = '0';
+      for (let n = 0; n < answer.lists.length; n++) {
+        // The server leaves keys out (each is as long as its depth): list n is the children
+        // of the path's slot at depth n, a child's key is the list's plus its index.
+        const list = answer.lists[n];
+        if (n) listKey += '.' + parts[n];
+        list.key = listKey;
+        list.children.forEach((s, j) => { if (s.key === undefined) s.key = `${listKey}.${list.offset + j}`; });
         const item = nodes.get(list.key);
         const child = key.split('.').slice(0, list.key.split('.').length + 1).join('.');
         if (item && (!item.loaded || !nodes.has(child))) fill(item, list);
