@@ -359,3 +359,38 @@ def test_godot_scene_is_bounded_for_deep_trees_of_long_names() -> None:
     assert deepest.metadata[META_NAME] == "00299" + "x" * 1000  # nothing lost
     with pytest.raises(VariantError, match="levels deep"):
         export_scene(brson.loads(_deep(tscn.MAX_SCENE_DEPTH + 1, 10), name="d.bson"), 4).tscn()
+
+
+def _self_parented(depth: int, name_length: int = 1000) -> bytes:
+    """A chain of ``depth`` slots with long names, each naming itself as its ParentReference:
+    a parent loop at every level."""
+    doc = bson.decode(brson.load(STANDIN).to_bson())
+    leaf = {k: v for k, v in doc["Object"]["Children"][0].items() if k != "Children"}
+    node = doc["Object"]
+    for i in range(depth):
+        own = f"{i:08x}-5e1f-4000-8000-000000000000"
+        name = {"ID": f"{i:08x}-4a3e-4000-8000-000000000000", "Data": "x" * name_length}
+        child = dict(leaf, ID=own, ParentReference=own, Children=[], Name=name)
+        node["Children"] = [child]
+        node = child
+    return encode_deep(doc)
+
+
+def test_parent_loops_at_every_level_are_reported_in_linear_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """validate names each slot of a ParentReference loop; with a loop at every level of a
+    deep chain, naming them by full path made characters quadratic in depth."""
+    data = functools.cache(_self_parented)
+    paths: dict[int, int] = {}
+
+    def lines(n: int) -> int:
+        with _path_characters(monkeypatch) as made:
+            count = _lines(lambda: validate(brson.loads(data(n), name="loops.bson")))
+        paths[n] = made[0]
+        return count
+
+    _linear(lines, 32, "validate of parent loops: lines")
+    _linear(paths.__getitem__, 32, "validate of parent loops: path characters")
+    report = validate(brson.loads(data(32), name="loops.bson"))
+    assert sum("ParentReference chain loops" in f.message for f in report) == 32

@@ -307,12 +307,12 @@ def _loops(ctx: Context, declared: dict[int, tuple[Slot, Slot]]) -> None:
         while node is not None and id(node) not in done:
             if id(node) in on_chain:
                 loop = chain[on_chain[id(node)] :]
-                names = " -> ".join(s.path for s in loop[:_LISTED])
+                names = " -> ".join(s.display_path() for s in loop[:_LISTED])
                 more = " -> …" if len(loop) > _LISTED else ""
                 ctx.add(
                     PARENT_LOOP,
-                    f"the ParentReference chain loops: {names}{more} -> {loop[0].path}",
-                    path=loop[0].path,
+                    f"the ParentReference chain loops: {names}{more} -> {loop[0].display_path()}",
+                    path=loop[0].display_path(),
                     element=loop[0].id,
                 )
                 break
