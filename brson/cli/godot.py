@@ -98,6 +98,7 @@ def export_godot(
                     on_slot=bar.advance,
                     gltf=glb.name if glb else None,
                     assets=AssetStore(source.package, assets or []) if godot == 3 else None,
+                    max_size=State.max_size,
                 )
             if glb is not None:
                 _write_glb(source, top, glb, assets or [])

@@ -30,9 +30,10 @@ from bson import json_util
 
 from brson._speedups import load
 from brson.assets.store import AssetStore
+from brson.codecs.limits import DEFAULT_MAX_SIZE, Budget
 from brson.collector import paused_gc
 from brson.document import raw
-from brson.errors import BrsonError, ModelError, VariantError
+from brson.errors import BrsonError, LimitError, ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.tscn import Godot4Text, SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
@@ -429,9 +430,14 @@ def _color(component: Component, key: str) -> gv.Color | None:
 class _Converter:
     """Builds mesh and material sub-resources once per Resonite component."""
 
-    def __init__(self, godot: int, assets: AssetStore | None = None) -> None:
+    def __init__(
+        self, godot: int, assets: AssetStore | None = None, max_size: int = DEFAULT_MAX_SIZE
+    ) -> None:
         self.godot = godot
         self.assets = assets
+        #: Every mesh asset of the export together: many assets each under the limit must not
+        #: add up past it.
+        self.budget = Budget(max_size, "mesh data")
         self.meshes: dict[str, SubResource | None] = {}
         self.materials: dict[str, SubResource | None] = {}
         self.unmapped_meshes: Counter[str] = Counter()
@@ -568,7 +574,9 @@ class _Converter:
         from brson.meshx.format import read  # numpy: the optional gltf extra
 
         try:
-            mesh = read(data)
+            mesh = read(data, budget=self.budget)
+        except LimitError:
+            raise  # the run's limit: the export stops, as export-gltf's does
         except BrsonError as exc:
             self.notes.append(f"slot {slot.path!r}: mesh asset {url}: {exc.message}")
             return None
@@ -701,6 +709,7 @@ def export_scene(
     on_slot: Callable[[], None] | None = None,
     gltf: str | None = None,
     assets: AssetStore | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> SceneExport:
     """The scene for ``slot``'s subtree (default: the whole tree) for Godot ``godot``.
 
@@ -708,14 +717,15 @@ def export_scene(
     its slot's ``global_matrix()`` even when a subtree is exported.  With ``gltf`` (Godot 4:
     the file name of the same subtree's glTF export beside the scene), the real meshes come
     from that file at run time instead of primitive meshes on the nodes.  With ``assets``
-    (Godot 3), ``StaticMesh`` MeshX assets become ``ArrayMesh`` sub-resources.
+    (Godot 3), ``StaticMesh`` MeshX assets become ``ArrayMesh`` sub-resources, all of them
+    together within ``max_size`` bytes of mesh data (LimitError past it).
     """
     if godot not in NODE:
         raise VariantError(f"unsupported Godot version {godot!r} (use 3 or 4)")
     if gltf is not None and godot != 4:
         raise VariantError("a glTF file can be placed in Godot 4 scenes only")
     top = slot if slot is not None else tree.root
-    converter = _Converter(godot, assets)
+    converter = _Converter(godot, assets, max_size)
     result = SceneExport(godot, SceneNode("", NODE[godot]))
     stack: list[tuple[Slot, SceneNode | None]] = [(top, None)]
     while stack:

@@ -139,24 +139,29 @@ def test_valid_strided_accessor_reads_the_same_as_before(tmp_path: Path) -> None
 
 
 # -- MeshX: one budget per run -----------------------------------------------------------------
-def test_meshx_assets_share_one_limit_per_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "export",
+    [["export-gltf"], ["export-godot", "--godot", "3"]],
+    ids=["gltf", "godot3"],
+)
+def test_meshx_assets_share_one_limit_per_run(tmp_path: Path, export: list[str]) -> None:
     """Five MeshX assets of 20 MiB each, every one under a 64 MiB --max-size, 100 MiB in all:
     the limit is the run's, so the export stops with one LimitError line (exit 2) and writes
-    nothing. Each asset used to get the whole limit for itself."""
+    nothing. Each asset used to get the whole limit for itself (Godot 3 builds ArrayMeshes
+    from the same assets)."""
     package = tmp_path / "meshes.resonitepackage"
     mesh_package(package, [meshx_bomb(20 * MIB, salt) for salt in range(5)])
-    out = tmp_path / "out.glb"
-    code, _out, err = run_cli(
-        ["--max-size", str(LIMIT), "export-gltf", str(package), "-o", str(out)]
-    )
+    out = tmp_path / ("out.glb" if export[0] == "export-gltf" else "out.tscn")
+    code, _out, err = run_cli(["--max-size", str(LIMIT), *export, str(package), "-o", str(out)])
     assert code == 2, err
     _one_error_line(err, package.name, "limit error", str(LIMIT))
     assert not out.exists()
-    # Under the limit together, the same assets export.
-    code, _out, err = run_cli(
-        ["--max-size", str(101 * MIB), "export-gltf", str(package), "-o", str(out)]
-    )
-    assert code == 0, err
+    if export[0] == "export-gltf":
+        # Under the limit together, the same assets export.
+        code, _out, err = run_cli(
+            ["--max-size", str(101 * MIB), *export, str(package), "-o", str(out)]
+        )
+        assert code == 0, err
 
 
 def test_meshx_bomb_package_is_refused_in_little_memory(tmp_path: Path) -> None:
