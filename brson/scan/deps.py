@@ -20,6 +20,7 @@ _EXTRAS = {
     "duckdb": "scan",
     "pyarrow": "scan",
     "pyarrow.parquet": "scan",
+    "pyarrow.dataset": "scan",
     "dask": "dask",
     "dask.distributed": "dask",
 }

@@ -39,11 +39,17 @@ def test_summary_is_short_and_warns_about_the_closure(
     )
     assert lines[3] == "  1 reference(s) leave the subtree (kept): 1 to slots outside"
     assert lines[4] == "  (-v lists them, --json gives the full report)"
-    assert err == (
+    warnings = err.splitlines()
+    assert warnings[0] == (
         "brson: warning: the closure is much larger than the subtree: 114 component(s) copied "
         "along for a subtree of 1 slot(s) and 2 component(s) (--no-dependencies leaves them "
-        "out)\n"
+        "out)"
     )
+    # A package's asset, named by the subtree, cannot go into a bare archive: said, not dropped.
+    assert len(warnings) == 2 and warnings[1].startswith(
+        "brson: warning: 1 package asset(s) the subtree names are left behind"
+    )
+    assert "--package" in warnings[1]
 
 
 def test_verbose_lists_everything(
