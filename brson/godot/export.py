@@ -32,11 +32,11 @@ from brson._speedups import load
 from brson.assets.store import AssetStore
 from brson.codecs.limits import DEFAULT_MAX_SIZE, Budget
 from brson.collector import paused_gc
-from brson.document import raw
 from brson.errors import BrsonError, LimitError, ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.tscn import Godot4Text, SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
+from brson.model import elements
 from brson.model.fields import field_member, field_number, field_numbers, field_text, field_value
 from brson.model.tree import Component, DataTree, Slot
 from brson.model.typename import TypeName
@@ -268,7 +268,7 @@ def slot_metadata4(slot: Slot, type_texts: _TypeTexts | None = None) -> dict[str
     tree = slot.tree
     member = slot.components_member
     items = member.element_index().get("Data") if member is not None else None
-    if items is None or items[0] != raw.ARRAY or tree is None:
+    if items is None or items[0] != elements.ARRAY or tree is None:
         if tree is None or slot.components:
             return None
         components: str | None = "[]"  # what the Python path writes for no component list
@@ -295,10 +295,9 @@ def _own_fields(slot: Slot) -> dict[str, Any] | None:
     buf = slot.buffer
     if slot.modified or not buf:
         return None
-    start, end = slot.span
-    doc = raw.without_element(buf, start, end, slot.element_index().get("Children"))
+    doc = elements.without_children(slot)
     try:
-        return raw.decode_doc(doc, 0, len(doc))
+        return elements.decode_doc(doc, 0, len(doc))
     except BrsonError:
         return None
 

@@ -17,8 +17,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 
 from brson.collector import paused_gc
-from brson.document import raw
 from brson.graph.spans import ASSETS, ComponentSpans, document_spans
+from brson.model import elements
 from brson.model.ids import (
     Location,
     Path,
@@ -30,7 +30,7 @@ from brson.model.ids import (
 from brson.model.tree import Component, DataTree, Slot
 
 #: Element items to visit: (key or list position, indexed element).
-_Items = list[tuple[str | int, raw.Element]]
+_Items = list[tuple[str | int, elements.Element]]
 
 
 def locate_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, Location]:
@@ -135,9 +135,11 @@ def _component_found(
     buf: bytes, span: tuple[int, int], inside: list[int]
 ) -> list[tuple[int, Path]]:
     """The paths of ``inside`` in the component at ``span``, indexed from the bytes."""
-    index = raw.component_index(buf, *span)
+    index = elements.component_index(buf, *span)
     data = index.get("Data")
-    fields = raw.index(buf, data[2], data[3]) if data and data[0] == raw.DOCUMENT else None
+    fields = (
+        elements.index(buf, data[2], data[3]) if data and data[0] == elements.DOCUMENT else None
+    )
     return _component_paths(buf, index, fields, inside)
 
 
@@ -199,15 +201,15 @@ def _anchored_in(
             slot_part = "<Assets>" if slot == ASSETS else spans.slot_display_path(slot)
             type_name = types.of(spans.component(number))
             yield component_text(slot_part, type_name), found, True
-        layout: raw.Layout = ()
+        layout: elements.Layout = ()
         for slot, own in on_slots.items():
             slot_part = spans.slot_display_path(slot)
-            index, layout = raw.index_like(buf, *spans.slot_span(slot), layout)
+            index, layout = elements.index_like(buf, *spans.slot_span(slot), layout)
             children = index.get("Children")
-            if children is not None and children[0] == raw.ARRAY:
+            if children is not None and children[0] == elements.ARRAY:
                 _, own = _cut(own, children)  # in no child (the array's own bytes): dropped
             held = index.get("Components")
-            if held is not None and held[0] == raw.DOCUMENT:
+            if held is not None and held[0] == elements.DOCUMENT:
                 here, own = _cut(own, held)
                 if here:
                     yield slot_part, _paths(buf, [("Components", held)], here), False
@@ -219,7 +221,7 @@ def _between(offsets: list[int], start: int, end: int) -> list[int]:
     return offsets[bisect_left(offsets, start) : bisect_left(offsets, end)]
 
 
-def _cut(offsets: list[int], elem: raw.Element) -> tuple[list[int], list[int]]:
+def _cut(offsets: list[int], elem: elements.Element) -> tuple[list[int], list[int]]:
     """``(the offsets inside the element, the others)``: two bisections, not a test each."""
     lo = bisect_left(offsets, elem[1])
     hi = bisect_left(offsets, elem[3], lo)
@@ -228,8 +230,8 @@ def _cut(offsets: list[int], elem: raw.Element) -> tuple[list[int], list[int]]:
     return offsets[lo:hi], offsets[:lo] + offsets[hi:]
 
 
-def _is_document(elem: raw.Element | None) -> bool:
-    return elem is not None and elem[0] == raw.DOCUMENT
+def _is_document(elem: elements.Element | None) -> bool:
+    return elem is not None and elem[0] == elements.DOCUMENT
 
 
 #: One anchor's share of a walk: its slot (None for a root asset), the component's span
@@ -248,9 +250,9 @@ def _walk(tree: DataTree, wanted: list[int], own_nodes: bool = True) -> Iterator
         inside = _between(wanted, elem[1], elem[3])
         if not inside:
             continue
-        if key == "Object" and elem[0] == raw.DOCUMENT:
+        if key == "Object" and elem[0] == elements.DOCUMENT:
             yield from _slots(tree.root, buf, inside, own_nodes)
-        elif key == "Assets" and elem[0] == raw.ARRAY:
+        elif key == "Assets" and elem[0] == elements.ARRAY:
             for span in document_spans(buf, elem):
                 here = _between(inside, *span)
                 if here:
@@ -259,25 +261,25 @@ def _walk(tree: DataTree, wanted: list[int], own_nodes: bool = True) -> Iterator
 
 def _slots(root: Slot, buf: bytes, offsets: list[int], own_nodes: bool) -> Iterator[_Segment]:
     stack: list[tuple[Slot, list[int]]] = [(root, offsets)]
-    layout: raw.Layout = ()
+    layout: elements.Layout = ()
     while stack:
         slot, inside = stack.pop()
         # From the bytes (the tree is unmodified), in one call for slots of one layout: the
         # node's own index is built key by key.
-        index, layout = raw.index_like(buf, *slot.span, layout)
+        index, layout = elements.index_like(buf, *slot.span, layout)
         own = inside  # less the subtree's and the components' offsets, cut out below
         children = index.get("Children")
-        if children is not None and children[0] == raw.ARRAY:
+        if children is not None and children[0] == elements.ARRAY:
             here, own = _cut(inside, children)
             if here:
                 stack += _children_holding(slot, buf, children, here, own_nodes)
         held = index.get("Components")
-        if held is not None and held[0] == raw.DOCUMENT:
+        if held is not None and held[0] == elements.DOCUMENT:
             here, own = _cut(own, held)
             if here:
                 rest = set(here)
-                data = raw.member_index(buf, held[2], held[3]).get("Data")
-                spans = document_spans(buf, data) if data and data[0] == raw.ARRAY else []
+                data = elements.member_index(buf, held[2], held[3]).get("Data")
+                spans = document_spans(buf, data) if data and data[0] == elements.ARRAY else []
                 for span in spans:
                     mine = _between(here, *span)
                     if mine:
@@ -292,7 +294,7 @@ def _slots(root: Slot, buf: bytes, offsets: list[int], own_nodes: bool) -> Itera
 
 
 def _children_holding(
-    slot: Slot, buf: bytes, children: raw.Element, offsets: list[int], own_nodes: bool
+    slot: Slot, buf: bytes, children: elements.Element, offsets: list[int], own_nodes: bool
 ) -> list[tuple[Slot, list[int]]]:
     """The children of ``slot`` whose spans hold some of ``offsets`` (sorted, inside the
     ``Children`` element), with those offsets, in the children's order; an offset in no child
@@ -332,8 +334,8 @@ def _children_holding(
 
 def _component_paths(
     buf: bytes,
-    index: dict[str, raw.Element],
-    fields: dict[str, raw.Element] | None,
+    index: dict[str, elements.Element],
+    fields: dict[str, elements.Element] | None,
     offsets: list[int],
 ) -> list[tuple[int, Path]]:
     """Paths inside a component from its index and its ``Data`` document's (``fields``)."""
@@ -359,7 +361,7 @@ def _paths(
     """
     levels = {} if levels is None else levels
     top_starts = [elem[1] for _, elem in items]
-    member_data = raw.member_data
+    member_data = elements.member_data
     found: list[tuple[int, Path]] = []
     for offset in offsets:
         at = bisect_right(top_starts, offset) - 1
@@ -378,7 +380,7 @@ def _paths(
             where = (*where, part)
             level = levels.get(vstart)
             if level is None:
-                if etype == raw.DOCUMENT:
+                if etype == elements.DOCUMENT:
                     # A member (most documents): its two elements at their fixed places,
                     # what ``member_index`` gives for it, without a level kept per member.
                     data = member_data(buf, vstart, vend)
@@ -386,13 +388,13 @@ def _paths(
                         if offset >= data[1]:
                             part, elem = "Data", data
                         elif offset >= vstart + 4:
-                            part, elem = "ID", (raw.STRING, vstart + 4, vstart + 8, data[1])
+                            part, elem = "ID", (elements.STRING, vstart + 4, vstart + 8, data[1])
                         else:
                             break
                         continue
-                    inner: _Items = list(raw.member_index(buf, vstart, vend).items())
-                elif etype == raw.ARRAY:
-                    inner = list(enumerate(raw.array_items(buf, vstart, vend)))
+                    inner: _Items = list(elements.member_index(buf, vstart, vend).items())
+                elif etype == elements.ARRAY:
+                    inner = list(enumerate(elements.array_items(buf, vstart, vend)))
                 else:
                     break
                 level = levels[vstart] = (inner, [elem[1] for _, elem in inner])

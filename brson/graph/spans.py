@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from brson._speedups import load
 from brson.collector import paused_gc
-from brson.document import raw
 from brson.errors import PATH_LIMIT
+from brson.model import elements
 from brson.model.tree import PATH_MEMO_LIMIT, Component, DataTree, Slot
 
 #: The slot number of a component in the root ``Assets`` (NeosVR asset providers).
@@ -50,11 +50,15 @@ class ComponentSpans:
         root = tree.element_index()
         top = root.get("Object")
         assets = root.get("Assets")
-        held = document_spans(buf, assets) if assets is not None and assets[0] == raw.ARRAY else []
+        held = (
+            document_spans(buf, assets)
+            if assets is not None and assets[0] == elements.ARRAY
+            else []
+        )
         walked = None
-        if top is not None and top[0] == raw.DOCUMENT and ACCELERATED and type(buf) is bytes:
+        if top is not None and top[0] == elements.DOCUMENT and ACCELERATED and type(buf) is bytes:
             walked = _spansc.walk(buf, top[2], top[3])
-        self._layout: raw.Layout = ()
+        self._layout: elements.Layout = ()
         if walked is not None and top is not None:
             # The compiled walk (the Python one below was ~6 us a slot: the largest piece
             # of extract after the ID scan); the root's assets lie wholly before or after
@@ -80,17 +84,23 @@ class ComponentSpans:
         self._by_start: array[int] | None = None
         self._sorted_starts: array[int] = array("q")
 
-    def _walk(self, buf: bytes, top: raw.Element | None, assets: list[tuple[int, int]]) -> None:
+    def _walk(
+        self, buf: bytes, top: elements.Element | None, assets: list[tuple[int, int]]
+    ) -> None:
         """The reference walk, for a tree C is not sure of (or without C)."""
         found: list[tuple[int, int, int]] = []  # (start, end, slot number)
         slots: list[tuple[int, int, int]] = []  # (start, end, parent number)
         pending: list[tuple[int, int, int]] = []
-        if top is not None and top[0] == raw.DOCUMENT:
+        if top is not None and top[0] == elements.DOCUMENT:
             pending.append((top[2], top[3], ASSETS))
         found += [(start, end, ASSETS) for start, end in assets]
-        layout: raw.Layout = ()
-        index_like, member_index, array_items = raw.index_like, raw.member_index, raw.array_items
-        document, listing = raw.DOCUMENT, raw.ARRAY
+        layout: elements.Layout = ()
+        index_like, member_index, array_items = (
+            elements.index_like,
+            elements.member_index,
+            elements.array_items,
+        )
+        document, listing = elements.DOCUMENT, elements.ARRAY
         with paused_gc():
             # Per slot: one index call and one per array, the spans taken straight from the
             # array items (every slot of a world walks here; helpers per slot were a third).
@@ -209,13 +219,15 @@ class ComponentSpans:
             # The engine's layout (a Name member holding a string) read from the bytes, as
             # ``Slot.name`` reads it, without a node per slot (a big closure asks thousands);
             # anything else through the node.
-            index, self._layout = raw.index_like(buf, start, end, self._layout)
+            index, self._layout = elements.index_like(buf, start, end, self._layout)
             elem = index.get("Name")
             data = (
-                raw.member_data(buf, elem[2], elem[3]) if elem and elem[0] == raw.DOCUMENT else None
+                elements.member_data(buf, elem[2], elem[3])
+                if elem and elem[0] == elements.DOCUMENT
+                else None
             )
-            if data is not None and data[0] == raw.STRING:
-                value = raw.scalar(buf, data)
+            if data is not None and data[0] == elements.STRING:
+                value = elements.scalar(buf, data)
             else:
                 value = Slot(buf, start, end).name
             name = self._names[slot] = value if isinstance(value, str) else ""
@@ -250,10 +262,10 @@ class ComponentSpans:
         return memo if memo is not None else "/".join(names if base is None else [base, *names])
 
 
-def document_spans(buf: bytes, elem: raw.Element) -> list[tuple[int, int]]:
+def document_spans(buf: bytes, elem: elements.Element) -> list[tuple[int, int]]:
     """Spans of the documents in an array element (what the model makes a node of)."""
     return [
         (item[2], item[3])
-        for item in raw.array_items(buf, elem[2], elem[3])
-        if item[0] == raw.DOCUMENT
+        for item in elements.array_items(buf, elem[2], elem[3])
+        if item[0] == elements.DOCUMENT
     ]

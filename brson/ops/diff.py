@@ -26,8 +26,9 @@ from typing import Any
 
 from bson.int64 import Int64
 
-from brson.document import jsonform, raw
+from brson.document import jsonform
 from brson.errors import BrsonError, ModelError
+from brson.model import elements
 from brson.model.node import Node
 from brson.model.tree import Component, DataTree, Slot
 from brson.model.typename import TypeName
@@ -366,7 +367,7 @@ def _wide(value: Any) -> bool:
     return isinstance(value, Int64)
 
 
-def _elements(component: Component) -> dict[str, raw.Element] | None:
+def _elements(component: Component) -> dict[str, elements.Element] | None:
     """An unedited component's ``Type`` and ``Data`` elements, indexed for this look only
     (None when it was edited: its bytes are not its value then).
 
@@ -376,16 +377,16 @@ def _elements(component: Component) -> dict[str, raw.Element] | None:
     if component.modified:
         return None
     start, end = component.span
-    return raw.component_index(component.buffer, start, end)
+    return elements.component_index(component.buffer, start, end)
 
 
 def _wide_type(component: Component) -> bool:
     """Whether the component's ``Type`` index is stored as int64 (see :func:`_wide`)."""
-    elements = _elements(component)
-    if elements is None:
+    index = _elements(component)
+    if index is None:
         return _wide(component.get("Type"))
-    elem = elements.get("Type")
-    return elem is not None and elem[0] == raw.INT64
+    elem = index.get("Type")
+    return elem is not None and elem[0] == elements.INT64
 
 
 def _same_data_bytes(a: Component, b: Component) -> bool:
@@ -394,7 +395,12 @@ def _same_data_bytes(a: Component, b: Component) -> bool:
     if elements_a is None or elements_b is None:
         return False
     data_a, data_b = elements_a.get("Data"), elements_b.get("Data")
-    if data_a is None or data_b is None or data_a[0] != raw.DOCUMENT or data_b[0] != raw.DOCUMENT:
+    if (
+        data_a is None
+        or data_b is None
+        or data_a[0] != elements.DOCUMENT
+        or data_b[0] != elements.DOCUMENT
+    ):
         return False
     return a.buffer[data_a[2] : data_a[3]] == b.buffer[data_b[2] : data_b[3]]
 

@@ -36,10 +36,10 @@ from typing import Any, Literal, TypeVar
 from bson.int64 import Int64
 
 from brson.collector import drop_cycles, paused_gc
-from brson.document import raw
 from brson.errors import GraphError, ModelError
 from brson.graph import described, locate_many, located
 from brson.graph.spans import ASSETS, ComponentSpans
+from brson.model import elements
 from brson.model.idforms import DEFINITION_BYTES, REFERENCE_BYTES
 from brson.model.ids import (
     DefinitionTable,
@@ -373,8 +373,8 @@ def extract(
     data = staged.to_bson()
     del staged, outside, deps
     drop_cycles()
-    report.components = sum(1 for _ in raw.COMPONENT_TYPE_INDEX.finditer(data)) + sum(
-        1 for _ in raw.COMPONENT_TYPE_NAME.finditer(data)
+    report.components = sum(1 for _ in elements.COMPONENT_TYPE_INDEX.finditer(data)) + sum(
+        1 for _ in elements.COMPONENT_TYPE_NAME.finditer(data)
     )
     report.slots = data.count(b"\x04Children\x00")
     result = DataTree(data, source=tree.source)
@@ -814,20 +814,22 @@ class _SlotLayout:
         width = len(drawn[0]) if drawn else 0
         template = self._template(width) if set(map(len, drawn)) == {width} else None
         if template is None:
-            return raw.assemble(self.elements(name, iter(drawn), components))
+            return elements.assemble(self.elements(name, iter(drawn), components))
         values = list(map(str.encode, drawn))
         at = template.name
         if at is not None:
-            values[at] = raw.encode_element("Name", {"ID": drawn[at], "Data": name})
+            values[at] = elements.encode_element("Name", {"ID": drawn[at], "Data": name})
         at = template.components
         if at is not None:
             head, tail = template.id_element
             member = [head + values[at] + tail, _array_element("Data", components)]
-            values[at] = raw.element_header(raw.DOCUMENT, "Components") + raw.assemble(member)
+            values[at] = elements.element_header(
+                elements.DOCUMENT, "Components"
+            ) + elements.assemble(member)
         out: list[bytes] = [b""] * (2 * len(values) + 1)
         out[0::2] = template.fixed
         out[1::2] = values
-        return raw.assemble(out)
+        return elements.assemble(out)
 
     def _template(self, width: int) -> _Template | None:
         """The slot's elements for IDs of ``width`` characters, from :meth:`elements` with
@@ -863,7 +865,7 @@ class _SlotLayout:
             else:
                 return None
         fixed.append(part)
-        id_element = raw.encode_element("ID", stand_in).split(stand_in.encode())
+        id_element = elements.encode_element("ID", stand_in).split(stand_in.encode())
         if len(id_element) != 2:
             return None
         return _Template(fixed, name, components, id_element)
@@ -878,22 +880,22 @@ class _SlotLayout:
         self, key: str, name: str, ids: Iterator[str], components: list[bytes | memoryview]
     ) -> bytes:
         if key == "Children":
-            return raw.encode_element(key, [])
+            return elements.encode_element(key, [])
         if key == "Components":
-            member = [raw.encode_element("ID", next(ids)), _array_element("Data", components)]
-            return raw.element_header(raw.DOCUMENT, key) + raw.assemble(member)
+            member = [elements.encode_element("ID", next(ids)), _array_element("Data", components)]
+            return elements.element_header(elements.DOCUMENT, key) + elements.assemble(member)
         if key == "ID" or key == "ParentReference" or key.endswith("-ID"):
-            return raw.encode_element(key, next(ids))
+            return elements.encode_element(key, next(ids))
         if key == "Name":
-            return raw.encode_element(key, {"ID": next(ids), "Data": name})
+            return elements.encode_element(key, {"ID": next(ids), "Data": name})
         if key == "OrderOffset":
-            return raw.encode_element(key, {"ID": next(ids), "Data": self.order_offset})
+            return elements.encode_element(key, {"ID": next(ids), "Data": self.order_offset})
         if key in _SLOT_DEFAULTS:
-            return raw.encode_element(key, {"ID": next(ids), "Data": _SLOT_DEFAULTS[key]})
+            return elements.encode_element(key, {"ID": next(ids), "Data": _SLOT_DEFAULTS[key]})
         value = self.kept[key]
         if isinstance(value, dict) and "ID" in value:
-            return raw.encode_element(key, {**value, "ID": next(ids)})
-        return raw.encode_element(key, value)
+            return elements.encode_element(key, {**value, "ID": next(ids)})
+        return elements.encode_element(key, value)
 
 
 def _array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) -> bytes:
@@ -901,18 +903,20 @@ def _array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) 
     items: list[bytes | memoryview] = [b""] * (2 * len(documents))
     items[0::2] = _item_headers(len(documents))
     items[1::2] = documents
-    return raw.element_header(raw.ARRAY, key) + raw.assemble(items)
+    return elements.element_header(elements.ARRAY, key) + elements.assemble(items)
 
 
 #: Array items' element headers (a document at ``"0"``, ``"1"``, …) for the usual counts of
 #: components on a slot, made once.
-_ITEM_HEADERS = [raw.element_header(raw.DOCUMENT, str(i)) for i in range(64)]
+_ITEM_HEADERS = [elements.element_header(elements.DOCUMENT, str(i)) for i in range(64)]
 
 
 def _item_headers(count: int) -> list[bytes]:
     if count <= len(_ITEM_HEADERS):
         return _ITEM_HEADERS[:count]
-    return _ITEM_HEADERS + [raw.element_header(raw.DOCUMENT, str(i)) for i in range(64, count)]
+    return _ITEM_HEADERS + [
+        elements.element_header(elements.DOCUMENT, str(i)) for i in range(64, count)
+    ]
 
 
 # -- edits on the staged tree ---------------------------------------------------------------
@@ -947,12 +951,12 @@ class _TypePlan:
         found: set[tuple[bytes, bytes]] = set()
         named: set[str] = set()
         for piece in pieces:
-            found.update(raw.COMPONENT_TYPE_INDEX.findall(piece))
+            found.update(elements.COMPONENT_TYPE_INDEX.findall(piece))
             named.update(
                 m.group(1).decode("utf-8", "replace")
-                for m in raw.COMPONENT_TYPE_NAME.finditer(piece)
+                for m in elements.COMPONENT_TYPE_NAME.finditer(piece)
             )
-        used_indices = raw.type_index_values(found)
+        used_indices = elements.type_index_values(found)
         #: Root keys whose values change: ``Types``, ``TypeVersions``.
         self.changes: dict[str, Any] = {}
         self.remap: dict[int, int] = {}
@@ -980,7 +984,7 @@ class _TypePlan:
             if type_names is None and versions:
                 known = {
                     m.group(1).decode("utf-8", "replace")
-                    for m in raw.COMPONENT_TYPE_NAME.finditer(source.to_bson())
+                    for m in elements.COMPONENT_TYPE_NAME.finditer(source.to_bson())
                 }
             dropped = [k for k in versions if k in known and k not in used_names]
             if dropped:
@@ -994,12 +998,12 @@ class _TypePlan:
         same object when none changes."""
         if not self.remap:
             return data
-        found = [f for f in raw.component_type_indices(data) if f[2] in self.remap]
+        found = [f for f in elements.component_type_indices(data) if f[2] in self.remap]
         if not found:
             return data
         out = bytearray(data)
         for offset, width, old in found:
-            raw.set_type_index(out, offset, width, self.remap[old])
+            elements.set_type_index(out, offset, width, self.remap[old])
         return bytes(out)
 
     def component(self, component: Component) -> Component:

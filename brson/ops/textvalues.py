@@ -18,8 +18,8 @@ from typing import Any
 
 from bson.int64 import Int64
 
-from brson.document.raw import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from brson.errors import ModelError
+from brson.model.elements import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from brson.model.node import Node
 from brson.model.tree import DataTree, is_guid
 

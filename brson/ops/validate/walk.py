@@ -20,9 +20,9 @@ from typing import Any
 from bson.errors import BSONError
 
 from brson.collector import paused_gc
-from brson.document import raw
 from brson.document.bsondoc import decode_bytes, holds_dbref_mark
 from brson.errors import BrsonError
+from brson.model import elements
 from brson.model.tree import DataTree, Slot, memoize_path
 from brson.ops.validate.container import report_error
 from brson.ops.validate.context import ComponentInfo, Context, Family, SlotInfo
@@ -120,13 +120,12 @@ def _decoded_slot(
     unmodified slot whose ``Components`` is a member in the engine's layout holding an array
     of documents, and whose bytes (``Children`` left out) pymongo decodes."""
     buf = slot.buffer
-    start, end = slot.span
     members = slot.element("Components")  # the model's own checks of the slot, as before
-    if members is None or members[0] != raw.DOCUMENT:
+    if members is None or members[0] != elements.DOCUMENT:
         return None
-    if raw.member_data(buf, members[2], members[3]) is None:
+    if elements.member_data(buf, members[2], members[3]) is None:
         return None  # the model indexes such a member (and refuses duplicate keys): its path
-    data = raw.without_element(buf, start, end, slot.element("Children"))
+    data = elements.without_children(slot)
     try:
         fields = decode_bytes(data, unmarked=unmarked)
     except (BSONError, ValueError, OverflowError, RecursionError):
@@ -135,8 +134,8 @@ def _decoded_slot(
     if type(components) is not list or not all(type(c) is dict for c in components):
         return None
     name = slot.element("Name")
-    if name is None or name[0] != raw.DOCUMENT:
+    if name is None or name[0] != elements.DOCUMENT:
         memoize_path(slot, None)  # the model reads no name there either
-    elif raw.member_data(buf, name[2], name[3]) is not None:  # read as the model reads it
+    elif elements.member_data(buf, name[2], name[3]) is not None:  # read as the model reads it
         memoize_path(slot, fields["Name"]["Data"])
     return fields, components
