@@ -65,9 +65,12 @@ for source in sorted(Path(speedups.__file__).parent.glob("_*.c")):
 EOF
 # Not the hypothesis-generated documents (two thirds of the time, spent generating them in
 # Python): the normal suite runs those; here C meets every real document, mutated and cut
-# copies of them, random bytes and the fuzz slice.
+# copies of them, random bytes and the fuzz slice. The slice's `sql` target is left to the
+# normal suite: it runs DuckDB, whose C++ exceptions abort under a preloaded libasan (ASan's
+# __cxa_throw interceptor finds no real one in an uninstrumented interpreter), and it reaches
+# none of brson's C.
 if [ $# -eq 0 ]; then
-    set -- -k "not generated" \
+    set -- -k "not generated and not sql" \
         tests/document/test_rawc.py tests/model/test_idscanc.py tests/ops/test_fieldsc.py \
         tests/graph/test_spansc.py tests/godot/test_tscnc.py \
         tests/regressions/test_issue27_decoder_handoff.py tests/regressions/test_issue27_idscan.py \
