@@ -67,6 +67,8 @@ def run(
         raise ScanError(f"cannot open the index: {_first_line(exc)}", file=str(folder)) from None
     try:
         cursor = con.execute(sql, params)
+        if cursor is None:  # SQL of nothing but blanks or comments: DuckDB runs no statement
+            raise ScanError("query failed: the SQL holds no statement", file=str(folder))
         columns = [d[0] for d in cursor.description or []]
         rows = cursor.fetchall()
     except duckdb.Error as exc:

@@ -43,3 +43,11 @@ def test_a_query_may_change_only_its_own_catalog(index: Path) -> None:
     made = scan_query.run(index, "CREATE TABLE t AS SELECT 1 AS a; DROP VIEW files; FROM t")
     assert made.rows == [(1,)]
     assert scan_query.run(index, "SELECT count(*) FROM files").rows == [(1,)]
+
+
+@pytest.mark.parametrize("sql", [" ", "\n\t", "-- a comment only", ";"])
+def test_sql_of_no_statement_is_one_error(index: Path, sql: str) -> None:
+    """A query of blanks or a comment (the sql fuzz target's first finding: DuckDB returns no
+    cursor) is a query error, not an AttributeError."""
+    with pytest.raises(ScanError, match="no statement|query failed"):
+        scan_query.run(index, sql)
