@@ -49,5 +49,5 @@ def test_a_query_may_change_only_its_own_catalog(index: Path) -> None:
 def test_sql_of_no_statement_is_one_error(index: Path, sql: str) -> None:
     """A query of blanks or a comment (the sql fuzz target's first finding: DuckDB returns no
     cursor) is a query error, not an AttributeError."""
-    with pytest.raises(ScanError, match="no statement|query failed"):
+    with pytest.raises(ScanError, match="query failed"):
         scan_query.run(index, sql)
