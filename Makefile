@@ -163,12 +163,14 @@ FUZZ_TARGETS ?= loads validate godot3 godot4 package gltf meshx patch folders sq
 # Hostile data trees through every command (fuzz/trees.py): ~0.4 s an input, so fewer runs;
 # the test suite runs a fixed slice of it (tests/hardening/test_tree_fuzz.py).
 FUZZ_TREE_RUNS ?= 3000
+# A fixed seed makes a run repeatable (CI's slice uses one); empty: libFuzzer picks one.
+FUZZ_SEED ?=
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[fuzz]' || echo "atheris unavailable: plain mutation driver"
 	mkdir -p fuzz/findings
 	for t in $(FUZZ_TARGETS); do \
 	  echo "== fuzz $$t (log: fuzz/findings/$$t.log)"; \
-	  $(BIN)/python fuzz/fuzz_$$t.py -runs=$(FUZZ_RUNS) > fuzz/findings/$$t.log 2>&1; rc=$$?; \
+	  $(BIN)/python fuzz/fuzz_$$t.py -runs=$(FUZZ_RUNS) $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) > fuzz/findings/$$t.log 2>&1; rc=$$?; \
 	  grep -E "^(Done|stat::(number_of|average|slowest|peak)|fuzz target|atheris|FINDING)|Uncaught|Traceback" \
 	    fuzz/findings/$$t.log; [ $$rc = 0 ] || { tail -n 40 fuzz/findings/$$t.log; exit $$rc; }; \
 	done
@@ -181,7 +183,7 @@ fuzz: $(STAMP)
 
 # A short slice of the same (what CI runs besides the in-suite hypothesis mutation tests).
 fuzz-short: $(STAMP)
-	$(MAKE) fuzz FUZZ_RUNS=2000 FUZZ_TREE_RUNS=0
+	$(MAKE) fuzz FUZZ_RUNS=2000 FUZZ_TREE_RUNS=0 FUZZ_SEED=1
 
 fixtures: $(STAMP)
 	$(BIN)/python fixtures/make_fixtures.py

@@ -119,8 +119,10 @@ GLOB_CHARS = frozenset("*?[")
 def glob_paths(pattern: str) -> list[str]:
     """What a shell's glob gives for ``pattern`` (``**`` spans folders), sorted, without ever
     following a symlinked folder: :func:`glob.glob` follows them under ``**``, so one
-    ``loop -> ..`` link made it run forever.  Names starting with a dot match only a pattern
-    that starts with one, as in a shell."""
+    ``loop -> ..`` link made it run forever.  A symlinked folder the pattern matches is left
+    out too, since every caller enters the folders it is given (a ``d0 -> ../..`` match made a
+    scan walk the whole disk).  Names starting with a dot match only a pattern that starts
+    with one, as in a shell."""
     parts = [p for p in pattern.split(os.sep) if p not in ("", ".")]
     base = os.sep if pattern.startswith(os.sep) else ""
     fixed = 0
@@ -148,7 +150,9 @@ def glob_paths(pattern: str) -> list[str]:
         dirs.sort()
         for name in names:
             if _glob_match(tuple(wanted), (*here, name)):
-                found.append(os.path.join(base, *here, name) if base else os.path.join(*here, name))
+                path = os.path.join(base, *here, name) if base else os.path.join(*here, name)
+                if not (os.path.islink(path) and os.path.isdir(path)):
+                    found.append(path)
     return sorted(found)
 
 

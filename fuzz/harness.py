@@ -213,7 +213,8 @@ def main(name: str, argv: list[str] | None = None) -> int:
             else "plain mutation driver",
             flush=True,
         )
-        return 1 if mutation_driver(name, runs) else 0
+        seed = next((int(a.split("=", 1)[1]) for a in args if a.startswith("-seed=")), 0)
+        return 1 if mutation_driver(name, runs, seed) else 0
 
     _import_instrumented(atheris)
     from fuzz.targets import TARGETS

@@ -173,6 +173,29 @@ def test_a_glob_through_symlink_loops_ends(folder: Path) -> None:
     assert "loop" not in result.stdout and "up/" not in result.stdout
 
 
+def test_a_glob_never_enters_a_symlinked_folder_it_matches(tmp_path: Path) -> None:
+    """The folders fuzz target's finding: ``lib/**`` matched ``d0 -> ../..`` and scan (and
+    every multi-file command) then walked the folder the link points at, the whole disk."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.brson").write_bytes(TINY.read_bytes())
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "a.brson").write_bytes(TINY.read_bytes())
+    (lib / "d0").symlink_to("../outside")
+    (lib / "f.brson").symlink_to(lib / "a.brson")
+    from brson.cli.common import expand_inputs
+    from brson.fileio import glob_paths
+    from brson.scan import corpus
+
+    assert glob_paths(f"{lib}/**") == [str(lib / "a.brson"), str(lib / "f.brson")]
+    assert glob_paths(f"{lib}/*") == [str(lib / "a.brson"), str(lib / "f.brson")]
+    for pattern in (f"{lib}/**", f"{lib}/*", f"{lib}/d?"):
+        found = [str(p) for p in expand_inputs([Path(pattern)])] if "d?" not in pattern else []
+        walked = [e.path for e in corpus.walk([pattern])]
+        assert not any("secret" in p for p in found + walked), (pattern, found, walked)
+
+
 def test_a_sparse_giant_is_refused_before_reading(tmp_path: Path) -> None:
     huge = tmp_path / "huge.brson"
     with open(huge, "wb") as handle:
