@@ -44,6 +44,8 @@ MODULES = (
     "brson.model.transform",
     "brson.cli.archive",
     "brson.godot.variant",
+    "brson.godot.encode",
+    "brson.godot.wire",
     "brson.godot.values",
     "brson.package",
     "brson.ops.validate",

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 from brson.errors import VariantError
 from brson.godot import values as gv
-from brson.godot.variant import INT64_MAX, INT64_MIN
+from brson.godot.wire import INT64_MAX, INT64_MIN
 
 #: ``format=`` written for each engine major version.
 FORMAT = {3: 2, 4: 3}
