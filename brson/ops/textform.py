@@ -1,0 +1,223 @@
+"""The text form of a tree (``brson show``): one line per slot, component and field, made to be
+read and to be diffed by line tools (git's ``textconv``, ``diff``, ``blame``).
+
+What makes it fit for that:
+
+* **Stable.** The same bytes give the same text: no timestamps, no file names, no element IDs.
+  The engine numbers IDs in save order, so inserting one slot renumbers every element after it;
+  text that showed IDs would differ on every line after an insertion.  A reference is shown as
+  the path of what it names (``-> Root/Body:MeshRenderer.Materials[0]``), which moves only when
+  that element does; an ID naming nothing in the tree is shown as the string it is.
+* **Ordered where order means something**: slots depth first, children, components and fields
+  in element order, as the engine wrote them.  Where it means nothing it is sorted: the type
+  table (its order only fixes the numbers components use), feature flags, type versions.
+* **Line-oriented**: a header line (``slot PATH``, ``asset N TYPE``) starts at column 0, so git's
+  default hunk header names the slot a change is in; components and fields are indented under
+  it, one field a line, each value in the lossless JSON form (``brson set`` takes it back).
+  Control characters in names are escaped, so no name can split or forge a line.
+* **Linear**: one pass to name the elements references point at, one pass to write; the lines
+  are yielded as they are made.  A slot's path is the bounded display path, so a hostile deep
+  tree of long names costs its size, not its depth squared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from brson.document import jsonform
+from brson.errors import BrsonError, ModelError
+from brson.model import Component, DataTree, Slot
+from brson.model.ids import path_text
+
+#: Slot keys that are its structure or identity, shown by the layout instead of as fields.
+#: ``ParentReference`` is the ID of the slot's link to its parent (the header's path shows
+#: the parent), allocated at save time like every ID.
+_SLOT_STRUCTURE = frozenset({"ID", "Components", "Children", "Persistent-ID", "ParentReference"})
+#: Component keys that identify it rather than hold a value.
+_COMPONENT_IDENTITY = frozenset({"ID", "persistent-ID"})
+#: Root keys shown elsewhere: the slot tree, the root assets and the type table.
+_ROOT_STRUCTURE = ("Object", "Assets", "Types")
+#: Rendered values longer than this are shown by length and hash: still changed when they
+#: change, without pasting megabytes of a baked string into every diff.
+VALUE_LIMIT = 2000
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+#: A field's place inside its component or slot: keys and list positions.
+FieldPath = tuple[str | int, ...]
+
+
+def escaped(text: str) -> str:
+    """``text`` with control characters as ``\\xNN``: a newline in a slot name must not end
+    the line it is on."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def value_text(value: Any) -> str:
+    """A value in the lossless JSON form on one line (int64 as ``$numberLong``, exact float
+    bits), or its length and sha256 when longer than :data:`VALUE_LIMIT`."""
+    text = json.dumps(jsonform.to_jsonable(value), ensure_ascii=False)
+    if len(text) <= VALUE_LIMIT:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"<{len(text)} characters, sha256 {digest}>"
+
+
+def component_head(component: Component) -> str:
+    """A component's short type name (``ValueField<bool>``), or its raw ``Type``."""
+    try:
+        return escaped(component.type.short)
+    except BrsonError:  # a Type index naming no type: shown as stored, validate reports it
+        return "Type " + value_text(component.type_index)
+
+
+def leaves(value: Any, base: FieldPath = ()) -> Iterator[tuple[FieldPath, Any]]:
+    """The values inside a member or sync object, in element order, by path.
+
+    A document with an ``ID`` is engine structure (a member: ``{ID, Data}``; a sync object:
+    ``{ID, member, …}``): its ``Data`` is the value at the same path, its other keys are
+    sub-fields.  A list holding such documents (a SyncList) is one entry per element.
+    Anything else is one value (vectors, colours, a bounding box document)."""
+    stack: list[tuple[FieldPath, Any]] = [(base, value)]
+    while stack:
+        path, item = stack.pop()
+        if type(item) is dict and "ID" in item:
+            stack.extend(
+                (path if key == "Data" else (*path, key), item[key])
+                for key in reversed(item)
+                if key != "ID"
+            )
+        elif type(item) is list and any(type(x) is dict and "ID" in x for x in item):
+            stack.extend(((*path, i), x) for i, x in reversed(list(enumerate(item))))
+        else:
+            yield path, item
+
+
+def field_name(path: FieldPath) -> str:
+    """``Materials[0]``, ``Target.Value``: the dotted form without its leading dot."""
+    return escaped(path_text(path).removeprefix("."))
+
+
+class Names:
+    """What each element ID of a tree names, as a reference shows it (``Root/Body``,
+    ``Root/Body:MeshRenderer``, ``Root/Body:MeshRenderer.Materials[0]``).
+
+    Built in one pass before anything is written, since a reference may point forward.  Each
+    ID keeps its head (one string shared by every element of a slot or component) and its path
+    inside, joined only when a reference shows it: a text per member would hold the slot's
+    path once per member."""
+
+    def __init__(self, tree: DataTree) -> None:
+        self._names: dict[str, tuple[str, FieldPath]] = {}
+        for slot in tree.walk():
+            head = escaped(slot.display_path())
+            self._define(slot.id, head, ())
+            for key in slot:
+                if key not in _SLOT_STRUCTURE:
+                    self._members(head, (key,), slot.get(key))
+            for component in slot.components:
+                self._component(component, f"{head}:{component_head(component)}")
+        for index, component in enumerate(tree.assets):
+            self._component(component, f"<Assets>[{index}]:{component_head(component)}")
+
+    def _define(self, element_id: object, head: str, path: FieldPath) -> None:
+        if type(element_id) is str:
+            self._names.setdefault(element_id, (head, path))
+
+    def _component(self, component: Component, head: str) -> None:
+        data = component.data.decoded()
+        self._define(data.get("ID"), head, ())
+        for key, value in data.items():
+            if key not in _COMPONENT_IDENTITY:
+                self._members(head, (key,), value)
+
+    def _members(self, head: str, base: FieldPath, value: Any) -> None:
+        stack: list[tuple[FieldPath, Any]] = [(base, value)]
+        while stack:
+            path, item = stack.pop()
+            if type(item) is dict:
+                if "ID" in item:
+                    self._define(item["ID"], head, path)
+                stack.extend(
+                    (path if key == "Data" else (*path, key), sub)
+                    for key, sub in item.items()
+                    if key != "ID" and type(sub) in (dict, list)
+                )
+            elif type(item) is list:
+                stack.extend(((*path, i), x) for i, x in enumerate(item) if type(x) in (dict, list))
+
+    def show(self, value: Any) -> str:
+        """A leaf value's text: ``-> PATH`` when it is the ID of an element of this tree."""
+        if type(value) is str:
+            target = self._names.get(value)
+            if target is not None:
+                return "-> " + target[0] + escaped(path_text(target[1]))
+        return value_text(value)
+
+
+def tree_lines(tree: DataTree) -> Iterator[str]:
+    """The whole tree as lines (without newlines): the root's settings and sorted type table,
+    then every slot depth first with its fields and components, then the root assets."""
+    try:
+        tree.types  # noqa: B018 -- a malformed table is reported before any line is written
+        names = Names(tree)
+    except RecursionError:
+        raise ModelError("the tree is nested too deeply to show") from None
+    yield from _root_lines(tree)
+    stack = [tree.root]
+    while stack:
+        slot = stack.pop()
+        yield from _slot_lines(slot, names)
+        stack.extend(reversed(slot.children))
+    for index, component in enumerate(tree.assets):
+        yield f"asset {index} {component_head(component)}"
+        yield from _component_fields(component, names, "  ")
+
+
+def _root_lines(tree: DataTree) -> Iterator[str]:
+    for key in tree:
+        if key in _ROOT_STRUCTURE:
+            continue
+        value = tree.get(key)
+        if type(value) is dict:  # FeatureFlags, TypeVersions: sets of settings, sorted
+            for sub in sorted(value):
+                yield f"{escaped(key)}.{escaped(sub)} = {value_text(value[sub])}"
+        else:
+            yield f"{escaped(key)} = {value_text(value)}"
+    table = tree.get("Types")
+    if type(table) is list:
+        yield from sorted(
+            "type " + (escaped(name) if type(name) is str else value_text(name)) for name in table
+        )
+    elif table is not None:
+        yield f"Types = {value_text(table)}"
+
+
+def _slot_lines(slot: Slot, names: Names) -> Iterator[str]:
+    yield f"slot {escaped(slot.display_path())}"
+    for key in slot:
+        if key in _SLOT_STRUCTURE:
+            continue
+        value = slot.get(key)
+        if key == "Name" and type(value) is dict and type(value.get("Data")) is str:
+            continue  # the last part of the header's path
+        for path, leaf in leaves(value, (key,)):
+            yield f"  {field_name(path)} = {names.show(leaf)}"
+    for component in slot.components:
+        yield f"  component {component_head(component)}"
+        yield from _component_fields(component, names, "    ")
+
+
+def _component_fields(component: Component, names: Names, indent: str) -> Iterator[str]:
+    data = component.data.decoded()
+    for key, value in data.items():
+        if key in _COMPONENT_IDENTITY:
+            continue
+        for path, leaf in leaves(value, (key,)):
+            yield f"{indent}{field_name(path)} = {names.show(leaf)}"
+
+
+__all__ = ["Names", "escaped", "leaves", "tree_lines", "value_text"]
