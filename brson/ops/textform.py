@@ -31,14 +31,13 @@ from typing import Any
 from brson.document import jsonform
 from brson.errors import BrsonError, ModelError
 from brson.model import Component, DataTree, Slot
+from brson.model.idforms import defines_id
 from brson.model.ids import path_text
 
-#: Slot keys that are its structure or identity, shown by the layout instead of as fields.
-#: ``ParentReference`` is the ID of the slot's link to its parent (the header's path shows
-#: the parent), allocated at save time like every ID.
-_SLOT_STRUCTURE = frozenset({"ID", "Components", "Children", "Persistent-ID", "ParentReference"})
-#: Component keys that identify it rather than hold a value.
-_COMPONENT_IDENTITY = frozenset({"ID", "persistent-ID"})
+#: Slot keys that are its structure, shown by the layout instead of as fields.  Keys that
+#: define an ID (``ID``, ``ParentReference``, ``persistent-ID``, ``_shader-ID``…; the one rule
+#: is :func:`~brson.model.idforms.defines_id`) are identity, allocated at save time: never shown.
+_SLOT_STRUCTURE = frozenset({"Components", "Children"})
 #: Root keys shown elsewhere: the slot tree, the root assets and the type table.
 _ROOT_STRUCTURE = ("Object", "Assets", "Types")
 #: Rendered values longer than this are shown by length and hash: still changed when they
@@ -77,20 +76,21 @@ def component_head(component: Component) -> str:
 def leaves(value: Any, base: FieldPath = ()) -> Iterator[tuple[FieldPath, Any]]:
     """The values inside a member or sync object, in element order, by path.
 
-    A document with an ``ID`` is engine structure (a member: ``{ID, Data}``; a sync object:
-    ``{ID, member, …}``): its ``Data`` is the value at the same path, its other keys are
-    sub-fields.  A list holding such documents (a SyncList) is one entry per element.
-    Anything else is one value (vectors, colours, a bounding box document)."""
+    A member (``{ID, Data}``) is its ``Data`` at the same path; any other document's keys are
+    sub-fields (a sync object's members, a delegate's ``Target`` and ``Method``, a bounding
+    box's ``Min`` and ``Max``), except the keys that define IDs; a list holding documents (a
+    SyncList) is one entry per element.  Anything else is one value (numbers, strings,
+    vectors, colours, an empty document)."""
     stack: list[tuple[FieldPath, Any]] = [(base, value)]
     while stack:
         path, item = stack.pop()
-        if type(item) is dict and "ID" in item:
+        if type(item) is dict and item:
             stack.extend(
-                (path if key == "Data" else (*path, key), item[key])
+                (path if key == "Data" and "ID" in item else (*path, key), item[key])
                 for key in reversed(item)
-                if key != "ID"
+                if not defines_id(key)
             )
-        elif type(item) is list and any(type(x) is dict and "ID" in x for x in item):
+        elif type(item) is list and any(type(x) is dict for x in item):
             stack.extend(((*path, i), x) for i, x in reversed(list(enumerate(item))))
         else:
             yield path, item
@@ -116,7 +116,7 @@ class Names:
             head = escaped(slot.display_path())
             self._define(slot.id, head, ())
             for key in slot:
-                if key not in _SLOT_STRUCTURE:
+                if key not in _SLOT_STRUCTURE and not defines_id(key):
                     self._members(head, (key,), slot.get(key))
             for component in slot.components:
                 self._component(component, f"{head}:{component_head(component)}")
@@ -129,9 +129,10 @@ class Names:
 
     def _component(self, component: Component, head: str) -> None:
         data = component.data.decoded()
-        self._define(data.get("ID"), head, ())
         for key, value in data.items():
-            if key not in _COMPONENT_IDENTITY:
+            if defines_id(key):
+                self._define(value, head, ())
+            else:
                 self._members(head, (key,), value)
 
     def _members(self, head: str, base: FieldPath, value: Any) -> None:
@@ -139,13 +140,12 @@ class Names:
         while stack:
             path, item = stack.pop()
             if type(item) is dict:
-                if "ID" in item:
-                    self._define(item["ID"], head, path)
-                stack.extend(
-                    (path if key == "Data" else (*path, key), sub)
-                    for key, sub in item.items()
-                    if key != "ID" and type(sub) in (dict, list)
-                )
+                for key, sub in item.items():
+                    if defines_id(key):
+                        self._define(sub, head, path)
+                    elif type(sub) in (dict, list):
+                        inner = path if key == "Data" and "ID" in item else (*path, key)
+                        stack.append((inner, sub))
             elif type(item) is list:
                 stack.extend(((*path, i), x) for i, x in enumerate(item) if type(x) in (dict, list))
 
@@ -199,7 +199,7 @@ def _root_lines(tree: DataTree) -> Iterator[str]:
 def _slot_lines(slot: Slot, names: Names) -> Iterator[str]:
     yield f"slot {escaped(slot.display_path())}"
     for key in slot:
-        if key in _SLOT_STRUCTURE:
+        if key in _SLOT_STRUCTURE or defines_id(key):
             continue
         value = slot.get(key)
         if key == "Name" and type(value) is dict and type(value.get("Data")) is str:
@@ -214,7 +214,7 @@ def _slot_lines(slot: Slot, names: Names) -> Iterator[str]:
 def _component_fields(component: Component, names: Names, indent: str) -> Iterator[str]:
     data = component.data.decoded()
     for key, value in data.items():
-        if key in _COMPONENT_IDENTITY:
+        if defines_id(key):
             continue
         for path, leaf in leaves(value, (key,)):
             yield f"{indent}{field_name(path)} = {names.show(leaf)}"
