@@ -3,6 +3,7 @@ read and to be diffed by line tools (git's ``textconv``, ``diff``, ``blame``).
 
 What makes it fit for that:
 
+* **Each slot named once.** Its path, with ``[k]`` after a name its siblings share.
 * **Stable.** The same bytes give the same text: no timestamps, no file names, no element IDs.
   The engine numbers IDs in save order, so inserting one slot renumbers every element after it;
   text that showed IDs would differ on every line after an insertion.  A reference is shown as
@@ -16,7 +17,7 @@ What makes it fit for that:
   it, one field a line, each value in the lossless JSON form (``brson set`` takes it back).
   Control characters in names are escaped, so no name can split or forge a line.
 * **Linear**: one pass to name the elements references point at, one pass to write; the lines
-  are yielded as they are made.  A slot's path is the bounded display path, so a hostile deep
+  are yielded as they are made.  A slot's path is bounded (head and tail), so a hostile deep
   tree of long names costs its size, not its depth squared.
 """
 
@@ -25,11 +26,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from brson.collector import deferred_full_collections
 from brson.document import jsonform
-from brson.errors import BrsonError, ModelError
+from brson.errors import PATH_LIMIT, BrsonError, ModelError, bounded
 from brson.model import Component, DataTree, Slot
 from brson.model.idforms import defines_id
 from brson.model.ids import path_text
@@ -101,6 +104,55 @@ def field_name(path: FieldPath) -> str:
     return escaped(path_text(path).removeprefix("."))
 
 
+def slot_paths(tree: DataTree) -> Iterator[tuple[Slot, str]]:
+    """Every slot, depth first, with its path as ``show`` prints it: names joined by ``/``,
+    control characters escaped, and ``[k]`` after a name that siblings share (the k-th of
+    that name, from 0), so each path names one slot: ProtoFlux packs dozens of nodes named
+    ``ValueInput`1`` under one parent.  Bounded to :data:`~brson.errors.PATH_LIMIT`
+    characters (head and tail), so a deep tree of long names costs its size."""
+    root = tree.root
+    stack: list[tuple[Slot, str]] = [(root, _name(root))]
+    with deferred_full_collections():  # every slot handed out is kept, as Slot.walk says
+        while stack:
+            slot, text = stack.pop()
+            yield slot, text
+            kids = slot.children
+            labels = distinct([_name(kid) for kid in kids])
+            stack.extend(
+                (kid, bounded(f"{text}/{label}", PATH_LIMIT))
+                for kid, label in zip(reversed(kids), reversed(labels), strict=True)
+            )
+
+
+def distinct(names: list[str]) -> list[str]:
+    """``names`` with ``[k]`` after each one that occurs more than once (the k-th, from 0)."""
+    shared = {name for name, n in Counter(names).items() if n > 1}
+    if not shared:
+        return names
+    seen: Counter[str] = Counter()
+    out = []
+    for name in names:
+        if name in shared:
+            out.append(f"{name}[{seen[name]}]")
+            seen[name] += 1
+        else:
+            out.append(name)
+    return out
+
+
+def components_labelled(slot: Slot) -> list[tuple[Component, str]]:
+    """A slot's components and their short type names, made distinct with :func:`distinct`
+    (a slot may hold two ``DynamicValueVariable<bool>``)."""
+    components = slot.components
+    labels = distinct([component_head(component) for component in components])
+    return list(zip(components, labels, strict=True))
+
+
+def _name(slot: Slot) -> str:
+    name = slot.name
+    return escaped(name) if type(name) is str else ""
+
+
 class Names:
     """What each element ID of a tree names, as a reference shows it (``Root/Body``,
     ``Root/Body:MeshRenderer``, ``Root/Body:MeshRenderer.Materials[0]``).
@@ -112,14 +164,13 @@ class Names:
 
     def __init__(self, tree: DataTree) -> None:
         self._names: dict[str, tuple[str, FieldPath]] = {}
-        for slot in tree.walk():
-            head = escaped(slot.display_path())
+        for slot, head in slot_paths(tree):
             self._define(slot.id, head, ())
             for key in slot:
                 if key not in _SLOT_STRUCTURE and not defines_id(key):
                     self._members(head, (key,), slot.get(key))
-            for component in slot.components:
-                self._component(component, f"{head}:{component_head(component)}")
+            for component, label in components_labelled(slot):
+                self._component(component, f"{head}:{label}")
         for index, component in enumerate(tree.assets):
             self._component(component, f"<Assets>[{index}]:{component_head(component)}")
 
@@ -167,11 +218,8 @@ def tree_lines(tree: DataTree) -> Iterator[str]:
     except RecursionError:
         raise ModelError("the tree is nested too deeply to show") from None
     yield from _root_lines(tree)
-    stack = [tree.root]
-    while stack:
-        slot = stack.pop()
-        yield from _slot_lines(slot, names)
-        stack.extend(reversed(slot.children))
+    for slot, path in slot_paths(tree):
+        yield from _slot_lines(slot, path, names)
     for index, component in enumerate(tree.assets):
         yield f"asset {index} {component_head(component)}"
         yield from _component_fields(component, names, "  ")
@@ -196,8 +244,8 @@ def _root_lines(tree: DataTree) -> Iterator[str]:
         yield f"Types = {value_text(table)}"
 
 
-def _slot_lines(slot: Slot, names: Names) -> Iterator[str]:
-    yield f"slot {escaped(slot.display_path())}"
+def _slot_lines(slot: Slot, path: str, names: Names) -> Iterator[str]:
+    yield f"slot {path}"
     for key in slot:
         if key in _SLOT_STRUCTURE or defines_id(key):
             continue
@@ -206,8 +254,8 @@ def _slot_lines(slot: Slot, names: Names) -> Iterator[str]:
             continue  # the last part of the header's path
         for path, leaf in leaves(value, (key,)):
             yield f"  {field_name(path)} = {names.show(leaf)}"
-    for component in slot.components:
-        yield f"  component {component_head(component)}"
+    for component, label in components_labelled(slot):
+        yield f"  component {label}"
         yield from _component_fields(component, names, "    ")
 
 
