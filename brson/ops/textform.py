@@ -252,8 +252,8 @@ def _slot_lines(slot: Slot, path: str, names: Names) -> Iterator[str]:
         value = slot.get(key)
         if key == "Name" and type(value) is dict and type(value.get("Data")) is str:
             continue  # the last part of the header's path
-        for path, leaf in leaves(value, (key,)):
-            yield f"  {field_name(path)} = {names.show(leaf)}"
+        for where, leaf in leaves(value, (key,)):
+            yield f"  {field_name(where)} = {names.show(leaf)}"
     for component, label in components_labelled(slot):
         yield f"  component {label}"
         yield from _component_fields(component, names, "    ")
