@@ -283,3 +283,34 @@ def test_outside_a_repository_is_one_error_line(
     assert code == 2
     assert err.count("\n") == 1 and "git error" in err and "repository" in err, err
     assert not (outside / ".gitattributes").exists()
+
+
+def test_the_readme_excerpt_is_what_git_log_prints(
+    repo: Path, samples_dir: Path, git_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's `git log -p` excerpt, made again: the same package, edit and commit (its
+    author and date fixed); every line but the commit and blob hashes must match."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Keeping Resonite content in git", 1)[1]
+    excerpt = section.split("```\ncommit ", 1)[1].split("```", 1)[0]
+    expected = ("commit " + excerpt).splitlines()
+    assert brson(capsys, "git", "install")[0] == 0
+    shutil.copy(samples_dir / "mar_coresys.resonitepackage", repo / "coresys.resonitepackage")
+    git(repo, "add", ".", env=git_env)
+    git(repo, "commit", "-q", "-m", "Core Systems as exported", env=git_env)
+    field = "000003b2-0000-0000-0000-000000000000:ValueInput<int>.Value"
+    code, _, err = brson(capsys, "set", "coresys.resonitepackage", field, "2", "-i")
+    assert code == 0, err
+    env = dict(
+        git_env,
+        GIT_AUTHOR_NAME="Ada",
+        GIT_AUTHOR_EMAIL="ada@example.com",
+        GIT_AUTHOR_DATE="2026-11-27T14:00:00Z",
+    )
+    git(repo, "commit", "-q", "-a", "-m", "Settings Copier: search two levels deep", env=env)
+    printed = git(repo, "log", "-p", "-1", env=env).splitlines()[: len(expected)]
+
+    def unhashed(lines: list[str]) -> list[str]:
+        return [line for line in lines if not line.startswith(("commit ", "index "))]
+
+    assert unhashed(printed) == unhashed(expected)
