@@ -108,6 +108,7 @@ def test_install_writes_the_attributes_and_the_drivers(
     assert git(repo, "config", "merge.brson.name", env=git_env).strip()
 
 
+@pytest.mark.slow  # git runs brson (a Python start) per textconv
 def test_git_diff_log_and_blame_read_the_textconv_lines(
     repo: Path, samples_dir: Path, git_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -135,6 +136,7 @@ def test_git_diff_log_and_blame_read_the_textconv_lines(
     assert old.startswith(by_text["  Rotation = [0.0, 0.0, 0.0, 1.0]"])
 
 
+@pytest.mark.slow  # git runs brson (a Python start) per textconv
 def test_a_package_in_git_diffs_as_text(
     repo: Path, samples_dir: Path, git_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -152,6 +154,7 @@ def test_a_package_in_git_diffs_as_text(
     assert not any(line.startswith(("+package-asset", "-package-asset")) for line in diff)
 
 
+@pytest.mark.slow  # git runs brson (a Python start) per textconv
 def test_diff_command_prints_brson_diff_and_exits_0(
     repo: Path, samples_dir: Path, git_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -218,6 +221,7 @@ def test_lines_a_user_wrote_are_kept(
     assert (repo / ".gitattributes").read_text() == mine
 
 
+@pytest.mark.slow  # git runs brson (a Python start) per textconv
 def test_global_install_uses_git_s_own_files(
     tmp_path: Path,
     samples_dir: Path,
@@ -285,6 +289,7 @@ def test_outside_a_repository_is_one_error_line(
     assert not (outside / ".gitattributes").exists()
 
 
+@pytest.mark.slow  # git runs brson (a Python start) per textconv
 def test_the_readme_excerpt_is_what_git_log_prints(
     repo: Path, samples_dir: Path, git_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:

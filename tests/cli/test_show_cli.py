@@ -136,6 +136,7 @@ def test_hostile_input_is_one_error_line_and_exit_2(
     assert len(err.strip().splitlines()) == 1 and str(target) in err, err
 
 
+@pytest.mark.slow  # traces every line at three sizes
 def test_show_work_is_linear_in_a_deep_tree_of_long_names() -> None:
     """Paths are bounded display paths: 2,000 levels of 1,000-character names must not print
     depth-squared characters, nor do depth-squared work."""
