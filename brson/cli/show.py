@@ -50,8 +50,10 @@ def show_lines(tree: DataTree, package: Package | None = None) -> Iterator[str]:
 def flux_lines(tree: DataTree) -> Iterable[str]:
     """The ProtoFlux section: each connection between nodes as a line of its own.
 
-    THE ONE PLACE to wire in ``brson.flux``'s connection lines once that package exists (a call
-    returning lines for ``tree``); until then there is no such section."""
+    THE ONE PLACE to wire in ``brson.flux`` once it is in this tree: ``return
+    brson.flux.text_lines(tree)`` (the wflux branch's function).  Until then ``show`` has no
+    such section; the fields that hold the connections are still lines of the tree section
+    (``Input = -> …/ValueInput`1[2]:ValueInput<int>``)."""
     del tree
     return ()
 
