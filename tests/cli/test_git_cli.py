@@ -178,6 +178,26 @@ def test_diff_command_prints_brson_diff_and_exits_0(
     subprocess.run(["git", "config", "--unset", "diff.brson.command"], cwd=repo, env=env)
     out = git(repo, "diff", "HEAD~1", "HEAD", env=env)
     assert f"~ {ROOT}.Position: [0.0, 0.0, 0.0] -> [1.0, 2.0, 3.0]" in out.splitlines()
+    # a rename with an edit: git passes 9 arguments, the new path eighth
+    git(repo, "reset", "-q", "--hard", env=git_env)
+    git(repo, "mv", "avatar.brson", "moved.brson", env=git_env)
+    code, _, err = brson(capsys, "set", "moved.brson", f"{ROOT}.Position", "[1,2,4]", "-i")
+    assert code == 0, err
+    git(repo, "add", "moved.brson", env=git_env)
+    out = git(repo, "diff", "--cached", "-M1%", "HEAD", env=env).splitlines()
+    assert out[0] == "diff --brson a/avatar.brson b/moved.brson", out
+    assert f"~ {ROOT}.Position: [1.0, 2.0, 3.0] -> [1.0, 2.0, 4.0]" in out
+
+
+def test_external_form_for_an_unmerged_path_and_a_wrong_count(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """git passes only the path of an unmerged file; any count but 1, 7 or 9 is a usage
+    error (exit 2), never taken for two archives."""
+    assert main(["diff", "--git-external", "x.brson"]) == 0
+    assert capfd.readouterr().out == "* Unmerged path x.brson\n"
+    assert main(["diff", "--git-external", "a.brson", "b.brson", "c"]) == 2
+    assert "7 or 9 arguments" in capfd.readouterr().err
 
 
 def test_install_twice_adds_nothing_and_uninstall_restores_every_byte(
