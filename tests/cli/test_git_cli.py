@@ -48,7 +48,13 @@ def git_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
         "GIT_COMMITTER_DATE": "2026-01-02T03:04:05Z",
         "LC_ALL": "C.UTF-8",
     }
-    for key in ("XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF"):
+    for key in (
+        "XDG_CONFIG_HOME",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_EXTERNAL_DIFF",
+    ):
         monkeypatch.delenv(key, raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
