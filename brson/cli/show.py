@@ -13,7 +13,7 @@ import typer
 
 from brson.cli.common import Source
 from brson.model import DataTree
-from brson.ops.textform import escaped, tree_lines, value_text
+from brson.ops.textform import escaped, hashed_if_long, tree_lines, value_text
 from brson.package import Package, sha256_hex
 
 app = typer.Typer()
@@ -74,7 +74,7 @@ def _asset_lines(package: Package) -> Iterator[str]:
         if meta is not None:
             parsed = meta.data
             text = (
-                json.dumps(parsed, ensure_ascii=False, sort_keys=True)
+                hashed_if_long(json.dumps(parsed, ensure_ascii=False, sort_keys=True))
                 if parsed is not None
                 else f"<{len(meta.raw)} bytes that are not JSON, sha256 {sha256_hex(meta.raw)}>"
             )

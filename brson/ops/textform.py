@@ -61,7 +61,11 @@ def escaped(text: str) -> str:
 def value_text(value: Any) -> str:
     """A value in the lossless JSON form on one line (int64 as ``$numberLong``, exact float
     bits), or its length and sha256 when longer than :data:`VALUE_LIMIT`."""
-    text = json.dumps(jsonform.to_jsonable(value), ensure_ascii=False)
+    return hashed_if_long(json.dumps(jsonform.to_jsonable(value), ensure_ascii=False))
+
+
+def hashed_if_long(text: str) -> str:
+    """``text``, or its length and sha256 when longer than :data:`VALUE_LIMIT`."""
     if len(text) <= VALUE_LIMIT:
         return text
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -268,4 +272,4 @@ def _component_fields(component: Component, names: Names, indent: str) -> Iterat
             yield f"{indent}{field_name(path)} = {names.show(leaf)}"
 
 
-__all__ = ["Names", "escaped", "leaves", "tree_lines", "value_text"]
+__all__ = ["Names", "escaped", "hashed_if_long", "leaves", "tree_lines", "value_text"]
