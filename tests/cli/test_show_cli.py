@@ -150,3 +150,21 @@ def test_show_work_is_linear_in_a_deep_tree_of_long_names() -> None:
     # a few bounded paths per slot (its header, references to it), not the 200 KB a slot
     # halfway down would take with its full path
     assert len(text) < 400 * 10_000
+
+
+def test_a_long_value_is_its_length_and_hash(
+    samples_dir: Path, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A baked megabyte string stays one short line, still different when it changes."""
+    shown = []
+    for text in ("x" * 5000, "x" * 4999 + "y"):
+        tree = brson.load(samples_dir / "orange3134_AvatarRootIdentification.brson")
+        tree.root.components[0]["VariableName"].value = text
+        target = tmp_path / "long.brson"
+        brson.dump(tree, target)
+        lines = show(target, capfdbinary)[1].decode().splitlines()
+        digest = hashlib.sha256(f'"{text}"'.encode()).hexdigest()
+        line = f"    VariableName = <5002 characters, sha256 {digest}>"
+        assert line in lines
+        shown.append(line)
+    assert shown[0] != shown[1]
