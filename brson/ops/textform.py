@@ -35,7 +35,7 @@ from brson.document import jsonform
 from brson.errors import PATH_LIMIT, BrsonError, ModelError, bounded
 from brson.model import Component, DataTree, Slot
 from brson.model.idforms import defines_id
-from brson.model.ids import path_text
+from brson.model.ids import TypeLabels, path_text
 
 #: Slot keys that are its structure, shown by the layout instead of as fields.  Keys that
 #: define an ID (``ID``, ``ParentReference``, ``persistent-ID``, ``_shader-ID``…; the one rule
@@ -144,11 +144,12 @@ def distinct(names: list[str]) -> list[str]:
     return out
 
 
-def components_labelled(slot: Slot) -> list[tuple[Component, str]]:
-    """A slot's components and their short type names, made distinct with :func:`distinct`
-    (a slot may hold two ``DynamicValueVariable<bool>``)."""
+def components_labelled(slot: Slot, heads: TypeLabels) -> list[tuple[Component, str]]:
+    """A slot's components and their short type names (``heads``: :func:`component_head`
+    made once per type of the tree), made distinct with :func:`distinct` (a slot may hold two
+    ``DynamicValueVariable<bool>``)."""
     components = slot.components
-    labels = distinct([component_head(component) for component in components])
+    labels = distinct([heads.of(component) for component in components])
     return list(zip(components, labels, strict=True))
 
 
@@ -168,12 +169,14 @@ class Names:
 
     def __init__(self, tree: DataTree) -> None:
         self._names: dict[str, tuple[str, FieldPath]] = {}
+        #: Each component's :func:`component_head`, made once per type.
+        self.heads = TypeLabels(component_head)
         for slot, head in slot_paths(tree):
             self._define(slot.id, head, ())
             for key in slot:
                 if key not in _SLOT_STRUCTURE and not defines_id(key):
                     self._members(head, (key,), slot.get(key))
-            for component, label in components_labelled(slot):
+            for component, label in components_labelled(slot, self.heads):
                 self._component(component, f"{head}:{label}")
         for index, component in enumerate(tree.assets):
             self._component(component, f"<Assets>[{index}]:{component_head(component)}")
@@ -258,7 +261,7 @@ def _slot_lines(slot: Slot, path: str, names: Names) -> Iterator[str]:
             continue  # the last part of the header's path
         for where, leaf in leaves(value, (key,)):
             yield f"  {field_name(where)} = {names.show(leaf)}"
-    for component, label in components_labelled(slot):
+    for component, label in components_labelled(slot, names.heads):
         yield f"  component {label}"
         yield from _component_fields(component, names, "    ")
 
