@@ -108,7 +108,7 @@ class Scope:
 
 def config_values(command: str, diff_command: bool) -> dict[str, str]:
     """The config install writes, key by key."""
-    values = {f"diff.{DRIVER}.textconv": f"{command} show"}
+    values = {f"diff.{DRIVER}.textconv": f"{command} show --textconv"}
     if diff_command:
         values[f"diff.{DRIVER}.command"] = f"{command} diff --git-external"
     values[f"merge.{DRIVER}.name"] = "brson: three-way merge of Resonite archives by element ID"

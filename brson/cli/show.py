@@ -11,7 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
-from brson.cli.common import Source
+from brson.cli.common import Source, State
+from brson.errors import BrsonError
 from brson.model import DataTree
 from brson.ops.textform import escaped, hashed_if_long, tree_lines, value_text
 from brson.package import Package, sha256_hex
@@ -28,13 +29,30 @@ _BATCH = 4096
 @app.command()
 def show(
     file: Annotated[Path, typer.Argument(help="An archive (any codec) or a .resonitepackage.")],
+    textconv: Annotated[
+        bool,
+        typer.Option(
+            "--textconv",
+            help="As git's textconv: a file brson cannot read is shown as one line saying why "
+            "(exit 0), so git log -p goes on past it (git stops at a failing textconv).",
+        ),
+    ] = False,
 ) -> None:
     """The file as text, one line per slot, component and field: the same bytes always give the
     same text (no IDs, timestamps or file names; references shown as the path of what they
     name), so `git diff`, `git log -p` and `git blame` can read archives (textconv). A package
     shows its record, its main tree, and each asset's size and sha256."""
-    source = Source(file)
-    write_lines(show_lines(source.tree, source.package))
+    try:
+        source = Source(file)
+        write_lines(show_lines(source.tree, source.package))
+    except BrsonError as exc:
+        if not textconv:
+            raise
+        # The reason without the file name: git hands over a temporary copy whose name
+        # changes on every run, and the text must stay the same for the same bytes.
+        exc.file = None
+        State.input = None
+        write_lines([f"brson show: {exc}"])
 
 
 def show_lines(tree: DataTree, package: Package | None = None) -> Iterator[str]:

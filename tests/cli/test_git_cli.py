@@ -107,7 +107,7 @@ def test_install_writes_the_attributes_and_the_drivers(
             f"{name}: diff: brson\n{name}: merge: brson\n"
         )
     python = f"{sys.executable} -m brson"  # no brson on PATH: this interpreter
-    assert git(repo, "config", "diff.brson.textconv", env=git_env) == f"{python} show\n"
+    assert git(repo, "config", "diff.brson.textconv", env=git_env) == f"{python} show --textconv\n"
     assert git(repo, "config", "merge.brson.driver", env=git_env) == (
         f"{python} merge --git %O %A %B %P\n"
     )
@@ -140,6 +140,25 @@ def test_git_diff_log_and_blame_read_the_textconv_lines(
     assert new.startswith(by_text["  Position = [1.0, 2.0, 3.0]"])
     assert old.startswith(by_text[f"slot {ROOT}"])
     assert old.startswith(by_text["  Rotation = [0.0, 0.0, 0.0, 1.0]"])
+
+
+@pytest.mark.slow  # git runs brson (a Python start) per textconv
+def test_an_unreadable_archive_does_not_stop_git_log(
+    repo: Path, git_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """git stops a whole `log -p` at a failing textconv; --textconv shows the reason as the
+    file's one line instead, without the temporary file's name (the same text every run)."""
+    assert brson(capsys, "git", "install")[0] == 0
+    (repo / "bad.brson").write_bytes(b"FrDT\x00\x00\x00\x00\x03garbage")
+    git(repo, "add", ".", env=git_env)
+    git(repo, "commit", "-q", "-m", "a corrupt archive", env=git_env)
+    log = git(repo, "log", "-p", env=git_env)
+    line = "+brson show: codec error: corrupt Brotli stream (brotli: decoder failed)"
+    assert line in log.splitlines()
+    assert git(repo, "log", "-p", env=git_env) == log
+    # without --textconv, show keeps its rule: one error line naming the file, exit 2
+    code, out, err = brson(capsys, "show", "bad.brson")
+    assert (code, out) == (2, "") and err.startswith("brson: bad.brson: codec error")
 
 
 @pytest.mark.slow  # git runs brson (a Python start) per textconv
@@ -273,7 +292,7 @@ def test_global_install_uses_git_s_own_files(
     assert brson(capsys, "git", "install", "--global")[0] == 0
     attributes = home / ".config" / "git" / "attributes"
     assert attributes.read_text() == "\n".join([MARKER, *ATTRIBUTE_LINES]) + "\n"
-    assert "textconv = brson show" in gitconfig.read_text()
+    assert "textconv = brson show --textconv" in gitconfig.read_text()
     # any repository now reads archives as text
     repo = tmp_path / "any"
     repo.mkdir()
