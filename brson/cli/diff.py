@@ -9,6 +9,7 @@ import typer
 
 from brson import api
 from brson.cli.common import EXIT_FINDINGS, State, print_json, progress, stdout
+from brson.cli.gitdiff import GIT_EXTERNAL_COUNTS, external_diff
 from brson.errors import BrsonError
 from brson.model.tree import DataTree
 from brson.ops.diff import diff as diff_trees
@@ -20,11 +21,34 @@ app = typer.Typer()
 @app.command()
 def diff(
     a: Annotated[Path, typer.Argument(help="The old archive (any codec, or a package).")],
-    b: Annotated[Path, typer.Argument(help="The new archive.")],
+    b: Annotated[Path | None, typer.Argument(help="The new archive.")] = None,
+    git_args: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[GIT ARGS]",
+            help="With --git-external: the rest of git's external-diff arguments.",
+            show_default=False,
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    git_external: Annotated[
+        bool,
+        typer.Option(
+            "--git-external",
+            help="Take git's external-diff arguments (PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE "
+            "NEW-HEX NEW-MODE, as diff.<driver>.command and GIT_EXTERNAL_DIFF pass them; also "
+            "recognised without this option by their count) and exit 0 on a difference.",
+        ),
+    ] = False,
 ) -> None:
     """Slots added/removed/moved/renamed, components added/removed, member values changed,
     type table changes. Exit 0 when the trees are equal (whatever their codecs), 1 when not."""
+    given = [str(a), *([] if b is None else [str(b)]), *(git_args or [])]
+    if git_external or len(given) in GIT_EXTERNAL_COUNTS:
+        external_diff(given, lambda old, new: diff_trees(_loaded(old), _loaded(new)).lines())
+        return
+    if b is None or git_args:
+        raise typer.BadParameter("give two archives A and B (or git's arguments, --git-external)")
     with progress(f"reading {a}", total=4 if json_out else 3) as bar:
         tree_a = _loaded(a)
         bar.stage(f"reading {b}")

@@ -66,6 +66,10 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("brson tree avatar.brson --components --json", "with components, as JSON"),
     ],
     "refs": [("brson refs avatar.brson", "internal and external references")],
+    "show": [
+        ("brson show avatar.brson", "the tree as stable text, one field a line"),
+        ("brson show item.resonitepackage | grep Position", "read a package like text"),
+    ],
     "schema": [("brson schema -o schemas/", "JSON Schema files of the models and forms")],
     "extract": [
         ("brson extract world.brson --slot Avatar -o avatar.brson", "one subtree"),
@@ -80,6 +84,12 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
     "diff": [
         ("brson diff before.brson after.brson", "what changed, by element ID"),
         ("brson diff base.brson mine.brson --json > mine.json", "with a patch for apply"),
+        ("GIT_EXTERNAL_DIFF='brson diff --git-external' git diff", "git's external-diff form"),
+    ],
+    "git": [
+        ("brson git install", "git diff/log -p/blame/merge read archives in this repository"),
+        ("brson git install --global", "the same for every repository of this user"),
+        ("brson git uninstall", "remove exactly what install added"),
     ],
     "set": [
         ("brson set a.brson Visual:MeshRenderer.ShadowCastMode Off -o b.brson", "one field"),

@@ -73,6 +73,22 @@ class TypeName:
         return self.name.partition("`")[0]
 
     @property
+    def short(self) -> str:
+        """The name with its generic arguments, every one short too (``ValueField<Slot>`` for
+        ``[FrooxEngine]FrooxEngine.ValueField<[FrooxEngine]FrooxEngine.Slot>``): what people read
+        in listings, where :attr:`name` drops the arguments that tell ``ValueField<bool>`` from
+        ``ValueField<float3>``."""
+        if self.opaque is not None:
+            return self.opaque
+        parts = []
+        for part in self.parts:
+            text = part.name.rpartition(".")[2]
+            if part.args:
+                text += "<" + ", ".join(arg.short for arg in part.args) + ">"
+            parts.append(text)
+        return "+".join(parts) + self.suffix
+
+    @property
     def full_name(self) -> str:
         """Namespace-qualified name without assembly and generic arguments."""
         if self.opaque is not None:
