@@ -50,6 +50,7 @@ COMMANDS = {
     "assets": "brson.cli.package",
     "validate": "brson.cli.validate",
     "diff": "brson.cli.diff",
+    "flux": "brson.cli.flux",
     "set": "brson.cli.edit",
     "rename": "brson.cli.edit",
     "move": "brson.cli.edit",

@@ -146,15 +146,7 @@ def _slot_entry(slot: Slot) -> dict[str, Any]:
 
 def short_type(name: TypeName) -> str:
     """``ValueField<Slot>`` for ``[FrooxEngine]FrooxEngine.ValueField<[FrooxEngine]…Slot>``."""
-    if name.opaque is not None:
-        return name.opaque
-    parts = []
-    for part in name.parts:
-        text = part.name.rpartition(".")[2]
-        if part.args:
-            text += "<" + ", ".join(short_type(arg) for arg in part.args) + ">"
-        parts.append(text)
-    return "+".join(parts) + name.suffix
+    return name.short
 
 
 def _component_label(component: Component) -> str:

@@ -80,6 +80,21 @@ class TypeName:
         return "+".join(part.name for part in self.parts)
 
     @property
+    def short(self) -> str:
+        """The name without assemblies and namespaces, arguments included, for people:
+        ``ValueWrite<FrooxEngineContext, bool>`` for
+        ``[ProtoFluxBindings]…Nodes.ValueWrite<[FrooxEngine]…FrooxEngineContext,bool>``."""
+        if self.opaque is not None:
+            return self.opaque
+        parts = []
+        for part in self.parts:
+            text = part.name.rpartition(".")[2]
+            if part.args:
+                text += "<" + ", ".join(arg.short for arg in part.args) + ">"
+            parts.append(text)
+        return "+".join(parts) + self.suffix
+
+    @property
     def generic_args(self) -> tuple[TypeName, ...]:
         return tuple(arg for part in self.parts for arg in part.args)
 
