@@ -112,8 +112,7 @@ def text_lines(flux: Flux, slot: Slot | None = None) -> list[str]:
         lines.append(f"graph {graph.number}{where}")
         for node in nodes:
             lines.append(f"  node {node_label(node)} {_slot_text(node, graph)} {_position(node)}")
-        ids = {node.id for node in nodes}
-        for edge in flux.edges_from(ids):
+        for edge in flux.edges_from(nodes):
             lines.append(f"  {edge.kind} {_flow(flux, edge, labels)}")
     return lines
 
@@ -130,7 +129,7 @@ def to_json(flux: Flux, slot: Slot | None = None) -> dict[str, Any]:
     labels = Labels(flux)
     selected = _selected(flux, slot)
     nodes = [node for node in flux.nodes if node.id in selected]
-    edges = flux.edges_from(selected)
+    edges = flux.edges_from(nodes)
     counts = {"nodes": len(nodes), "edges": len(edges)}
     graphs = [g for g in flux.graphs if any(n.id in selected for n in g.nodes)]
     counts["graphs"] = len(graphs)
@@ -203,7 +202,7 @@ def to_dot(flux: Flux, slot: Slot | None = None) -> str:
             out.append(f"    {_quoted(node.id)} [label={_quoted(label)}];")
         out.append("  }")
     world: dict[str, str] = {}
-    for edge in flux.edges_from(selected):
+    for edge in flux.edges_from(n for n in flux.nodes if n.id in selected):
         colour = COLOURS[edge.kind]
         member = clean(edge.member)
         if edge.kind in (VALUE, IMPULSE):
