@@ -70,8 +70,9 @@ class Issue:
     """A connection the engine could not make, or a node it could not place."""
 
     kind: str
-    #: The component the issue is about (a node, or a helper).
+    #: The component the issue is about (a node, or a helper), and its type's short name.
     component: str
+    label: str
     slot: Slot | None
     member: str | None
     target: str | None
@@ -221,6 +222,7 @@ class _Builder:
                 Issue(
                     NODE_WITHOUT_SLOT,
                     node_id,
+                    name.name,
                     None,
                     None,
                     None,
@@ -303,7 +305,8 @@ class _Builder:
         else:
             kind = INPUT_NOT_OUTPUT
             detail = f"input {member} of {node.type} {what}, not a node or a node's output"
-        self.flux.issues.append(Issue(kind, node.id, node.slot, member, target, detail))
+        label = TypeName.parse(node.full_type).name
+        self.flux.issues.append(Issue(kind, node.id, label, node.slot, member, target, detail))
 
     def _helpers(self, per_node: dict[str, list[Edge]]) -> None:
         """Drive, store and proxy helpers: the node they serve is on their slot."""
@@ -319,6 +322,7 @@ class _Builder:
                     Issue(
                         HELPER_WITHOUT_NODE,
                         helper.id,
+                        helper.name.name,
                         helper.slot,
                         catalog.NODE_MEMBER,
                         named if is_guid(named) else None,
