@@ -255,3 +255,32 @@ def test_svg_without_dot_is_one_error_line(
     err = capsys.readouterr().err
     assert code == 2 and not out.exists()
     assert err.count("\n") == 1 and "flux error" in err and "graphviz" in err
+
+
+def broken_inputs() -> list[Path]:
+    """Every fixture archive: bombs, truncations, wrong codecs, and one broken tree per
+    validation rule (the BR7xx ones among them)."""
+    folders = [PROJECT_ROOT / "fixtures", PROJECT_ROOT / "fixtures" / "validate"]
+    return sorted(
+        p
+        for folder in folders
+        for p in folder.iterdir()
+        if p.is_file() and p.suffix in {".brson", ".7zbson", ".lz4bson", ".bson"}
+    ) + [PROJECT_ROOT / "fixtures" / "validate" / "BR101_directory.brson"]
+
+
+@pytest.mark.parametrize("path", broken_inputs(), ids=lambda p: p.name)
+def test_hostile_input_is_one_line_or_a_drawing(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 0 with a model, or 2 with one error line naming the file: never a traceback."""
+    for form in ("text", "json", "dot"):
+        out = tmp_path / f"out.{form}"
+        code = main(["--max-size", str(64 << 20), "flux", str(path), "-f", form, "-o", str(out)])
+        err = capsys.readouterr().err
+        if code == 0:
+            assert out.stat().st_size >= 0 and err == ""
+        else:
+            assert code == 2 and err.count("\n") == 1 and str(path) in err, err
+            assert "Traceback" not in err and "internal error" not in err
+            assert not out.exists()
