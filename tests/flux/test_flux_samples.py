@@ -261,12 +261,9 @@ def broken_inputs() -> list[Path]:
     """Every fixture archive: bombs, truncations, wrong codecs, and one broken tree per
     validation rule (the BR7xx ones among them)."""
     folders = [PROJECT_ROOT / "fixtures", PROJECT_ROOT / "fixtures" / "validate"]
-    return sorted(
-        p
-        for folder in folders
-        for p in folder.iterdir()
-        if p.is_file() and p.suffix in {".brson", ".7zbson", ".lz4bson", ".bson"}
-    ) + [PROJECT_ROOT / "fixtures" / "validate" / "BR101_directory.brson"]
+    archives = {".brson", ".7zbson", ".lz4bson", ".bson"}
+    found = [p for f in folders for p in f.iterdir() if p.is_file() and p.suffix in archives]
+    return [*sorted(found), PROJECT_ROOT / "fixtures" / "validate" / "BR101_directory.brson"]
 
 
 @pytest.mark.parametrize("path", broken_inputs(), ids=lambda p: p.name)
