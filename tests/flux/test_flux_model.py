@@ -89,6 +89,7 @@ def test_a_chain_is_one_graph() -> None:
     assert model.counts()["value"] == 12 + 2 * 5 and not model.issues  # A and B each
 
 
+@pytest.mark.slow  # traces the model at three sizes
 @pytest.mark.parametrize("linked", [True, False], ids=["one-graph", "many-graphs"])
 def test_building_and_printing_is_linear_work(linked: bool) -> None:
     """Counted apart: printing is the smaller part, and a quadratic print (each graph looking
