@@ -8,13 +8,8 @@ the real samples, are in docs/protoflux.md.
 
 from __future__ import annotations
 
+from brson.flux.catalog import DRIVE, IMPULSE, KINDS, READ, VALUE, WRITE
 from brson.flux.model import (
-    DRIVE,
-    IMPULSE,
-    KINDS,
-    READ,
-    VALUE,
-    WRITE,
     Edge,
     Flux,
     FluxNode,

@@ -16,6 +16,10 @@ from __future__ import annotations
 
 from brson.model.typename import TypeName
 
+#: Edge kinds, in the order a node's edges are listed.
+VALUE, IMPULSE, READ, WRITE, DRIVE = "value", "impulse", "read", "write", "drive"
+KINDS = (VALUE, IMPULSE, READ, WRITE, DRIVE)
+
 #: The assembly of every node component in the real samples (173 in mar_coresys).
 NODE_ASSEMBLY = "ProtoFluxBindings"
 
@@ -38,9 +42,8 @@ NODE_MEMBER = "Node"
 DRIVE_MEMBER = "Drive"
 #: The member of a global that names the world element.
 REFERENCE_MEMBER = "Reference"
-#: Helper members that are bookkeeping, never a connection (``Path``: the node's place in a
-#: nested group, an empty list in every sample).
-HELPER_BOOKKEEPING = frozenset({NODE_MEMBER, "Path"})
+#: The member of a store (``DataModelObjectRefStore<T>+Store``) holding the stored reference.
+STORE_MEMBER = "Target"
 
 #: The input a write node (``ValueWrite``, ``ObjectWrite``) names what it writes with: when
 #: that is a source node bound to a world element, the graph writes that element.
@@ -97,6 +100,18 @@ def is_helper(name: TypeName) -> bool:
 
 def is_global(name: TypeName) -> bool:
     return len(name.parts) == 1 and class_name(name) in GLOBALS
+
+
+def helper_references(name: TypeName) -> dict[str, str]:
+    """The members of a proxy, drive or store that reach the world, and what they do:
+    ``Drive`` drives (``FieldDriveBase<T>+Proxy``, ``ReferenceDrive<T>+Proxy``), a store's
+    ``Target`` reads what it holds.  Its other members (``Node``, ``Path``, a store's plain
+    ``Value``, ``ValueProxy.Last``) are bookkeeping, and the editor's visual components on a node
+    slot, whatever they hold, are no connection."""
+    out = {DRIVE_MEMBER: DRIVE}
+    if name.parts and name.parts[-1].name == "Store":
+        out[STORE_MEMBER] = READ
+    return out
 
 
 def is_impulse(node_class: str, member: str) -> bool:

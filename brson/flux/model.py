@@ -17,12 +17,9 @@ from typing import Any
 
 from brson.errors import ModelError
 from brson.flux import catalog
+from brson.flux.catalog import IMPULSE, KINDS, READ, VALUE, WRITE
 from brson.model.tree import Component, DataTree, Slot, is_guid
 from brson.model.typename import TypeName
-
-#: Edge kinds, in the order a node's edges are listed.
-VALUE, IMPULSE, READ, WRITE, DRIVE = "value", "impulse", "read", "write", "drive"
-KINDS = (VALUE, IMPULSE, READ, WRITE, DRIVE)
 
 #: Issue kinds (``brson validate`` turns each into its rule).
 INPUT_NOT_OUTPUT = "input-not-output"
@@ -330,12 +327,13 @@ class _Builder:
                     )
                 )
                 continue
+            kinds = catalog.helper_references(helper.name)
             for key, value in helper.data.items():
-                if key in catalog.HELPER_BOOKKEEPING or type(value) is not dict:
+                kind = kinds.get(key)
+                if kind is None or type(value) is not dict:
                     continue
                 held = _guid(value.get("Data"))
                 if held is not None:
-                    kind = DRIVE if key == catalog.DRIVE_MEMBER else READ
                     per_node[node.id].append(Edge(kind, node.id, key, held, via=helper.id))
 
     def _writes(self, per_node: dict[str, list[Edge]], globals_read: dict[str, list[Edge]]) -> None:

@@ -15,7 +15,8 @@ import subprocess
 from typing import Any
 
 from brson.errors import FluxError
-from brson.flux.model import DRIVE, IMPULSE, READ, VALUE, WRITE, Edge, Flux, FluxNode, Graph
+from brson.flux.catalog import DRIVE, IMPULSE, READ, VALUE, WRITE
+from brson.flux.model import Edge, Flux, FluxNode, Graph
 from brson.graph import ReferenceGraph
 from brson.model.tree import Slot
 

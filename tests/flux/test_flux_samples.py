@@ -5,8 +5,8 @@ The independent count follows docs/protoflux.md's storage rules directly on the 
 documents: a node is a ``[ProtoFluxBindings]`` component; a node member (or list element)
 holding the ID of a node, or of a member of one, is a node-to-node connection (value or
 impulse); a node member naming a ``GlobalReference`` whose ``Reference`` is set reads that
-world element; a helper naming a node in ``Node`` drives (``Drive``) or reads (any other
-member) what its members hold; a ``Variable`` input naming a node that reads through globals
+world element; a helper naming a node in ``Node`` drives what its ``Drive`` holds, a store
+reads what its ``Target`` holds; a ``Variable`` input naming a node that reads through globals
 writes what that node reads.
 """
 
@@ -139,11 +139,13 @@ def independent_counts(doc: dict[str, Any]) -> dict[str, int]:
             continue
         if node.get("Data") not in nodes:
             continue
+        store = type_of(component).endswith("+Store")
         for key, member in data.items():
-            if key in ("Node", "Path") or not isinstance(member, dict):
-                continue
-            if isinstance(member.get("Data"), str):
-                counts["drive" if key == "Drive" else "read"] += 1
+            if isinstance(member, dict) and isinstance(member.get("Data"), str):
+                if key == "Drive":
+                    counts["drive"] += 1
+                elif key == "Target" and store:
+                    counts["read"] += 1
     parent = {node_id: node_id for node_id in nodes}
 
     def root(item: str) -> str:
