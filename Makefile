@@ -12,7 +12,7 @@ OUT    := out
 #: proves the committed bytes are what the lockfile builds.
 THREE  := brson/view/static/vendor/three.bundle.min.js
 
-.PHONY: demo test check lint typecheck sanitize bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser jq git-tool
+.PHONY: demo test check lint typecheck sanitize bench fuzz fuzz-short fixtures schemas godot3 godot4 gltf-tools bench-gltf bench-scan clean vendor browser jq git-tool graphviz
 
 #: The sources of the optional C accelerators (brson/_speedups/, built by setup.py), compiled
 #: by pip install: a change to one rebuilds them.
@@ -89,6 +89,10 @@ jq:
 git-tool:
 	sh scripts/ensure-git.sh
 
+# Debian's Graphviz: `brson flux --format svg`, and tests/flux renders every sample's DOT with it.
+graphviz:
+	sh scripts/ensure-graphviz.sh
+
 # The glTF checks' tools: Khronos glTF-Validator (npm, lockfile in tests/gltf/node) and Blender.
 gltf-tools:
 	sh scripts/ensure-gltf-tools.sh
@@ -103,7 +107,7 @@ gltf-tools:
 # 8 min 20 s (5,255 tests on 2 workers), the pure-Python pass 2 min, sanitize 3.5 min, then
 # lint + types + fuzz slice + bundle check + wheel check side by side 9.5 min: about 23 min in
 # all, over the 5-minute aim: the next work is cutting what the slow tier spends.
-test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool
+test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
 	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q $(XDIST)

@@ -107,6 +107,12 @@ class SelectorError(BrsonError):
     layer = "selector"
 
 
+class FluxError(BrsonError):
+    """A ProtoFlux view cannot be made (Graphviz's ``dot`` missing or failing for SVG)."""
+
+    layer = "flux"
+
+
 class PackageError(BrsonError):
     """A .resonitepackage zip is malformed or inconsistent."""
 

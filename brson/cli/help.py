@@ -81,6 +81,11 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("brson validate avatar.brson", "every problem, with rule codes"),
         ("brson validate --strict --format github *.brson", "for CI"),
     ],
+    "flux": [
+        ("brson flux coresys.resonitepackage", "a line per graph, node and connection"),
+        ("brson flux item.brson --format svg -o item.svg", "drawn by Graphviz"),
+        ("brson flux item.brson -s Flux --format json", "the nodes under one slot, as JSON"),
+    ],
     "diff": [
         ("brson diff before.brson after.brson", "what changed, by element ID"),
         ("brson diff base.brson mine.brson --json > mine.json", "with a patch for apply"),

@@ -52,6 +52,7 @@ COMMANDS = {
     "validate": "brson.cli.validate",
     "diff": "brson.cli.diff",
     "git": "brson.cli.git",
+    "flux": "brson.cli.flux",
     "set": "brson.cli.edit",
     "rename": "brson.cli.edit",
     "move": "brson.cli.edit",

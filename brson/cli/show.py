@@ -60,20 +60,8 @@ def show_lines(tree: DataTree, package: Package | None = None) -> Iterator[str]:
     if package is not None:
         yield from _record_lines(package.record)
     yield from tree_lines(tree)
-    yield from flux_lines(tree)
     if package is not None:
         yield from _asset_lines(package)
-
-
-def flux_lines(tree: DataTree) -> Iterable[str]:
-    """The ProtoFlux section: each connection between nodes as a line of its own.
-
-    THE ONE PLACE to wire in ``brson.flux`` once it is in this tree: ``return
-    brson.flux.text_lines(tree)`` (the wflux branch's function).  Until then ``show`` has no
-    such section; the fields that hold the connections are still lines of the tree section
-    (``Input = -> …/ValueInput`1[2]:ValueInput<int>``)."""
-    del tree
-    return ()
 
 
 def _record_lines(record: dict[str, Any]) -> Iterator[str]:

@@ -107,9 +107,10 @@ class TypeName:
         """Every way a user may name this type (the one rule for ``find_component``, the edit
         selectors and the CLI): as written, without the assembly, without the namespace too
         (``ValueField<bool>``, ``DynamicReferenceVariableDriver<[FrooxEngine]FrooxEngine.Slot>``),
-        and the bare ``full_name`` / ``name``."""
+        the :attr:`short` form that ``tree``, ``show`` and ``flux`` print
+        (``DynamicReferenceVariableDriver<Slot>``), and the bare ``full_name`` / ``name``."""
         text = str(self)
-        forms = {text, self.full_name, self.name}
+        forms = {text, self.full_name, self.name, self.short}
         if self.assembly is not None and text.startswith(f"[{self.assembly}]"):
             text = text[len(self.assembly) + 2 :]
             forms.add(text)

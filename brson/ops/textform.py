@@ -33,6 +33,8 @@ from typing import Any
 from brson.collector import deferred_full_collections
 from brson.document import jsonform
 from brson.errors import PATH_LIMIT, BrsonError, ModelError, bounded
+from brson.flux import build as build_flux
+from brson.flux import catalog as flux_kinds
 from brson.model import Component, DataTree, Slot
 from brson.model.idforms import defines_id
 from brson.model.ids import TypeLabels, path_text
@@ -210,10 +212,17 @@ class Names:
     def show(self, value: Any) -> str:
         """A leaf value's text: ``-> PATH`` when it is the ID of an element of this tree."""
         if type(value) is str:
-            target = self._names.get(value)
-            if target is not None:
-                return "-> " + target[0] + escaped(path_text(target[1]))
+            label = self.label(value)
+            if label is not None:
+                return "-> " + label
         return value_text(value)
+
+    def label(self, element_id: str) -> str | None:
+        """The path of the element ``element_id`` names, or None when it names none here."""
+        target = self._names.get(element_id)
+        if target is None:
+            return None
+        return target[0] + escaped(path_text(target[1]))
 
 
 def tree_lines(tree: DataTree) -> Iterator[str]:
@@ -230,6 +239,44 @@ def tree_lines(tree: DataTree) -> Iterator[str]:
     for index, component in enumerate(tree.assets):
         yield f"asset {index} {component_head(component)}"
         yield from _component_fields(component, names, "  ")
+    yield from _flux_lines(tree, names)
+
+
+def _flux_lines(tree: DataTree, names: Names) -> Iterator[str]:
+    """The ProtoFlux connections, one a line in the direction they work, each end named by
+    its path as references are, below the slot holding its graph (``value Add:ValueAdd<int>
+    → Mul:ValueMul<int>.A``): connecting or disconnecting two nodes is one added or removed
+    line, where the tree section only shows an input's reference changing.  Graphs in
+    document order under a ``protoflux PATH`` header, each graph's connections in the order
+    its nodes hold them."""
+    flux = build_flux(tree)
+    for graph in flux.graphs:
+        edges = flux.edges_from(graph.nodes)
+        if not edges:
+            continue
+        held = graph.container.id if graph.container is not None else None
+        where = names.label(held) if type(held) is str else None
+        yield f"protoflux {where}" if where is not None else "protoflux"
+        inside = f"{where}/" if where is not None else ""
+        for edge in edges:
+            here = f"{_end(names, edge.node, inside)}.{escaped(edge.member)}"
+            if edge.target_node is not None:
+                other = _end(names, edge.target_node, inside)
+                if edge.output is not None:
+                    other += f".{escaped(edge.output)}"
+            else:
+                other = _end(names, edge.target, inside)
+            if edge.kind in (flux_kinds.VALUE, flux_kinds.READ):
+                here, other = other, here
+            yield f"  {edge.kind} {here} → {other}"
+
+
+def _end(names: Names, element_id: str, inside: str) -> str:
+    """An element's path below ``inside`` (its graph's slot), in full when outside it."""
+    label = names.label(element_id)
+    if label is None:
+        return value_text(element_id)
+    return label.removeprefix(inside) if inside else label
 
 
 def _root_lines(tree: DataTree) -> Iterator[str]:

@@ -49,6 +49,7 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
     assets: dict[str, str] = {}
     with data.lock:
         info = data.info()
+        flux = data.flux()
         for key, slot in walk_keys(data.tree.root):
             children[key] = data.children_of(slot, key, limit=1 << 30)
             detail = data.detail_of(slot, key)
@@ -75,6 +76,7 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
         "findings": data.findings(),
         "assets": assets,
         "glb": glb,
+        "flux": flux,
     }
 
 

@@ -351,6 +351,7 @@ class ViewData:
         self._load_copy = load_copy
         self.index = Index()
         self._glb: dict[str, bytes] = {}
+        self._flux: dict[str, Any] | None = None
 
     @classmethod
     def open(
@@ -398,6 +399,14 @@ class ViewData:
         """Build the index in this thread (the static export)."""
         if not self.index.findings_ready.is_set():
             self.index.build(self._load_copy)
+
+    def flux(self) -> dict[str, Any]:
+        """The ProtoFlux graph pane's nodes and connections (:mod:`brson.view.fluxpane`)."""
+        if self._flux is None:
+            from brson.view.fluxpane import flux_answer
+
+            self._flux = flux_answer(self.tree)
+        return self._flux
 
     # -- slots by key ---------------------------------------------------------------------
     def slot(self, key: str) -> Slot:

@@ -199,6 +199,8 @@ class Handler(BaseHTTPRequestHandler):
                 result = data.reveal(key)
             elif path == "/api/slot":
                 result = data.detail(key)
+            elif path == "/api/flux":
+                result = data.flux()
             else:
                 raise ViewError(f"no such page: {path[:80]}")
         self._json(result)

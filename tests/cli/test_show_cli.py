@@ -168,3 +168,41 @@ def test_a_long_value_is_its_length_and_hash(
         assert line in lines
         shown.append(line)
     assert shown[0] != shown[1]
+
+
+def test_show_lists_each_protoflux_connection_once_without_ids(
+    samples_dir: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """Every connection of brson.flux is one line of the protoflux sections, each end named
+    by its path (the ID test above covers these lines too)."""
+    import brson.flux
+
+    kinds = ("value", "impulse", "read", "write", "drive")
+    for path in samples(samples_dir):
+        text = show(path, capfdbinary)[1].decode().splitlines()
+        start = next((i for i, line in enumerate(text) if line.startswith("protoflux")), len(text))
+        flow = [line for line in text[start:] if line.startswith(tuple(f"  {k} " for k in kinds))]
+        edges = brson.flux.to_json(brson.flux.build(brson.load(path)))["counts"]["edges"]
+        assert len(flow) == edges, (path, len(flow), edges)
+        assert all(line.count(" → ") == 1 for line in flow), path
+
+
+def test_disconnecting_an_input_is_one_removed_line(
+    samples_dir: Path, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    sample = samples_dir / "orange3134_AvatarRootIdentification.brson"
+    tree = brson.load(sample)
+    slot = next(s for s in tree.walk() if s.name == "ObjectEquals`1")
+    edited = tmp_path / "edited.brson"
+    code = main(["set", str(sample), f"{slot.id}:ObjectEquals<User>.A", "null", "-o", str(edited)])
+    assert code == 0, capfdbinary.readouterr()
+    capfdbinary.readouterr()
+    before = show(sample, capfdbinary)[1].decode().splitlines()
+    after = show(edited, capfdbinary)[1].decode().splitlines()
+    gone = [line for line in before if line not in after]
+    assert (
+        "  value GetActiveUserSelf:GetActiveUserSelf → ObjectEquals`1:ObjectEquals<User>.A" in gone
+    )
+    assert [line for line in gone if line.startswith("  value ")] == [
+        "  value GetActiveUserSelf:GetActiveUserSelf → ObjectEquals`1:ObjectEquals<User>.A"
+    ]

@@ -225,3 +225,14 @@ def test_simple_name_is_the_same_for_both_spellings() -> None:
     )
     assert angle.simple_name == clr.simple_name == "DynamicValueVariable"
     assert TypeName.parse(CLR_NESTED).simple_name == "Proxy"
+
+
+def test_the_short_form_printed_by_tree_and_show_names_the_type() -> None:
+    """A user copies ``ObjectEquals<User>`` from ``brson show`` into ``brson set``."""
+    name = TypeName.parse(
+        "[ProtoFluxBindings]FrooxEngine.ProtoFlux.Runtimes.Execution.Nodes.ObjectEquals"
+        "<[FrooxEngine]FrooxEngine.User>"
+    )
+    assert name.short == "ObjectEquals<User>"
+    assert name.matches("ObjectEquals<User>")
+    assert not name.matches("ObjectEquals<Slot>")

@@ -227,6 +227,40 @@ def test_static_export_from_file(
     select(p, "0.0")
     p.locator("a.ref[data-target='0.0.1']").click()
     p.wait_for_selector("body[data-selected='0.0.1']", timeout=TIMEOUT)
+    select(p, "0.1")  # the ProtoFlux pane reads the graph from the file too
+    p.wait_for_selector("body[data-flux='9']", timeout=TIMEOUT)
+    no_errors(page)
+
+
+def test_flux_pane_draws_a_slots_graph(page: Page, standin_server: Running, shots: Path) -> None:
+    """The group slot 'Get Profile Icon' holds 9 nodes with 8 connections among them: drawn
+    at their slots' positions, and a click on a node opens its slot in the inspector."""
+    p = open_view(page, standin_server.url)
+    select(p, "0.1")
+    p.wait_for_selector("body[data-flux='9']", timeout=TIMEOUT)
+    assert not p.is_hidden("#flux")
+    assert p.locator("#flux-graph .flux-node").count() == 9
+    assert p.locator("#flux-graph line.flux-edge.value").count() == 8
+    assert p.text_content("#flux-status") == "9 nodes, 8 connections"
+
+    def left(node_id: str) -> float:
+        box = p.locator(f"#flux-graph .flux-node[data-id='{node_id}']").bounding_box()
+        assert box is not None
+        return float(box["x"])
+
+    # Stored x: ObjectValueSource<Uri> 0.135, UserUserID 0.525, ObjectFieldDrive<Uri> 0.885.
+    source, user, drive = (
+        f"{n}-0000-0000-0000-000000000000" for n in ("000000ee", "000000dd", "00000103")
+    )
+    assert left(source) < left(user) < left(drive)
+    p.screenshot(path=shots / "flux.png")
+    p.click(f"#flux-graph .flux-node[data-id='{user}']")
+    p.wait_for_selector("body[data-selected='0.1.0']", timeout=TIMEOUT)
+    assert p.text_content("#inspector h1") == "UserUserID"
+    assert p.locator("#flux-graph .flux-node.selected").count() == 1
+    select(p, "0.0")  # no ProtoFlux under Visual: the pane goes
+    p.wait_for_selector("body[data-flux='0']", timeout=TIMEOUT)
+    assert p.is_hidden("#flux")
     no_errors(page)
 
 

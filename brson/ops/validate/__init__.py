@@ -4,7 +4,8 @@
 finding (with its rule code) like any other; ``validate(tree)`` checks a tree already loaded
 (or edited in memory).  Rules live in one module per family (``BR1xx`` container and codec,
 ``BR2xx`` document shape, ``BR3xx`` types, ``BR4xx`` IDs and references, ``BR5xx``
-transforms, ``BR6xx`` generation mix-ups); ``docs/validation.md`` lists them all.
+transforms, ``BR6xx`` generation mix-ups, ``BR7xx`` ProtoFlux connections);
+``docs/validation.md`` lists them all.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from brson.ops.validate.context import ComponentInfo, Context, Family, SlotInfo
 from brson.ops.validate.document import DocumentRules, assets_of, children_of, components_of
 from brson.ops.validate.findings import Findings
 from brson.ops.validate.generations import GenerationRules
+from brson.ops.validate.protoflux import ProtoFluxRules
 from brson.ops.validate.references import ReferenceRules
 from brson.ops.validate.transforms import TransformRules
 from brson.ops.validate.typetable import TypeRules
@@ -39,6 +40,7 @@ FAMILIES: tuple[type[Family], ...] = (
     ReferenceRules,
     TransformRules,
     GenerationRules,
+    ProtoFluxRules,
 )
 
 #: Slot keys the walk descends into rather than decoding as values.

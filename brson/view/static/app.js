@@ -41,6 +41,7 @@
       }
       case 'incoming': return DATA.details[p.key].incoming;
       case 'search': return localSearch(p.q, p.mode);
+      case 'flux': return DATA.flux;
     }
     throw new Error('unknown request ' + name);
   }
@@ -231,6 +232,52 @@
     if (state.viewer) state.viewer.highlight(detail.id);
     body.dataset.selected = key;
     incoming(key).catch(fail);
+    fluxPane(key).catch(fail);
+  }
+
+  // -- the ProtoFlux graph pane --------------------------------------------------------------
+  // The nodes under the selected slot at their slots' positions (x right, y up, as on the
+  // canvas in the world), the value and impulse connections between them; a click on a node
+  // selects its slot.  The file's graph is asked for once; each selection filters it by key.
+  const SVG = 'http://www.w3.org/2000/svg';
+  const svg = (tag, attrs, ...kids) => {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'text') node.textContent = v; else if (k.startsWith('on')) node.addEventListener(k.slice(2), v); else node.setAttribute(k, v);
+    }
+    for (const kid of kids) node.append(kid);
+    return node;
+  };
+  async function fluxPane(key) {
+    if (!state.flux) state.flux = await api('flux');
+    if (state.selected !== key) return;
+    const inside = (k) => k === key || k.startsWith(key + '.');
+    const shown = state.flux.nodes.filter((n) => inside(n.key));
+    const pane = $('flux');
+    const graph = $('flux-graph');
+    body.dataset.flux = String(shown.length);
+    pane.hidden = shown.length === 0;
+    graph.replaceChildren();
+    if (!shown.length) return;
+    const byId = new Map(shown.map((n) => [n.id, n]));
+    const edges = state.flux.edges.filter((e) => byId.has(e.from) && byId.has(e.to));
+    $('flux-status').textContent = `${shown.length} nodes, ${edges.length} connections`;
+    const SCALE = 1000, W = 130, H = 22; // px per metre of canvas; node box
+    const xs = shown.map((n) => n.x * SCALE), ys = shown.map((n) => -n.y * SCALE);
+    const minX = Math.min(...xs) - W, minY = Math.min(...ys) - H;
+    const width = Math.max(...xs) - minX + W * 2, height = Math.max(...ys) - minY + H * 2;
+    graph.setAttribute('viewBox', `${minX} ${minY} ${width} ${height}`);
+    const at = (n) => [n.x * SCALE, -n.y * SCALE];
+    for (const e of edges) {
+      const [x1, y1] = at(byId.get(e.from)), [x2, y2] = at(byId.get(e.to));
+      graph.append(svg('line', { class: 'flux-edge ' + e.kind, x1: x1 + W / 2, y1, x2: x2 - W / 2, y2 }, svg('title', { text: `${e.kind}: ${e.label}` })));
+    }
+    for (const n of shown) {
+      const [x, y] = at(n);
+      const box = svg('g', { class: 'flux-node' + (n.key === key ? ' selected' : ''), 'data-id': n.id, 'data-key': n.key, transform: `translate(${x - W / 2} ${y - H / 2})`, onclick: () => go(n.key) },
+        svg('rect', { width: W, height: H }), svg('text', { x: 4, y: 14, text: n.type.length > 22 ? n.type.slice(0, 21) + '…' : n.type }), svg('title', { text: `${n.type}\n${n.id}` }));
+      graph.append(box);
+    }
   }
   async function incoming(key) {
     // Referenced by: from the worker's reference graph, asked for after the inspector shows.

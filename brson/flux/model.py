@@ -1,0 +1,436 @@
+"""The ProtoFlux graphs of a tree: nodes, their connections, and the graphs they form.
+
+Built in one pass over the components (only ProtoFlux ones are decoded) and one over what was
+collected, with dictionaries keyed by ID: linear in the size of the tree.  What a stored ID
+means follows :mod:`brson.flux.catalog`; connections the engine could not make (an impulse to
+something that is no node, an input reading a component that is no node output, a helper whose
+node is not on its slot, a node outside the slot tree) are kept as :class:`Issue` records
+instead of edges, for ``brson validate`` to report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from brson.errors import ModelError
+from brson.flux import catalog
+from brson.flux.catalog import IMPULSE, KINDS, READ, VALUE, WRITE
+from brson.model.tree import Component, DataTree, Slot, is_guid
+from brson.model.typename import TypeName
+
+#: Issue kinds (``brson validate`` turns each into its rule).
+INPUT_NOT_OUTPUT = "input-not-output"
+IMPULSE_NOT_NODE = "impulse-not-node"
+NODE_WITHOUT_SLOT = "node-without-slot"
+HELPER_WITHOUT_NODE = "helper-without-node"
+
+
+@dataclass(frozen=True, slots=True)
+class FluxNode:
+    """A node: a component of the node assembly, on its own slot."""
+
+    id: str
+    #: Short type name with arguments (``ValueWrite<FrooxEngineContext, bool>``).
+    type: str
+    #: The type name as stored.
+    full_type: str
+    slot: Slot | None
+    #: The slot's local ``Position`` (the node's place on its canvas), when it is 3 numbers.
+    position: tuple[float, float, float] | None
+    #: Document order among the nodes (what every listing sorts by).
+    order: int
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One connection, as it is stored: ``node``'s ``member`` holds ``target``.
+
+    ``value``: the node reads ``target_node`` (its one output, or the output member
+    ``output``); ``impulse``: ``node`` continues to or calls ``target_node``; ``read``,
+    ``write``, ``drive``: the node reads, writes or drives the world element ``target``,
+    through the helper ``via`` when there is one (a global, a drive proxy, a source node)."""
+
+    kind: str
+    node: str
+    member: str
+    target: str
+    target_node: str | None = None
+    output: str | None = None
+    via: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """A connection the engine could not make, or a node it could not place."""
+
+    kind: str
+    #: The component the issue is about (a node, or a helper), and its type's short name.
+    component: str
+    label: str
+    slot: Slot | None
+    member: str | None
+    target: str | None
+    detail: str
+
+
+@dataclass(slots=True)
+class Graph:
+    """Nodes joined by value and impulse connections (the engine's node groups)."""
+
+    number: int
+    nodes: list[FluxNode] = field(default_factory=list)
+    #: The slot holding every node's slot, when they share one (the group slot).
+    container: Slot | None = None
+
+
+@dataclass(slots=True)
+class _Helper:
+    id: str
+    name: TypeName
+    slot: Slot | None
+    data: dict[str, Any]
+
+
+class Flux:
+    """The ProtoFlux of a tree: :attr:`nodes` in document order, :attr:`edges` grouped by
+    node in that order, :attr:`graphs`, and :attr:`issues`."""
+
+    def __init__(self, tree: DataTree) -> None:
+        self.tree = tree
+        self.nodes: list[FluxNode] = []
+        self.by_id: dict[str, FluxNode] = {}
+        self.edges: list[Edge] = []
+        #: Node ID -> its edges, in :attr:`edges` order.
+        self.edges_of: dict[str, list[Edge]] = {}
+        self.issues: list[Issue] = []
+        self.graphs: list[Graph] = []
+        #: Node ID -> the graph it is in.
+        self.graph_of: dict[str, Graph] = {}
+
+    def edges_from(self, nodes: Iterable[FluxNode]) -> list[Edge]:
+        """The edges of these nodes, node by node in the order given."""
+        return [edge for node in nodes for edge in self.edges_of.get(node.id, ())]
+
+    def counts(self) -> dict[str, int]:
+        out = {"nodes": len(self.nodes), "edges": len(self.edges), "graphs": len(self.graphs)}
+        for kind in KINDS:
+            out[kind] = 0
+        for edge in self.edges:
+            out[edge.kind] += 1
+        return out
+
+
+def build(tree: DataTree) -> Flux:
+    """The ProtoFlux model of ``tree`` (every slot, and the root ``Assets``)."""
+    return build_from(tree, _components(tree))
+
+
+def build_from(tree: DataTree, components: Iterable[tuple[Slot | None, dict[str, Any]]]) -> Flux:
+    """The model from ``(slot, decoded component)`` pairs already at hand (validate's walk):
+    only components whose type names a ProtoFlux assembly are looked at further."""
+    flux = Flux(tree)
+    builder = _Builder(flux)
+    for slot, doc in components:
+        builder.add(slot, doc)
+    builder.finish()
+    return flux
+
+
+def _components(tree: DataTree) -> Iterator[tuple[Slot | None, dict[str, Any]]]:
+    """Every ProtoFlux component, decoded, with its slot (None for the root Assets)."""
+    if "Object" in tree:
+        for slot in tree.walk():
+            for component in slot.components:
+                if _protoflux(component):
+                    yield slot, component.decoded()
+    for component in tree.assets:
+        if _protoflux(component):
+            yield None, component.decoded()
+
+
+def _protoflux(component: Component) -> bool:
+    try:
+        name = component.type
+    except ModelError:
+        return False  # validate reports the type (BR301, BR302); nothing to draw
+    return catalog.is_node(name) or catalog.is_helper(name)
+
+
+class _Builder:
+    def __init__(self, flux: Flux) -> None:
+        self.flux = flux
+        self.tree = flux.tree
+        names = self.tree.get("Types")
+        self.types: list[Any] = names if isinstance(names, list) else []
+        self.node_data: dict[str, tuple[str, dict[str, Any]]] = {}  # id -> (class, Data)
+        #: Member ID of a node -> (node ID, member name): outputs, and operations of nodes
+        #: with several.
+        self.members: dict[str, tuple[str, str]] = {}
+        self.helpers: dict[str, _Helper] = {}
+        self.helper_order: list[_Helper] = []
+
+    def _name(self, raw: object) -> TypeName | None:
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            if 0 <= raw < len(self.types) and type(self.types[raw]) is str:
+                return TypeName.parse(self.types[raw])
+            return None
+        return TypeName.parse(raw) if type(raw) is str else None
+
+    def add(self, slot: Slot | None, doc: dict[str, Any]) -> None:
+        name = self._name(doc.get("Type"))
+        data = doc.get("Data")
+        if name is None or type(data) is not dict:
+            return
+        component_id = _guid(data.get("ID"))
+        if component_id is None:
+            return
+        if catalog.is_node(name):
+            self._add_node(component_id, name, slot, data)
+        elif catalog.is_helper(name):
+            helper = _Helper(component_id, name, slot, data)
+            self.helpers[component_id] = helper
+            self.helper_order.append(helper)
+
+    def _add_node(
+        self, node_id: str, name: TypeName, slot: Slot | None, data: dict[str, Any]
+    ) -> None:
+        flux = self.flux
+        if node_id in flux.by_id:
+            return  # a duplicate ID: BR401 reports it; the first definition stands
+        node = FluxNode(
+            id=node_id,
+            type=name.short,
+            full_type=str(name),
+            slot=slot,
+            position=_position(slot),
+            order=len(flux.nodes),
+        )
+        flux.nodes.append(node)
+        flux.by_id[node_id] = node
+        self.node_data[node_id] = (catalog.class_name(name), data)
+        for key, value in data.items():
+            if type(value) is dict and is_guid(value.get("ID")):
+                self.members.setdefault(value["ID"], (node_id, key))
+        if slot is None:
+            flux.issues.append(
+                Issue(
+                    NODE_WITHOUT_SLOT,
+                    node_id,
+                    name.name,
+                    None,
+                    None,
+                    None,
+                    f"node {node.type} is in the root Assets, on no slot",
+                )
+            )
+
+    # -- the second pass: every ID is known now ------------------------------------------
+    def finish(self) -> None:
+        flux = self.flux
+        per_node: dict[str, list[Edge]] = {node.id: [] for node in flux.nodes}
+        globals_read: dict[str, list[Edge]] = {}  # node ID -> its read edges through globals
+        for node in flux.nodes:
+            node_class, data = self.node_data[node.id]
+            for key, value in data.items():
+                if type(value) is not dict or key in ("ID",) or catalog.is_internal(key):
+                    continue
+                held = value.get("Data")
+                if (target := _guid(held)) is not None:
+                    self._connection(node, node_class, key, target, per_node, globals_read)
+                elif type(held) is list:
+                    for index, item in enumerate(held):
+                        if type(item) is dict and (target := _guid(item.get("Data"))) is not None:
+                            self._connection(
+                                node,
+                                node_class,
+                                f"{key}[{index}]",
+                                target,
+                                per_node,
+                                globals_read,
+                                impulse_key=key,
+                            )
+        self._helpers(per_node)
+        self._writes(per_node, globals_read)
+        for node in flux.nodes:
+            flux.edges.extend(per_node[node.id])
+        flux.edges_of = per_node
+        self._group()
+
+    def _connection(
+        self,
+        node: FluxNode,
+        node_class: str,
+        member: str,
+        target: str,
+        per_node: dict[str, list[Edge]],
+        globals_read: dict[str, list[Edge]],
+        impulse_key: str | None = None,
+    ) -> None:
+        edges = per_node[node.id]
+        impulse = catalog.is_impulse(node_class, impulse_key or member)
+        kind = IMPULSE if impulse else VALUE
+        if target in self.flux.by_id:
+            edges.append(Edge(kind, node.id, member, target, target_node=target))
+            return
+        owner = self.members.get(target)
+        if owner is not None:
+            edges.append(Edge(kind, node.id, member, target, target_node=owner[0], output=owner[1]))
+            return
+        helper = self.helpers.get(target)
+        if helper is not None and catalog.is_global(helper.name) and not impulse:
+            reference = _guid(_member_value(helper.data, catalog.REFERENCE_MEMBER))
+            if reference is not None:
+                edge = Edge(READ, node.id, member, reference, via=helper.id)
+                edges.append(edge)
+                globals_read.setdefault(node.id, []).append(edge)
+            return  # a GlobalValue (a constant) or an unset GlobalReference: no edge
+        if catalog.holds_world(node_class, impulse_key or member) and not impulse:
+            edges.append(Edge(READ, node.id, member, target))
+            return
+        self._bad(node, member, target, impulse)
+
+    def _bad(self, node: FluxNode, member: str, target: str, impulse: bool) -> None:
+        found = self.tree.resolve(target)
+        what = "names no element of this file" if found is None else f"names {_kind(found)}"
+        if impulse:
+            kind, detail = IMPULSE_NOT_NODE, f"impulse {member} of {node.type} {what}, not a node"
+        elif found is None:
+            return  # a dangling reference: BR402 reports it, no ProtoFlux rule needed
+        else:
+            kind = INPUT_NOT_OUTPUT
+            detail = f"input {member} of {node.type} {what}, not a node or a node's output"
+        label = TypeName.parse(node.full_type).name
+        self.flux.issues.append(Issue(kind, node.id, label, node.slot, member, target, detail))
+
+    def _helpers(self, per_node: dict[str, list[Edge]]) -> None:
+        """Drive, store and proxy helpers: the node they serve is on their slot."""
+        by_id = self.flux.by_id
+        for helper in self.helper_order:
+            named = _member_value(helper.data, catalog.NODE_MEMBER)
+            if named is None and catalog.NODE_MEMBER not in helper.data:
+                continue  # a global: reached from the nodes' inputs
+            node = by_id.get(named) if is_guid(named) else None
+            if node is None or not _same_slot(node.slot, helper.slot):
+                what = "no node" if node is None else f"a node on another slot ({node.type})"
+                self.flux.issues.append(
+                    Issue(
+                        HELPER_WITHOUT_NODE,
+                        helper.id,
+                        helper.name.name,
+                        helper.slot,
+                        catalog.NODE_MEMBER,
+                        named if is_guid(named) else None,
+                        f"{helper.name.short} names {what} in Node",
+                    )
+                )
+                continue
+            kinds = catalog.helper_references(helper.name)
+            for key, value in helper.data.items():
+                kind = kinds.get(key)
+                if kind is None or type(value) is not dict:
+                    continue
+                held = _guid(value.get("Data"))
+                if held is not None:
+                    per_node[node.id].append(Edge(kind, node.id, key, held, via=helper.id))
+
+    def _writes(self, per_node: dict[str, list[Edge]], globals_read: dict[str, list[Edge]]) -> None:
+        """A write node whose Variable reads a source bound to the world writes that world."""
+        for node in self.flux.nodes:
+            for edge in list(per_node[node.id]):
+                if (
+                    edge.kind == VALUE
+                    and edge.member == catalog.VARIABLE_MEMBER
+                    and edge.output is None
+                    and edge.target_node is not None
+                ):
+                    for read in globals_read.get(edge.target_node, ()):
+                        per_node[node.id].append(
+                            Edge(WRITE, node.id, edge.member, read.target, via=edge.target_node)
+                        )
+
+    def _group(self) -> None:
+        """Connected components over value and impulse edges (union-find, path halving)."""
+        flux = self.flux
+        parent = {node.id: node.id for node in flux.nodes}
+
+        def root(item: str) -> str:
+            while parent[item] != item:
+                parent[item] = parent[parent[item]]
+                item = parent[item]
+            return item
+
+        for edge in flux.edges:
+            if edge.target_node is not None:
+                a, b = root(edge.node), root(edge.target_node)
+                if a != b:
+                    parent[max(a, b, key=_order(flux))] = min(a, b, key=_order(flux))
+        by_root: dict[str, Graph] = {}
+        for node in flux.nodes:
+            top = root(node.id)
+            graph = by_root.get(top)
+            if graph is None:
+                graph = by_root[top] = Graph(len(flux.graphs) + 1)
+                flux.graphs.append(graph)
+            graph.nodes.append(node)
+            flux.graph_of[node.id] = graph
+        for graph in flux.graphs:
+            graph.container = _shared_parent(graph.nodes)
+
+
+def _order(flux: Flux) -> Any:
+    return lambda node_id: flux.by_id[node_id].order
+
+
+def _shared_parent(nodes: list[FluxNode]) -> Slot | None:
+    first = nodes[0].slot
+    parent = first.parent if first is not None else None
+    if parent is None:
+        return None
+    for node in nodes[1:]:
+        if node.slot is None or node.slot.parent is not parent:
+            return None
+    return parent
+
+
+def _guid(value: object) -> str | None:
+    """``value`` when it is an ID (the model's one rule for the shape), else None."""
+    return value if isinstance(value, str) and is_guid(value) else None
+
+
+def _same_slot(a: Slot | None, b: Slot | None) -> bool:
+    if a is b:
+        return True
+    return a is not None and b is not None and a.id is not None and a.id == b.id
+
+
+def _member_value(data: dict[str, Any], key: str) -> Any:
+    value = data.get(key)
+    return value.get("Data") if type(value) is dict else None
+
+
+def _position(slot: Slot | None) -> tuple[float, float, float] | None:
+    if slot is None:
+        return None
+    try:
+        value = slot.position
+    except ModelError:
+        return None
+    if type(value) is not list or len(value) != 3:
+        return None
+    if not all(isinstance(v, float | int) and not isinstance(v, bool) for v in value):
+        return None
+    x, y, z = (float(v) for v in value)
+    if not all(map(math.isfinite, (x, y, z))):
+        return None
+    return x, y, z
+
+
+def _kind(element: object) -> str:
+    if isinstance(element, Slot):
+        return f"the slot {element.name!r}"
+    if isinstance(element, Component):
+        return f"a {element.type_label} component"
+    return "a field of another component"
