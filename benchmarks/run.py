@@ -689,6 +689,18 @@ def child(spec: dict[str, Any]) -> None:
         op.prepare(world)
     gc.collect()
     baseline = _max_rss()
+    if spec.get("profile"):
+
+        def once() -> None:
+            if op.kind == "cli":
+                with _stdout_to(stdout_path):
+                    main(argv)
+            else:
+                assert op.fn is not None
+                op.fn(world)
+
+        print(json.dumps(_profiled(once, spec["profile"], baseline)))
+        return
     times: list[float] = []
     cpu: list[float] = []
     result: dict[str, Any] = {}
@@ -724,6 +736,46 @@ def child(spec: dict[str, Any]) -> None:
     print(json.dumps({"times": times, "cpu": cpu, **result}))
 
 
+def _profiled(once: Callable[[], None], top: int, baseline: int) -> dict[str, Any]:
+    """Where one run's time and memory go: its ``top`` functions by own time (cProfile), its
+    peak RSS over the baseline, and the peak of Python's own allocations (tracemalloc) in a
+    second run (buffers the codecs allocate in C are outside it)."""
+    import cProfile
+    import pstats
+    import tracemalloc
+
+    profile = cProfile.Profile()
+    c0 = time.process_time()
+    profile.enable()
+    once()
+    profile.disable()
+    cpu = time.process_time() - c0
+    peak_rss = _max_rss() - baseline
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    ranked = sorted(stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
+    functions = [
+        {
+            "function": f"{Path(file).name}:{line}({name})",
+            "calls": calls,
+            "own_s": round(own, 3),
+            "cumulative_s": round(cumulative, 3),
+        }
+        for (file, line, name), (_, calls, own, cumulative, _) in ranked
+    ]
+    gc.collect()
+    tracemalloc.start()
+    once()
+    traced_peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {
+        "times": [cpu],
+        "cpu": [cpu],
+        "peak_rss": peak_rss,
+        "traced_peak_mib": round(traced_peak / 2**20, 1),
+        "profile": functions,
+    }
+
+
 def _write_time(path: Path) -> float:
     """CPU time of compressing the output's payload again into the very bytes written (best of
     two): what writing this output costs whatever made it."""
@@ -751,12 +803,14 @@ def _brson_script() -> str:
 
 
 def _run_child(
-    op: Op, ctx: dict[str, Any], reps: int, timeout: float, scratch: Path
+    op: Op, ctx: dict[str, Any], reps: int, timeout: float, scratch: Path, profile: int = 0
 ) -> dict[str, Any]:
     fields = dict(ctx["fields"])
     if op.output and op.output != "stdout":
         fields["output"] = str(scratch / op.output.format(ext=ctx["ext"]))
     spec = {**ctx, "op": op.name, "reps": reps, "fields": fields, "scratch": str(scratch)}
+    if profile:
+        spec["profile"] = profile
     cmd = [sys.executable, str(Path(__file__)), "--child", json.dumps(spec)]
     try:
         proc = subprocess.run(
@@ -1010,7 +1064,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 scratch = Path(tempfile.mkdtemp(prefix="bench-", dir=worlds.WORLDS))
                 try:
                     op_reps = reps if args.outputs_only else max(reps, op.min_reps)
-                    out = _run_child(op, ctx, op_reps, args.timeout, scratch)
+                    out = _run_child(op, ctx, op_reps, args.timeout, scratch, args.profile)
                 finally:
                     shutil.rmtree(scratch, ignore_errors=True)
                 row = _row(size, codec, op.name, out, bases.get(op.memory_of or ""))
@@ -1078,9 +1132,11 @@ def _row(size: int, codec: str, op: str, out: dict[str, Any], base: int | None) 
             row["peak_mib"] = round(out["peak_rss"] / 2**20, 1)
             if base:
                 row["peak_ratio"] = round(out["peak_rss"] / base, 2)
-        for key in ("output_sha256", "output_bytes", "result", "write_s"):
+        for key in ("output_sha256", "output_bytes", "result", "write_s", "traced_peak_mib"):
             if key in out:
                 row[key] = out[key]
+        if "profile" in out:
+            row["profile"] = out["profile"]
         if op == JS_PEER:
             row["detail"] = {k: out[k] for k in ("decompress", "deserialize", "node", "bson")}
     return row
@@ -1374,6 +1430,22 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def print_profiles(report: dict[str, Any]) -> None:
+    """Each operation's top functions (``--profile``), with its peaks."""
+    for row in report["results"]:
+        if "profile" not in row:
+            continue
+        print(
+            f"\n{_family(row)} {row['size']:,} {row['op']}: {row['time_s']:.2f} s CPU "
+            f"(profiled), peak RSS {row.get('peak_mib')} MiB ({row.get('peak_ratio')}x), "
+            f"Python allocations' peak {row.get('traced_peak_mib')} MiB"
+        )
+        for f in row["profile"]:
+            print(
+                f"  {f['own_s']:>8.3f} {f['cumulative_s']:>8.3f} {f['calls']:>10}  {f['function']}"
+            )
+
+
 def print_outputs(report: dict[str, Any]) -> None:
     """One line an output: what a before/after comparison diffs."""
     for row in report["results"]:
@@ -1464,6 +1536,14 @@ def main() -> None:
         help="only each operation's output sha256 (one run each), to check byte-identity "
         "before and after a change; writes no results file",
     )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="TOP",
+        help="instead of timing: each operation once under cProfile (its TOP functions by own "
+        "time, printed) and once under tracemalloc (the peak of Python's allocations)",
+    )
     args = parser.parse_args()
     if args.markdown:
         sys.stdout.write(markdown(json.loads(Path(args.markdown).read_text())))
@@ -1471,6 +1551,10 @@ def main() -> None:
     report = run(args)
     if args.outputs_only:
         print_outputs(report)
+        return
+    if args.profile:
+        print_profiles(report)
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
         return
     Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     print_table(report)
