@@ -1,7 +1,8 @@
-"""The benchmark run: the performance targets on the synthetic worlds, against the floor in one run.
+"""The benchmark run: the performance targets on both families of worlds, against the floor.
 
-``python benchmarks/run.py`` (``make bench``) generates or reuses the worlds
-(:mod:`benchmarks.worlds`), then for each world size and codec runs each operation in a fresh
+``python benchmarks/run.py`` (``make bench``) generates or reuses the worlds, synthetic
+(:mod:`worlds`, ``--sizes`` in slots) and real-shaped (:mod:`realworld`, the real samples tiled,
+``--real`` in MiB of BSON), then for each world and codec runs each operation in a fresh
 subprocess.  The process imports all of brson first and records its max RSS as the baseline,
 runs the operation once for the peak memory (max RSS minus baseline) and the sha256 of its
 output, then repeats it for the time (best of N, CPU time of the process: the host is shared).
@@ -25,8 +26,8 @@ again into the same bytes, over the floor: no implementation writing that output
 it.  Memory is the peak over the BSON's
 size (``from-json``: over the JSON's; ``diff``: over both files' BSON).
 
-Output: the results and the targets (on the 10k and 100k worlds; met or missed) on the
-terminal, ``benchmarks/results/benchmarks.json`` and ``benchmarks/results/performance.png``;
+Output: the results and one targets table per family (met or missed) on the terminal,
+``benchmarks/results/benchmarks.json`` and ``benchmarks/results/performance.png``;
 ``--markdown`` prints the tables for docs/performance.md from the JSON; ``--outputs-only``
 prints just the sha256 of every operation's output, to check that a change left every output
 byte-identical.
