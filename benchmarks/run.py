@@ -24,7 +24,7 @@ collector disabled around it; ``diff`` to the floors of both its files, ``from-j
 (extract) also get a **bound**: decompressing the input plus compressing their output's payload
 again into the same bytes, over the floor: no implementation writing that output goes below
 it.  Memory is the peak over the BSON's
-size (``from-json``: over the JSON's; ``diff``: over both files' BSON).
+size (``diff``: over both files' BSON; ``diff`` of a world with itself: twice its BSON).
 
 Output: the results and one targets table per family (met or missed) on the terminal,
 ``benchmarks/results/benchmarks.json`` and ``benchmarks/results/performance.png``;
