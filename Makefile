@@ -139,11 +139,13 @@ check: lint typecheck
 sanitize: $(STAMP)
 	sh scripts/sanitize.sh
 
-# Benchmarks (docs/performance.md): the targets on the 10k and 100k worlds, met or missed;
-# worlds cached in benchmarks/worlds/, results to benchmarks/results/. BENCH_ARGS="--sizes 1000,10000"
-# for a quick run, "--sizes 10000 --ops extract_1,validate" for some operations,
-# "--sizes 10000 --outputs-only" for each operation's output sha256 alone (byte-identity before
-# and after a change); Node (for the JS peer) is optional. The scan benchmark follows a full
+# Benchmarks (docs/performance.md): the targets on both families of worlds, one table each, met
+# or missed: synthetic (1k, 10k, 100k slots) and real-shaped (the real samples tiled to 100 MiB of
+# BSON, benchmarks/realworld.py); worlds cached in benchmarks/worlds/, results to
+# benchmarks/results/. BENCH_ARGS="--sizes 1000,10000 --real 10" for a quick run,
+# "--sizes 10000 --real '' --ops extract_1,validate" for some operations on one world,
+# "--sizes 10000 --real '' --outputs-only" for each operation's output sha256 alone (byte-identity
+# before and after a change); Node (for the JS peer) is optional. The scan benchmark follows a full
 # run only (no BENCH_ARGS). benchmarks/scaling.py --check fails the run on superlinear growth of
 # the work unit tests cannot count (the regex engine's; docs/performance.md, "Complexity guards").
 bench: $(STAMP)

@@ -73,17 +73,22 @@ def reach(path: Path) -> Counter[str]:
     return counts
 
 
-def main() -> None:
-    paths = [Path(p) for p in sys.argv[1:]] or [
-        *sorted(p for p in SAMPLES.iterdir() if p.suffix != ".md"),
-        HERE / "worlds" / "world-10000.brson",
-    ]
+def print_reach(paths: list[Path]) -> None:
+    """One line a file: its internal references, by reach."""
     print(f"{'file':<46} {'refs':>7}  " + "  ".join(f"{b:>16}" for b in BUCKETS))
     for path in paths:
         counts = reach(path)
         total = sum(counts.values()) or 1
         cells = "  ".join(f"{counts[b]:>7} ({counts[b] / total:5.1%})" for b in BUCKETS)
         print(f"{path.name[:46]:<46} {total:>7}  {cells}")
+
+
+def main() -> None:
+    paths = [Path(p) for p in sys.argv[1:]] or [
+        *sorted(p for p in SAMPLES.iterdir() if p.suffix != ".md"),
+        HERE / "worlds" / "world-10000.brson",
+    ]
+    print_reach(paths)
 
 
 if __name__ == "__main__":
