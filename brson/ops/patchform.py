@@ -194,9 +194,10 @@ def structural(pa: Parts, pb: Parts) -> dict[str, Any]:
         out["root"] = root
     if ta != tb:
         out["types"] = {"old": ta, "new": tb}
-    slots = _removed(pa, pb, "slots", ta) + _added(pa, pb, "slots", tb)
+    slots = [_whole(pa, key, "slots", "remove") for key in pa.slots if key not in pb.slots.raws]
     for slot_id in pb.slots:
         if slot_id not in pa.slots.raws:
+            slots.append(_whole(pb, slot_id, "slots", "add"))
             continue
         record = _element_change(pa, pb, "slots", slot_id, SLOT_DEPTH)
         for name, lists in (("children", pa.children), ("components", pa.slot_components)):
@@ -205,9 +206,14 @@ def structural(pa: Parts, pb: Parts) -> dict[str, Any]:
                 record[name] = {"old": lists[slot_id], "new": after}
         if record:
             slots.append({"op": "change", "id": slot_id, "path": pb.slot_path(slot_id), **record})
-    components = _removed(pa, pb, "components", ta) + _added(pa, pb, "components", tb)
+    components = [
+        _whole(pa, key, "components", "remove")
+        for key in pa.components
+        if key not in pb.components.raws
+    ]
     for component_id in pb.components:
         if component_id not in pa.components.raws:
+            components.append(_whole(pb, component_id, "components", "add"))
             continue
         record = _element_change(pa, pb, "components", component_id, COMPONENT_DEPTH)
         if record:
@@ -220,39 +226,23 @@ def structural(pa: Parts, pb: Parts) -> dict[str, Any]:
     return out
 
 
-def _removed(pa: Parts, pb: Parts, table: str, names: list[str] | None) -> list[dict[str, Any]]:
-    return _whole(pa, pb, table, names, "remove")
-
-
-def _added(pa: Parts, pb: Parts, table: str, names: list[str] | None) -> list[dict[str, Any]]:
-    return _whole(pb, pa, table, names, "add")
-
-
-def _whole(
-    side: Parts, other: Parts, table: str, names: list[str] | None, op: str
-) -> list[dict[str, Any]]:
-    """The elements of ``side`` that ``other`` lacks, each with its whole document."""
-    out: list[dict[str, Any]] = []
-    views = side.slots if table == "slots" else side.components
-    theirs = other.slots if table == "slots" else other.components
-    for key in views:
-        if key in theirs.raws:
-            continue
-        view = views[key]
-        record: dict[str, Any] = {"op": op, "id": key}
-        if table == "slots":
-            record["path"] = side.slot_path(key)
-            record["doc"] = doc_to_json(view, names)
-            record["children"] = side.children[key]
-            record["components"] = side.slot_components[key]
-        else:
-            record["path"] = side.component_path(key)
-            record["doc"] = doc_to_json(view, names)
-            ref = view.get("Type")
-            if isinstance(ref, TypeRef):
-                record["type"] = ref.name
-        out.append(record)
-    return out
+def _whole(side: Parts, key: str, table: str, op: str) -> dict[str, Any]:
+    """An element added or removed: its whole document (and ID lists for a slot)."""
+    record: dict[str, Any] = {"op": op, "id": key}
+    if table == "slots":
+        view = side.slots[key]
+        record["path"] = side.slot_path(key)
+        record["doc"] = doc_to_json(view, side.types)
+        record["children"] = side.children[key]
+        record["components"] = side.slot_components[key]
+        return record
+    view = side.components[key]
+    record["path"] = side.component_path(key)
+    record["doc"] = doc_to_json(view, side.types)
+    ref = view.get("Type")
+    if isinstance(ref, TypeRef):
+        record["type"] = ref.name
+    return record
 
 
 def _element_change(pa: Parts, pb: Parts, table: str, key: str, depth: int) -> dict[str, Any]:
