@@ -547,22 +547,29 @@ def merge_ids(old: list[str], current: list[str], new: list[str]) -> list[str] |
         result = shared_cur
     else:
         return None
-    result = list(result)
+    # Each addition goes after its anchor: the nearest element before it on its side that is
+    # already placed.  Collected per anchor, then written out in one pass (inserting into the
+    # list one at a time was quadratic in the additions).
     placed = set(result)
-    from_patch: set[str] = set()
+    followers: dict[str | None, list[str]] = {}
     for side in (new, current):
-        for i, element in enumerate(side):
-            if element in old_set or element in placed:
+        anchor: str | None = None
+        for element in side:
+            if element in placed:
+                anchor = element
                 continue
-            before = next((side[j] for j in range(i - 1, -1, -1) if side[j] in placed), None)
-            at = result.index(before) + 1 if before is not None else 0
-            while side is current and at < len(result) and result[at] in from_patch:
-                at += 1  # the patch's additions at the same place come first
-            result.insert(at, element)
+            if element in old_set:
+                continue
+            followers.setdefault(anchor, []).append(element)
             placed.add(element)
-            if side is new:
-                from_patch.add(element)
-    return result
+            anchor = element
+    out: list[str] = []
+    stack = [*reversed(result), *reversed(followers.get(None, []))]
+    while stack:
+        element = stack.pop()
+        out.append(element)
+        stack.extend(reversed(followers.get(element, [])))
+    return out
 
 
 def _show_ids(ids: list[str], limit: int = 6) -> str:
