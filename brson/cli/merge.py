@@ -57,7 +57,8 @@ class _Input:
                 self.tree = api.loads(data, name=str(name), max_size=State.max_size)
             self.bson = self.tree.to_bson()
         except BrsonError as exc:
-            raise exc.in_file(str(path)) from None
+            exc.file = str(path)  # the file read, not the name that picked its codec
+            raise
 
 
 @app.command()
@@ -109,7 +110,7 @@ def merge(
         sides = []
         for path in (base, ours, theirs):
             bar.stage(f"reading {path}")
-            sides.append(_Input(path, name))
+            sides.append(_Input(path, name if git else path))
         base_in, ours_in, theirs_in = sides
         bar.stage("merging by element ID")
         result = merge_documents(base_in.bson, ours_in.bson, theirs_in.bson)
