@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from brson.collector import paused_gc
 from brson.document import bsondoc, jsonform
 from brson.ops.engine import ASSETS, Parts, Undecomposable, cut, same
 from brson.ops.patchform import as_list, from_json, structural
@@ -162,6 +163,11 @@ def compare(bytes_a: bytes, bytes_b: bytes) -> tuple[Diff, dict[str, Any] | None
     out = Diff()
     if bytes_a == bytes_b:
         return out, None
+    with paused_gc():  # many small long-lived objects, no cycles: collections only cost
+        return _compared(bytes_a, bytes_b, out)
+
+
+def _compared(bytes_a: bytes, bytes_b: bytes, out: Diff) -> tuple[Diff, dict[str, Any] | None]:
     try:
         pa, pb = cut(bytes_a), cut(bytes_b)
     except Undecomposable:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bson.int64 import Int64
+from bson.raw_bson import RawBSONDocument
 
 from brson.document import bsondoc
 from brson.model import elements
@@ -96,6 +97,10 @@ class Views:
 
     def __contains__(self, key: object) -> bool:
         return key in self.raws
+
+    def untouched(self, key: str) -> Any:
+        """What the element was cut from, while no view of it was handed out (None after)."""
+        return None if key in self._views else self.raws[key]
 
     def __getitem__(self, key: str) -> dict[str, Any]:
         view = self._views.get(key)
@@ -244,23 +249,31 @@ class Parts:
                 ref = TypeRef(table[index], wide)
             else:
                 self.exact = False
-        self.components.raws[key] = (start, end, idx, ref)
+        # Only the Type element is kept: an index per component would be most of the memory.
+        self.components.raws[key] = (start, end, raw_type, ref)
         self.owner[key] = owner
         return key
 
     # -- views ---------------------------------------------------------------------------------
     def _slot_view(self, raw: tuple[int, int, dict[str, elements.Element]]) -> dict[str, Any]:
+        """The slot's own document in one decode: its bytes with ``Children`` and the
+        ``Components`` member's ``Data`` as nulls in their places."""
         buf = self.buf
-        view: dict[str, Any] = {}
+        pieces: list[bytes] = []
         for key, elem in raw[2].items():
             if key == "Children":
-                view[key] = None
-            elif key == "Components":
+                pieces.append(_NULL + buf[elem[1] + 1 : elem[2]])
+            elif key == "Components" and elem[0] == elements.DOCUMENT:
                 shell = elements.member_index(buf, elem[2], elem[3])
-                view[key] = {k: None if k == "Data" else _value(buf, e) for k, e in shell.items()}
+                inner = [
+                    _NULL + buf[e[1] + 1 : e[2]] if k == "Data" else buf[e[1] : e[3]]
+                    for k, e in shell.items()
+                ]
+                pieces.append(buf[elem[1] : elem[2]] + elements.assemble(inner))
             else:
-                view[key] = _value(buf, elem)
-        return view
+                pieces.append(buf[elem[1] : elem[3]])
+        doc = elements.assemble(pieces)
+        return elements.decode_doc(doc, 0, len(doc))
 
     def _component_view(self, raw: tuple[int, int, Any, TypeRef | None]) -> dict[str, Any]:
         start, end, _, ref = raw
@@ -284,7 +297,7 @@ class Parts:
             ref = raw[3]
             if ref is None:
                 return (None, buf[start:end])
-            elem = idx["Type"]
+            elem = raw[2]
             return (ref.name, ref.wide, buf[start : elem[2]], buf[elem[3] : end])
         kids = idx.get("Children")
         if kids is not None:
@@ -358,13 +371,18 @@ class Parts:
         return f"{where}:{short_type(view_type)}"
 
     def refs(self) -> Iterator[TypeRef]:
-        for _, view in self.components.items():
-            ref = view.get("Type")
+        """Every component's type (without decoding the components not looked at)."""
+        views = self.components
+        for key in views:
+            raw = views.untouched(key)
+            ref = raw[3] if raw is not None else views[key].get("Type")
             if isinstance(ref, TypeRef):
                 yield ref
 
 
 _INTEGERS = (0x10, elements.INT64)
+#: A null element's type byte: a placeholder keeps its key's place in the view.
+_NULL = b"\x0a"
 
 
 def _value(buf: bytes, elem: elements.Element) -> Any:
@@ -435,9 +453,14 @@ def compose(parts: Parts) -> dict[str, Any]:
     """The document the elements make (the inverse of :func:`cut`)."""
     table = parts.types
     where = {name: i for i, name in enumerate(table)} if table is not None else {}
-    comps: dict[str, dict[str, Any]] = {}
-    for component_id, view in parts.components.items():
-        doc = dict(view)
+    comps: dict[str, Any] = {}
+    for component_id in parts.components:
+        raw = parts.components.untouched(component_id)
+        if raw is not None and _same_index(parts.buf, raw, where):
+            # Never looked at: its own bytes, copied by the encoder (no decode, no encode).
+            comps[component_id] = RawBSONDocument(parts.buf[raw[0] : raw[1]])
+            continue
+        doc = dict(parts.components[component_id])
         ref = doc.get("Type")
         if isinstance(ref, TypeRef):
             index = where[ref.name]
@@ -459,6 +482,17 @@ def compose(parts: Parts) -> dict[str, Any]:
     if table is not None:
         out["Types"] = list(table)
     return out
+
+
+def _same_index(
+    buf: bytes, raw: tuple[int, int, Any, TypeRef | None], where: dict[str, int]
+) -> bool:
+    """Whether a component's stored ``Type`` index is still its type's index."""
+    ref = raw[3]
+    if ref is None:
+        return True
+    elem = raw[2]
+    return where.get(ref.name) == int.from_bytes(buf[elem[2] : elem[3]], "little", signed=True)
 
 
 def encode(parts: Parts) -> bytes:

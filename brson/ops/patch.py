@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from brson.collector import paused_gc
 from brson.document import bsondoc, jsonform
 from brson.errors import BrsonError
 from brson.ops.applier import ApplyResult, Conflict, apply_bytes, apply_patch, merge_ids
@@ -30,9 +31,10 @@ def make_patch(a: HasBson | bytes, b: HasBson | bytes) -> dict[str, Any]:
     body: dict[str, Any] | None = None
     if bytes_a != bytes_b:
         try:
-            pa, pb = cut(bytes_a), cut(bytes_b)
-            if pa.exact and pb.exact:
-                body = structural(pa, pb)
+            with paused_gc():  # many small long-lived objects, no cycles
+                pa, pb = cut(bytes_a), cut(bytes_b)
+                if pa.exact and pb.exact:
+                    body = structural(pa, pb)
         except (Undecomposable, BrsonError):
             body = None
     return finish_patch(bytes_a, bytes_b, body)
