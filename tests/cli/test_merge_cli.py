@@ -183,30 +183,32 @@ def _branch_edit(repo: Path, branch: str, start: str, slot: str, name: str) -> N
     _git(repo, "commit", "-q", "-am", f"{branch}: {name}")
 
 
-def test_real_git_merges_different_elements_clean(tmp_path: Path, samples_dir: Path) -> None:
-    repo = _repo(tmp_path, samples_dir / STANDIN)
+def _merge_branches(tmp_path: Path, sample: Path, same: bool) -> tuple[Path, str, int, bytes]:
+    """A repo whose branches ``ours`` and ``theirs`` renamed two slots (or the same one),
+    ``git merge theirs`` run on ``ours``: (repo, git's output, its exit code, ours' bytes)."""
+    repo = _repo(tmp_path, sample)
     first, second = _ids(repo / "world.brson")
     _branch_edit(repo, "ours", "main", first, "Ours")
-    _branch_edit(repo, "theirs", "main", second, "Theirs")
-    _git(repo, "checkout", "-q", "ours")
-    done = _git(repo, "merge", "--no-edit", "theirs", check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    names = {s.id: s.name for s in brson.load(repo / "world.brson").walk()}
-    assert (names[first], names[second]) == ("Ours", "Theirs")
-    status = _git(repo, "status", "--porcelain").stdout
-    assert status == ""
-
-
-def test_real_git_same_member_both_ways_conflicts(tmp_path: Path, samples_dir: Path) -> None:
-    repo = _repo(tmp_path, samples_dir / STANDIN)
-    first, _ = _ids(repo / "world.brson")
-    _branch_edit(repo, "ours", "main", first, "Ours")
-    _branch_edit(repo, "theirs", "main", first, "Theirs")
+    _branch_edit(repo, "theirs", "main", first if same else second, "Theirs")
     _git(repo, "checkout", "-q", "ours")
     ours_bytes = (repo / "world.brson").read_bytes()
     done = _git(repo, "merge", "--no-edit", "theirs", check=False)
-    assert done.returncode != 0
-    assert "CONFLICT" in done.stdout + done.stderr
+    return repo, done.stdout + done.stderr, done.returncode, ours_bytes
+
+
+def test_real_git_merges_different_elements_clean(tmp_path: Path, samples_dir: Path) -> None:
+    repo, output, code, _ = _merge_branches(tmp_path, samples_dir / STANDIN, same=False)
+    assert code == 0, output
+    first, second = _ids(samples_dir / STANDIN)
+    names = {s.id: s.name for s in brson.load(repo / "world.brson").walk()}
+    assert (names[first], names[second]) == ("Ours", "Theirs")
+    assert _git(repo, "status", "--porcelain").stdout == ""
+
+
+def test_real_git_same_member_both_ways_conflicts(tmp_path: Path, samples_dir: Path) -> None:
+    repo, output, code, ours_bytes = _merge_branches(tmp_path, samples_dir / STANDIN, same=True)
+    assert code != 0
+    assert "CONFLICT" in output
     # git leaves ours in the working file (the driver wrote nothing) and marks it unmerged.
     assert (repo / "world.brson").read_bytes() == ours_bytes
     assert _git(repo, "status", "--porcelain").stdout.startswith("UU world.brson")
