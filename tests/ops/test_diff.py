@@ -249,3 +249,26 @@ def test_json_form_of_a_diff() -> None:
         {"id": after.root.id, "path": "X", "old": "Avatar Root Identification", "new": "X"}
     ]
     assert diff(before, before).to_dict()["equal"] is True
+
+
+def test_reordered_keys_are_a_change() -> None:
+    """Key order is part of the file: a slot whose members were reordered, or a component's
+    ``Data`` whose members were, is not equal (the patch carries the order; diff said equal)."""
+    tree = sample("orange3134_AvatarRootIdentification.brson")
+    doc = bsondoc.decode(tree.to_bson())
+    root = doc["Object"]
+    keys = list(root)
+    swapped = [keys[1], keys[0], *keys[2:]]
+    doc["Object"] = {k: root[k] for k in swapped}
+    data = doc["Object"]["Components"]["Data"][0]["Data"]
+    members = list(data)
+    doc["Object"]["Components"]["Data"][0]["Data"] = {k: data[k] for k in reversed(members)}
+    result = diff(tree, brson.loads(brson.dumps(doc)))
+    component = tree.root.components[0]
+    assert changes(result) == {
+        "keys_reordered": [tree.root.path, f"{tree.root.path}:{component.type.name}"]
+    }
+    assert list(result.lines()) == [
+        f"~ {tree.root.path}: keys reordered",
+        f"~ {tree.root.path}:{component.type.name}: keys reordered",
+    ]
