@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from brson.collector import paused_gc
 from brson.document import bsondoc, jsonform
-from brson.ops.engine import ASSETS, Parts, Undecomposable, cut, same
+from brson.ops.engine import ASSETS, Parts, Undecomposable, cut, same, type_label
 from brson.ops.patchform import as_list, from_json, structural
 
 #: A path inside an element: keys and list positions.
@@ -295,7 +295,7 @@ def _render_components(records: list[dict[str, Any]], pa: Parts, pb: Parts, out:
         key, op, path = record["id"], record["op"], record["path"]
         if op in ("add", "remove"):
             doc = record.get("doc") or {}
-            name = record.get("type") or _type_label(from_json(doc.get("Type")))
+            name = record.get("type") or type_label(from_json(doc.get("Type")))
             change = ComponentChange(_real_id(pa, key, doc), name, path)
             (out.components_added if op == "add" else out.components_removed).append(change)
             continue
@@ -328,10 +328,6 @@ def _real_id(parts: Parts, key: str, doc: dict[str, Any]) -> str | None:
     data = doc.get("Data")
     element_id = data.get("ID") if isinstance(data, dict) else None
     return element_id if isinstance(element_id, str) else parts.real_ids.get(key, key)
-
-
-def _type_label(value: Any) -> str:
-    return value if isinstance(value, str) else f"#{value}"
 
 
 def _orders(record: dict[str, Any], head: str, out: Diff) -> None:

@@ -108,9 +108,6 @@ class Views:
             view = self._views[key] = self._decode(self.raws[key])
         return view
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        return self[key] if key in self.raws else None
-
     def __setitem__(self, key: str, view: dict[str, Any]) -> None:
         self.raws[key] = None
         self._views[key] = view
@@ -121,9 +118,6 @@ class Views:
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.raws)
-
-    def __len__(self) -> int:
-        return len(self.raws)
 
     def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for key in list(self.raws):
@@ -363,7 +357,7 @@ class Parts:
 
     def type_name(self, key: str) -> str:
         view_type = self.components[key].get("Type")
-        return view_type.name if isinstance(view_type, TypeRef) else _type_label(view_type)
+        return view_type.name if isinstance(view_type, TypeRef) else type_label(view_type)
 
     def component_path(self, key: str) -> str:
         where = self.slot_path(self.owner.get(key))
@@ -432,7 +426,8 @@ def _name(view: dict[str, Any]) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _type_label(value: Any) -> str:
+def type_label(value: Any) -> str:
+    """A ``Type`` that is not an index into ``Types``: a NeosVR name, or shown as ``#value``."""
     return value if isinstance(value, str) else f"#{value}"
 
 
@@ -570,5 +565,6 @@ __all__ = [
     "encode",
     "same",
     "short_type",
+    "type_label",
     "unchanged",
 ]
