@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brson.ops.applier import Conflict, apply_bytes
-from brson.ops.patch import make_patch
+from brson.ops.patch import element_patch
 
 #: How the applier's words read in a merge: the patch is THEIRS' changes, the target is OURS.
 _WORDS = (("by the patch", "by theirs"), ("the patch", "theirs"), ("the target", "ours"))
@@ -50,9 +50,9 @@ def merge_documents(base: bytes, ours: bytes, theirs: bytes) -> Merged:
         return Merged(ours)
     if ours == base:
         return Merged(theirs)
-    patch_ours = make_patch(base, ours)
-    patch_theirs = make_patch(base, theirs)
-    if "replace" in patch_ours or "replace" in patch_theirs:
+    patch_ours = element_patch(base, ours)
+    patch_theirs = element_patch(base, theirs)
+    if patch_ours is None or patch_theirs is None:
         return Merged(
             None,
             [
@@ -169,13 +169,13 @@ def _strings(value: Any) -> tuple[set[str], set[str]]:
         item = stack.pop()
         if isinstance(item, dict):
             for key, inner in item.items():
-                if key == "ID" and isinstance(inner, str):
+                if key == "ID" and type(inner) is str:
                     defined.add(inner)
                 else:
                     stack.append(inner)
         elif isinstance(item, list):
             stack.extend(item)
-        elif isinstance(item, str):
+        elif type(item) is str:  # (a str subclass such as bson's Code is no ID)
             held.add(item)
     return defined, held
 

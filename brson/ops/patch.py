@@ -28,34 +28,56 @@ def make_patch(a: HasBson | bytes, b: HasBson | bytes) -> dict[str, Any]:
     patch replaces the whole document."""
     bytes_a = a if isinstance(a, bytes) else a.to_bson()
     bytes_b = b if isinstance(b, bytes) else b.to_bson()
-    body: dict[str, Any] | None = None
-    if bytes_a != bytes_b:
-        try:
-            with paused_gc():  # many small long-lived objects, no cycles
-                pa, pb = cut(bytes_a), cut(bytes_b)
-                if pa.exact and pb.exact:
-                    body = structural(pa, pb)
-        except (Undecomposable, BrsonError):
-            body = None
-    return finish_patch(bytes_a, bytes_b, body)
+    return finish_patch(bytes_a, bytes_b, _body(bytes_a, bytes_b))
+
+
+def _body(bytes_a: bytes, bytes_b: bytes) -> dict[str, Any] | None:
+    """The element changes, when both documents cut exactly by ID."""
+    if bytes_a == bytes_b:
+        return None
+    try:
+        with paused_gc():  # many small long-lived objects, no cycles
+            pa, pb = cut(bytes_a), cut(bytes_b)
+            return structural(pa, pb) if pa.exact and pb.exact else None
+    except (Undecomposable, BrsonError):
+        return None
 
 
 def finish_patch(bytes_a: bytes, bytes_b: bytes, body: dict[str, Any] | None) -> dict[str, Any]:
     """The patch from its element changes (:func:`brson.ops.patchform.structural` of both
     documents cut exactly; None when they could not be), checked: applied to A it must give
     B's BSON byte for byte, else the patch replaces the whole document."""
+    patch = checked_patch(bytes_a, bytes_b, body)
+    if patch is not None:
+        return patch
+    base = {"format": FORMAT, "base": sha256(bytes_a), "result": sha256(bytes_b)}
+    return {**base, "replace": jsonform.to_jsonable(bsondoc.decode(bytes_b))}
+
+
+def checked_patch(
+    bytes_a: bytes, bytes_b: bytes, body: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The patch by element ID when applying it to A gives B byte for byte, else None (the
+    documents can only be replaced whole)."""
     base = {"format": FORMAT, "base": sha256(bytes_a), "result": sha256(bytes_b)}
     if bytes_a == bytes_b:
         return base
-    if body is not None:
-        patch = {**base, **body}
-        try:
-            result: ApplyResult | None = apply_bytes(bytes_a, patch)
-        except BrsonError:  # a value the JSON form cannot carry: fall back
-            result = None
-        if result is not None and result.bson == bytes_b:
-            return patch
-    return {**base, "replace": jsonform.to_jsonable(bsondoc.decode(bytes_b))}
+    if body is None:
+        return None
+    patch = {**base, **body}
+    try:
+        result = apply_bytes(bytes_a, patch)
+    except BrsonError:  # a value the JSON form cannot carry
+        return None
+    return patch if result.bson == bytes_b else None
+
+
+def element_patch(a: HasBson | bytes, b: HasBson | bytes) -> dict[str, Any] | None:
+    """:func:`make_patch` by element ID, or None where it would replace the whole document
+    (what a merge needs to know, without the replacement's JSON form)."""
+    bytes_a = a if isinstance(a, bytes) else a.to_bson()
+    bytes_b = b if isinstance(b, bytes) else b.to_bson()
+    return checked_patch(bytes_a, bytes_b, _body(bytes_a, bytes_b))
 
 
 __all__ = [
@@ -66,6 +88,7 @@ __all__ = [
     "PatchError",
     "TypeRef",
     "apply_patch",
+    "element_patch",
     "finish_patch",
     "make_patch",
     "merge_ids",
