@@ -254,6 +254,8 @@ def _commands(path: str, other: str, out: Path, slot: str) -> list[list[str]]:
         ["import", other, path, "--slot", slot, "-o", o + "/i.brson"],
         ["diff", path, other],
         ["rename", path, slot, "renamed", "-o", o + "/r.brson"],
+        ["merge", path, path, o + "/r.brson", "-o", o + "/m.bson"],
+        ["merge", other, path, o + "/r.brson", "-o", o + "/m2.bson"],
         ["delete", path, slot, "--prune-types", "-o", o + "/d.brson"],
         ["renumber", path, "-o", o + "/n.brson"],
         ["export-godot", path, "-o", o + "/g.tscn", "--variant", o + "/g.bin"],

@@ -12,8 +12,8 @@ from brson.cli.common import EXIT_FINDINGS, State, print_json, progress, stdout
 from brson.cli.gitdiff import GIT_EXTERNAL_COUNTS, external_diff
 from brson.errors import BrsonError
 from brson.model.tree import DataTree
-from brson.ops.diff import diff as diff_trees
-from brson.ops.patch import make_patch
+from brson.ops.diff import compare
+from brson.ops.patch import finish_patch
 
 app = typer.Typer()
 
@@ -54,13 +54,15 @@ def diff(
         bar.stage(f"reading {b}")
         tree_b = _loaded(b)
         bar.stage("comparing the trees by element ID")
-        result = diff_trees(tree_a, tree_b)
+        bytes_a, bytes_b = tree_a.to_bson(), tree_b.to_bson()
+        result, body = compare(bytes_a, bytes_b)
         bar.advance()
         if json_out:
-            bar.stage("making the patch (checked: applied to A it must give B)")
+            bar.stage("checking the patch (applied to A it must give B)")
             # The summary keys, then ``patch``: what ``brson apply`` needs to turn A into B
-            # byte for byte (new values and documents in the JSON form; docs/editing.md).
-            data = {**result.to_dict(), "patch": make_patch(tree_a, tree_b)}
+            # byte for byte, from the same element changes the summary was rendered from
+            # (new values and documents in the JSON form; docs/editing.md).
+            data = {**result.to_dict(), "patch": finish_patch(bytes_a, bytes_b, body)}
     if json_out:
         print_json(data)
     else:

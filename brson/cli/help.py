@@ -120,6 +120,10 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("brson apply theirs.brson mine.json -o merged.brson", "onto another file"),
         ("brson apply base.brson mine.json --in-place", "base.brson becomes mine.brson"),
     ],
+    "merge": [
+        ("brson merge base.brson mine.brson theirs.brson -o merged.brson", "three-way, by ID"),
+        ("brson merge --git %O %A %B %P", "git's merge driver (merge.brson.driver)"),
+    ],
     "export-godot": [
         ("brson export-godot avatar.brson -o avatar.tscn --godot 4 --gltf", "a Godot 4 scene")
     ],

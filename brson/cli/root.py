@@ -62,6 +62,7 @@ COMMANDS = {
     "renumber": "brson.cli.edit",
     "import": "brson.cli.edit",
     "apply": "brson.cli.edit",
+    "merge": "brson.cli.merge",
     "export-godot": "brson.cli.godot",
     "export-gltf": "brson.cli.gltf",
     "import-gltf": "brson.cli.gltf",

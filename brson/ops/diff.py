@@ -1,47 +1,43 @@
-"""Semantic diff of two data trees, keyed by element IDs.
+"""Semantic diff of two data trees, keyed by element IDs: the patch, read as text.
 
-What it compares and why:
+The diff is the patch (:mod:`brson.ops.patchform`) that :mod:`brson.ops.engine` makes of the
+two trees, rendered one change a line, so ``brson diff``, ``brson diff --json`` and ``brson
+apply`` agree on what changed by construction.  What that means:
 
 * Slots and components are matched by their ``ID``, not their position, so a slot that moved
   to another parent is one *moved* slot, not a removal plus an addition.  (Elements without an
   ID, which the engine never writes, fall back to their position.)
-* Components are compared by type *name*, so two files whose ``Types`` tables list the same
-  types in another order are equal; the type table itself is compared as a set of names.
-* Member values are compared with their BSON type (int32 vs int64, exact float bits): a change
-  of width is a change of the file.  A SyncList (a list of members) is matched by element ID.
-* Unchanged components are recognised by their ``Data`` bytes without decoding them, so
-  diffing two big, mostly equal trees costs little more than walking them.
+* Components are compared with their type as a *name*, so a component whose ``Type`` index
+  changed only because the ``Types`` table was reordered is unchanged; the reordered table is
+  one change of its own.
+* Values are compared with their BSON type (int32 vs int64, exact float bits) and key order:
+  a change of width or of order is a change of the file.  A SyncList (a list of members) is
+  matched by element ID.
+* Unchanged elements are recognised by their bytes without decoding them, so diffing two big,
+  mostly equal trees costs little more than walking them.
 
 Codec and framing are not part of the tree: a ``.brson`` and a ``.7zbson`` holding the same
-tree are equal.
+tree are equal.  Two trees are equal exactly when their BSON is.
 """
 
 from __future__ import annotations
 
 import json
-import struct
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from bson.int64 import Int64
-
-from brson.document import jsonform
-from brson.errors import BrsonError, ModelError
-from brson.model import elements
-from brson.model.node import Node
-from brson.model.tree import Component, DataTree, Slot
-from brson.model.typename import TypeName
-
-#: Slot keys that are structure, compared as such rather than as values.
-_STRUCTURE = ("ID", "Children", "Components", "Name")
-#: Root keys compared as values (the rest of the root is the slot tree and the type table).
-_ROOT_TREE_KEYS = ("Object", "Types", "Assets")
-_DOUBLE = struct.Struct("<d")
-#: A GUID-holding string element keyed ``ID`` (type, key, length 37), as the engine writes it.
+from brson.collector import paused_gc
+from brson.document import bsondoc, jsonform
+from brson.ops.engine import ASSETS, Parts, Undecomposable, cut, same, type_label
+from brson.ops.patchform import as_list, from_json, structural
 
 #: A path inside an element: keys and list positions.
 Path = tuple[str | int, ...]
+
+
+class HasBson(Protocol):
+    def to_bson(self) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -94,6 +90,10 @@ class Diff:
     values: list[ValueChange] = field(default_factory=list)
     types_added: list[str] = field(default_factory=list)
     types_removed: list[str] = field(default_factory=list)
+    #: The ``Types`` table lists the same names in another order.
+    types_reordered: bool = False
+    #: Paths of documents whose keys are in another order (a change of the file's bytes).
+    keys_reordered: list[str] = field(default_factory=list)
 
     @property
     def equal(self) -> bool:
@@ -107,6 +107,9 @@ class Diff:
         out: dict[str, Any] = {"equal": self.equal}
         for name in self.__dataclass_fields__:
             items = getattr(self, name)
+            if isinstance(items, bool):
+                out[name] = items
+                continue
             out[name] = [
                 _jsonable(asdict(item)) if not isinstance(item, str) else item for item in items
             ]
@@ -142,274 +145,194 @@ class Diff:
             yield f"+ type {name}"
         for name in self.types_removed:
             yield f"- type {name}"
+        if self.types_reordered:
+            yield "~ type table reordered"
+        for path in self.keys_reordered:
+            yield f"~ {path}: keys reordered"
 
 
-class _Side:
-    """One tree's slots and components by key (ID, or position when there is none)."""
-
-    def __init__(self, tree: DataTree) -> None:
-        self.tree = tree
-        self.slots: dict[str, Slot] = {}
-        self.parents: dict[str, str | None] = {}
-        self.children: dict[str, list[str]] = {}
-        self.components: dict[str, tuple[Component, str]] = {}
-        #: Per table (slots, components): the last ``#n`` suffix handed to each duplicated key.
-        self._suffixes: dict[int, dict[str, int]] = {}
-        self.type_names = [str(t) for t in tree.types] if not tree.legacy else []
-        stack: list[tuple[Slot, str | None, int]] = [(tree.root, None, 0)]
-        while stack:
-            slot, parent, index = stack.pop()
-            key = self._key(self.slots, slot.id, f"{parent}/{index}")
-            self.slots[key] = slot
-            self.parents[key] = parent
-            kids = slot.children
-            self.children[key] = []
-            for position, component in enumerate(slot.components):
-                self._add_component(component, key, position)
-            stack.extend((kid, key, i) for i, kid in reversed(list(enumerate(kids))))
-            if parent is not None:
-                self.children[parent].append(key)
-        for position, component in enumerate(tree.assets):
-            self._add_component(component, "<Assets>", position)
-
-    def _key(self, seen: dict[str, Any], element_id: str | None, fallback: str) -> str:
-        key = element_id if element_id is not None else f"@{fallback}"
-        if key in seen:  # a duplicate ID (validate reports those); keep both apart
-            # Counting on from the last suffix given to this key: probing #2, #3, ... from the
-            # start for each duplicate was quadratic (10,000 duplicates took 15 s).
-            counters = self._suffixes.setdefault(id(seen), {})
-            n = counters.get(key, 1) + 1
-            while f"{key}#{n}" in seen:
-                n += 1
-            counters[key] = n
-            key = f"{key}#{n}"
-        return key
-
-    def _add_component(self, component: Component, slot_key: str, position: int) -> None:
-        key = self._key(self.components, _component_id(component), f"{slot_key}:{position}")
-        self.components[key] = (component, slot_key)
-
-    def type_name(self, component: Component) -> str:
-        raw_type = component.type_index
-        if isinstance(raw_type, int) and not isinstance(raw_type, bool):
-            names = self.type_names
-            return names[raw_type] if 0 <= raw_type < len(names) else f"#{raw_type}"
-        return str(raw_type)
-
-    def slot_path(self, key: str) -> str:
-        if key == "<Assets>":
-            return "<Assets>"
-        return self.slots[key].path
-
-    def component_path(self, key: str) -> str:
-        component, slot_key = self.components[key]
-        return f"{self.slot_path(slot_key)}:{_short(self.type_name(component))}"
-
-    def table(self) -> set[str]:
-        """The type table as a set of names (NeosVR files have none: their components name
-        their types, and an added or removed component already says so)."""
-        return set(self.type_names)
-
-
-def _component_id(component: Component) -> str | None:
-    """The component's ID (:attr:`Component.id`: read from the bytes where the engine writes
-    it, without keeping a ``Data`` node); None without a ``Data`` document (keyed by
-    position then)."""
-    try:
-        return component.id
-    except ModelError:
-        return None
-
-
-def _short(type_name: str) -> str:
-    return TypeName.parse(type_name).name or type_name
-
-
-def diff(a: DataTree, b: DataTree) -> Diff:
+def diff(a: HasBson, b: HasBson) -> Diff:
     """What changed from ``a`` to ``b``."""
+    return compare(a.to_bson(), b.to_bson())[0]
+
+
+def compare(bytes_a: bytes, bytes_b: bytes) -> tuple[Diff, dict[str, Any] | None]:
+    """The diff of two documents' BSON, with the patch body it was rendered from (None when
+    the documents are equal, or cannot be cut exactly by ID: a slot tree without IDs is
+    compared by position, anything else value by value)."""
     out = Diff()
-    left, right = _Side(a), _Side(b)
-    _diff_root(a, b, out)
-    _diff_slots(left, right, out)
-    _diff_components(left, right, out)
-    types_a, types_b = left.table(), right.table()
-    out.types_added = sorted(types_b - types_a)
-    out.types_removed = sorted(types_a - types_b)
-    return out
+    if bytes_a == bytes_b:
+        return out, None
+    with paused_gc():  # many small long-lived objects, no cycles: collections only cost
+        return _compared(bytes_a, bytes_b, out)
 
 
-def _diff_root(a: DataTree, b: DataTree, out: Diff) -> None:
-    keys = [k for k in a if k not in _ROOT_TREE_KEYS]
-    keys += [k for k in b if k not in _ROOT_TREE_KEYS and k not in keys]
-    for key in keys:
-        _compare(a.get(key), b.get(key), "<root>", (key,), out, key in a, key in b)
-
-
-def _diff_slots(left: _Side, right: _Side, out: Diff) -> None:
-    for key in left.slots:
-        if key not in right.slots:
-            out.slots_removed.append(SlotChange(left.slots[key].id, left.slot_path(key)))
-    for key, slot in right.slots.items():
-        if key not in left.slots:
-            out.slots_added.append(SlotChange(slot.id, right.slot_path(key)))
-            continue
-        old = left.slots[key]
-        old_parent, new_parent = left.parents[key], right.parents[key]
-        if old_parent != new_parent:
-            out.slots_moved.append(
-                SlotChange(
-                    slot.id,
-                    slot.path,
-                    left.slot_path(old_parent) if old_parent else None,
-                    right.slot_path(new_parent) if new_parent else None,
-                )
-            )
-        old_name, new_name = old.name, slot.name
-        if not _same(old_name, new_name):
-            out.slots_renamed.append(SlotChange(slot.id, slot.path, old_name, new_name))
-        in_right = set(right.children[key])
-        before = [k for k in left.children[key] if k in in_right]
-        in_both = set(before)
-        after = [k for k in right.children[key] if k in in_both]
-        if before != after:
-            out.children_reordered.append(SlotChange(slot.id, slot.path))
-        _diff_slot_fields(old, slot, out)
-
-
-def _diff_slot_fields(old: Slot, new: Slot, out: Diff) -> None:
-    keys = [k for k in old if k not in _STRUCTURE]
-    keys += [k for k in new if k not in _STRUCTURE and k not in keys]
-    path: str | None = None
-    for key in keys:
-        if key in old and key in new and _same_bytes(old, new, key):
-            continue  # the common case: an unchanged member, told apart without decoding it
-        a, b = old.get(key), new.get(key)
-        if key in old and key in new and _same(a, b):
-            continue
-        path = path or new.path
-        _compare(a, b, path, (key,), out, key in old, key in new)
-    name_a, name_b = old.member("Name"), new.member("Name")
-    if name_a is not None and name_b is not None and name_a.id != name_b.id:
-        _compare(name_a.id, name_b.id, path or new.path, ("Name", "ID"), out)
-
-
-def _same_bytes(old: Slot, new: Slot, key: str) -> bool:
-    """Whether a document-valued key has identical BSON on both sides."""
-    a, b = old.child_node(key, Node), new.child_node(key, Node)
-    return a is not None and b is not None and a.to_bson() == b.to_bson()
-
-
-def _diff_components(left: _Side, right: _Side, out: Diff) -> None:
-    for key, (component, _) in left.components.items():
-        if key not in right.components:
-            out.components_removed.append(
-                ComponentChange(
-                    _component_id(component), left.type_name(component), left.component_path(key)
-                )
-            )
-    for key, (component, slot_key) in right.components.items():
-        if key not in left.components:
-            out.components_added.append(
-                ComponentChange(
-                    _component_id(component),
-                    right.type_name(component),
-                    right.component_path(key),
-                )
-            )
-            continue
-        old, old_slot = left.components[key]
-        if old_slot != slot_key:
-            out.components_moved.append(
-                ComponentChange(
-                    _component_id(component),
-                    right.type_name(component),
-                    right.component_path(key),
-                    left.component_path(key),
-                )
-            )
-        old_type, new_type = left.type_name(old), right.type_name(component)
-        if old_type != new_type:
-            out.values.append(
-                ValueChange(
-                    right.component_path(key) + " (Type)",
-                    _component_id(component),
-                    old_type,
-                    new_type,
-                )
-            )
-        elif _wide_type(old) != _wide_type(component):
-            # The same type, but its index stored in another width (int32 <-> int64): a
-            # change of the file like any other width change.
-            out.values.append(
-                ValueChange(
-                    right.component_path(key) + " (Type)",
-                    _component_id(component),
-                    old.get("Type"),
-                    component.get("Type"),
-                )
-            )
-        if _same_data_bytes(old, component):
-            continue  # the common case, told apart without a Data node on either side
-        data_a, data_b = _data(old), _data(component)
-        if data_a is None or data_b is None or data_a.to_bson() != data_b.to_bson():
-            _compare(
-                data_a.decoded() if data_a else old.get("Data"),
-                data_b.decoded() if data_b else component.get("Data"),
-                right.component_path(key),
-                (),
-                out,
-            )
-
-
-def _wide(value: Any) -> bool:
-    """Whether an integer is stored as int64 (pymongo decodes those as ``Int64``; a plain
-    ``int`` set by an edit is written as int32 when it fits)."""
-    return isinstance(value, Int64)
-
-
-def _elements(component: Component) -> dict[str, elements.Element] | None:
-    """An unedited component's ``Type`` and ``Data`` elements, indexed for this look only
-    (None when it was edited: its bytes are not its value then).
-
-    Why not ``component.data`` / ``component.get``: those keep an index and a ``Data`` node
-    on every component of both trees, ~0.9 KB each, which made a diff's peak 3.07x both
-    files' BSON.  Malformed bytes raise here what the node's own index raises."""
-    if component.modified:
-        return None
-    start, end = component.span
-    return elements.component_index(component.buffer, start, end)
-
-
-def _wide_type(component: Component) -> bool:
-    """Whether the component's ``Type`` index is stored as int64 (see :func:`_wide`)."""
-    index = _elements(component)
-    if index is None:
-        return _wide(component.get("Type"))
-    elem = index.get("Type")
-    return elem is not None and elem[0] == elements.INT64
-
-
-def _same_data_bytes(a: Component, b: Component) -> bool:
-    """Whether both components are unedited and their ``Data`` documents are the same bytes."""
-    elements_a, elements_b = _elements(a), _elements(b)
-    if elements_a is None or elements_b is None:
-        return False
-    data_a, data_b = elements_a.get("Data"), elements_b.get("Data")
-    if (
-        data_a is None
-        or data_b is None
-        or data_a[0] != elements.DOCUMENT
-        or data_b[0] != elements.DOCUMENT
-    ):
-        return False
-    return a.buffer[data_a[2] : data_a[3]] == b.buffer[data_b[2] : data_b[3]]
-
-
-def _data(component: Component) -> Node | None:
+def _compared(bytes_a: bytes, bytes_b: bytes, out: Diff) -> tuple[Diff, dict[str, Any] | None]:
     try:
-        return component.data
-    except BrsonError:  # Data is not a document
-        return None
+        pa, pb = cut(bytes_a), cut(bytes_b)
+    except Undecomposable:
+        _compare(bsondoc.decode(bytes_a), bsondoc.decode(bytes_b), "<root>", (), out)
+        return out, None
+    body = structural(pa, pb)
+    render(body, pa, pb, out)
+    return out, body if pa.exact and pb.exact else None
+
+
+def render(body: dict[str, Any], pa: Parts, pb: Parts, out: Diff) -> None:
+    """Fill ``out`` from a patch body made of ``pa`` and ``pb`` (which name the paths)."""
+    root = body.get("root") or {}
+    for change in as_list(root.get("changes"), "changes"):
+        key = tuple(change["key"])
+        old, new = from_json(change.get("old")), from_json(change.get("new"))
+        _compare(old, new, "<root>", key, out, "old" in change, "new" in change)
+    _orders(root, "<root>", out)
+    types = body.get("types")
+    if types is not None:
+        old_types, new_types = types.get("old") or [], types.get("new") or []
+        out.types_added = sorted(set(new_types) - set(old_types))
+        out.types_removed = sorted(set(old_types) - set(new_types))
+        shared = set(old_types) & set(new_types)
+        out.types_reordered = [n for n in old_types if n in shared] != [
+            n for n in new_types if n in shared
+        ]
+    slots = as_list(body.get("slots"), "slots")
+    components = as_list(body.get("components"), "components")
+    _render_slots(slots, pa, pb, out)
+    _moves(slots, root, pa, pb, out)
+    _render_components(components, pa, pb, out)
+
+
+def _render_slots(records: list[dict[str, Any]], pa: Parts, pb: Parts, out: Diff) -> None:
+    for record in records:
+        key, op, path = record["id"], record["op"], record["path"]
+        if op == "remove":
+            out.slots_removed.append(SlotChange(pa.element_id(key), path))
+            continue
+        element_id = pb.element_id(key)
+        if op == "add":
+            out.slots_added.append(SlotChange(element_id, path))
+            continue
+        for change in as_list(record.get("changes"), "changes"):
+            old, new = from_json(change.get("old")), from_json(change.get("new"))
+            has_old, has_new = "old" in change, "new" in change
+            if change["key"] == ["Name", "Data"] and has_old and has_new:
+                out.slots_renamed.append(SlotChange(element_id, path, old, new))
+                continue
+            keys = tuple(change["key"])
+            owner = _holder_id(pb.slots[key], keys, None)
+            _compare(old, new, path, keys, out, has_old, has_new, owner)
+        _orders(record, path, out)
+        children = record.get("children")
+        if children is not None:
+            before, after = children["old"], children["new"]
+            kept_after = set(after)
+            kept = [k for k in before if k in kept_after]
+            shared = set(kept)
+            if kept != [k for k in after if k in shared]:
+                out.children_reordered.append(SlotChange(element_id, path))
+
+
+def _moves(
+    slots: list[dict[str, Any]], root: dict[str, Any], pa: Parts, pb: Parts, out: Diff
+) -> None:
+    """Slots and components that left one list and joined another: moved."""
+    for name in ("children", "components"):
+        left: dict[str, str] = {}
+        joined: dict[str, str] = {}
+        for record in slots:
+            lists = record.get(name)
+            before, after = _lists(record, lists, name)
+            _gone_and_come(before, after, record["id"], left, joined)
+        if name == "components" and isinstance(root.get("assets"), dict):
+            assets = root["assets"]
+            _gone_and_come(assets.get("old") or [], assets.get("new") or [], ASSETS, left, joined)
+        for key, new_owner in joined.items():
+            old_owner = left.get(key)
+            if old_owner is None:
+                continue
+            if name == "children":
+                change = SlotChange(
+                    pb.element_id(key),
+                    pb.slot_path(key),
+                    pa.slot_path(old_owner),
+                    pb.slot_path(new_owner),
+                )
+                out.slots_moved.append(change)
+            else:
+                out.components_moved.append(
+                    ComponentChange(
+                        pb.element_id(key),
+                        pb.type_name(key),
+                        pb.component_path(key),
+                        pa.component_path(key),
+                    )
+                )
+
+
+def _lists(record: dict[str, Any], lists: Any, name: str) -> tuple[list[str], list[str]]:
+    if record["op"] == "change":
+        return (lists["old"], lists["new"]) if isinstance(lists, dict) else ([], [])
+    items = list(record.get(name) or [])
+    return (items, []) if record["op"] == "remove" else ([], items)
+
+
+def _gone_and_come(
+    before: list[str], after: list[str], owner: str, left: dict[str, str], joined: dict[str, str]
+) -> None:
+    if before == after:
+        return
+    now, then = set(after), set(before)
+    for key in before:
+        if key not in now:
+            left[key] = owner
+    for key in after:
+        if key not in then:
+            joined[key] = owner
+
+
+def _render_components(records: list[dict[str, Any]], pa: Parts, pb: Parts, out: Diff) -> None:
+    for record in records:
+        key, op, path = record["id"], record["op"], record["path"]
+        if op in ("add", "remove"):
+            doc = record.get("doc") or {}
+            name = record.get("type") or type_label(from_json(doc.get("Type")))
+            change = ComponentChange(_real_id(pa, key, doc), name, path)
+            (out.components_added if op == "add" else out.components_removed).append(change)
+            continue
+        for item in as_list(record.get("changes"), "changes"):
+            old, new = from_json(item.get("old")), from_json(item.get("new"))
+            if item["key"] == ["Type"]:
+                names = item.get("type") or {}
+                if names.get("old") is not None and names.get("old") != names.get("new"):
+                    old, new = names["old"], names["new"]
+                out.values.append(ValueChange(f"{path} (Type)", key, old, new))
+                continue
+            keys = tuple(item["key"])
+            owner = _holder_id(pb.components[key], keys, pb.element_id(key))
+            _compare(old, new, path, keys, out, "old" in item, "new" in item, owner)
+        _orders(record, path, out)
+
+
+def _holder_id(view: dict[str, Any], keys: tuple[str, ...], default: str | None) -> str | None:
+    """The ID of the innermost element (member) holding the value at ``keys``."""
+    node: Any = view
+    found = default
+    for key in keys[:-1]:
+        node = node.get(key) if type(node) is dict else None
+        if type(node) is dict and isinstance(node.get("ID"), str):
+            found = node["ID"]
+    return found
+
+
+def _real_id(parts: Parts, key: str, doc: dict[str, Any]) -> str | None:
+    data = doc.get("Data")
+    element_id = data.get("ID") if isinstance(data, dict) else None
+    return element_id if isinstance(element_id, str) else parts.real_ids.get(key, key)
+
+
+def _orders(record: dict[str, Any], head: str, out: Diff) -> None:
+    for item in as_list(record.get("order"), "order"):
+        out.keys_reordered.append(_render(head, tuple(item["key"])))
 
 
 def _compare(
@@ -420,9 +343,12 @@ def _compare(
     out: Diff,
     in_a: bool = True,
     in_b: bool = True,
+    owner_id: str | None = None,
 ) -> None:
     """Record the differences between two decoded values (iteratively: no depth limit)."""
-    stack: list[tuple[Any, Any, Path, bool, bool, str | None]] = [(a, b, path, in_a, in_b, None)]
+    stack: list[tuple[Any, Any, Path, bool, bool, str | None]] = [
+        (a, b, path, in_a, in_b, owner_id)
+    ]
     while stack:
         a, b, path, in_a, in_b, element_id = stack.pop()
         if not in_a or not in_b:
@@ -442,6 +368,8 @@ def _compare(
         if type(a) is dict and type(b) is dict:
             if isinstance(a.get("ID"), str) and a.get("ID") == b.get("ID"):
                 element_id = a["ID"]
+            if [k for k in a if k in b] != [k for k in b if k in a]:
+                out.keys_reordered.append(_render(head, path))
             keys = list(a)
             keys += [k for k in b if k not in a]
             for key in reversed(keys):
@@ -450,7 +378,7 @@ def _compare(
             for item in reversed(_pair_items(a, b)):
                 index, item_a, item_b, has_a, has_b = item
                 stack.append((item_a, item_b, (*path, index), has_a, has_b, element_id))
-        elif not _same(a, b):
+        elif not same(a, b):
             out.values.append(ValueChange(_render(head, path), element_id, a, b))
 
 
@@ -487,30 +415,6 @@ def _pair_items(a: list[Any], b: list[Any]) -> list[tuple[int, Any, Any, bool, b
     return pairs
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Equal values of the same BSON type, keys in the same order; floats by their bits (a
-    NaN equals its own bits, -0.0 is not 0.0).  Iterative: values nest as deep as BSON allows."""
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y):
-            return False
-        if type(x) is float:
-            if _DOUBLE.pack(x) != _DOUBLE.pack(y):
-                return False
-        elif type(x) is list:
-            if len(x) != len(y):
-                return False
-            stack.extend(zip(x, y, strict=True))
-        elif type(x) is dict:
-            if list(x) != list(y):
-                return False
-            stack.extend((x[k], y[k]) for k in x)
-        elif x != y:
-            return False
-    return True
-
-
 def _render(head: str, path: Path) -> str:
     """``Root/Body:MeshRenderer.Materials[0]``: members' ``Data`` keys are left out."""
     text = head
@@ -531,4 +435,4 @@ def _show(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["ComponentChange", "Diff", "SlotChange", "ValueChange", "diff"]
+__all__ = ["ComponentChange", "Diff", "SlotChange", "ValueChange", "compare", "diff"]

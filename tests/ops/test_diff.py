@@ -137,8 +137,10 @@ def test_added_moved_and_removed_slots() -> None:
     assert not result.slots_added and not result.slots_renamed and not result.values
 
 
-def test_reordered_types_table_is_equal() -> None:
-    """Components are compared by type name: permuting Types (indices rewritten) is no change."""
+def test_reordered_types_table_is_one_change() -> None:
+    """Components are compared by type name: permuting Types (indices rewritten) changes no
+    component; the table's new order is the one change (the file's bytes differ, and the
+    patch carries it)."""
     tree = sample("orange3134_loading_standin.brson")
     doc = bsondoc.decode(tree.to_bson())
     order = list(reversed(range(len(doc["Types"]))))
@@ -152,7 +154,9 @@ def test_reordered_types_table_is_equal() -> None:
         stack.extend(slot["Children"])
     shuffled = brson.loads(brson.dumps(doc))
     assert shuffled.to_bson() != tree.to_bson()
-    assert diff(tree, shuffled).equal
+    result = diff(tree, shuffled)
+    assert changes(result) == {"types_reordered": True}
+    assert list(result.lines()) == ["~ type table reordered"]
 
 
 def test_type_table_changes_by_name() -> None:
@@ -245,3 +249,26 @@ def test_json_form_of_a_diff() -> None:
         {"id": after.root.id, "path": "X", "old": "Avatar Root Identification", "new": "X"}
     ]
     assert diff(before, before).to_dict()["equal"] is True
+
+
+def test_reordered_keys_are_a_change() -> None:
+    """Key order is part of the file: a slot whose members were reordered, or a component's
+    ``Data`` whose members were, is not equal (the patch carries the order; diff said equal)."""
+    tree = sample("orange3134_AvatarRootIdentification.brson")
+    doc = bsondoc.decode(tree.to_bson())
+    root = doc["Object"]
+    keys = list(root)
+    swapped = [keys[1], keys[0], *keys[2:]]
+    doc["Object"] = {k: root[k] for k in swapped}
+    data = doc["Object"]["Components"]["Data"][0]["Data"]
+    members = list(data)
+    doc["Object"]["Components"]["Data"][0]["Data"] = {k: data[k] for k in reversed(members)}
+    result = diff(tree, brson.loads(brson.dumps(doc)))
+    component = tree.root.components[0]
+    assert changes(result) == {
+        "keys_reordered": [tree.root.path, f"{tree.root.path}:{component.type.name}"]
+    }
+    assert list(result.lines()) == [
+        f"~ {tree.root.path}: keys reordered",
+        f"~ {tree.root.path}:{component.type.name}: keys reordered",
+    ]
