@@ -13,6 +13,7 @@ from brson.cli.gitdiff import GIT_EXTERNAL_COUNTS, external_diff
 from brson.errors import BrsonError
 from brson.model.tree import DataTree
 from brson.ops.diff import compare
+from brson.ops.diff import diff as diff_trees
 from brson.ops.patch import finish_patch
 
 app = typer.Typer()
