@@ -82,7 +82,7 @@ def _slot_text(node: FluxNode, graph: Graph) -> str:
     return f"slot {clean(slot.display_path())}"
 
 
-def _flow(flux: Flux, edge: Edge, labels: Labels) -> str:
+def flow(flux: Flux, edge: Edge, labels: Labels) -> str:
     """The connection as ``from → to`` in the direction it works."""
     node = flux.by_id[edge.node]
     here = f"{node_label(node)}.{clean(edge.member)}"
@@ -114,7 +114,7 @@ def text_lines(flux: Flux, slot: Slot | None = None) -> list[str]:
         for node in nodes:
             lines.append(f"  node {node_label(node)} {_slot_text(node, graph)} {_position(node)}")
         for edge in flux.edges_from(nodes):
-            lines.append(f"  {edge.kind} {_flow(flux, edge, labels)}")
+            lines.append(f"  {edge.kind} {flow(flux, edge, labels)}")
     return lines
 
 

@@ -27,8 +27,11 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from brson import flux
 from brson.collector import paused_gc
 from brson.document import bsondoc, jsonform
+from brson.flux.render import Labels, flow
+from brson.model import DataTree
 from brson.ops.engine import ASSETS, Parts, Undecomposable, cut, same, type_label
 from brson.ops.patchform import as_list, from_json, structural
 
@@ -75,6 +78,17 @@ class ValueChange:
     kind: str = "changed"
 
 
+@dataclass(frozen=True)
+class ConnectionChange:
+    """A ProtoFlux connection made or broken (:mod:`brson.flux`): ``connected`` or
+    ``disconnected``, the edge's kind (``value``, ``impulse``, ``read``, ``write``, ``drive``)
+    and the connection as ``A.Output → B.Input`` in the direction it works."""
+
+    change: str
+    kind: str
+    flow: str
+
+
 @dataclass
 class Diff:
     """Everything that differs from ``a`` to ``b``; empty (falsy) when the trees are equal."""
@@ -94,6 +108,9 @@ class Diff:
     types_reordered: bool = False
     #: Paths of documents whose keys are in another order (a change of the file's bytes).
     keys_reordered: list[str] = field(default_factory=list)
+    #: ProtoFlux connections made and broken; the reference members that hold them are not
+    #: also listed in :attr:`values` (see :func:`add_connections`).
+    connections: list[ConnectionChange] = field(default_factory=list)
 
     @property
     def equal(self) -> bool:
@@ -134,6 +151,9 @@ class Diff:
             yield f"- component {c.path} ({c.id}) {c.type}"
         for c in self.components_moved:
             yield f"> component {c.path} ({c.id}): moved from {c.old_path}"
+        for link in self.connections:
+            mark = "+" if link.change == "connected" else "-"
+            yield f"{mark} {link.change} {link.kind} {link.flow}"
         for v in self.values:
             if v.kind == "added":
                 yield f"+ {v.path} = {_show(v.new)}"
@@ -152,8 +172,54 @@ class Diff:
 
 
 def diff(a: HasBson, b: HasBson) -> Diff:
-    """What changed from ``a`` to ``b``."""
-    return compare(a.to_bson(), b.to_bson())[0]
+    """What changed from ``a`` to ``b`` (with ProtoFlux connections when both are trees)."""
+    out = compare(a.to_bson(), b.to_bson())[0]
+    if isinstance(a, DataTree) and isinstance(b, DataTree):
+        add_connections(out, a, b)
+    return out
+
+
+def add_connections(out: Diff, a: DataTree, b: DataTree) -> None:
+    """The ProtoFlux connections made and broken from ``a`` to ``b``, into ``out``: a changed
+    input reads as ``connected X.Out → Y.In`` instead of a reference ID that changed, so the
+    value changes of the members holding them are dropped.  Only when values changed (a
+    connection is a member's value), from one linear pass over each tree's ProtoFlux."""
+    if not out.values:
+        return
+    before, after = flux.build(a), flux.build(b)
+    old, new = _keyed(before), _keyed(after)
+    holders: set[str] = set()
+    for key in old.keys() - new.keys():
+        edge = old[key]
+        out.connections.append(ConnectionChange("disconnected", edge.kind, _flow(before, edge)))
+        holders.update(_holder_ids(before, edge))
+    for key in new.keys() - old.keys():
+        edge = new[key]
+        out.connections.append(ConnectionChange("connected", edge.kind, _flow(after, edge)))
+        holders.update(_holder_ids(after, edge))
+    if holders:
+        out.values = [v for v in out.values if v.id not in holders]
+
+
+def _keyed(graph: flux.Flux) -> dict[tuple[str, str, str, str], flux.Edge]:
+    return {(e.kind, e.node, e.member, e.target): e for e in graph.edges}
+
+
+def _flow(graph: flux.Flux, edge: flux.Edge) -> str:
+    return flow(graph, edge, Labels(graph))
+
+
+def _holder_ids(graph: flux.Flux, edge: flux.Edge) -> Iterator[str]:
+    """The ID of the member that holds ``edge`` on its node (where a value change shows it)."""
+    node = graph.by_id.get(edge.node)
+    if node is None or node.slot is None:
+        return
+    for component in node.slot.components:
+        if component.id == edge.node:
+            data = component.decoded().get("Data")
+            member = data.get(edge.member) if type(data) is dict else None
+            if type(member) is dict and type(member.get("ID")) is str:
+                yield member["ID"]
 
 
 def compare(bytes_a: bytes, bytes_b: bytes) -> tuple[Diff, dict[str, Any] | None]:

@@ -272,3 +272,52 @@ def test_reordered_keys_are_a_change() -> None:
         f"~ {tree.root.path}: keys reordered",
         f"~ {tree.root.path}:{component.type.name}: keys reordered",
     ]
+
+
+def _set(tmp_path: Path, name: str, target: str, value: str) -> DataTree:
+    """``brson set`` on a real sample (the public edit a user makes), the result loaded."""
+    from brson.cli.app import main
+
+    out = tmp_path / f"edited-{len(list(tmp_path.iterdir()))}.brson"
+    assert main(["set", str(SAMPLES / name), target, value, "-o", str(out)]) == 0
+    return brson.load(out)
+
+
+def test_a_protoflux_input_changed_reads_as_connections(tmp_path: Path) -> None:
+    """Disconnecting an input and connecting it elsewhere are connection lines, not a changed
+    reference ID (and the member's value change is not listed as well)."""
+    name = "orange3134_AvatarRootIdentification.brson"
+    base = sample(name)
+    slot = next(s for s in base.walk() if s.name == "ObjectEquals`1")
+    other = next(s for s in base.walk() if s.name == "RefObjectInput`1").components[0].id
+    edited = _set(tmp_path, name, f"{slot.id}:ObjectEquals<User>.A", other)
+    result = diff(base, edited)
+    assert [(c.change, c.kind) for c in result.connections] == [
+        ("disconnected", "value"),
+        ("connected", "value"),
+    ]
+    equals = slot.components[0].id
+    lines = list(result.lines())
+    assert lines[0].startswith("- disconnected value GetActiveUserSelf("), lines
+    assert lines[0].endswith(f"ObjectEquals<User>({equals}).A"), lines
+    assert lines[1].startswith("+ connected value RefObjectInput<User>("), lines
+    assert lines[1].endswith(f"ObjectEquals<User>({equals}).A"), lines
+    assert not result.values, result.values
+    back = diff(edited, base)
+    swap = {"connected": "disconnected", "disconnected": "connected"}
+    assert {(c.change, c.flow) for c in back.connections} == {
+        (swap[c.change], c.flow) for c in result.connections
+    }
+    # only a disconnection: one line
+    cut = _set(tmp_path, name, f"{slot.id}:ObjectEquals<User>.A", "null")
+    assert [line.split(" ")[:3] for line in diff(base, cut).lines()] == [
+        ["-", "disconnected", "value"]
+    ]
+
+
+def test_a_value_change_outside_protoflux_stays_a_value_change(tmp_path: Path) -> None:
+    name = "orange3134_AvatarRootIdentification.brson"
+    base = sample(name)
+    edited = _set(tmp_path, name, "Avatar Root Identification:ValueCopy<bool>.WriteBack", "true")
+    result = diff(base, edited)
+    assert not result.connections and result.values
