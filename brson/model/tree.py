@@ -22,7 +22,7 @@ from brson.container import Container
 from brson.document import raw
 from brson.errors import PATH_LIMIT, ModelError, SelectorError
 from brson.model import slotmatch, transform
-from brson.model.idforms import GUID, ID_HEAD, leading_id
+from brson.model.ids.forms import GUID, ID_HEAD, leading_id
 from brson.model.node import _MISSING, _NO_VALS, Node
 from brson.model.typename import TypeName, is_type_name
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from brson.model.documents import ComponentDoc, DataTreeDoc, MemberDoc, SlotDoc
     from brson.model.edit import Removal
-    from brson.model.ids import IdIndex
+    from brson.model.ids.index import IdIndex
 
 
 #: Slot keys that hold a Member (``{ID, Data}``), with the Python attribute that exposes them.
@@ -1322,7 +1322,7 @@ class DataTree(Node):
         """The slots an ID names, answered from the bytes when its ``ID`` element occurs at
         most once (one C search instead of building the whole ID index, ~3.5x the BSON in
         memory on a big world); None when the index must decide (a repeated ID)."""
-        from brson.model.ids import Location, element_at
+        from brson.model.ids.locate import Location, element_at
 
         head = ID_HEAD + element_id.encode() + b"\x00"
         buf = self._buf
@@ -1372,7 +1372,7 @@ class DataTree(Node):
     def ids(self) -> IdIndex:
         """Every element that has an ID (built on first use, dropped on edits)."""
         if self._ids is None:
-            from brson.model.ids import IdIndex
+            from brson.model.ids.index import IdIndex
 
             self._ids = IdIndex.build(self)
         return self._ids

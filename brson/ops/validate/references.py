@@ -17,9 +17,9 @@ from __future__ import annotations
 import itertools
 import re
 
-from brson.graph import located
-from brson.model.idforms import ID_HEAD
-from brson.model.ids import IdCensus, Location
+from brson.model.ids.forms import ID_HEAD
+from brson.model.ids.locate import Location, located
+from brson.model.ids.scan import IdCensus
 from brson.model.tree import SLOT_MEMBERS, DataTree, Slot, is_guid
 from brson.ops.validate.context import (
     ComponentInfo,
