@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from brson.model.tree import Component, Member
+from brson.model.component import Component
+from brson.model.member import Member
 
 
 def field_member(component: Component, key: str) -> Member | None:

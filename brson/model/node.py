@@ -192,6 +192,11 @@ class Node:
         held = owner._held(key)  # noqa: SLF001  (Node's own protocol, on a Node)
         return held if isinstance(held, Node) and held is not self else None
 
+    def fields_node(self, make: bool) -> Node | None:
+        """The node holding the member views this one hands out (see :meth:`holder`): itself;
+        a component's ``Data`` node (made now with ``make``), as its fields live there."""
+        return self
+
     def child_nodes(self, key: str, cls: type[N]) -> list[N] | None:
         """The array at ``key`` as a list of nodes (non-document items are kept as values)."""
         value = self._held(key)

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from brson.errors import BrsonError
+from brson.model.component import Component
 from brson.model.ids.locate import locate_many
 from brson.model.ids.scan import definition_offsets
-from brson.model.tree import Component
 from brson.view.data import ViewData, ViewError, walk_keys
 
 #: Slots the ``--html`` export takes at most (the 10k-slot benchmark world: 157 MiB, 2 min).

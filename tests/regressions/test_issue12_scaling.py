@@ -31,7 +31,7 @@ import pytest
 import brson
 from brson.godot.export import export_scene
 from brson.graph import ReferenceGraph
-from brson.model.tree import Slot
+from brson.model.slot import Slot
 from brson.ops.diff import diff
 from brson.ops.extract import extract
 from brson.ops.validate import validate

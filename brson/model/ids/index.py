@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brson.collector import paused_gc
-from brson.model.ids.forms import DEFINITION, PARENT_REFERENCE, REFERENCE, defines_id
+from brson.model.component import Component
+from brson.model.ids.forms import DEFINITION, PARENT_REFERENCE, REFERENCE, defines_id, is_guid
 from brson.model.ids.locate import Location, Path, element_at
 from brson.model.ids.scan import DefinitionTable, id_spans, repeated_links
-from brson.model.tree import Component, DataTree, Element, Slot, is_guid
+from brson.model.slot import Slot
+from brson.model.tree import DataTree, Element
 
 
 class _LazyDefinitions(dict[str, Location]):
