@@ -30,7 +30,9 @@ class Component(Node):
     __slots__ = ("_data_node", "_slot")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        Node.__init__(self, buf, start, end, owner)  # not super(): a walk makes 40k of these
+        # Not super(): its proxy object is a third of a node's construction, and a walk makes
+        # one node per slot and component, a field read one per member.
+        Node.__init__(self, buf, start, end, owner)
         self._slot: Slot | None = None
         #: The Data node, kept here rather than in the overlay until it is edited: an
         #: overlay dict per component is one more object per component for the collector.
@@ -68,9 +70,9 @@ class Component(Node):
 
     @property
     def data(self) -> Node:
-        """The ``Data`` document's node: one per component (``c.data is c.data``).  Made as a
-        view (:meth:`Node.child_view`) and kept in a slot of its own, so an unedited component
-        allocates no overlay; its first edit registers it in the overlay, which writes it."""
+        """The ``Data`` document's node, one per component (:mod:`brson.model.node`): a view
+        kept in an attribute, so an unedited component allocates no overlay; its first edit
+        registers it in the overlay, which writes it."""
         vals = self._vals
         if "Data" in vals:  # edited, or built by an edit
             held = vals["Data"]

@@ -35,17 +35,13 @@ def holds_documents(buf: bytes, elem: raw.Element) -> bool:
 class Member(Node):
     """A field: ``{"ID": ..., "Data": ...}``.  ``value`` is Data; lists hold Members.
 
-    Members are views (:meth:`Node.child_view`): reading ``component.fields`` or
-    ``slot.member("Name")`` twice gives two objects over the same bytes until one is edited.
-    The first edit registers the edited one with its owner: every later read of that field
-    returns it, ``dumps`` writes it, and an older view of the same field forwards to it (its
-    reads and edits are the registered member's).  Compare members by ``id``, not identity.
-    """
+    Members are views: two reads give two equal objects, a stale one forwards to the member
+    an edit registered (the identity contract: :mod:`brson.model.node`)."""
 
     __slots__ = ("_data", "_items")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        Node.__init__(self, buf, start, end, owner)  # not super(): measured slower
+        Node.__init__(self, buf, start, end, owner)  # (see Component.__init__)
         #: The ``Data`` element, when found at the engine layout's place (never changes: the
         #: bytes do not; an edit shows in the overlay, which reads check first).
         self._data: raw.Element | None = None
@@ -59,25 +55,19 @@ class Member(Node):
     ) -> dict[str, Member]:
         """The members at the spans of ``owner``'s buffer that one scan found
         (:func:`brson.document.raw.component_fields`), by key: the member ``owner`` holds for
-        a key when it holds one, else a view, made without ``Member.__init__`` (one call
-        less per member, and ``_data`` comes from the scan instead of None).  ``owner`` is the
+        a key when it holds one, else a view (its ``Data`` element from the scan).  ``owner`` is the
         component's Data node, or the component itself while it has none (the views then
         reach Data on their first edit, see :meth:`_attach`)."""
         buf = owner.buffer
         held = owner.overlay
-        new, init = object.__new__, Node.__init__
         out: dict[str, Member] = {}
         for key, start, end, data in found:
             if held and isinstance(kept := held.get(key), Member):
                 kept.tree = tree
                 out[key] = kept
                 continue
-            member: Member = new(cls)
-            init(member, buf, start, end, owner)
-            member._tree = tree
-            member._key = key
-            member._data = data
-            member._items = None
+            member = cls(buf, start, end, owner)
+            member._tree, member._key, member._data = tree, key, data
             if data is None and "ID" not in member:
                 continue  # a sub-document that is not a member
             out[key] = member

@@ -103,7 +103,7 @@ class Slot(Node):
     _last_shape: ClassVar[_Shape] = _Shape(())
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
-        Node.__init__(self, buf, start, end, owner)  # not super() (see Component.__init__)
+        Node.__init__(self, buf, start, end, owner)  # (see Component.__init__)
         self._parent: Slot | None = None
         #: (tree generation, path): paths are asked for per reference, and each costs the
         #: depth; a memo valid until the next edit makes that once per slot.
@@ -295,8 +295,7 @@ class Slot(Node):
         gives its ``id`` and lets an edit keep the value's width."""
         if self.etype(key) not in (None, 0x03):
             return None
-        # Components is kept: the components it lists are kept nodes (their identity is
-        # what references, the ID index and edits hold on to).  The rest are views.
+        # Components is kept, the rest are views (the identity contract: brson.model.node).
         if key == "Components":
             member = self.child_node(key, Member)
         else:

@@ -306,9 +306,6 @@ class DataTree(Node):
         self._types = None
         self._generation += 1
 
-    def to_bson(self) -> bytes:
-        return super().to_bson()
-
     def renumber(self) -> DataTree:
         """A copy with every ID renumbered sequentially (see
         :func:`brson.model.numbering.renumber`)."""
