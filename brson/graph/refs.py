@@ -27,14 +27,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from brson.collector import paused_gc
-from brson.model.component import Component
+from brson.model import Component, DataTree, IdRef, Member, Slot
 from brson.model.ids.index import IdIndex
 from brson.model.ids.locate import Location, describe_many, element_at, locate_many
 from brson.model.ids.scan import definition_offsets, scan_references
-from brson.model.member import Member
 from brson.model.node import Node
-from brson.model.slot import Slot
-from brson.model.tree import DataTree, Element, IdRef
+from brson.model.tree import Element
 
 #: Lookups answered one at a time before the graph locates all sources (or all targets) in
 #: one pass: a single lookup costs a descent from the root (sources) or a search of the buffer

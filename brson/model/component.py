@@ -27,13 +27,14 @@ _TYPE_INT32 = b"\x10Type\x00"
 class Component(Node):
     """``{"Type": index or name, "Data": {"ID", "persistent-ID", "UpdateOrder", "Enabled", …}}``."""
 
-    __slots__ = ("_data_node", "_slot")
+    __slots__ = ("_data_node", "slot")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         # Not super(): its proxy object is a third of a node's construction, and a walk makes
         # one node per slot and component, a field read one per member.
         Node.__init__(self, buf, start, end, owner)
-        self._slot: Slot | None = None
+        #: The slot whose Components hold this one (None for root Assets and new ones).
+        self.slot: Slot | None = None
         #: The Data node, kept here rather than in the overlay until it is edited: an
         #: overlay dict per component is one more object per component for the collector.
         self._data_node: Node | None = None
@@ -48,7 +49,7 @@ class Component(Node):
         """A component its slot read straight from the bytes (:meth:`Slot._scan_components`)
         is owned by the slot until the first edit below it: the slot then makes its
         ``Components`` member, which owns the component and writes the edit."""
-        slot = self._slot
+        slot = self.slot
         if slot is not None and owner is slot:
             slot.materialize_components()  # sets this component's owner and key
             return
@@ -58,7 +59,7 @@ class Component(Node):
     def owner(self) -> Node | None:
         """The ``Components`` member holding this component (made now for one its slot read
         straight from the bytes)."""
-        slot = self._slot
+        slot = self.slot
         if slot is not None and self._owner is slot:
             slot.materialize_components()
         return self._owner
@@ -173,15 +174,6 @@ class Component(Node):
         except ModelError:
             return False
 
-    @property
-    def slot(self) -> Slot | None:
-        """The slot whose Components hold this one (None for root Assets and new ones)."""
-        return self._slot
-
-    @slot.setter
-    def slot(self, slot: Slot | None) -> None:
-        self._slot = slot
-
     def fields_node(self, make: bool) -> Node | None:
         return self.data if make else self.data_held()
 
@@ -247,7 +239,7 @@ class Component(Node):
         return isinstance(key, str) and self._member(key) is not None
 
     def _where(self) -> str | None:
-        return self._slot.path if self._slot is not None else None
+        return self.slot.path if self.slot is not None else None
 
     def model(self) -> ComponentDoc:
         from brson.model.documents import ComponentDoc, validated

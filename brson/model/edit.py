@@ -31,14 +31,11 @@ from bson.int64 import Int64
 
 from brson.document import raw
 from brson.errors import GraphError, ModelError
-from brson.model.component import Component
+from brson.model import Component, DataTree, Member, Slot
 from brson.model.ids.forms import defines_id
 from brson.model.ids.locate import Location
-from brson.model.member import Member
 from brson.model.node import Node
 from brson.model.numbering import FreshIds, id_elements
-from brson.model.slot import Slot
-from brson.model.tree import DataTree
 from brson.model.typename import TypeName
 
 References = Literal["report", "null", "fail"]

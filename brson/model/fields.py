@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brson.model.component import Component
-from brson.model.member import Member
+from brson.model import Component, Member
 
 
 def field_member(component: Component, key: str) -> Member | None:

@@ -1,12 +1,9 @@
 """A member: one field ``{"ID", "Data"}`` of a slot or a component, handed out as a view.
 
-Why not one pydantic object per element: a big world has millions of members, and building (or
-validating) a model for each costs 2-4x a plain decode and ~10x the BSON size in memory.  The
-model's classes (this one, :mod:`~brson.model.component`, :mod:`~brson.model.slot`, the
-:mod:`~brson.model.tree`) index the bytes instead and decode on access; the pydantic models in
-:mod:`brson.model.documents` describe the same shapes for validation and JSON Schema, and
-``model()`` materializes them on demand.  When two reads give the same object is stated once,
-in :mod:`brson.model.node`.
+Why no pydantic object per element: a big world has millions of members, and building one
+for each costs 2-4x a plain decode and ~10x the BSON in memory.  The model's classes index
+the bytes and decode on access; ``model()`` validates into :mod:`brson.model.documents` on
+demand.  When two reads give the same object: :mod:`brson.model.node`.
 """
 
 from __future__ import annotations

@@ -155,10 +155,10 @@ class Node:
         view :meth:`child_view` gives, held here from the start."""
         node = self.child_view(key, cls)
         view: Node | None = node
-        if view is not None and view.view_key is not None:
+        if view is not None and view._key is not None:  # noqa: SLF001  (Node's own protocol)
             # What _attach does for a key nothing holds yet (child_view found the element).
             self._keep(key, view)
-            view._key = None  # noqa: SLF001  (Node's own protocol, on a Node)
+            view._key = None  # noqa: SLF001
         return node
 
     def child_view(self, key: str, cls: type[N]) -> N | None:
@@ -176,12 +176,6 @@ class Node:
         node = cls(self._buf, elem[2], elem[3], self)
         node._key = key
         return node
-
-    @property
-    def view_key(self) -> str | None:
-        """The key this node stands for in its owner while it is a view the owner does not
-        hold (:meth:`child_view`); None once held, or for a kept node."""
-        return self._key
 
     def holder(self) -> Node | None:
         """For a view: the node its owner holds for the same key when that is another one

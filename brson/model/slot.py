@@ -97,17 +97,17 @@ _TWO_ENDS = struct.Struct("=2Q")
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
-    __slots__ = ("_comps", "_ends", "_kids", "_listing", "_parent", "_path_memo", "_shape")
+    __slots__ = ("_comps", "_ends", "_kids", "_listing", "_shape", "parent", "path_memo")
 
     #: The key layout of the last slot indexed; engine-written slots all share one.
     _last_shape: ClassVar[_Shape] = _Shape(())
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         Node.__init__(self, buf, start, end, owner)  # (see Component.__init__)
-        self._parent: Slot | None = None
-        #: (tree generation, path): paths are asked for per reference, and each costs the
-        #: depth; a memo valid until the next edit makes that once per slot.
-        self._path_memo: tuple[int, str] | None = None
+        self.parent: Slot | None = None
+        #: (tree generation, path) as last computed: paths are asked for per reference, and
+        #: each costs the depth; a memo valid until the next edit makes that once per slot.
+        self.path_memo: tuple[int, str] | None = None
         #: A slot in a shared layout keeps its elements' end offsets (one tuple of ints) and
         #: the layout, not an index dict: the dict's tuples, one per key, were counted by the
         #: collector as new objects and doubled its collections over a walk (see _element).
@@ -305,23 +305,6 @@ class Slot(Node):
         return member
 
     @property
-    def parent(self) -> Slot | None:
-        return self._parent
-
-    @parent.setter
-    def parent(self, slot: Slot | None) -> None:
-        self._parent = slot
-
-    @property
-    def path_memo(self) -> tuple[int, str] | None:
-        """``(tree generation, path)`` as last computed (see :attr:`path`)."""
-        return self._path_memo
-
-    @path_memo.setter
-    def path_memo(self, memo: tuple[int, str] | None) -> None:
-        self._path_memo = memo
-
-    @property
     def children(self) -> list[Slot]:
         if self._kids is None and self._vals is _NO_VALS and self._keys is None:
             # An unedited empty Children (a leaf: a third of a big world's slots) keeps no
@@ -343,7 +326,7 @@ class Slot(Node):
         for item in items:  # the attributes, not their properties: a walk does this per slot
             if isinstance(item, Slot):
                 item._tree = tree  # noqa: SLF001
-                item._parent = self  # noqa: SLF001
+                item.parent = self
         return items
 
     @property
@@ -372,7 +355,7 @@ class Slot(Node):
         for item in items:  # the attributes, not their properties: 40k components per walk
             if isinstance(item, Component):
                 item._tree = tree  # noqa: SLF001
-                item._slot = self  # noqa: SLF001
+                item.slot = self
                 out.append(item)
         return out
 
@@ -412,7 +395,7 @@ class Slot(Node):
         tree = self._tree
         if tree is not None:
             generation = tree.generation
-            memo = self._path_memo  # the usual case, what the loop below ends with
+            memo = self.path_memo  # the usual case, what the loop below ends with
             if memo is not None and memo[0] == generation and len(memo[1]) <= limit:
                 return memo[1]
             size = 0
@@ -443,7 +426,7 @@ class Slot(Node):
 
     @property
     def depth(self) -> int:
-        depth, node = 0, self._parent
+        depth, node = 0, self.parent
         while node is not None:
             depth, node = depth + 1, node.parent
         return depth

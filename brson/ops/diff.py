@@ -28,11 +28,8 @@ from bson.int64 import Int64
 
 from brson.document import jsonform
 from brson.errors import BrsonError, ModelError
-from brson.model import elements
-from brson.model.component import Component
+from brson.model import Component, DataTree, Slot, elements
 from brson.model.node import Node
-from brson.model.slot import Slot
-from brson.model.tree import DataTree
 from brson.model.typename import TypeName
 
 #: Slot keys that are structure, compared as such rather than as values.

@@ -37,17 +37,14 @@ from bson.int64 import Int64
 
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
-from brson.model import elements
-from brson.model.component import Component
+from brson.model import Component, DataTree, Slot, elements
 from brson.model.ids.forms import DEFINITION_BYTES, REFERENCE_BYTES
 from brson.model.ids.index import IdIndex
 from brson.model.ids.locate import Location, TypeLabels, described, locate_many, located
 from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes
 from brson.model.node import Node
 from brson.model.numbering import FreshIds, numbered_ids_in_bytes
-from brson.model.slot import Slot
 from brson.model.spans import ASSETS, ComponentSpans
-from brson.model.tree import DataTree
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")

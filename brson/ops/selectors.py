@@ -11,10 +11,7 @@ import re
 from collections.abc import Callable
 
 from brson.errors import ModelError, SelectorError
-from brson.model.component import Component
-from brson.model.member import Member
-from brson.model.slot import Slot
-from brson.model.tree import DataTree
+from brson.model import Component, DataTree, Member, Slot
 
 _INDEXED = re.compile(r"(.*)\[(-?\d+)\]\Z", re.DOTALL)
 

@@ -21,11 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from brson.errors import ModelError, SelectorError
-from brson.model.component import Component
+from brson.model import Component, DataTree, Member, Slot
 from brson.model.edit import set_value
-from brson.model.member import Member
-from brson.model.slot import Slot
-from brson.model.tree import DataTree
 from brson.ops.textvalues import parse_text
 
 #: Variable component (short generic name) -> (kind, member holding the value or its target).

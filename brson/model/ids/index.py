@@ -28,12 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brson.collector import paused_gc
-from brson.model.component import Component
+from brson.model import Component, DataTree, Slot
 from brson.model.ids.forms import DEFINITION, PARENT_REFERENCE, REFERENCE, defines_id, is_guid
 from brson.model.ids.locate import Location, Path, element_at
 from brson.model.ids.scan import DefinitionTable, id_spans, repeated_links
-from brson.model.slot import Slot
-from brson.model.tree import DataTree, Element
+from brson.model.tree import Element
 
 
 class _LazyDefinitions(dict[str, Location]):

@@ -21,13 +21,10 @@ from typing import Any
 from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import ModelError
-from brson.model import elements
-from brson.model.component import Component
-from brson.model.member import Member
+from brson.model import Component, DataTree, IdRef, Member, Slot, elements
 from brson.model.node import Node
-from brson.model.slot import Slot
 from brson.model.spans import ASSETS, ComponentSpans, document_spans
-from brson.model.tree import DataTree, Element, IdRef
+from brson.model.tree import Element
 
 #: A path inside an anchor: keys (str) and list positions (int).
 Path = tuple[str | int, ...]

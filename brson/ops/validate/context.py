@@ -15,9 +15,8 @@ from bson.code import Code
 from bson.int64 import Int64
 
 from brson._speedups import load
+from brson.model import DataTree, Slot
 from brson.model.ids.forms import DEFINING_KEY_SUFFIX, GUID_PATTERN, ID_KEY, holds_own_id, is_guid
-from brson.model.slot import Slot
-from brson.model.tree import DataTree
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.findings import Findings
 
