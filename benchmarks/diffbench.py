@@ -28,7 +28,7 @@ def make_edited(path: Path, out: Path) -> Path:
     """Write ``path``'s tree with ~1% of its slots edited to ``out`` (codec from its name)."""
     import brson
     from brson.model.numbering import FreshIds
-    from brson.model.tree import Slot
+    from brson.model.slot import Slot
 
     tree = brson.load(path, max_size=MAX_SIZE)
     fresh = FreshIds.for_tree(tree, rng=random.Random(14))
@@ -51,7 +51,7 @@ def make_edited(path: Path, out: Path) -> Path:
 
 def _change_float(slot: object) -> None:
     """Add 0.5 to the first float member of the slot's components (its Position if none)."""
-    from brson.model.tree import Slot
+    from brson.model.slot import Slot
 
     assert isinstance(slot, Slot)
     for component in slot.components:
@@ -72,7 +72,8 @@ def _remove_component(slot: object) -> None:
     preparing the file take an hour.  References to the component are left dangling, as a
     file edited by another tool may have them; the diff does not follow references.
     """
-    from brson.model.tree import Component, Slot
+    from brson.model.component import Component
+    from brson.model.slot import Slot
 
     assert isinstance(slot, Slot)
     member = slot.components_member

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import brson
 from brson.graph.refs import ReferenceGraph
-from brson.model.tree import DataTree, Slot
+from brson.model.slot import Slot
+from brson.model.tree import DataTree
 from brson.package import load_package
 
 HERE = Path(__file__).resolve().parent

@@ -485,8 +485,8 @@ def make_edited(path: Path, out: Path) -> Path:
     either writes the same bytes: cycling through a rename, a float member changed by 0.5 (the
     Position if the slot has no float member), its last component dropped from the list, and
     a new child slot (IDs from the file's sequential counter, so deterministic)."""
+    from brson.model.component import Component
     from brson.model.numbering import FreshIds
-    from brson.model.tree import Component
 
     tree = brson.load(path, max_size=4 << 30)
     fresh = FreshIds.for_tree(tree, rng=random.Random(14))

@@ -32,7 +32,10 @@ if TYPE_CHECKING:
         VariantError,
     )
     from brson.fileio import FileError
-    from brson.model.tree import Component, DataTree, IdRef, Member, Slot
+    from brson.model.component import Component
+    from brson.model.member import Member
+    from brson.model.slot import Slot
+    from brson.model.tree import DataTree, IdRef
     from brson.model.typename import TypeName
 
 __version__ = "0.1.0"
@@ -42,7 +45,7 @@ _EXPORTS = {
     "BrsonError": "brson.errors",
     "Codec": "brson.codecs",
     "CodecError": "brson.errors",
-    "Component": "brson.model.tree",
+    "Component": "brson.model.component",
     "Container": "brson.container",
     "ContainerError": "brson.errors",
     "DataTree": "brson.model.tree",
@@ -51,11 +54,11 @@ _EXPORTS = {
     "GraphError": "brson.errors",
     "IdRef": "brson.model.tree",
     "LimitError": "brson.errors",
-    "Member": "brson.model.tree",
+    "Member": "brson.model.member",
     "ModelError": "brson.errors",
     "PackageError": "brson.errors",
     "SelectorError": "brson.errors",
-    "Slot": "brson.model.tree",
+    "Slot": "brson.model.slot",
     "TypeName": "brson.model.typename",
     "VariantError": "brson.errors",
     "dump": "brson.api",

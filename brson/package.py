@@ -450,7 +450,7 @@ def packdb_names(bson_bytes: bytes) -> list[str]:
 
 def packdb_references(tree: DataTree) -> dict[str, list[str]]:
     """Asset name -> where the tree names it (``Slot/Path:Component.Field``), in file order."""
-    from brson.model.ids import Location, locate
+    from brson.model.ids.locate import Location, locate
 
     if tree.modified:
         tree = DataTree(tree.to_bson())

@@ -10,8 +10,8 @@ every call when the extension is missing or ``BRSON_PURE_PYTHON`` is set:
 
 - ``_rawc``: the BSON element indexer's byte loops (:mod:`brson.document.raw`) and the framing
   check before pymongo's decoder (:mod:`brson.document.framing`);
-- ``_idscanc``: the one-pass ID scan and its definition table (:mod:`brson.model.idscan`);
-- ``_spansc``: the walk that finds every component's byte span (:mod:`brson.graph.spans`);
+- ``_idscanc``: the one-pass ID scan and its definition table (:mod:`brson.model.ids.scan`);
+- ``_spansc``: the walk that finds every component's byte span (:mod:`brson.model.spans`);
 - ``_fieldsc``: validate's per-field loop (:mod:`brson.ops.validate.context`);
 - ``_tscnc``: the Godot 4 metadata writer (:mod:`brson.godot.export`).
 

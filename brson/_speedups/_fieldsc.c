@@ -7,15 +7,15 @@
    guids(values, table, shape) -> bool
        all_guids: every value is a str whose characters, mapped through `table` (256 bytes:
        the shape class of each ASCII character), spell `shape` (one GUID's shape).  The shape
-       and the table come from context.py, built from idforms.GUID_PATTERN.
+       and the table come from context.py, built from ids.forms.GUID_PATTERN.
 
    scan_all(datas, table, shape, id_key, suffix) -> list[list[str]] | None
        For a slot's components' `Data` dicts: the keys that are not members of each, when
        every ID among them (a member's `id_key`, a non-null value under `id_key` or a key
        ending with `suffix`) is a GUID; None otherwise, and None for anything unexpected (a
        key that is not an exact str, a data that is not an exact dict): the Python path then
-       decides, so it is the one source of every finding.  The keys come from idforms
-       (`ID_KEY`, `DEFINING_KEY_SUFFIX`: the rule is `idforms.holds_own_id`), not from here.
+       decides, so it is the one source of every finding.  The keys come from ids.forms
+       (`ID_KEY`, `DEFINING_KEY_SUFFIX`: the rule is `ids.forms.holds_own_id`), not from here.
 
    CPython C API only; no reference is borrowed across a call that could run Python code. */
 
@@ -53,7 +53,7 @@ typedef struct {
     Py_ssize_t size;
 } Form;
 
-/* The keys holding a component's own IDs (idforms.holds_own_id): `id` itself, and every key
+/* The keys holding a component's own IDs (ids.forms.holds_own_id): `id` itself, and every key
    ending with `suffix`; both ASCII.  `id` is also the key of a member's ID. */
 typedef struct {
     PyObject *id;
@@ -147,7 +147,7 @@ ends_with(PyObject *key, Py_ssize_t n, const unsigned char *text, Py_ssize_t len
     return 1;
 }
 
-/* idforms.holds_own_id of a ready, exact str key. */
+/* ids.forms.holds_own_id of a ready, exact str key. */
 static int
 is_id_key(PyObject *key, const Keys *k)
 {

@@ -1,4 +1,4 @@
-"""Types of the C ID scan (brson/_speedups/_idscanc.c); idscan.py calls it."""
+"""Types of the C ID scan (brson/_speedups/_idscanc.c); ids/scan.py calls it."""
 
 from typing import overload
 

@@ -1,4 +1,4 @@
-/* The walk of brson/graph/spans.py's ComponentSpans in C: every slot under a tree's Object
+/* The walk of brson/model/spans.py's ComponentSpans in C: every slot under a tree's Object
  * and every component's value span, in one pass over the bytes.
  *
  * The Python walk indexes each slot (raw.index_like), each Components member

@@ -30,9 +30,8 @@ from brson.cli.common import (
 from brson.codecs import Codec
 from brson.container import is_package_name
 from brson.document import jsonform
-from brson.model import edit
+from brson.model import DataTree, Slot, edit
 from brson.model.numbering import renumber
-from brson.model.tree import DataTree, Slot
 from brson.ops import importing, variables
 from brson.ops.patch import PatchError, apply_patch, read_patch
 from brson.ops.selectors import component_on, field_at

@@ -25,7 +25,7 @@ from brson.errors import BrsonError
 from brson.fileio import same_file, write_atomic
 from brson.godot import export
 from brson.godot.tscn import FORMAT
-from brson.model.tree import Slot
+from brson.model.slot import Slot
 
 app = typer.Typer()
 

@@ -29,9 +29,9 @@ from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
 from brson.graph import ReferenceGraph
 from brson.graph.refs import ReferenceListing, Row
+from brson.model import Component, Slot
 from brson.model.documents import SCHEMA_MODELS
 from brson.model.jsonform_schema import SCHEMA as JSONFORM_SCHEMA
-from brson.model.tree import Component, Slot
 from brson.model.typename import TypeName
 from brson.ops.validate.report import report_schema
 

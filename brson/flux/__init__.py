@@ -20,7 +20,7 @@ from brson.flux.model import (
 )
 from brson.flux.render import text_lines as _render_lines
 from brson.flux.render import to_dot, to_json, to_svg
-from brson.model.tree import DataTree, Slot
+from brson.model import DataTree, Slot
 
 
 def text_lines(tree: DataTree | Flux, slot: Slot | None = None) -> list[str]:

@@ -18,7 +18,8 @@ from typing import Any
 from brson.errors import ModelError
 from brson.flux import catalog
 from brson.flux.catalog import IMPULSE, KINDS, READ, VALUE, WRITE
-from brson.model.tree import Component, DataTree, Slot, is_guid
+from brson.model import Component, DataTree, Slot
+from brson.model.ids.forms import is_guid
 from brson.model.typename import TypeName
 
 #: Issue kinds (``brson validate`` turns each into its rule).

@@ -18,7 +18,7 @@ from brson.errors import FluxError
 from brson.flux.catalog import DRIVE, IMPULSE, READ, VALUE, WRITE
 from brson.flux.model import Edge, Flux, FluxNode, Graph
 from brson.graph import ReferenceGraph
-from brson.model.tree import Slot
+from brson.model import Slot
 
 #: Characters that would end or bend a line: C0/C1 controls, the line and paragraph separators.
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")

@@ -25,8 +25,8 @@ from brson.gltf import frame, images, materials, procedural
 from brson.gltf.document import Document
 from brson.meshx import format as meshx
 from brson.meshx.mesh import POINTS, TRIANGLES, Floats, Mesh
+from brson.model import Component, DataTree, Slot
 from brson.model.fields import field_member, field_text, field_value
-from brson.model.tree import Component, DataTree, Slot
 
 VISIBILITY = "KHR_node_visibility"
 _RENDERERS = {"MeshRenderer", "SkinnedMeshRenderer"}

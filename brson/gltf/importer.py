@@ -27,9 +27,9 @@ from brson.fileio import read_bytes
 from brson.gltf import frame
 from brson.meshx.format import write as write_meshx
 from brson.meshx.mesh import TRIANGLES, Mesh, Submesh
+from brson.model import Component, DataTree, Slot
 from brson.model.edit import SyncList, new_slot
 from brson.model.numbering import FreshIds, sequential_id
-from brson.model.tree import Component, DataTree, Slot
 from brson.package import packdb_url, sha256_hex
 
 VERSION = "2025.1.1.1"

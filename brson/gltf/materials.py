@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from brson.gltf import frame
+from brson.model.component import Component
 from brson.model.fields import field_member, field_number, field_numbers, field_value
-from brson.model.tree import Component
 
 #: (texture component, glTF slot name) -> textureInfo dict or None.
 TextureFn = Callable[[Component, str], dict[str, Any] | None]

@@ -17,9 +17,9 @@ import numpy as np
 import numpy.typing as npt
 
 from brson.meshx.mesh import TRIANGLES, Mesh, Submesh
+from brson.model.component import Component
 from brson.model.fields import field_number, field_numbers, field_value
 from brson.model.transform import rotation_matrix
-from brson.model.tree import Component
 
 
 def _int(component: Component, key: str, default: int, low: int, high: int = 512) -> int:

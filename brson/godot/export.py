@@ -36,9 +36,8 @@ from brson.errors import BrsonError, LimitError, ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.tscn import Godot4Text, SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
-from brson.model import elements
+from brson.model import Component, DataTree, Slot, elements
 from brson.model.fields import field_member, field_number, field_numbers, field_text, field_value
-from brson.model.tree import Component, DataTree, Slot
 from brson.model.typename import TypeName
 
 NODE = {3: "Spatial", 4: "Node3D"}

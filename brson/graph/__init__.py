@@ -1,19 +1,10 @@
 """Graph layer: the reference graph of a data tree, in both directions.
 
 :class:`ReferenceGraph` is built from the model's ID index (:attr:`DataTree.ids`); operations
-(extract, validate, diff) and the ``brson refs`` command read references through it.
+(extract, validate, diff) and the ``brson refs`` command read references through it.  Where an
+ID or a value lives is the model's (:mod:`brson.model.ids.locate`).
 """
 
-from brson.graph.locate import described, locate_many, located
 from brson.graph.refs import Reference, ReferenceGraph, source_of
-from brson.graph.spans import ComponentSpans
 
-__all__ = [
-    "ComponentSpans",
-    "Reference",
-    "ReferenceGraph",
-    "described",
-    "locate_many",
-    "located",
-    "source_of",
-]
+__all__ = ["Reference", "ReferenceGraph", "source_of"]

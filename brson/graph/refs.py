@@ -12,7 +12,7 @@ indexes them by target.
 Cost model, because worlds reach 10^5 slots and a million references: building the graph is
 one pass over the ID index's values (plain lists and one dict, no per-reference pydantic).
 Where a reference sits (its slot, component and member) and which element its target is are
-found only when first asked, and then for every reference at once (:mod:`brson.graph.locate`),
+found only when first asked, and then for every reference at once (:mod:`brson.model.ids.locate`),
 never one root-to-leaf descent per reference.  On an edited tree the ID index was built from
 the nodes, so locations are known already and nothing is deferred.
 
@@ -27,10 +27,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from brson.collector import paused_gc
-from brson.graph.locate import describe_many, locate_many
-from brson.model.ids import IdIndex, Location, definition_offsets, element_at, scan_references
+from brson.model import Component, DataTree, IdRef, Member, Slot
+from brson.model.ids.index import IdIndex
+from brson.model.ids.locate import Location, describe_many, element_at, locate_many
+from brson.model.ids.scan import definition_offsets, scan_references
 from brson.model.node import Node
-from brson.model.tree import Component, DataTree, Element, IdRef, Member, Slot
+from brson.model.tree import Element
 
 #: Lookups answered one at a time before the graph locates all sources (or all targets) in
 #: one pass: a single lookup costs a descent from the root (sources) or a search of the buffer
@@ -409,7 +411,7 @@ class ReferenceListing:
 
     An unmodified tree takes three regex passes (:func:`~brson.model.ids.scan_references`)
     and one walk describing sources and targets together
-    (:func:`~brson.graph.locate.describe_many`): no Reference, Location, index of every
+    (:func:`~brson.model.ids.locate.describe_many`): no Reference, Location, index of every
     definition or element per value, which made a listing 6x a decode of the file.  An
     edited tree, an ID defined twice (the index's rules for those) or a value whose place
     does not resolve (the graph's fallbacks decide) go through the graph.

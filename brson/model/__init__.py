@@ -11,24 +11,28 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from brson.model.component import Component
     from brson.model.documents import ComponentDoc, DataTreeDoc, MemberDoc, SlotDoc
-    from brson.model.tree import Component, DataTree, IdRef, Member, Slot, is_guid
+    from brson.model.ids.forms import is_guid
+    from brson.model.member import Member
+    from brson.model.slot import Slot
+    from brson.model.tree import DataTree, IdRef
     from brson.model.typename import TypeName, TypePart
 
 #: Each public name and the module that defines it.
 _EXPORTS = {
-    "Component": "brson.model.tree",
+    "Component": "brson.model.component",
     "ComponentDoc": "brson.model.documents",
     "DataTree": "brson.model.tree",
     "DataTreeDoc": "brson.model.documents",
     "IdRef": "brson.model.tree",
-    "Member": "brson.model.tree",
+    "Member": "brson.model.member",
     "MemberDoc": "brson.model.documents",
-    "Slot": "brson.model.tree",
+    "Slot": "brson.model.slot",
     "SlotDoc": "brson.model.documents",
     "TypeName": "brson.model.typename",
     "TypePart": "brson.model.typename",
-    "is_guid": "brson.model.tree",
+    "is_guid": "brson.model.ids.forms",
 }
 
 __all__ = [

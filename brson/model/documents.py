@@ -1,16 +1,18 @@
 """Pydantic models of the document shapes: validation on demand and the JSON Schema source.
 
 They describe what the engine writes (and allow every extra key, so unknown fields and unknown
-components validate).  They are not how trees are held in memory: :mod:`brson.model.tree`
+components validate).  They are not how trees are held in memory: :mod:`brson.model.node`
 keeps the bytes and decodes lazily; ``Slot.model()``/``Component.model()`` validate into these.
 Note: pydantic widens ``Int64`` to ``int``, so round trips go through the tree, never these.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+
+from brson.errors import ModelError
 
 
 class _Open(BaseModel):
@@ -86,3 +88,18 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "component": ComponentDoc,
     "member": MemberDoc,
 }
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validated(model: type[M], data: dict[str, Any], where: str | None) -> M:
+    """A pydantic model of hostile data fails as a ModelError naming the slot, like the rest."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        what = f"{'.'.join(str(p) for p in errors[0]['loc'])} {errors[0]['msg']}" if errors else exc
+        raise ModelError(
+            f"not a valid {model.__name__.removesuffix('Doc').lower()}: {what}", path=where
+        ) from None

@@ -31,11 +31,11 @@ from bson.int64 import Int64
 
 from brson.document import raw
 from brson.errors import GraphError, ModelError
-from brson.model.idforms import defines_id
-from brson.model.ids import Location
+from brson.model import Component, DataTree, Member, Slot
+from brson.model.ids.forms import defines_id
+from brson.model.ids.locate import Location
 from brson.model.node import Node
 from brson.model.numbering import FreshIds, id_elements
-from brson.model.tree import Component, DataTree, Member, Slot
 from brson.model.typename import TypeName
 
 References = Literal["report", "null", "fail"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brson.model.tree import Component, Member
+from brson.model import Component, Member
 
 
 def field_member(component: Component, key: str) -> Member | None:

@@ -6,13 +6,19 @@ values it hands out are decoded then.  An edit marks the node and its ancestors 
 Serializing a clean node returns its original bytes; a dirty one re-assembles itself from
 original element bytes plus encoded new values, so untouched content stays byte-identical.
 
-Child nodes are handed out two ways.  :meth:`Node.child_node` keeps the child (slots,
-components, their lists: identity is stable).  :meth:`Node.child_view` does not: members are
-most of a tree (~40 a slot in a world), and keeping one object per member read was most of
-the memory and a third of the time of reading every value.  A view registers itself with its
-owner on its first edit (:meth:`Node.touch`), so the edit sticks: the owner writes it, and
-every later hand-out for that key returns that same object.  Two views of the same key taken
-before an edit are two objects; the model's Member forwards a view to the registered one.
+The identity contract (when two reads give the same object), stated here for the model:
+
+* Kept (:meth:`Node.child_node`): the root slot, slots, components, the lists holding them and
+  a slot's ``Components`` member are one object each for the life of the tree
+  (``slot.children[0] is slot.children[0]``): references, the ID index and edits hold them.
+  So is a component's ``Data`` node (``c.data is c.data``).
+* Views (:meth:`Node.child_view`): members, ~40 a slot (keeping one per member read was most of
+  the memory and a third of the time of reading every value).  Two reads give two equal
+  (``==``, one hash) objects: compare members by ``id`` or ``==``, never ``is``.
+* A view's first edit registers it with its owner (:meth:`Node.touch`): every later read of
+  that key gives that object, and the owner writes it.  A view read before is stale: a member
+  forwards its reads and edits to the registered one; another node refuses an edit
+  (ModelError) rather than lose it.
 """
 
 from __future__ import annotations
@@ -149,10 +155,10 @@ class Node:
         view :meth:`child_view` gives, held here from the start."""
         node = self.child_view(key, cls)
         view: Node | None = node
-        if view is not None and view.view_key is not None:
+        if view is not None and view._key is not None:  # noqa: SLF001  (Node's own protocol)
             # What _attach does for a key nothing holds yet (child_view found the element).
             self._keep(key, view)
-            view._key = None  # noqa: SLF001  (Node's own protocol, on a Node)
+            view._key = None  # noqa: SLF001
         return node
 
     def child_view(self, key: str, cls: type[N]) -> N | None:
@@ -171,12 +177,6 @@ class Node:
         node._key = key
         return node
 
-    @property
-    def view_key(self) -> str | None:
-        """The key this node stands for in its owner while it is a view the owner does not
-        hold (:meth:`child_view`); None once held, or for a kept node."""
-        return self._key
-
     def holder(self) -> Node | None:
         """For a view: the node its owner holds for the same key when that is another one
         (a view taken before another view of the key was edited is stale: its reads and
@@ -191,6 +191,11 @@ class Node:
             return None
         held = owner._held(key)  # noqa: SLF001  (Node's own protocol, on a Node)
         return held if isinstance(held, Node) and held is not self else None
+
+    def fields_node(self, make: bool) -> Node | None:
+        """The node holding the member views this one hands out (see :meth:`holder`): itself;
+        a component's ``Data`` node (made now with ``make``), as its fields live there."""
+        return self
 
     def child_nodes(self, key: str, cls: type[N]) -> list[N] | None:
         """The array at ``key`` as a list of nodes (non-document items are kept as values)."""
@@ -217,9 +222,6 @@ class Node:
         if not self._dirty:
             return raw.decode_doc(self._buf, self._start, self._end)
         return {key: self.get(key) for key in self.keys()}
-
-    def raw_bytes(self) -> bytes:
-        return self.to_bson()
 
     # -- writing --------------------------------------------------------------------------
     def _own_vals(self) -> dict[str, Any]:
@@ -446,12 +448,3 @@ def _assemble(top: Node) -> bytes:
         else:
             writer.put(child.original_bytes())
     return b"".join(writer.out)
-
-
-def _element(key: str, value: Any) -> bytes:
-    if isinstance(value, Node):
-        return raw.element_header(raw.DOCUMENT, key) + value.to_bson()
-    if isinstance(value, list) and any(isinstance(v, Node) for v in value):
-        items = [_element(str(i), v) for i, v in enumerate(value)]
-        return raw.element_header(raw.ARRAY, key) + raw.assemble(items)
-    return raw.encode_element(key, value)

@@ -16,8 +16,8 @@ bytes.  IDs are fixed-length strings, so it is a substitution in the BSON bytes:
 length changes, and everything that is not an ID stays byte-identical.
 
 Which strings count as IDs and which as references is the model's rule
-(:func:`brson.model.ids.defines_id`); like the model's byte index, the scan reads string
-elements straight from the bytes (see the caveat in :mod:`brson.model.ids`).
+(:func:`brson.model.ids.forms.defines_id`); like the model's byte index, the scan reads string
+elements straight from the bytes (see the caveat in :mod:`brson.model.ids.index`).
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain
 
-from brson.model import idscan
-from brson.model.idforms import (
+from brson.model.ids.forms import (
     DEFINITION,
     ID_ELEMENT,
     ID_VALUE,
@@ -40,7 +39,7 @@ from brson.model.idforms import (
     WIDE_SEQUENTIAL,
     defines_id,
 )
-from brson.model.ids import ids_from_elements, ids_in_bytes
+from brson.model.ids.scan import ids_from_elements, ids_in_bytes, numbered_id_elements
 from brson.model.tree import DataTree
 
 #: Largest counter the sequential style can hold: the first three groups (64 bits).
@@ -124,7 +123,7 @@ def numbered_ids_in_bytes(data: bytes) -> tuple[set[str], list[str], bool, int]:
     its IDs (else -1: random-style IDs need no counter).  Extract's closure needs them for
     every copied component; the compiled scan answers the last two in its pass (the Python
     calls per ID were a fifth of the closure)."""
-    found = idscan.numbered_id_elements(data)
+    found = numbered_id_elements(data)
     if found is None:
         defined, values = ids_in_bytes(data)
         sequential = is_sequential(defined, default=True)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from brson.model.tree import Slot
+    from brson.model.slot import Slot
 
 #: Rich-text tags of Resonite's text renderer (TextMeshPro's set): opening with an optional
 #: ``=value`` or attributes, closing, and the ``<#rrggbb>`` colour shorthand.  Only these are

@@ -37,21 +37,14 @@ from bson.int64 import Int64
 
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
-from brson.graph import described, locate_many, located
-from brson.graph.spans import ASSETS, ComponentSpans
-from brson.model import elements
-from brson.model.idforms import DEFINITION_BYTES, REFERENCE_BYTES
-from brson.model.ids import (
-    DefinitionTable,
-    IdIndex,
-    Location,
-    TypeLabels,
-    id_spans,
-    ids_in_bytes,
-)
+from brson.model import Component, DataTree, Slot, elements
+from brson.model.ids.forms import DEFINITION_BYTES, REFERENCE_BYTES
+from brson.model.ids.index import IdIndex
+from brson.model.ids.locate import Location, TypeLabels, described, locate_many, located
+from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes
 from brson.model.node import Node
 from brson.model.numbering import FreshIds, numbered_ids_in_bytes
-from brson.model.tree import Component, DataTree, Slot
+from brson.model.spans import ASSETS, ComponentSpans
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")
@@ -400,7 +393,7 @@ def _undefined_values(staged: DataTree, leaving: Container[str]) -> list[tuple[i
 
 def _described(spans: ComponentSpans, offsets: list[int]) -> dict[int, tuple[str, bool]]:
     """Offset -> (:meth:`Location.describe`, whether a component holds it) of each element
-    start in ``spans``' tree that leads somewhere (:func:`brson.graph.described`)."""
+    start in ``spans``' tree that leads somewhere (:func:`brson.model.ids.locate.described`)."""
     return {offset: (text, component) for offset, text, component in described(spans, offsets)}
 
 
@@ -464,7 +457,7 @@ class _Closure:
     No set of the closure's definitions is kept (millions of strings on a big one): only
     the subtree's, and the ID-shaped values of the subtree and the copies (:attr:`values`,
     what :meth:`leaving` needs, dropped once lookups are done).  Like every byte
-    scan of IDs (:mod:`brson.model.ids`), a definition's bytes inside a string value count.
+    scan of IDs (:mod:`brson.model.ids.scan`), a definition's bytes inside a string value count.
     """
 
     def __init__(self, tree: DataTree, enabled: bool) -> None:

@@ -30,9 +30,9 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from brson.errors import ModelError
+from brson.model import Component, DataTree, Slot
 from brson.model.edit import insert_position, parent_links, tree_of
 from brson.model.numbering import FreshIds, defined_ids, rewrite
-from brson.model.tree import Component, DataTree, Slot
 from brson.ops.extract import CopiedComponent, ExternalReference, extract
 
 IMPORT_EXTERNAL: tuple[str, ...] = ("null", "fail")

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from brson.errors import ModelError, SelectorError
-from brson.model.tree import Component, DataTree, Member, Slot
+from brson.model import Component, DataTree, Member, Slot
 
 _INDEXED = re.compile(r"(.*)\[(-?\d+)\]\Z", re.DOTALL)
 

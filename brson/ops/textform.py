@@ -36,12 +36,12 @@ from brson.errors import PATH_LIMIT, BrsonError, ModelError, bounded
 from brson.flux import build as build_flux
 from brson.flux import catalog as flux_kinds
 from brson.model import Component, DataTree, Slot
-from brson.model.idforms import defines_id
-from brson.model.ids import TypeLabels, path_text
+from brson.model.ids.forms import defines_id
+from brson.model.ids.locate import TypeLabels, path_text
 
 #: Slot keys that are its structure, shown by the layout instead of as fields.  Keys that
 #: define an ID (``ID``, ``ParentReference``, ``persistent-ID``, ``_shader-ID``…; the one rule
-#: is :func:`~brson.model.idforms.defines_id`) are identity, allocated at save time: never shown.
+#: is :func:`~brson.model.ids.forms.defines_id`) are identity, allocated at save time: never shown.
 _SLOT_STRUCTURE = frozenset({"Components", "Children"})
 #: Root keys shown elsewhere: the slot tree, the root assets and the type table.
 _ROOT_STRUCTURE = ("Object", "Assets", "Types")

@@ -20,8 +20,9 @@ from bson.int64 import Int64
 
 from brson.errors import ModelError
 from brson.model.elements import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from brson.model.ids.forms import is_guid
 from brson.model.node import Node
-from brson.model.tree import DataTree, is_guid
+from brson.model.tree import DataTree
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}

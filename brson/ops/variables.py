@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from brson.errors import ModelError, SelectorError
+from brson.model import Component, DataTree, Member, Slot
 from brson.model.edit import set_value
-from brson.model.tree import Component, DataTree, Member, Slot
 from brson.ops.textvalues import parse_text
 
 #: Variable component (short generic name) -> (kind, member holding the value or its target).

@@ -21,7 +21,7 @@ from brson.container import is_package_name
 from brson.errors import BrsonError
 from brson.fileio import read_bytes
 from brson.graph.refs import ReferenceGraph
-from brson.model.tree import Component, DataTree, Member
+from brson.model import Component, DataTree, Member
 from brson.model.typename import TypeName
 from brson.ops.validate import Severity, validate
 from brson.package import Assets, loads_package

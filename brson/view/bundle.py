@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from brson.errors import BrsonError
-from brson.graph.locate import locate_many
-from brson.model.ids import definition_offsets
-from brson.model.tree import Component
+from brson.model.component import Component
+from brson.model.ids.locate import locate_many
+from brson.model.ids.scan import definition_offsets
 from brson.view.data import ViewData, ViewError, walk_keys
 
 #: Slots the ``--html`` export takes at most (the 10k-slot benchmark world: 157 MiB, 2 min).
@@ -83,7 +83,7 @@ def static_bundle(data: ViewData) -> dict[str, Any]:
 def _all_targets(data: ViewData) -> dict[str, str]:
     """Element ID -> slot key for every ID the file defines (static search by whole ID).
 
-    Located in bulk, in one walk (:func:`brson.graph.locate.locate_many`): one lookup at a
+    Located in bulk, in one walk (:func:`brson.model.ids.locate.locate_many`): one lookup at a
     time descends from the root for each ID, depth times the IDs in a deep chain."""
     index = data.index
     out: dict[str, str] = {}

@@ -34,8 +34,9 @@ from brson.container import is_package_name
 from brson.errors import BrsonError, ModelError
 from brson.graph import ReferenceGraph
 from brson.graph.refs import KINDS
-from brson.model.idforms import GUID
-from brson.model.tree import SLOT_MEMBERS, Component, DataTree, Slot
+from brson.model import Component, DataTree
+from brson.model.ids.forms import GUID
+from brson.model.slot import SLOT_MEMBERS, Slot
 from brson.ops.validate import validate
 from brson.package import Package, load_package
 

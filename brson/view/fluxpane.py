@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from brson.flux import IMPULSE, VALUE, build
-from brson.model.tree import DataTree, Slot
+from brson.model import DataTree, Slot
 
 
 def flux_answer(tree: DataTree) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import pytest
 
 import brson
 from brson.gltf import materials
-from brson.model.tree import Component
+from brson.model.component import Component
 from tests.gltf.conftest import ROOT
 
 

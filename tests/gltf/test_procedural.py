@@ -11,7 +11,7 @@ import pytest
 import brson
 from brson.gltf import frame, procedural
 from brson.meshx.mesh import Mesh
-from brson.model.tree import Component
+from brson.model.component import Component
 from tests.gltf.conftest import ROOT
 
 FIELDS: dict[str, dict[str, Any]] = {

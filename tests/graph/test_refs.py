@@ -27,11 +27,11 @@ from model.support import (
 
 import brson
 from brson.errors import PATH_LIMIT
-from brson.graph import ReferenceGraph, locate_many
-from brson.graph.locate import describe_many, described
+from brson.graph import ReferenceGraph
 from brson.graph.refs import BATCH_AFTER, KINDS, ReferenceListing
 from brson.model import Component, DataTree, IdRef, Member, Slot
-from brson.model.ids import definition_offsets
+from brson.model.ids.locate import describe_many, described, locate_many
+from brson.model.ids.scan import definition_offsets
 
 from . import synth
 
@@ -471,7 +471,7 @@ def test_described_walk_equals_located_on_wide_slots(fanout: int) -> None:
 
 def test_spans_slot_names_and_paths_are_the_model_s(path: Path) -> None:
     """ComponentSpans reads names from the bytes: the same text as ``Slot.name`` / ``path``."""
-    from brson.graph import ComponentSpans
+    from brson.model.spans import ComponentSpans
 
     tree = brson.load(path)
     spans = ComponentSpans(tree)
@@ -494,7 +494,7 @@ def _described_by_locating(data: bytes, offsets: list[int]) -> dict[int, tuple[s
 
 
 def _described_by_spans(data: bytes, offsets: list[int]) -> dict[int, tuple[str, bool]]:
-    from brson.graph import ComponentSpans
+    from brson.model.spans import ComponentSpans
 
     spans = ComponentSpans(brson.loads(data, name="x.bson"))
     return {o: (text, held) for o, text, held in described(spans, offsets)}

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from brson._speedups import built
 from brson.document import raw
 from brson.errors import BrsonError
-from brson.graph import spans as spans_module
-from brson.graph.spans import ComponentSpans
+from brson.model import spans as spans_module
+from brson.model.spans import ComponentSpans
 from brson.model.tree import DataTree
 from tests.differential import check_built, part_trees_bson
 from tests.graph.synth import world

@@ -1,7 +1,7 @@
-"""The C ID scan (``brson._speedups._idscanc``) finds what the idforms patterns find.
+"""The C ID scan (``brson._speedups._idscanc``) finds what the ids.forms patterns find.
 
 Differential: :func:`idscan.scan_ids` with C and :func:`idscan.scan_ids_py` (the patterns of
-``brson.model.idforms`` run by ``re``) on the same bytes and spans must agree on every field:
+``brson.model.ids.forms`` run by ``re``) on the same bytes and spans must agree on every field:
 counts, repeats, the first definitions, references with offsets, referenced definitions and
 their first offsets, and lookups; a fragment's IDs (``elements``) against ``ids_in_bytes_py``,
 and its sequential style against ``model.numbering``' ``is_sequential``/``highest_number``.  Inputs:
@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brson._speedups import built
-from brson.model import ids, idscan
+from brson.model.ids import scan as idscan
 from brson.model.numbering import highest_number, is_sequential, numbered_ids_in_bytes
 from tests.differential import check_built, loaded_buffers
 
@@ -62,8 +62,8 @@ def same_fragment(buf: bytes) -> None:
     assert _idscanc is not None
     found = _idscanc.elements(buf, idscan._PREFIX, idscan._NAMES, idscan._SUFFIX)
     assert found is not None
-    assert ids.ids_from_elements(*found) == ids.ids_in_bytes_py(buf)
-    assert ids.ids_in_bytes(buf) == ids.ids_in_bytes_py(buf)
+    assert idscan.ids_from_elements(*found) == idscan.ids_in_bytes_py(buf)
+    assert idscan.ids_in_bytes(buf) == idscan.ids_in_bytes_py(buf)
     same_numbers(buf)
 
 
@@ -77,7 +77,7 @@ def same_numbers(buf: bytes) -> None:
     assert (others, parents, values) == _idscanc.elements(
         buf, idscan._PREFIX, idscan._NAMES, idscan._SUFFIX
     )
-    defined, every = ids.ids_in_bytes_py(buf)
+    defined, every = idscan.ids_in_bytes_py(buf)
     expected = is_sequential(defined, default=True)
     assert sequential is expected
     assert highest == (highest_number(chain(defined, every)) if expected else -1)

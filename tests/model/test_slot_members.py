@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import brson
 from brson.model import DataTree, Slot, transform
-from brson.model.tree import SLOT_MEMBERS
+from brson.model.slot import SLOT_MEMBERS
 from tests.differential import loadable_trees
 
 TRS = {"Position": (0.0, 0.0, 0.0), "Rotation": (0.0, 0.0, 0.0, 1.0), "Scale": (1.0, 1.0, 1.0)}

@@ -11,7 +11,9 @@ from bson.int64 import Int64
 
 import brson
 from brson.document import bsondoc
-from brson.model.tree import Component, DataTree, Slot
+from brson.model.component import Component
+from brson.model.slot import Slot
+from brson.model.tree import DataTree
 from brson.ops.diff import ComponentChange, Diff, SlotChange, ValueChange, diff
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

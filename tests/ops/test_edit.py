@@ -16,8 +16,11 @@ import brson
 from brson.document import raw
 from brson.errors import GraphError, ModelError, SelectorError
 from brson.model import edit
+from brson.model.component import Component
+from brson.model.member import Member
 from brson.model.numbering import FreshIds, defined_ids, sequential_number
-from brson.model.tree import Component, DataTree, Member, Slot
+from brson.model.slot import Slot
+from brson.model.tree import DataTree
 from brson.ops.diff import diff
 from brson.ops.selectors import component_on, field_at
 from brson.ops.textvalues import parse_text

@@ -14,7 +14,8 @@ import brson
 from brson.errors import ModelError
 from brson.model import edit
 from brson.model.numbering import FreshIds
-from brson.model.tree import DataTree, Slot
+from brson.model.slot import Slot
+from brson.model.tree import DataTree
 from brson.ops.validate import Severity, validate
 
 SAMPLES = [

@@ -14,7 +14,9 @@ import pytest
 import brson
 from brson import api
 from brson.errors import GraphError, ModelError, SelectorError
-from brson.model.tree import Component, DataTree, Slot
+from brson.model.component import Component
+from brson.model.slot import Slot
+from brson.model.tree import DataTree
 from brson.ops.extract import HOLDER_NAME, PHASES, ExtractResult, extract
 
 #: The real samples (as in tests/conftest.py; needed at collection time to list the slots).

@@ -16,7 +16,8 @@ from bson.int64 import Int64
 from brson import api
 from brson.document import bsondoc
 from brson.errors import GraphError, ModelError
-from brson.model.tree import Component, DataTree
+from brson.model.component import Component
+from brson.model.tree import DataTree
 from brson.ops.extract import HOLDER_NAME, extract
 
 TYPES = [

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from brson._speedups import built
 from brson.api import load
-from brson.model.idforms import DEFINING_KEY_SUFFIX, ID_KEY, holds_own_id
+from brson.model.ids.forms import DEFINING_KEY_SUFFIX, ID_KEY, holds_own_id
 from brson.ops.validate import context
 from brson.ops.validate.context import ComponentInfo, Context
 from brson.ops.validate.findings import Findings
@@ -211,9 +211,9 @@ _ANY_KEY = st.one_of(
 @needs_c
 @settings(max_examples=400, deadline=None)
 @given(_ANY_KEY)
-def test_key_rule_is_idforms(key: str) -> None:
+def test_key_rule_is_the_forms_rule(key: str) -> None:
     """The C loop holds no key rule of its own: a key is checked for a GUID exactly when
-    ``idforms.holds_own_id`` says it holds the component's ID (context passes the C loop the
+    ``ids.forms.holds_own_id`` says it holds the component's ID (context passes the C loop the
     keys that function tests)."""
     assert c_scan([{key: "not a GUID"}]) == (None if holds_own_id(key) else [[key]])
     infos = [ComponentInfo(_standin_context(), {"Data": {key: "not a GUID"}}, None)]
@@ -224,7 +224,7 @@ def test_key_rule_is_idforms(key: str) -> None:
 
 @needs_c
 def test_keys_come_from_the_caller() -> None:
-    """Other keys handed in are the ones tested (nothing of idforms' is restated in C)."""
+    """Other keys handed in are the ones tested (nothing of ids.forms' is restated in C)."""
     assert _fieldsc is not None
     table, shape = context._TO_SHAPE, context._GUID_SHAPE
     datas = [{"Key": "x", "a_key": "y", "ID": "z", "m": {"Key": "w"}}]

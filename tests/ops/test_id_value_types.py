@@ -23,7 +23,7 @@ from bson.timestamp import Timestamp
 
 import brson
 from brson.cli.app import main
-from brson.model.tree import is_guid
+from brson.model.ids.forms import is_guid
 from brson.ops.validate.context import all_guids, all_guids_py
 
 STANDIN = Path(__file__).resolve().parents[2] / "fixtures" / "real"

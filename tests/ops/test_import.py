@@ -10,8 +10,9 @@ import pytest
 
 import brson
 from brson.errors import ModelError
+from brson.model.component import Component
 from brson.model.numbering import FreshIds, defined_ids, sequential_number
-from brson.model.tree import Component, DataTree
+from brson.model.tree import DataTree
 from brson.ops.extract import extract
 from brson.ops.importing import import_slot
 from brson.ops.validate import Severity, validate

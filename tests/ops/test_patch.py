@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import brson
-from brson.model.tree import DataTree, Slot
+from brson.model.slot import Slot
+from brson.model.tree import DataTree
 from brson.ops.patch import FORMAT, PatchError, apply_patch, make_patch, merge_ids, read_patch
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

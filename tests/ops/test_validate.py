@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import brson
 from brson.document import raw
-from brson.model.tree import Component
+from brson.model.component import Component
 from brson.ops.validate import RULES, Finding, Severity, unreadable, validate
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

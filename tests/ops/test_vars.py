@@ -11,7 +11,8 @@ from bson.int64 import Int64
 import brson
 from brson.errors import ModelError, SelectorError
 from brson.model import edit
-from brson.model.tree import Component, DataTree
+from brson.model.component import Component
+from brson.model.tree import DataTree
 from brson.ops.validate import Severity, validate
 from brson.ops.variables import Variable, find, set_text, variables
 

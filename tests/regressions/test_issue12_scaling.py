@@ -31,7 +31,7 @@ import pytest
 import brson
 from brson.godot.export import export_scene
 from brson.graph import ReferenceGraph
-from brson.model.tree import Slot
+from brson.model.slot import Slot
 from brson.ops.diff import diff
 from brson.ops.extract import extract
 from brson.ops.validate import validate
@@ -195,7 +195,7 @@ def test_extract_and_import_follow_a_reference_chain_in_linear_time(
     of a reference chain, one link a round: 2.5k / 5k / 10k links took 2.6 / 8.5 / 33.5 s.
     Rounds now look targets up in the component spans, built once per tree per extract
     (counted: with the compiled span scan that build is C, which the line count does not see)."""
-    from brson.graph.spans import ComponentSpans
+    from brson.model.spans import ComponentSpans
     from brson.ops import extract as extract_module
     from brson.ops.importing import import_slot
 

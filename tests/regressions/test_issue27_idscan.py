@@ -16,7 +16,7 @@ import bson
 import pytest
 
 from brson._speedups import built
-from brson.model import idscan
+from brson.model.ids import scan as idscan
 from tests.regressions.test_issue12_scaling import GROWTH
 
 IDSCANC = built("_idscanc")

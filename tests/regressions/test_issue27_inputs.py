@@ -28,7 +28,7 @@ import brson
 from brson.codecs import limits
 from brson.errors import LimitError
 from brson.fileio import read_bytes
-from brson.model.idforms import GUID
+from brson.model.ids.forms import GUID
 from brson.scan import engine
 from brson.scan import query as scan_query
 from brson.scan.deps import ScanError
@@ -297,7 +297,7 @@ def test_static_export_is_linear_in_depth(tmp_path: Path, monkeypatch: pytest.Mo
     """``--html`` of a chain: every slot found once by the walk, not by a descent from the
     root each; each slot's findings looked up, not filtered from all; no full slot path
     made per slot.  Counted in the viewer's own lines: the model locates an ID's element by
-    a descent from the root (``brson.model.ids.locate``), O(depth) a lookup, which is the
+    a descent from the root (``brson.model.ids.locate.locate``), O(depth) a lookup, which is the
     model's to make linear."""
     paths: dict[int, int] = {}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import brson
-from brson.model.idforms import defines_id
+from brson.model.ids.forms import defines_id
 from brson.model.numbering import defined_ids, id_elements, renumber_map, rewrite
 from brson.model.tree import Slot
 from brson.ops.validate import validate

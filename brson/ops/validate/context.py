@@ -15,8 +15,8 @@ from bson.code import Code
 from bson.int64 import Int64
 
 from brson._speedups import load
-from brson.model.idforms import DEFINING_KEY_SUFFIX, GUID_PATTERN, ID_KEY, holds_own_id
-from brson.model.tree import DataTree, Slot, is_guid
+from brson.model import DataTree, Slot
+from brson.model.ids.forms import DEFINING_KEY_SUFFIX, GUID_PATTERN, ID_KEY, holds_own_id, is_guid
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.findings import Findings
 
@@ -161,7 +161,7 @@ class SlotInfo:
 
 def _fields(data: dict[str, Any]) -> tuple[list[str], list[Any]]:
     """``(keys that are not members, the IDs: of members, and under the keys that hold the
-    component's own IDs (:func:`~brson.model.idforms.holds_own_id`))``."""
+    component's own IDs (:func:`~brson.model.ids.forms.holds_own_id`))``."""
     odd: list[str] = []
     ids: list[Any] = []
     for key, value in data.items():

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from brson.model.tree import SLOT_MEMBERS, Component, Slot
+from brson.model.component import Component
+from brson.model.slot import SLOT_MEMBERS, Slot
 from brson.model.typename import is_type_name
 from brson.ops.validate.context import (
     ComponentInfo,

@@ -18,7 +18,7 @@ from brson.flux.model import (
     INPUT_NOT_OUTPUT,
     NODE_WITHOUT_SLOT,
 )
-from brson.model.tree import Slot
+from brson.model import Slot
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.context import ComponentInfo, Context, Family, is_int
 from brson.ops.validate.findings import Rule, Severity, rule

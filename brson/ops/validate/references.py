@@ -17,10 +17,11 @@ from __future__ import annotations
 import itertools
 import re
 
-from brson.graph import located
-from brson.model.idforms import ID_HEAD
-from brson.model.ids import IdCensus, Location
-from brson.model.tree import SLOT_MEMBERS, DataTree, Slot, is_guid
+from brson.model.ids.forms import ID_HEAD, is_guid
+from brson.model.ids.locate import Location, located
+from brson.model.ids.scan import IdCensus
+from brson.model.slot import SLOT_MEMBERS, Slot
+from brson.model.tree import DataTree
 from brson.ops.validate.context import (
     ComponentInfo,
     Context,

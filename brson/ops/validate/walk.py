@@ -23,7 +23,8 @@ from brson.collector import paused_gc
 from brson.document.bsondoc import decode_bytes, holds_dbref_mark
 from brson.errors import BrsonError
 from brson.model import elements
-from brson.model.tree import DataTree, Slot, memoize_path
+from brson.model.slot import Slot, memoize_path
+from brson.model.tree import DataTree
 from brson.ops.validate.container import report_error
 from brson.ops.validate.context import ComponentInfo, Context, Family, SlotInfo
 from brson.ops.validate.document import DocumentRules, assets_of, children_of, components_of

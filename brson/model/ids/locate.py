@@ -1,34 +1,333 @@
-"""Where many elements of an unmodified tree live, found in one walk.
+"""Where an ID or an ID-shaped value lives: a :class:`Location` (a slot or component and a
+key path), found from a byte offset in an unmodified tree, and many of them found at once.
 
-A :class:`~brson.model.ids.Location` made from a byte offset finds its slot or component by
-descending from the root and scanning each level's keys and children: right for the odd
-lookup, but O(depth x siblings) each, so locating every reference of a big world one by
-one takes minutes (tens of microseconds a reference).  This walks the tree once
-and enters only the slots, components and documents whose byte spans hold a wanted offset
-(bisect over the sorted offsets); it gives the same anchors and paths as ``Location``.
-:func:`locate_many` uses the tree's own nodes, so what it returns stays identical to what
-navigation hands out; :func:`describe_many` (text only) makes the nodes it needs on the side,
-and :func:`described` finds each anchor in a tree's :class:`ComponentSpans` with no walk.
+A :class:`Location` made from a byte offset finds its slot or component by descending from the
+root and scanning each level's keys and children: right for the odd lookup, but
+O(depth x siblings) each, so locating every reference of a big world one by one takes minutes
+(tens of microseconds a reference).  :func:`locate_many` walks the tree once and enters only
+the slots, components and documents whose byte spans hold a wanted offset (bisect over the
+sorted offsets); it gives the same anchors and paths as ``Location``, from the tree's own
+nodes, so what it returns stays identical to what navigation hands out; :func:`describe_many`
+(text only) makes the nodes it needs on the side, and :func:`described` finds each anchor in a
+tree's :class:`~brson.model.spans.ComponentSpans` with no walk.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from brson.collector import paused_gc
-from brson.graph.spans import ASSETS, ComponentSpans, document_spans
-from brson.model import elements
-from brson.model.ids import (
-    Location,
-    Path,
-    TypeLabels,
-    component_text,
-    path_text,
-    slot_text,
-)
-from brson.model.tree import Component, DataTree, Slot
+from brson.document import raw
+from brson.errors import ModelError
+from brson.model import Component, DataTree, IdRef, Member, Slot, elements
+from brson.model.node import Node
+from brson.model.spans import ASSETS, ComponentSpans, document_spans
+from brson.model.tree import Element
 
+#: A path inside an anchor: keys (str) and list positions (int).
+Path = tuple[str | int, ...]
+
+
+class Location:
+    """Where an element or value lives: a slot or component (the anchor) and a key path.
+
+    Built either with both known (structural scan) or from a byte offset in an unmodified
+    tree, in which case anchor and path are found on first use.
+    """
+
+    __slots__ = ("_anchor", "_offset", "_path", "_tree")
+
+    def __init__(
+        self,
+        anchor: Slot | Component | None = None,
+        path: Path | None = None,
+        *,
+        tree: DataTree | None = None,
+        offset: int | None = None,
+    ) -> None:
+        self._anchor = anchor
+        self._path = path
+        self._tree = tree
+        self._offset = offset
+
+    def _locate(self) -> None:
+        if self._path is None:
+            assert self._tree is not None and self._offset is not None
+            found = locate(self._tree, self._offset) if self._offset >= 0 else None
+            self._anchor, self._path = found if found else (None, ())
+
+    @property
+    def anchor(self) -> Slot | Component | None:
+        self._locate()
+        return self._anchor
+
+    @property
+    def offset(self) -> int | None:
+        """The byte offset this location was made from (None when built with a known anchor
+        and path): callers that locate many offsets at once read it instead of locating each
+        one, and byte checks next to the value need no descent."""
+        return self._offset
+
+    @property
+    def is_located(self) -> bool:
+        """Whether anchor and path are known (else they are found on first use)."""
+        return self._path is not None
+
+    def may_be_key(self, key: str) -> bool:
+        """False when this is surely not an element named ``key``; cheap, for filtering many
+        locations before locating the rest (an offset location reads its element header in
+        the bytes instead of descending the tree; the full path decides afterwards)."""
+        if self._path is None and self._tree is not None and self._offset is not None:
+            header = b"\x02" + key.encode() + b"\x00"
+            return self._offset >= 0 and self._tree.buffer.startswith(header, self._offset)
+        return bool(self.path) and self.path[-1] == key
+
+    @property
+    def path(self) -> Path:
+        self._locate()
+        assert self._path is not None
+        return self._path
+
+    @property
+    def slot(self) -> Slot | None:
+        """The slot this location belongs to (a component's slot for component anchors)."""
+        anchor = self.anchor
+        return anchor if isinstance(anchor, Slot) else anchor.slot if anchor else None
+
+    def set_value(self, value: Any) -> None:
+        """Replace the value here, materializing nodes on the way as navigation does (a
+        component's ``Data`` as its node, member documents as Members), so the edit is the
+        one the model shows; ModelError when nothing is there."""
+        anchor, path = self.anchor, self.path
+        if anchor is None or not path:
+            raise ModelError("no value at an unknown location")
+        node: Node = anchor
+        n = 0
+        while n < len(path) - 1:
+            part, nxt = path[n], path[n + 1]
+            if isinstance(nxt, int):
+                items: list[Any] | None = node.child_nodes(str(part), Member)
+                if items is None or nxt >= len(items):
+                    raise ModelError(f"no value at {path!r}")
+                if n + 1 == len(path) - 1:  # a bare value inside an array
+                    items[nxt] = value
+                    node.touch()
+                    return
+                item = items[nxt]
+                if not isinstance(item, Node):
+                    raise ModelError(f"no value at {path!r}")
+                node = item
+                n += 2
+                continue
+            if isinstance(node, Component) and part == "Data":
+                node = node.data
+            else:
+                child = node.child_node(str(part), Member)
+                if child is None:
+                    raise ModelError(f"no value at {path!r}")
+                node = child
+            n += 1
+        node.set(str(path[-1]), value)
+
+    def describe(self) -> str:
+        """Human path: ``Root/Body:MeshRenderer.Materials[0]``.  The slot part is the
+        bounded display path (exact unless over a thousand characters): a report describing
+        every reference of a deep tree by full paths grew with depth squared."""
+        anchor = self.anchor
+        if anchor is None:
+            return "<unknown>"
+        return anchor_text(anchor) + path_text(self.path)
+
+    def __repr__(self) -> str:
+        return f"Location({self.describe()!r})"
+
+
+def _containing(idx: dict[str, raw.Element], offset: int) -> tuple[str, raw.Element] | None:
+    for key, elem in idx.items():
+        if elem[1] <= offset < elem[3]:
+            return key, elem
+    return None
+
+
+def _child_at(kids: list[Any], offset: int) -> Slot | None:
+    """The child slot spanning ``offset``: bisected (children are in byte order), so locating
+    many values in a wide tree costs the depth, not the number of siblings."""
+    lo, hi = 0, len(kids)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        kid = kids[mid]
+        if not isinstance(kid, Slot):  # not a slot list after all: look at each
+            return next(
+                (k for k in kids if isinstance(k, Slot) and k.span[0] <= offset < k.span[1]), None
+            )
+        start, end = kid.span
+        if offset < start:
+            hi = mid
+        elif offset >= end:
+            lo = mid + 1
+        else:
+            return kid
+    return None
+
+
+def locate(tree: DataTree, offset: int) -> tuple[Slot | Component, Path] | None:
+    """Anchor and path of the string element starting at ``offset`` in an unmodified tree."""
+    found = _containing(tree.element_index(), offset)
+    if found is None:
+        return None
+    if found[0] == "Object":
+        slot: Slot = tree.root
+        while True:
+            found = _containing(slot.element_index(), offset)
+            if found is None:
+                return None
+            key = found[0]
+            if key == "Children":
+                kid = _child_at(slot.child_nodes("Children", Slot) or [], offset)
+                if kid is None:
+                    return None
+                kid.tree, kid.parent = slot.tree, slot  # as Slot.children would
+                slot = kid
+                continue
+            if key == "Components":
+                for component in slot.components:
+                    start, end = component.span
+                    if start <= offset < end:
+                        return _descend(component, offset, start, end)
+            return _descend(slot, offset, *slot.span)
+    if found[0] == "Assets":
+        for component in tree.assets:
+            start, end = component.span
+            if start <= offset < end:
+                return _descend(component, offset, start, end)
+    return None
+
+
+def _descend(
+    anchor: Slot | Component, offset: int, start: int, end: int
+) -> tuple[Slot | Component, Path] | None:
+    """Follow the documents containing ``offset`` down to the element that starts there."""
+    buf = anchor.buffer
+    path: list[str | int] = []
+    is_array = False
+    while True:
+        found = _containing(raw.index(buf, start, end), offset)
+        if found is None:
+            return None
+        key, elem = found
+        part: str | int = int(key) if is_array else key
+        if elem[1] == offset:
+            if key == "ID":
+                return anchor, tuple(path)
+            return anchor, (*path, part)
+        if elem[0] not in (raw.DOCUMENT, raw.ARRAY):
+            return None
+        path.append(part)
+        is_array = elem[0] == raw.ARRAY
+        start, end = elem[2], elem[3]
+
+
+def element_at(location: Location) -> Element | None:
+    """Materialize the element a location names (slot, component, member or ID key)."""
+    anchor, path = location.anchor, location.path
+    if anchor is None:
+        return None
+    if not path:
+        return anchor
+    if isinstance(anchor, Component) and path == ("Data",):
+        return anchor
+    node: Node = anchor
+    for i, part in enumerate(path):
+        last = i == len(path) - 1
+        if isinstance(part, int):
+            items = node.child_nodes("Data", Member) if isinstance(node, Member) else None
+            if items is None or part >= len(items) or not isinstance(items[part], Node):
+                return None
+            node = items[part]
+        elif part == "Data" and isinstance(node, Component):
+            node = node.data
+        elif part == "Data" and isinstance(node, Member):
+            continue
+        elif (etype := node.etype(part)) == raw.STRING or (
+            etype is None and isinstance(node.get(part), str)  # decode only edited values
+        ):
+            return IdRef(node, part) if last else None
+        else:
+            child = node.child_node(part, Member)
+            if child is None:
+                return None
+            node = child
+        if isinstance(node, Member):
+            node.tree = anchor.tree
+    return node if isinstance(node, Slot | Component | Member) else None
+
+
+# -- describing locations: one rule for Location.describe and the bulk describers ----------
+def anchor_text(anchor: Slot | Component) -> str:
+    """The head of a description: a slot's bounded display path; for a component its slot's
+    (:func:`slot_text`) and ``:`` its short type name (:func:`component_text`)."""
+    if isinstance(anchor, Slot):
+        return anchor.display_path()
+    return component_text(slot_text(anchor.slot), type_text(anchor))
+
+
+def slot_text(slot: Slot | None) -> str:
+    """The slot part of a description: its bounded display path; ``<Assets>`` for a root
+    asset, which has no slot."""
+    return slot.display_path() if slot is not None else "<Assets>"
+
+
+def component_text(slot_part: str, type_name: str) -> str:
+    """A component's head: ``Root/Body:MeshRenderer``."""
+    return f"{slot_part}:{type_name}"
+
+
+def type_text(component: Component) -> str:
+    """A component's short type name in a description; ``?`` for a ``Type`` that names no
+    type (validate reports it).  A function of ``type_index`` within a tree."""
+    try:
+        return component.type.name
+    except Exception:  # an invalid Type index is reported elsewhere
+        return "?"
+
+
+class TypeLabels:
+    """``label(component)`` made once per ``Type`` value of one tree: a component's type
+    name is a function of its ``type_index`` within a tree, and a closure or a reference
+    listing names thousands of components of a few dozen types."""
+
+    __slots__ = ("_known", "_label")
+
+    def __init__(self, label: Callable[[Component], str] = type_text) -> None:
+        self._label = label
+        self._known: dict[tuple[type, Any], str] = {}
+
+    def of(self, component: Component) -> str:
+        type_index = component.type_index
+        if type(type_index) not in (int, str):  # hostile files hold any value (bson Code)
+            return self._label(component)
+        key = (type(type_index), type_index)
+        name = self._known.get(key)
+        if name is None:
+            name = self._known[key] = self._label(component)
+        return name
+
+
+def path_text(path: Path) -> str:
+    """The tail of a description: ``.Materials[0]`` for ``("Data", "Materials", "Data", 0)``
+    (the engine's ``Data`` and ``ID`` levels are implied)."""
+    tail = ""
+    for part in path:
+        if isinstance(part, int):
+            tail += f"[{part}]"
+        elif part not in ("Data", "ID"):
+            tail += f".{part}"
+    return tail
+
+
+# -- many locations at once, in one walk ---------------------------------------------------
 #: Element items to visit: (key or list position, indexed element).
 _Items = list[tuple[str | int, elements.Element]]
 

@@ -18,6 +18,13 @@ GUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9
 GUID = re.compile(GUID_PATTERN + r"\Z")
 
 
+def is_guid(value: object) -> bool:
+    """ID-shaped: how references are recognised (there is no type tag in the format).  Only a
+    BSON string is: JavaScript code (0x0D) decodes to a ``str`` subclass that spells the same
+    text but is no ID to the engine (and cannot key a dict)."""
+    return type(value) is str and len(value) == 36 and GUID.match(value) is not None
+
+
 #: The key of the ID a document defines for itself (every slot, component and member).
 ID_KEY = "ID"
 #: The keys that define the ID they hold, whole: ``ID`` and ``ParentReference`` (which in

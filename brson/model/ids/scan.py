@@ -1,6 +1,6 @@
 """One pass over an unmodified tree's bytes for its IDs: what the ID census (validate), the
 reference scan (refs) and definition lookups (extract) need, from the patterns of
-:mod:`brson.model.idforms`.
+:mod:`brson.model.ids.forms`.
 
 The pure-Python path runs those patterns (``DEFINED_ID_BYTES``, ``REFERENCE_BYTES``) with
 ``re``; the compiled path (``brson/_speedups/_idscanc.c``) finds the same elements in one C pass
@@ -16,30 +16,34 @@ import itertools
 import operator
 from array import array
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from brson._speedups import load
 from brson.collector import paused_gc
-from brson.model.idforms import (
+from brson.model.ids.forms import (
     DEFINED_ID_BYTES,
     DEFINING_KEY_NAMES,
     DEFINING_KEY_SUFFIX,
+    DEFINITION,
     DEFINITION_BYTES,
     ID_VALUE_PREFIX,
+    REFERENCE,
     REFERENCE_BYTES,
     SEQUENTIAL_TAIL,
 )
 
 if TYPE_CHECKING:
     from brson._speedups import _idscanc
+    from brson.model.tree import DataTree
 else:
     _idscanc = load("_idscanc")
 ACCELERATED: bool = _idscanc is not None
 """Whether :func:`scan_ids` runs the C scan (the extension built and BRSON_PURE_PYTHON unset;
 a scan made by C answers its lookups in C either way)."""
 
-#: The element shape C matches, from idforms (the one statement of it).
+#: The element shape C matches, from forms (the one statement of it).
 _PREFIX = ID_VALUE_PREFIX.encode("latin-1")
 _NAMES = tuple(name.encode("latin-1") for name in DEFINING_KEY_NAMES)
 _SUFFIX = DEFINING_KEY_SUFFIX.encode("latin-1")
@@ -52,7 +56,7 @@ Spans = Sequence[tuple[int, int]]
 
 class IdScan:
     """The IDs of ``buf[lo:hi]`` for each span (an unmodified tree's ``Object`` and
-    ``Assets``), as the idforms patterns find them."""
+    ``Assets``), as the forms patterns find them."""
 
     __slots__ = (
         "_buf",
@@ -192,7 +196,7 @@ def definition_lookups(buf: bytes, spans: Spans) -> IdScan:
 
 
 def scan_ids_py(buf: bytes, spans: Spans, sample: int = 0, references: bool = True) -> IdScan:
-    """:func:`scan_ids` by the idforms patterns (the reference C is tested against)."""
+    """:func:`scan_ids` by the forms patterns (the reference C is tested against)."""
     spans = _clamped(buf, spans)
     with paused_gc():  # a million small objects, no cycles
         found = [
@@ -261,3 +265,157 @@ def _definition_of(buf: bytes, value: bytes, lo: int, hi: int) -> int:
                 return start
         at = buf.find(needle, at + 1, hi)
     return -1
+
+
+# -- a tree's IDs from its bytes -----------------------------------------------------------
+def definition_offsets(tree: DataTree, wanted: Container[str] | None = None) -> dict[str, int]:
+    """ID -> offset of its (first) definition in an unmodified tree, in one regex pass
+    (only the ``wanted`` IDs when given): locating definitions one search at a time scans the
+    whole buffer each."""
+    buf = tree.buffer
+    offsets: dict[str, int] = {}
+    with paused_gc():
+        for lo, hi in id_spans(tree):
+            for match in DEFINITION_BYTES.finditer(buf, lo, hi):
+                element_id = match.group(2).decode("latin-1")
+                if wanted is None or element_id in wanted:
+                    offsets.setdefault(element_id, match.start())
+    return offsets
+
+
+class DefinitionTable:
+    """ID -> offset of its first definition in an unmodified tree, for many lookups.
+
+    Why not :attr:`DataTree.ids`: the full index keeps a Python string and a location per ID
+    and per ID-shaped value (about 3.5x the BSON of a generated world in memory), and
+    :func:`definition_offsets` a dict entry per ID.  Lookups of many IDs (extract's closure,
+    the index's own definitions once a few were searched for) need only "where is this ID
+    defined": the compiled scan's hash table answers them, and without it one sorted array of
+    (hash, offset), 8 bytes an ID, searched by bisection (IDs sharing the hash are told apart
+    by reading the definition at each candidate offset).
+    """
+
+    def __init__(self, tree: DataTree) -> None:
+        #: With the compiled scan, its hash table answers (packing the offsets takes a Python
+        #: step per definition, several times as long); without it the packed array.
+        self._scan = definition_lookups(tree.buffer, id_spans(tree))
+
+    def offset(self, element_id: str) -> int | None:
+        """Where ``element_id`` is first defined (the offset of its string element)."""
+        return self._scan.offset(element_id)
+
+
+def ids_in_bytes(data: bytes) -> tuple[set[str], list[str]]:
+    """``(IDs defined, other ID-shaped values)`` in a BSON fragment (a component's bytes), by
+    the rules :class:`IdIndex` applies to an unmodified tree, without building a tree for it:
+    extracting copies tens of thousands of components, and a tree per copy cost most of it."""
+    elements = id_elements(data)
+    return ids_in_bytes_py(data) if elements is None else ids_from_elements(*elements)
+
+
+def ids_from_elements(
+    others: list[str], parents: list[str], values: list[str]
+) -> tuple[set[str], list[str]]:
+    """:func:`ids_in_bytes` from the compiled scan's definitions (not under / under
+    ``ParentReference``) and other values, each in byte order."""
+    if not parents:
+        return set(others), values
+    named = set(others)
+    # a ParentReference repeating another key's definition is a link (repeated_links)
+    values += [eid for eid in parents if eid in named]
+    named.update(parents)
+    return named, values
+
+
+def ids_in_bytes_py(data: bytes) -> tuple[set[str], list[str]]:
+    """:func:`ids_in_bytes` by the forms patterns (the reference the C path is tested
+    against)."""
+    text = data.decode("latin-1")
+    found: list[tuple[str, str]] = DEFINITION.findall(text)
+    values = [match.group(2) for match in REFERENCE.finditer(text)]
+    links = repeated_links(found)
+    values += [eid for key, eid in found if key == "ParentReference" and eid in links]
+    defined = {eid for key, eid in found if key != "ParentReference" or eid not in links}
+    return defined, values
+
+
+def repeated_links(found: list[tuple[str, str]]) -> set[str]:
+    """IDs a ``ParentReference`` repeats from another key's definition, in ``(key, ID)``
+    definitions: third-party generators write the parent's ID there, which is a reference to
+    the parent, not a second definition (engine files never repeat an ID)."""
+    others = {element_id for key, element_id in found if key != "ParentReference"}
+    return {eid for key, eid in found if key == "ParentReference" and eid in others}
+
+
+# -- every reference from the bytes, for listing them all ----------------------------------
+@dataclass
+class ReferenceScan:
+    """What listing every reference of an unmodified tree needs, from its bytes alone."""
+
+    #: How many IDs the tree defines (``len(IdIndex.defined)``).
+    defined: int
+    #: ``(offset of the value's string element, ID)`` of every reference, in byte order
+    #: (``IdIndex.values``).
+    references: list[tuple[int, str]]
+    #: Each ID that a reference names and the tree defines -> offset of its definition.
+    definitions: dict[str, int]
+
+
+def scan_references(tree: DataTree) -> ReferenceScan | None:
+    """The references of an unmodified tree and where their targets are defined, from one
+    :func:`~brson.model.ids.scan.scan_ids` pass over the bytes.
+
+    What :class:`IdIndex` and :func:`definition_offsets` give together (the same patterns and
+    spans), for a reader that lists every reference once: the index keeps a string and a
+    key per definition (~65 a slot) and the offsets took a second scan decoding
+    each.  None when an ID is defined twice: parent links and duplicates follow the index's
+    rules (``IdIndex.build``), so such a file goes through it.
+    """
+    found = scan_ids(tree.buffer, id_spans(tree))
+    if found.repeated:
+        return None
+    return ReferenceScan(found.count, found.references, found.targets())
+
+
+@dataclass
+class IdCensus:
+    """What checking a tree's references needs of its IDs, from its bytes, without an index.
+
+    :class:`IdIndex` keeps a string per ID and a :class:`Location` per ID-shaped value (a
+    world has ~65 IDs a slot: about 3.5x the BSON in memory and most of ``validate``'s time).
+    A check of references needs less: whether every definition is distinct, the values
+    with their offsets, which of them some definition names, and the first definitions (the
+    numbering style).  The IDs live as bytes for the scan only (no dict, no location);
+    when one repeats, :meth:`scan` gives None and the caller needs the full index (the
+    duplicates, and the parent links some of them may be, are worked out there).  Unmodified
+    trees only: the bytes are the tree.
+    """
+
+    #: ``(offset, ID)`` of every ID-shaped string element that defines no ID, in byte order
+    #: (:attr:`IdIndex.values` of the same tree, as offsets).
+    values: list[tuple[int, str]]
+    #: The values that some element defines.
+    defined_values: set[str]
+    #: The first definitions in byte order (at most the ``sample`` asked for).
+    first: list[str]
+    #: How many IDs the tree defines.
+    count: int
+
+    @classmethod
+    def scan(cls, tree: DataTree, sample: int = 0) -> IdCensus | None:
+        """Count an unmodified tree's IDs; None when some definition repeats."""
+        found = scan_ids(tree.buffer, id_spans(tree), sample)
+        if found.repeated:
+            return None
+        return cls(
+            values=found.references,
+            defined_values=found.referenced(),
+            first=found.first,
+            count=found.count,
+        )
+
+
+def id_spans(tree: DataTree) -> list[tuple[int, int]]:
+    """The spans of the root's ``Object`` and ``Assets``: where IDs are defined and used."""
+    root = tree.element_index()
+    return [(e[1], e[3]) for key, e in root.items() if key in ("Object", "Assets")]

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from brson._speedups import load
 from brson.collector import paused_gc
 from brson.errors import PATH_LIMIT
-from brson.model import elements
-from brson.model.tree import PATH_MEMO_LIMIT, Component, DataTree, Slot
+from brson.model import Component, DataTree, Slot, elements
+from brson.model.slot import PATH_MEMO_LIMIT
 
 #: The slot number of a component in the root ``Assets`` (NeosVR asset providers).
 ASSETS = -1
