@@ -34,7 +34,7 @@ STEPS = {
     "convert": ["reading orange3134_loading_standin.brson (6.6 KiB)", "compressing 66.8 KiB"],
     "to-json": ["reading orange3134_loading_standin.brson", "of BSON as JSON", "of JSON"],
     "from-json": ["reading x.json", "parsing", "encoding BSON", "compressing and writing"],
-    "diff": ["reading", "comparing the trees by element ID", "making the patch"],
+    "diff": ["reading", "comparing the trees by element ID", "checking the patch"],
     "refs": ["reading", "indexing IDs and references", "locating"],
 }
 
