@@ -1,6 +1,10 @@
 # The two commands: `make demo` and `make test` (each sets everything up on a fresh machine);
 # `make check` is the edit-test loop.
 PYTHON ?= python3
+# Bytecode is cached (__pycache__/, git-ignored) even where the environment says not to: every
+# `python -m brson` a test starts would otherwise compile brson again, and every pytest worker
+# rewrite every test module's asserts again.
+unexport PYTHONDONTWRITEBYTECODE
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -17,8 +21,17 @@ THREE  := brson/view/static/vendor/three.bundle.min.js
 #: The sources of the optional C accelerators (brson/_speedups/, built by setup.py), compiled
 #: by pip install: a change to one rebuilds them.
 CSRC   := $(wildcard brson/_speedups/*.c brson/_speedups/*.h)
-#: The tests that exercise the accelerated modules, run a second time on the pure-Python path.
-PURE_TESTS := tests/document tests/model tests/graph tests/ops tests/regressions tests/godot/test_tscnc.py
+#: The tests run a second time on the pure-Python path (BRSON_PURE_PYTHON=1): each C
+#: accelerator's differential test and the tests of the code that calls its Python twin: the
+#: BSON indexer and framing (tests/document, the decoder hand-off), the ID scan, the component
+#: spans (tests/graph), validate's field loop, the Godot 4 writer, every sample through the
+#: model, and the complexity guards that count the twins' work. The rest of the suite reaches
+#: the twins only through these same calls.
+PURE_TESTS := tests/document tests/graph tests/model/test_idscanc.py tests/model/test_samples.py \
+  tests/ops/test_fieldsc.py tests/ops/test_validate.py tests/ops/test_id_value_types.py \
+  tests/ops/test_edit_ids.py tests/godot/test_tscnc.py tests/godot/test_export.py \
+  tests/regressions/test_issue12_scaling.py tests/regressions/test_issue27_idscan.py \
+  tests/regressions/test_issue27_decoder_handoff.py
 
 # The suite's tiers: markers in pyproject.toml (`engine`: a real Godot, Blender or glTF-Validator;
 # `browser`: Chromium; `slow`: over ~3 s of CPU alone). pytest-xdist spreads the tests over the
@@ -31,7 +44,7 @@ $(STAMP): pyproject.toml setup.py $(CSRC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	sh scripts/ensure-cc.sh $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,gltf,scan,dask]'
+	$(BIN)/python -m pip install -q -e '.[test,gltf,scan,dask,fuzz]'
 	touch $(STAMP)
 
 # The card's jobs on a real package: extract a subtree (the thumbnail: mesh, material, texture)
@@ -89,23 +102,32 @@ jq:
 gltf-tools:
 	sh scripts/ensure-gltf-tools.sh
 
-# Everything: the whole suite with every real engine, the accelerated modules' tests again on
-# the pure-Python path (BRSON_PURE_PYTHON=1), the C accelerators under ASan + UBSan (make
-# sanitize), then lint, types, the viewer bundle's rebuild check, the wheel in clean venvs and
-# a short atheris fuzz slice side by side (each is one process). Godot 3 and Godot 4 engine tests always run in CI
-# (CI=true fails them without the engine; outside CI they skip when an engine is missing), and
-# the suite runs with the C accelerators (CI=true fails when one is not built).
-# Measured on a fresh clone on the 2-CPU machine (load average 2-3, engines cached): the suite
-# 8 min 20 s (5,255 tests on 2 workers), the pure-Python pass 2 min, sanitize 3.5 min, then
-# lint + types + fuzz slice + bundle check + wheel check side by side 9.5 min: about 23 min in
-# all, over the 5-minute aim: the next work is cutting what the slow tier spends.
+# Everything, as one `make -j` (each step is independent, and while one waits on an engine or
+# a child process the others use the CPUs): the whole suite with every real engine (`suite`),
+# the accelerated modules' tests again on the pure-Python path (`pure`), the C accelerators
+# under ASan + UBSan (`sanitize`, in a copy of the tree), lint, types, a short atheris fuzz
+# slice, the viewer bundle's rebuild check and the wheel in clean venvs. Godot 3 and Godot 4
+# engine tests always run in CI (CI=true fails them without the engine; outside CI they skip
+# when an engine is missing), and the suite runs with the C accelerators (CI=true fails when
+# one is not built). @TIMES_TEST@
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
-	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q $(XDIST)
-	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(XDIST) $(PURE_TESTS)
-	$(MAKE) sanitize
-	$(MAKE) -j3 --output-sync=target lint typecheck fuzz-short vendor-check wheel-check
+	BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target \
+	  suite pure sanitize lint typecheck fuzz-short vendor-check wheel-check
+
+.PHONY: suite pure fast
+# The whole suite (every tier), spread over the CPUs.
+suite: $(STAMP)
+	$(BIN)/python -m pytest -q $(XDIST)
+
+# PURE_TESTS with BRSON_PURE_PYTHON=1: every C accelerator's Python twin, through its callers.
+pure: $(STAMP)
+	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(PURE_TESTS)
+
+# The fast tier alone (no engine, browser or slow test).
+fast: $(STAMP)
+	$(BIN)/python -m pytest -q $(XDIST) -m "$(FAST)"
 
 # ruff (lint and format) over everything the repo runs, the layers contract in
 # pyproject.toml (import-linter; all pinned in the test extra), and no module-level import
@@ -119,14 +141,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy brson
 
-# The edit-test loop: lint, types and the fast tier (no engine, browser or slow test).
-# Measured on the shared 2-CPU machine at load average 5-6: 210 s wall, 155 s CPU (lint and
-# mypy from their caches; 2,527 tests on 2 workers), so about 80 s on two idle CPUs.
-check: lint typecheck
-	$(BIN)/python -m pytest -q $(XDIST) -m "$(FAST)"
+# The edit-test loop: lint, types and the fast tier side by side. @TIMES_CHECK@
+check: $(STAMP)
+	$(MAKE) -j --output-sync=target lint typecheck fast
 
-# The C accelerators built with ASan + UBSan (in place; the normal build is put back after),
-# then their differential tests, the decoder hand-off, the ID scan's collision guard and the
+# The C accelerators built with ASan + UBSan (in a copy of the tree: the checkout's build is
+# left alone, so the rest of `make test` runs meanwhile), then their differential tests, the decoder hand-off, the ID scan's collision guard and the
 # fuzz slice under them; any report fails (scripts/sanitize.sh; gcc's libasan, Debian's gcc).
 sanitize: $(STAMP)
 	sh scripts/sanitize.sh
@@ -166,7 +186,8 @@ FUZZ_TREE_RUNS ?= 3000
 # A fixed seed makes a run repeatable (CI's slice uses one); empty: libFuzzer picks one.
 FUZZ_SEED ?=
 fuzz: $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[fuzz]' || echo "atheris unavailable: plain mutation driver"
+	$(BIN)/python -c 'import atheris' 2>/dev/null || $(BIN)/python -m pip install -q -e '.[fuzz]' || \
+	  echo "atheris unavailable: plain mutation driver"
 	mkdir -p fuzz/findings
 	for t in $(FUZZ_TARGETS); do \
 	  echo "== fuzz $$t (log: fuzz/findings/$$t.log)"; \
