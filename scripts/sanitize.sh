@@ -39,7 +39,9 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 
+# (not what other steps write meanwhile: the fuzz findings and corpora, caches, builds)
 tar -cf - --exclude=node_modules --exclude=__pycache__ --exclude='*.so' --exclude='*.egg-info' \
+    --exclude=fuzz/findings --exclude='fuzz/corpus-*' \
     brson tests fixtures fuzz pyproject.toml | tar -xf - -C "$COPY"
 [ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$WORK/shared"
 DIR="$COPY/brson/_speedups"
