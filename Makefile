@@ -126,8 +126,8 @@ gltf-tools:
 # idle ones), CPU seconds: lint 2, typecheck 18 (no mypy cache), vendor-check 6, wheel-check
 # 103, pure 106 (500 tests), sanitize 222 (673 tests), fuzz-short about 100 (187 when sql
 # ran 967 of 2,000 runs), suite about 800 (5,266 tests, from its 8 min 20 s on two workers).
-# About 1,350 CPU s: 11 min on two idle CPUs, over the 5-minute
-# aim; the suite is most of it (tests/conformance's 1,728 cells alone about 210).
+# About 1,350 CPU s: 11 min on two idle CPUs, over the 5-minute aim; the suite is most of
+# it (tests/conformance's 1,728 cells alone about 210).
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
@@ -160,12 +160,11 @@ typecheck: $(STAMP)
 	$(BIN)/mypy brson
 
 # The edit-test loop: lint, types and the fast tier side by side.
-# Measured on the shared 2-CPU machine at load average 5-6, before it ran them side by side:
-# 210 s wall, 155 s CPU (lint and mypy from their caches; 2,527 tests on 2 workers). At load
-# average 7-14 (other jobs), CPU seconds: lint 2, mypy 18 with no cache, the fast tier 249
-# (2,844 tests, 15 min wall at that load; collection 9.5 per worker with bytecode cached, 18
-# without), less about 44 for the jq pipeline and three tests over 3 s now marked slow: about
-# 225 s of CPU in all, so about 2 min on two idle CPUs, over the 90-second aim.
+# Measured on the shared 2-CPU machine: at load average 5-6, run one after another, 210 s
+# wall (155 s CPU, 2,527 tests). Side by side, at load average 1.3-1.9 (other jobs using about
+# one CPU at times), lint and mypy from their caches: 116 s wall, 198 s CPU (2,822 tests on 2
+# workers; collection 9.5 s of CPU per worker with bytecode cached, 18 s without). Over the
+# 90-second aim: the fast tier's tests themselves are about 170 s of CPU.
 check: $(STAMP)
 	$(MAKE) -j --output-sync=target lint typecheck fast
 
