@@ -1,6 +1,10 @@
 # The two commands: `make demo` and `make test` (each sets everything up on a fresh machine);
 # `make check` is the edit-test loop.
 PYTHON ?= python3
+# Bytecode is cached (__pycache__/, git-ignored) even where the environment says not to: every
+# `python -m brson` a test starts would otherwise compile brson again, and every pytest worker
+# rewrite every test module's asserts again.
+unexport PYTHONDONTWRITEBYTECODE
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -17,8 +21,26 @@ THREE  := brson/view/static/vendor/three.bundle.min.js
 #: The sources of the optional C accelerators (brson/_speedups/, built by setup.py), compiled
 #: by pip install: a change to one rebuilds them.
 CSRC   := $(wildcard brson/_speedups/*.c brson/_speedups/*.h)
-#: The tests that exercise the accelerated modules, run a second time on the pure-Python path.
-PURE_TESTS := tests/document tests/model tests/graph tests/ops tests/regressions tests/godot/test_tscnc.py
+#: The tests run a second time on the pure-Python path (BRSON_PURE_PYTHON=1): those of the code
+#: that calls each C accelerator's Python twin: the BSON indexer and framing (tests/document,
+#: the decoder hand-off), the ID scan, the component spans (tests/graph), validate's field
+#: loop, the Godot 4 writer, every sample through the model, and the complexity guards that
+#: count the twins' work. Of the differential tests (test_*c.py) only the switch's own checks:
+#: the rest compare the built module with the Python function in one process (the switch does
+#: not change what they run), so the main suite runs them once.
+PURE_TESTS := tests/document/test_bsondoc.py tests/document/test_component_type_scan.py \
+  tests/document/test_jsonform.py tests/document/test_raw_value.py tests/graph/test_refs.py \
+  tests/model/test_samples.py tests/ops/test_validate.py tests/ops/test_id_value_types.py \
+  tests/ops/test_edit_ids.py tests/ops/test_extract.py tests/godot/test_export.py \
+  tests/regressions/test_issue12_scaling.py tests/regressions/test_issue27_idscan.py \
+  tests/regressions/test_issue27_decoder_handoff.py \
+  tests/document/test_rawc.py::test_accelerator_built_in_ci \
+  tests/document/test_rawc.py::test_pure_python_forced \
+  tests/document/test_rawc.py::test_pure_flag_read_at_import \
+  tests/graph/test_spansc.py::test_accelerator_built_in_ci \
+  tests/model/test_idscanc.py::test_accelerator_built_in_ci \
+  tests/ops/test_fieldsc.py::test_accelerator_built_in_ci \
+  tests/godot/test_tscnc.py::test_writer_built_in_ci
 
 # The suite's tiers: markers in pyproject.toml (`engine`: a real Godot, Blender or glTF-Validator;
 # `browser`: Chromium; `slow`: over ~3 s of CPU alone). pytest-xdist spreads the tests over the
@@ -31,7 +53,7 @@ $(STAMP): pyproject.toml setup.py $(CSRC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	sh scripts/ensure-cc.sh $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,gltf,scan,dask]'
+	$(BIN)/python -m pip install -q -e '.[test,gltf,scan,dask,fuzz]'
 	touch $(STAMP)
 
 # The card's jobs on a real package: extract a subtree (the thumbnail: mesh, material, texture)
@@ -97,23 +119,44 @@ graphviz:
 gltf-tools:
 	sh scripts/ensure-gltf-tools.sh
 
-# Everything: the whole suite with every real engine, the accelerated modules' tests again on
-# the pure-Python path (BRSON_PURE_PYTHON=1), the C accelerators under ASan + UBSan (make
-# sanitize), then lint, types, the viewer bundle's rebuild check, the wheel in clean venvs and
-# a short atheris fuzz slice side by side (each is one process). Godot 3 and Godot 4 engine tests always run in CI
-# (CI=true fails them without the engine; outside CI they skip when an engine is missing), and
-# the suite runs with the C accelerators (CI=true fails when one is not built).
-# Measured on a fresh clone on the 2-CPU machine (load average 2-3, engines cached): the suite
-# 8 min 20 s (5,255 tests on 2 workers), the pure-Python pass 2 min, sanitize 3.5 min, then
-# lint + types + fuzz slice + bundle check + wheel check side by side 9.5 min: about 23 min in
-# all, over the 5-minute aim: the next work is cutting what the slow tier spends.
+# Everything, as one `make -j` (each step is independent, and while one waits on an engine or
+# a child process the others use the CPUs): the whole suite with every real engine (`suite`),
+# the accelerated modules' tests again on the pure-Python path (`pure`), the C accelerators
+# under ASan + UBSan (`sanitize`, in a copy of the tree), lint, types, a short atheris fuzz
+# slice, the viewer bundle's rebuild check and the wheel in clean venvs. Godot 3 and Godot 4
+# engine tests always run in CI (CI=true fails them without the engine; outside CI they skip
+# when an engine is missing), and the suite runs with the C accelerators (CI=true fails when
+# one is not built).
+# Measured on the shared 2-CPU machine: run one after another, a fresh clone took about 23 min
+# at load average 2-3 (suite 8 min 20 s, pure pass 2 min, sanitize 3.5 min, the rest side by
+# side 9.5 min). Side by side, the wall time is the CPU time over two CPUs, so each step's CPU
+# is what counts; measured at load average 9-14 (other jobs: the wall times were 6-10 times
+# idle ones), CPU seconds: lint 2, typecheck 18 (no mypy cache), vendor-check 6, wheel-check
+# 103, pure 106 (500 tests), sanitize 222 (673 tests), fuzz-short about 100 (187 when sql
+# ran 967 of 2,000 runs), suite about 800 (5,266 tests, from its 8 min 20 s on two workers).
+# The whole of make test side by side (CI=true, engines cached, worktree with bytecode and
+# npm caches), load average 1.8 at the start, 4-8 during it (other jobs): 15 min 32 s wall,
+# 1,401 s CPU, 5,268 tests passed (195 Godot 3 and 249 Godot 4 engine tests). On two idle
+# CPUs about 12 min, over the 5-minute aim; the suite is most of it (tests/conformance's
+# 1,728 cells alone about 210 s of CPU).
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
-	BRSON_GODOT4="$$G4" $(BIN)/python -m pytest -q $(XDIST)
-	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(XDIST) $(PURE_TESTS)
-	$(MAKE) sanitize
-	$(MAKE) -j3 --output-sync=target lint typecheck fuzz-short vendor-check wheel-check
+	BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target \
+	  suite pure sanitize lint typecheck fuzz-short vendor-check wheel-check
+
+.PHONY: suite pure fast
+# The whole suite (every tier), spread over the CPUs.
+suite: $(STAMP)
+	$(BIN)/python -m pytest -q $(XDIST)
+
+# PURE_TESTS with BRSON_PURE_PYTHON=1: every C accelerator's Python twin, through its callers.
+pure: $(STAMP)
+	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(PURE_TESTS)
+
+# The fast tier alone (no engine, browser or slow test).
+fast: $(STAMP)
+	$(BIN)/python -m pytest -q $(XDIST) -m "$(FAST)"
 
 # ruff (lint and format) over everything the repo runs, the layers contract in
 # pyproject.toml (import-linter; all pinned in the test extra), and no module-level import
@@ -127,15 +170,19 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy brson
 
-# The edit-test loop: lint, types and the fast tier (no engine, browser or slow test).
-# Measured on the shared 2-CPU machine at load average 5-6: 210 s wall, 155 s CPU (lint and
-# mypy from their caches; 2,527 tests on 2 workers), so about 80 s on two idle CPUs.
-check: lint typecheck
-	$(BIN)/python -m pytest -q $(XDIST) -m "$(FAST)"
+# The edit-test loop: lint, types and the fast tier side by side.
+# Measured on the shared 2-CPU machine: at load average 5-6, run one after another, 210 s
+# wall (155 s CPU, 2,527 tests). Side by side, at load average 1.3-1.9 (other jobs using about
+# one CPU at times), lint and mypy from their caches: 116 s wall, 198 s CPU (2,822 tests on 2
+# workers; collection 9.5 s of CPU per worker with bytecode cached, 18 s without). Over the
+# 90-second aim: the fast tier's tests themselves are about 170 s of CPU.
+check: $(STAMP)
+	$(MAKE) -j --output-sync=target lint typecheck fast
 
-# The C accelerators built with ASan + UBSan (in place; the normal build is put back after),
-# then their differential tests, the decoder hand-off, the ID scan's collision guard and the
-# fuzz slice under them; any report fails (scripts/sanitize.sh; gcc's libasan, Debian's gcc).
+# The C accelerators built with ASan + UBSan in a copy of the tree (the checkout's build is
+# left alone, so the rest of `make test` runs meanwhile), then their differential tests, the
+# decoder hand-off, the ID scan's collision guard and the fuzz slice under them; any report
+# fails (scripts/sanitize.sh; gcc's libasan, Debian's gcc).
 sanitize: $(STAMP)
 	sh scripts/sanitize.sh
 
@@ -176,7 +223,8 @@ FUZZ_TREE_RUNS ?= 3000
 # A fixed seed makes a run repeatable (CI's slice uses one); empty: libFuzzer picks one.
 FUZZ_SEED ?=
 fuzz: $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[fuzz]' || echo "atheris unavailable: plain mutation driver"
+	$(BIN)/python -c 'import atheris' 2>/dev/null || $(BIN)/python -m pip install -q -e '.[fuzz]' || \
+	  echo "atheris unavailable: plain mutation driver"
 	mkdir -p fuzz/findings
 	for t in $(FUZZ_TARGETS); do \
 	  echo "== fuzz $$t (log: fuzz/findings/$$t.log)"; \
@@ -192,8 +240,11 @@ fuzz: $(STAMP)
 	fi
 
 # A short slice of the same (what CI runs besides the in-suite hypothesis mutation tests).
+# `sql` gets 300 runs: each opens DuckDB on an index (about 0.13 s of CPU an input, 2,000 runs
+# were 260 s, more than the other nine targets together).
 fuzz-short: $(STAMP)
-	$(MAKE) fuzz FUZZ_RUNS=2000 FUZZ_TREE_RUNS=0 FUZZ_SEED=1
+	$(MAKE) fuzz FUZZ_RUNS=2000 FUZZ_TREE_RUNS=0 FUZZ_SEED=1 FUZZ_TARGETS="$(filter-out sql,$(FUZZ_TARGETS))"
+	$(MAKE) fuzz FUZZ_RUNS=300 FUZZ_TREE_RUNS=0 FUZZ_SEED=1 FUZZ_TARGETS=sql
 
 fixtures: $(STAMP)
 	$(BIN)/python fixtures/make_fixtures.py

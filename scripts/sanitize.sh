@@ -4,9 +4,12 @@
 # test, the decoder hand-off (pymongo's C decoder fed what brson frames), the ID scan's
 # collision guard and the fuzz slice. Any report fails the run.
 #
-# The sanitized modules replace the venv's in place (an editable install imports them from the
-# source tree) and the normal ones are put back on exit, whatever happens. The interpreter is
-# not instrumented, so libasan is preloaded (it must come first), leaks are not reported
+# The sanitized modules are built into a copy of the source tree (brson/, tests/, fixtures/,
+# fuzz/, pyproject.toml; ../shared is linked beside it), and the tests run there: the checkout's
+# own modules stay as they are, so the rest of `make test` runs at the same time. Python puts
+# the copy first on sys.path (the current directory and PYTHONPATH, which the tests' child
+# processes inherit), ahead of the editable install's finder. The interpreter is not
+# instrumented, so libasan is preloaded (it must come first), leaks are not reported
 # (CPython keeps its objects at exit) and PYTHONMALLOC=malloc gives every object a heap block
 # of its own, so a read past one is caught (pymalloc's pools would hide it, also from reads by
 # pymongo's C code, which ASan's memcpy interceptor sees).
@@ -14,49 +17,60 @@
 # Usage: sh scripts/sanitize.sh [PYTEST ARGS...] (default: the tests below); PY= the venv's python.
 set -eu
 PY="${PY:-.venv/bin/python}"
+PY=$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY")
 CC="${CC:-gcc}"
-DIR=brson/_speedups
 SUFFIX=$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 INCLUDE=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 LIBASAN=$("$CC" -print-file-name=libasan.so)
 [ -f "$LIBASAN" ] || { echo "sanitize: $CC has no libasan ($LIBASAN)" >&2; exit 1; }
 SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
-SAVED=$(mktemp -d)
-REPORTS=$(mktemp -d)
-restore() {
-    rm -f "$DIR"/_*"$SUFFIX"
-    cp -p "$SAVED"/* "$DIR"/ 2>/dev/null || true
-    rm -rf "$SAVED"
+WORK=$(mktemp -d)
+REPORTS="$WORK/reports"
+COPY="$WORK/brson"
+mkdir "$REPORTS" "$COPY"
+finish() {
     # pytest captures fd 2, and a halted process never hands it back: reports go to files
     for report in "$REPORTS"/*; do
         [ -f "$report" ] && head -n 40 "$report" >&2
     done
-    rm -rf "$REPORTS"
+    rm -rf "$WORK"
 }
-cp -p "$DIR"/_*"$SUFFIX" "$SAVED"/ 2>/dev/null || true
-trap restore EXIT
+trap finish EXIT
 trap 'exit 130' INT TERM
 
+# (not what other steps write meanwhile: the fuzz findings and corpora, caches, builds)
+tar -cf - --exclude=node_modules --exclude=__pycache__ --exclude='*.so' --exclude='*.egg-info' \
+    --exclude=fuzz/findings --exclude='fuzz/corpus-*' \
+    brson tests fixtures fuzz pyproject.toml | tar -xf - -C "$COPY"
+[ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$WORK/shared"
+DIR="$COPY/brson/_speedups"
 for source in "$DIR"/_*.c; do
     module="${source%.c}$SUFFIX"
-    echo "sanitize: $CC $SANITIZE $source"
+    echo "sanitize: $CC $SANITIZE ${source#"$COPY"/}"
     "$CC" -shared -fPIC -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror $SANITIZE \
-        -I"$INCLUDE" "$source" -o "$module"
+        -I"$INCLUDE" "$source" -o "$module" &
 done
-
+wait
+for source in "$DIR"/_*.c; do
+    [ -f "${source%.c}$SUFFIX" ] || { echo "sanitize: ${source#"$COPY"/} did not build" >&2; exit 1; }
+done
+cd "$COPY"
+export PYTHONPATH="$COPY"
 export LD_PRELOAD="$LIBASAN"
 export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:exitcode=86:log_path=$REPORTS/asan"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86:log_path=$REPORTS/ubsan"
 export PYTHONMALLOC=malloc
 # Every module must be the sanitized build, loaded (CI=true then fails a differential test
 # whose module did not import; this says which and why first).
-"$PY" - <<'EOF'
+"$PY" - "$COPY" <<'EOF'
 import sys
 from pathlib import Path
 
 import brson._speedups as speedups
 
+if not speedups.__file__.startswith(sys.argv[1]):
+    sys.exit(f"sanitize: brson imports from {speedups.__file__}, not the copy")
 for source in sorted(Path(speedups.__file__).parent.glob("_*.c")):
     module = speedups.load(source.stem)
     if module is None or b"__asan_init" not in Path(module.__file__).read_bytes():

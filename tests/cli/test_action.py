@@ -24,7 +24,8 @@ import jsonschema
 import pytest
 import yaml
 
-pytestmark = pytest.mark.slow  # installs brson into a fresh environment as the runner would
+# Installs brson into a fresh environment as the runner would: once, on one xdist worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("action")]
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"

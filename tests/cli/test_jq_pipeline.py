@@ -30,6 +30,9 @@ SAMPLE_FILES = sorted(
 )
 STANDIN = "orange3134_loading_standin.brson"
 
+# A subprocess sweep: three brson processes and a jq per case, 1.5 s of CPU each.
+pytestmark = pytest.mark.slow
+
 
 def _jq17() -> str | None:
     explicit = os.environ.get("BRSON_JQ17")

@@ -326,6 +326,7 @@ def test_depth_limit_is_the_same_for_every_writer() -> None:
                     write(raw)
 
 
+@pytest.mark.slow  # 100 generated documents both ways: about 3.5 s of CPU
 @given(_documents(values))
 @settings(max_examples=100)
 def test_number_record_streamed_and_whole_agree(doc: dict[str, Any]) -> None:

@@ -79,6 +79,7 @@ def test_mutated_files_raise_only_brson_errors(tmp_path: Path) -> None:
             import_gltf(bytes(mutated), "x")
 
 
+@pytest.mark.engine  # the Khronos glTF-Validator
 def test_validator_agrees_on_what_import_refuses(tmp_path: Path) -> None:
     """The accessor rules import-gltf enforces are the glTF 2.0 spec's: the Khronos
     glTF-Validator reports an error in every file import-gltf refuses for its accessors, and

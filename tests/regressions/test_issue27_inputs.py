@@ -293,6 +293,7 @@ def test_reveal_is_linear_in_depth(tmp_path: Path) -> None:
     _linear(sizes.__getitem__, 100, "reveal: answer characters")
 
 
+@pytest.mark.slow  # exports at four depths: about 5 s of CPU
 def test_static_export_is_linear_in_depth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--html`` of a chain: every slot found once by the walk, not by a descent from the
     root each; each slot's findings looked up, not filtered from all; no full slot path

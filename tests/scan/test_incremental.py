@@ -80,6 +80,7 @@ def test_same_size_and_mtime_new_bytes_is_rescanned(library: Path, tmp_path: Pat
     assert (summary.scanned, summary.unchanged) == (1, 31)
 
 
+@pytest.mark.slow  # rescans the library once per option: about 6 s of CPU
 def test_other_options_rescan_everything(library: Path, tmp_path: Path) -> None:
     index = tmp_path / "index"
     engine.scan([library], index, options=OPTIONS)
