@@ -93,7 +93,7 @@ wheel-check: $(STAMP)
 
 # Debian's Chromium for the viewer's browser tests (tests/view; CI=true fails them without it).
 browser:
-	sh scripts/ensure-browser.sh
+	sh scripts/ensure-apt.sh chromium chromium
 
 godot3:
 	sh scripts/ensure-godot3.sh
@@ -109,11 +109,11 @@ jq:
 
 # Debian's git for the git integration tests (tests/cli/test_git_cli.py).
 git-tool:
-	sh scripts/ensure-git.sh
+	sh scripts/ensure-apt.sh git git
 
 # Debian's Graphviz: `brson flux --format svg`, and tests/flux renders every sample's DOT with it.
 graphviz:
-	sh scripts/ensure-graphviz.sh
+	sh scripts/ensure-apt.sh dot graphviz
 
 # The glTF checks' tools: Khronos glTF-Validator (npm, lockfile in tests/gltf/node) and Blender.
 gltf-tools:
