@@ -1,7 +1,7 @@
 """Fixtures for the viewer's tests: a server on a real sample in a thread, and Debian's
 Chromium driven by Playwright for Python (its own browser download needs the open internet,
 so ``executable_path`` points at the system browser).  Without Chromium the browser tests skip
-(in CI a skip fails: tests/conftest.py); `make test` installs it (`make browser`: scripts/ensure-apt.sh).
+(in CI a skip fails: tests/conftest.py); `make test` installs it (scripts/ensure-apt.sh).
 """
 
 from __future__ import annotations
