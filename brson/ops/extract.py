@@ -29,11 +29,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import random
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, TypeVar
-
-from bson.int64 import Int64
+from typing import Any, Literal
 
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
@@ -45,6 +43,7 @@ from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes
 from brson.model.node import Node
 from brson.model.numbering import FreshIds, numbered_ids_in_bytes
 from brson.model.spans import ASSETS, ComponentSpans
+from brson.ops.extractbytes import SlotLayout, TypePlan, copy_component
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")
@@ -289,7 +288,9 @@ def extract(
         old = (slot.parent_reference or "").encode()
         if sum(1 for m in DEFINITION_BYTES.finditer(sub_bytes) if m[2] == old) == 1:
             deps.undefine(old.decode())
-    types = _TypePlan(tree, deps.pieces(sub_bytes), type_names, report)
+    types = TypePlan(tree, deps.pieces(sub_bytes), type_names, report.slot)
+    report.types, report.types_dropped = types.types, types.types_dropped
+    report.type_versions_dropped = types.type_versions_dropped
     # The IDs that references leave the result for, and where the source defines each, are
     # known from the pieces: the lookup structures go before the result is assembled.
     leaving = deps.leaving()
@@ -422,7 +423,7 @@ def _stage(
         if key == "Object":
             values[key] = root
         elif key == "Assets":
-            values[key] = [_copy(c) for c in assets]
+            values[key] = [copy_component(c) for c in assets]
         elif key in changes:
             values[key] = changes[key]
         else:
@@ -616,17 +617,6 @@ class _Closure:
         return FreshIds(taken, False, rng)
 
 
-def _copy(component: Component) -> Component:
-    """A detached node over the same bytes (adopting the original would re-parent it).  An
-    unmodified component's node shares the source's buffer: copying each one's bytes first
-    held the copied closure twice while the result was assembled."""
-    if not component.modified:
-        start, end = component.span
-        return Component(component.buffer, start, end)
-    data = component.to_bson()
-    return Component(data, 0, len(data))
-
-
 def _type_label(component: Component) -> str:
     return component.type_label
 
@@ -715,7 +705,7 @@ class _Referrers:
 
 
 # -- new slots ------------------------------------------------------------------------------
-def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: _TypePlan) -> Slot:
+def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> Slot:
     """``Extracted Dependencies`` with one child per source slot, in the source's order.
 
     Written as bytes (element by element, each copied component's bytes as they lie in the
@@ -727,7 +717,7 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: _TypePlan) -> 
     groups: dict[int, list[int]] = {}
     for number in deps.on_slots:
         groups.setdefault(spans.slot_of(number), []).append(number)
-    layout = _SlotLayout(template)
+    layout = SlotLayout(template)
     # Every slot's IDs in one go, in the order one draw per slot gives them.
     count = layout.id_count
     drawn = ids.take(count * (1 + len(groups)))
@@ -747,265 +737,12 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: _TypePlan) -> 
     return holder
 
 
-_SLOT_DEFAULTS: dict[str, Any] = {
-    "Tag": None,
-    "Active": True,
-    "Position": [0.0, 0.0, 0.0],
-    "Rotation": [0.0, 0.0, 0.0, 1.0],
-    "Scale": [1.0, 1.0, 1.0],
-}
-
-
-class _Template:
-    """A slot's bytes for IDs of one width: ``fixed`` parts with the drawn IDs between them
-    (one ID between each two), where the ID at ``name`` is the ``Name`` member's and the ID
-    at ``components`` the ``Components`` member's, each written with its value around it."""
-
-    __slots__ = ("components", "fixed", "id_element", "name")
-
-    def __init__(
-        self, fixed: list[bytes], name: int | None, components: int | None, id_element: list[bytes]
-    ) -> None:
-        self.fixed = fixed
-        self.name = name
-        self.components = components
-        #: An ``ID`` element around the ID (the ``Components`` member's own).
-        self.id_element = id_element
-
-
-class _SlotLayout:
-    """New slots laid out like ``template`` (same keys, same order), every ID fresh: the
-    template is read once for all of them."""
-
-    def __init__(self, template: Slot) -> None:
-        self.keys = list(template)
-        old = template.get("OrderOffset") if "OrderOffset" in self.keys else None
-        self.order_offset: int = (
-            Int64(0) if isinstance(old, dict) and isinstance(old.get("Data"), Int64) else 0
-        )
-        #: Keys not understood: their values, kept (a member gets its own ID).
-        self.kept = {
-            key: template.get(key)
-            for key in self.keys
-            if key not in ("Children", "Components", "ID", "ParentReference", "Name")
-            and key != "OrderOffset"
-            and not key.endswith("-ID")
-            and key not in _SLOT_DEFAULTS
-        }
-        #: Byte templates by ID width (see :meth:`_template`).
-        self._templates: dict[int, _Template | None] = {}
-        # How many IDs a slot draws: at most one per key, counted on stand-ins.
-        probe = iter(["0" * 36] * len(self.keys))
-        self.elements("", probe, [])
-        self.id_count = len(self.keys) - sum(1 for _ in probe)
-
-    def slot(self, name: str, drawn: list[str], components: list[bytes | memoryview]) -> bytes:
-        """The slot's document with the ``id_count`` IDs ``drawn`` for it: :meth:`elements`
-        assembled, from the byte template when every ID has the template's length (a
-        slot's ten-odd keys dispatched and encoded one by one were most of the holder's
-        time)."""
-        width = len(drawn[0]) if drawn else 0
-        template = self._template(width) if set(map(len, drawn)) == {width} else None
-        if template is None:
-            return elements.assemble(self.elements(name, iter(drawn), components))
-        values = list(map(str.encode, drawn))
-        at = template.name
-        if at is not None:
-            values[at] = elements.encode_element("Name", {"ID": drawn[at], "Data": name})
-        at = template.components
-        if at is not None:
-            head, tail = template.id_element
-            member = [head + values[at] + tail, _array_element("Data", components)]
-            values[at] = elements.element_header(
-                elements.DOCUMENT, "Components"
-            ) + elements.assemble(member)
-        out: list[bytes] = [b""] * (2 * len(values) + 1)
-        out[0::2] = template.fixed
-        out[1::2] = values
-        return elements.assemble(out)
-
-    def _template(self, width: int) -> _Template | None:
-        """The slot's elements for IDs of ``width`` characters, from :meth:`elements` with
-        stand-in IDs split at each one; None when a stand-in is not found exactly once in
-        its element (then :meth:`elements` encodes)."""
-        if width in self._templates:
-            return self._templates[width]
-        made = self._templates[width] = self._make_template(width) if width else None
-        return made
-
-    def _make_template(self, width: int) -> _Template | None:
-        stand_in = "\x01" * width
-        fixed: list[bytes] = []
-        name = components = None
-        part = b""
-        for key in self.keys:
-            if key == "Name" or key == "Components":
-                if key == "Name":
-                    name = len(fixed)
-                else:
-                    components = len(fixed)
-                fixed.append(part)
-                part = b""
-                continue
-            drawn = iter([stand_in])
-            pieces = self._element(key, "", drawn, []).split(stand_in.encode())
-            used = next(drawn, None) is None
-            if used and len(pieces) == 2:
-                fixed.append(part + pieces[0])
-                part = pieces[1]
-            elif not used and len(pieces) == 1:
-                part += pieces[0]
-            else:
-                return None
-        fixed.append(part)
-        id_element = elements.encode_element("ID", stand_in).split(stand_in.encode())
-        if len(id_element) != 2:
-            return None
-        return _Template(fixed, name, components, id_element)
-
-    def elements(
-        self, name: str, ids: Iterator[str], components: list[bytes | memoryview]
-    ) -> list[bytes | memoryview]:
-        """The slot's elements, one per key (``Children`` empty), IDs drawn in key order."""
-        return [self._element(key, name, ids, components) for key in self.keys]
-
-    def _element(
-        self, key: str, name: str, ids: Iterator[str], components: list[bytes | memoryview]
-    ) -> bytes:
-        if key == "Children":
-            return elements.encode_element(key, [])
-        if key == "Components":
-            member = [elements.encode_element("ID", next(ids)), _array_element("Data", components)]
-            return elements.element_header(elements.DOCUMENT, key) + elements.assemble(member)
-        if key == "ID" or key == "ParentReference" or key.endswith("-ID"):
-            return elements.encode_element(key, next(ids))
-        if key == "Name":
-            return elements.encode_element(key, {"ID": next(ids), "Data": name})
-        if key == "OrderOffset":
-            return elements.encode_element(key, {"ID": next(ids), "Data": self.order_offset})
-        if key in _SLOT_DEFAULTS:
-            return elements.encode_element(key, {"ID": next(ids), "Data": _SLOT_DEFAULTS[key]})
-        value = self.kept[key]
-        if isinstance(value, dict) and "ID" in value:
-            return elements.encode_element(key, {**value, "ID": next(ids)})
-        return elements.encode_element(key, value)
-
-
-def _array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) -> bytes:
-    """An array element of documents given as bytes."""
-    items: list[bytes | memoryview] = [b""] * (2 * len(documents))
-    items[0::2] = _item_headers(len(documents))
-    items[1::2] = documents
-    return elements.element_header(elements.ARRAY, key) + elements.assemble(items)
-
-
-#: Array items' element headers (a document at ``"0"``, ``"1"``, …) for the usual counts of
-#: components on a slot, made once.
-_ITEM_HEADERS = [elements.element_header(elements.DOCUMENT, str(i)) for i in range(64)]
-
-
-def _item_headers(count: int) -> list[bytes]:
-    if count <= len(_ITEM_HEADERS):
-        return _ITEM_HEADERS[:count]
-    return _ITEM_HEADERS + [
-        elements.element_header(elements.DOCUMENT, str(i)) for i in range(64, count)
-    ]
-
-
 # -- edits on the staged tree ---------------------------------------------------------------
 def _null_at(location: Location) -> None:
     """Set the value at a location to null, leaving everything around it untouched (a value
     that is not there any more needs nothing)."""
     with contextlib.suppress(ModelError):
         location.set_value(None)
-
-
-B = TypeVar("B", bytes, memoryview)
-
-
-class _TypePlan:
-    """The result's type table: ``Types`` trimmed to the entries its components use (in the
-    source's order) and ``TypeVersions`` to the types still present, decided from the pieces
-    the result is made of before it is assembled, so each piece's ``Type`` indices are
-    rewritten while it is written anyway, not in a copy of the whole result afterwards
-    (two extra copies of a closure of hundreds of MB).
-
-    Indices are rewritten in the bytes: a component is ``{Type: int32 or int64, Data: {…}}``,
-    so its index sits at a fixed place and changing it in its own width moves nothing else.
-    """
-
-    def __init__(
-        self,
-        source: DataTree,
-        pieces: Iterable[bytes | memoryview],
-        type_names: list[str] | None,
-        report: ExtractReport,
-    ) -> None:
-        found: set[tuple[bytes, bytes]] = set()
-        named: set[str] = set()
-        for piece in pieces:
-            found.update(elements.COMPONENT_TYPE_INDEX.findall(piece))
-            named.update(
-                m.group(1).decode("utf-8", "replace")
-                for m in elements.COMPONENT_TYPE_NAME.finditer(piece)
-            )
-        used_indices = elements.type_index_values(found)
-        #: Root keys whose values change: ``Types``, ``TypeVersions``.
-        self.changes: dict[str, Any] = {}
-        self.remap: dict[int, int] = {}
-        if type_names is not None:
-            used = sorted(used_indices)
-            bad = [i for i in used if not 0 <= i < len(type_names)]
-            if bad:
-                raise ModelError(
-                    f"component type index {bad[0]} is out of range (Types has {len(type_names)})",
-                    path=report.slot,
-                )
-            self.remap = {old: new for new, old in enumerate(used) if old != new}
-            new_names = [type_names[i] for i in used]
-            report.types = len(new_names)
-            report.types_dropped = [n for i, n in enumerate(type_names) if i not in used_indices]
-            used_names, known = set(new_names) | named, set(type_names)
-            if new_names != type_names:
-                self.changes["Types"] = new_names
-        else:
-            used_names = named
-            report.types = len(used_names)
-            known = set()
-        versions = source.get("TypeVersions")
-        if isinstance(versions, dict):
-            if type_names is None and versions:
-                known = {
-                    m.group(1).decode("utf-8", "replace")
-                    for m in elements.COMPONENT_TYPE_NAME.finditer(source.to_bson())
-                }
-            dropped = [k for k in versions if k in known and k not in used_names]
-            if dropped:
-                report.type_versions_dropped = dropped
-                self.changes["TypeVersions"] = {
-                    k: v for k, v in versions.items() if k not in dropped
-                }
-
-    def apply(self, data: B) -> B | bytes:
-        """``data`` (a subtree, a slot, a component) with its ``Type`` indices rewritten; the
-        same object when none changes."""
-        if not self.remap:
-            return data
-        found = [f for f in elements.component_type_indices(data) if f[2] in self.remap]
-        if not found:
-            return data
-        out = bytearray(data)
-        for offset, width, old in found:
-            elements.set_type_index(out, offset, width, self.remap[old])
-        return bytes(out)
-
-    def component(self, component: Component) -> Component:
-        """A detached copy of ``component`` (see :func:`_copy`) with its index rewritten."""
-        copy = _copy(component)
-        if not self.remap:
-            return copy
-        data = self.apply(copy.to_bson())
-        return Component(data, 0, len(data))
 
 
 __all__ = [

@@ -436,7 +436,7 @@ def test_slot_template_matches_elements(data: bytes, style: str) -> None:
 
     from brson.document import raw
     from brson.model.numbering import FreshIds
-    from brson.ops.extract import _SlotLayout
+    from brson.ops.extractbytes import SlotLayout as _SlotLayout
 
     layout = _SlotLayout(Slot(data, 0, len(data)))
     component = bson.encode({"Type": 0, "Data": {"ID": "z"}})
