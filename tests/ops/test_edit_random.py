@@ -82,6 +82,9 @@ def test_random_edits_keep_the_archive_whole(
     index = out.ids
     assert not index.duplicates
     assert [v for _, v in index.values if v not in index.defined] == []
-    assert [f.code for f in validate(out) if f.severity != Severity.INFO] == []
+    # Not the ProtoFlux rules (BR7xx): a random `set` may point a node's input at a slot, a
+    # broken connection they are there to report; the archive itself stays whole.
+    found = [f.code for f in validate(out) if f.severity != Severity.INFO]
+    assert [code for code in found if not code.startswith("BR7")] == []
     once = out.renumber()
     assert once.renumber().to_bson() == once.to_bson()
