@@ -17,11 +17,14 @@ pile up threads or hold the page's out.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import secrets
+import socket
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -36,6 +39,8 @@ HOST = "127.0.0.1"
 MAX_CONNECTIONS = 32
 #: Seconds a connection may stay silent (before its request, or kept alive between two).
 IDLE_SECONDS = 20.0
+#: How long closing the server waits for the threads of the connections it ended.
+CLOSE_WAIT_SECONDS = 5.0
 #: What a connection over :data:`MAX_CONNECTIONS` gets before it is closed.
 BUSY = (
     b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
@@ -58,8 +63,6 @@ STATIC = {
 class ViewServer(ThreadingHTTPServer):
     """One opened archive served to one browser session (token)."""
 
-    daemon_threads = True
-
     def __init__(
         self,
         data: ViewData,
@@ -73,12 +76,23 @@ class ViewServer(ThreadingHTTPServer):
         self.token = token or secrets.token_urlsafe(24)
         self.idle_seconds = idle_seconds
         self._slots = threading.BoundedSemaphore(max_connections)
+        #: The connections being served and their threads, so that closing the server ends
+        #: them before the interpreter does (a handler thread woken during interpreter
+        #: shutdown, by a browser closing its keep-alive connection, died with a traceback).
+        self._serving: dict[threading.Thread, Any] = {}
+        self._serving_lock = threading.Lock()
         super().__init__((HOST, port), Handler)
         self.port = int(self.server_address[1])
         self.allowed_hosts = {f"{HOST}:{self.port}", f"localhost:{self.port}"}
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        """A thread for the connection while one of the slots is free; else 503 and close."""
+        """A thread for the connection while one of the slots is free; else 503 and close.
+
+        The slot is given back exactly once, by whichever of this method and the thread gets
+        there first: a Ctrl-C landing while the thread starts (the thread runs, this method
+        sees KeyboardInterrupt) used to give it back twice, and the ValueError of the second
+        release replaced the KeyboardInterrupt, which the server then swallowed (it kept
+        serving) while the thread died with a traceback."""
         if not self._slots.acquire(blocking=False):
             try:
                 request.settimeout(1.0)
@@ -87,17 +101,44 @@ class ViewServer(ThreadingHTTPServer):
                 pass
             self.shutdown_request(request)
             return
+        given_back = threading.Event()
+        lock = threading.Lock()
+
+        def release() -> None:
+            with lock:
+                if not given_back.is_set():
+                    given_back.set()
+                    self._slots.release()
+
+        def serve() -> None:
+            with self._serving_lock:
+                self._serving[threading.current_thread()] = request
+            try:
+                self.process_request_thread(request, client_address)
+            finally:
+                with self._serving_lock:
+                    self._serving.pop(threading.current_thread(), None)
+                release()
+
+        thread = threading.Thread(target=serve, name="brson-view-connection", daemon=True)
         try:
-            super().process_request(request, client_address)
+            thread.start()
         except BaseException:
-            self._slots.release()
+            release()
             raise
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._slots.release()
+    def server_close(self) -> None:
+        """Stop listening, end every open connection (a keep-alive one waits for its next
+        request) and wait a moment for their threads, so none outlives the server."""
+        super().server_close()
+        with self._serving_lock:
+            serving = list(self._serving.items())
+        for _, request in serving:
+            with contextlib.suppress(OSError):
+                request.shutdown(socket.SHUT_RDWR)
+        deadline = time.monotonic() + CLOSE_WAIT_SECONDS
+        for thread, _ in serving:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """One line, never a traceback; nothing when the browser simply went away."""

@@ -323,3 +323,64 @@ def test_glb_of_a_huge_subtree_is_refused(
     status, body = get(standin_server, "/api/glb?key=0.2")
     assert status == 404 and b"select a smaller part" in body
     assert get(standin_server, "/api/glb?key=0.0")[0] == 200  # 3 slots
+
+
+def test_closing_ends_kept_alive_connections() -> None:
+    """A browser keeps its connection open between requests; stopping the server must end
+    that connection's thread, not leave it to wake during interpreter shutdown (where it died
+    with a traceback on Ctrl-C)."""
+    import http.client
+    import threading
+
+    from tests.view.conftest import Running
+
+    running = Running(STANDIN)
+    connection = http.client.HTTPConnection("127.0.0.1", running.server.port, timeout=30)
+    try:
+        token = running.server.token
+        connection.request("GET", f"/api/info?token={token}")
+        response = connection.getresponse()
+        assert response.status == 200 and json.loads(response.read())["file"] == STANDIN.name
+        serving = [t for t in threading.enumerate() if t.name == "brson-view-connection"]
+        assert serving, "the kept-alive connection has its thread"
+        running.close()
+        assert not any(t.is_alive() for t in serving), "a connection thread outlived the server"
+    finally:
+        connection.close()
+
+
+def test_ctrl_c_while_a_connection_thread_starts_stops_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C can land while a connection's thread is starting: the thread runs, and
+    KeyboardInterrupt must still reach serve_forever (giving the slot back twice raised a
+    ValueError in its place, which the server swallowed: it kept serving, and the thread
+    died with a traceback)."""
+    import threading
+
+    from tests.view.conftest import Running
+
+    running = Running(STANDIN)
+    running.close()  # stop its loop: process_request is driven by hand below
+    server = running.server
+    real_start = threading.Thread.start
+    left, right = socket.socketpair()
+
+    def start_then_interrupt(self: threading.Thread) -> None:
+        real_start(self)
+        right.close()  # the client goes away: the thread ends and gives its slot back
+        self.join(5)
+        assert not self.is_alive()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            server.process_request(left, ("127.0.0.1", 0))
+    finally:
+        right.close()
+        left.close()
+    monkeypatch.undo()
+    # every slot is free again, and no more than that
+    slots = [server._slots.acquire(blocking=False) for _ in range(40)]
+    assert sum(slots) == 32
