@@ -188,14 +188,18 @@ def add_connections(out: Diff, a: DataTree, b: DataTree) -> None:
         return
     before, after = flux.build(a), flux.build(b)
     old, new = _keyed(before), _keyed(after)
+    # One label table per tree: it builds the tree's reference graph on its first world edge.
+    labels_before, labels_after = Labels(before), Labels(after)
     holders: set[str] = set()
     for key in old.keys() - new.keys():
         edge = old[key]
-        out.connections.append(ConnectionChange("disconnected", edge.kind, _flow(before, edge)))
+        text = flow(before, edge, labels_before)
+        out.connections.append(ConnectionChange("disconnected", edge.kind, text))
         holders.update(_holder_ids(before, edge))
     for key in new.keys() - old.keys():
         edge = new[key]
-        out.connections.append(ConnectionChange("connected", edge.kind, _flow(after, edge)))
+        text = flow(after, edge, labels_after)
+        out.connections.append(ConnectionChange("connected", edge.kind, text))
         holders.update(_holder_ids(after, edge))
     if holders:
         out.values = [v for v in out.values if v.id not in holders]
@@ -203,10 +207,6 @@ def add_connections(out: Diff, a: DataTree, b: DataTree) -> None:
 
 def _keyed(graph: flux.Flux) -> dict[tuple[str, str, str, str], flux.Edge]:
     return {(e.kind, e.node, e.member, e.target): e for e in graph.edges}
-
-
-def _flow(graph: flux.Flux, edge: flux.Edge) -> str:
-    return flow(graph, edge, Labels(graph))
 
 
 def _holder_ids(graph: flux.Flux, edge: flux.Edge) -> Iterator[str]:
