@@ -101,13 +101,13 @@ class ViewServer(ThreadingHTTPServer):
                 pass
             self.shutdown_request(request)
             return
-        given_back = threading.Event()
         lock = threading.Lock()
+        held = [True]
 
         def release() -> None:
             with lock:
-                if not given_back.is_set():
-                    given_back.set()
+                if held[0]:
+                    held[0] = False
                     self._slots.release()
 
         def serve() -> None:
