@@ -18,8 +18,7 @@ from bson.errors import BSONError
 
 from brson._speedups import load
 from brson.document.bsondoc import decode_bytes
-from brson.document.framing import FIXED as _FIXED
-from brson.document.framing import LENGTH_PREFIXED as _LENGTH_PREFIXED
+from brson.document.framing import COUNTED, FIXED, first_overrun, value_end
 from brson.errors import DocumentError
 
 _I32 = struct.Struct("<i")
@@ -53,7 +52,6 @@ def index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
     pos = start + 4
     last = end - 1
     find = buf.find
-    unpack = _I32.unpack_from
     while pos < last:
         etype = buf[pos]
         key_end = find(b"\x00", pos + 1, last)
@@ -64,42 +62,9 @@ def index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
         except UnicodeDecodeError:
             raise DocumentError("element key is not UTF-8", offset=pos) from None
         vstart = key_end + 1
-        if etype == 0x03 or etype == 0x04 or etype == 0x02:
-            if vstart + 4 > last:
-                raise DocumentError(f"element {key!r} is truncated", offset=pos)
-            n = unpack(buf, vstart)[0]
-            if etype == 0x02:
-                vend = vstart + 4 + n
-                if n < 1:
-                    raise DocumentError(f"string {key!r} has invalid length {n}", offset=pos)
-            else:
-                vend = vstart + n
-                if n < 5 or vend > last or buf[vend - 1] != 0:
-                    raise DocumentError(f"sub-document {key!r} has invalid length {n}", offset=pos)
-        elif etype in _FIXED:
-            vend = vstart + _FIXED[etype]
-        elif etype in _LENGTH_PREFIXED or etype == 0x0F or etype == 0x0C:
-            if vstart + 4 > last:
-                raise DocumentError(f"element {key!r} is truncated", offset=pos)
-            n = unpack(buf, vstart)[0]
-            if n < 0:
-                raise DocumentError(f"negative length {n}", offset=vstart)
-            if etype == 0x0F:  # code with scope: total length prefix
-                vend = vstart + n
-            elif etype == 0x0C:  # DBPointer: string + 12 bytes
-                vend = vstart + 4 + n + 12
-            else:
-                vend = vstart + _LENGTH_PREFIXED[etype] + n
-        elif etype == 0x0B:  # regex: two C strings
-            p = find(b"\x00", vstart, last)
-            p = find(b"\x00", p + 1, last) if p >= 0 else -1
-            if p < 0:
-                raise DocumentError("truncated regex", offset=vstart)
-            vend = p + 1
-        else:
-            raise DocumentError(f"unknown BSON element type 0x{etype:02x}", offset=pos)
-        if vend > last or vend <= pos:
-            raise DocumentError(f"element {key!r} runs past the document end", offset=pos)
+        vend = value_end(buf, etype, vstart, last)
+        if vend < 0:
+            raise _refusal(buf, etype, key, pos, vstart, last)
         if key in out:
             raise DocumentError(f"duplicate key {key!r}", offset=pos)
         out[key] = (etype, pos, vstart, vend)
@@ -107,6 +72,16 @@ def index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
     if pos != last:
         raise DocumentError("elements overrun the document end", offset=pos)
     return out
+
+
+def _refusal(buf: bytes, etype: int, key: str, pos: int, vstart: int, last: int) -> DocumentError:
+    """Why :func:`value_end` refused the element at ``pos``, for :func:`index_py` to raise."""
+    if etype not in FIXED and etype not in COUNTED and etype != 0x0B:
+        return DocumentError(f"unknown BSON element type 0x{etype:02x}", offset=pos)
+    if etype in (DOCUMENT, ARRAY) and vstart + 4 <= last:
+        n = _I32.unpack_from(buf, vstart)[0]
+        return DocumentError(f"sub-document {key!r} has invalid length {n}", offset=pos)
+    return DocumentError(f"element {key!r} is truncated or runs past the document end", offset=pos)
 
 
 #: A document's key layout: (element header bytes, key, type) per element, in order.
@@ -132,30 +107,15 @@ def index_as_py(buf: bytes, start: int, end: int, layout: Layout) -> dict[str, E
     pos = start + 4
     last = end - 1
     startswith = buf.startswith
-    unpack = _I32.unpack_from
     for header, key, etype in layout:
         if not startswith(header, pos):
             return None
         vstart = pos + len(header)
-        if etype == 0x03 or etype == 0x04:
-            if vstart + 4 > last:
-                return None
-            n = unpack(buf, vstart)[0]
-            vend = vstart + n
-            if n < 5 or vend > last or buf[vend - 1] != 0:
-                return None
-        elif etype == 0x02:
-            if vstart + 4 > last:
-                return None
-            n = unpack(buf, vstart)[0]
-            vend = vstart + 4 + n
-            if n < 1 or vend > last:
-                return None
-        elif etype in _FIXED:
-            vend = vstart + _FIXED[etype]
-            if vend > last:
-                return None
-        else:
+        # The types a layout of the engine's holds (C's index_as reads only these too).
+        if etype != 0x02 and etype != 0x03 and etype != 0x04 and etype not in FIXED:
+            return None
+        vend = value_end(buf, etype, vstart, last)
+        if vend < 0:
             return None
         out[key] = (etype, pos, vstart, vend)
         pos = vend
@@ -197,8 +157,8 @@ def member_data_py(buf: bytes, start: int, end: int) -> Element | None:
             elif etype == 0x02:
                 if vstart + 4 <= end:
                     vend = vstart + 4 + _I32.unpack_from(buf, vstart)[0]
-            elif etype in _FIXED:
-                vend = vstart + _FIXED[etype]
+            elif etype in FIXED:
+                vend = vstart + FIXED[etype]
             if vend == end - 1 and vend > vstart - (etype == 0x0A):
                 return (etype, data_at, vstart, vend)
     return None
@@ -429,7 +389,6 @@ def component_fields_py(buf: bytes, start: int, end: int) -> list[FieldElement] 
     pos = start + 4
     last = end - 1
     find = buf.find
-    unpack = _I32.unpack_from
     while pos < last:
         etype = buf[pos]
         key_end = find(b"\x00", pos + 1, last)
@@ -443,28 +402,11 @@ def component_fields_py(buf: bytes, start: int, end: int) -> list[FieldElement] 
             return None
         keys.add(key)
         vstart = key_end + 1
-        if etype == 0x03:
-            if vstart + 4 > last:
-                return None
-            n = unpack(buf, vstart)[0]
-            vend = vstart + n
-            if n < 5 or vend > last or buf[vend - 1] != 0:
-                return None
-            data = member_data(buf, vstart, vend)
-            out.append((key, vstart, vend, data))
-        elif etype == 0x02:
-            if vstart + 4 > last:
-                return None
-            n = unpack(buf, vstart)[0]
-            vend = vstart + 4 + n
-            if n < 1 or vend > last:
-                return None
-        elif etype in _FIXED:
-            vend = vstart + _FIXED[etype]
-            if vend > last:
-                return None
-        else:
+        vend = value_end(buf, etype, vstart, last)
+        if vend < 0:
             return None
+        if etype == DOCUMENT:
+            out.append((key, vstart, vend, member_data(buf, vstart, vend)))
         pos = vend
     return out if pos == last else None
 
@@ -517,16 +459,12 @@ def value(buf: bytes, elem: Element) -> Any:
 
 def check_elements(buf: bytes) -> None:
     """Every element of every nested document within its document, each sub-document's length
-    and closing NUL right, keys unique: what the model checks of the documents it reads,
-    here of all of them.  A tree is read lazily, so a length that lies in a part no command
-    looked at would otherwise be copied as it is into a file that no reader accepts.
-    Iterative (a valid tree may be thousands of documents deep): one :func:`index` per
-    document.  Raises :class:`DocumentError` naming the offset."""
-    if len(buf) < 5 or int32_at(buf, 0) != len(buf) or buf[-1] != 0:
+    and closing NUL right (:func:`brson.document.framing.first_overrun`, no depth limit): a
+    tree is read lazily, so a length that lies in a part no command looked at would otherwise
+    be copied as it is into a file that no reader accepts.  Raises :class:`DocumentError`
+    naming the offset."""
+    bad = first_overrun(buf, len(buf))
+    if bad == 0:
         raise DocumentError("malformed document (length prefix or end)", offset=0)
-    pending = [(0, len(buf))]
-    while pending:
-        start, end = pending.pop()
-        for etype, _, vstart, vend in index(buf, start, end).values():
-            if etype in (DOCUMENT, ARRAY):
-                pending.append((vstart, vend))
+    if bad > 0:
+        raise DocumentError("element runs past its document or has an invalid length", offset=bad)
