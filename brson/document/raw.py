@@ -43,11 +43,9 @@ Element = tuple[int, int, int, int]
 
 
 def index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
-    """Index the elements of the document spanning ``buf[start:end]``, keys in file order.
-
-    The hot path of loading: common element types are tested first and sub-documents are
-    skipped by their length prefix; the checks keep hostile lengths inside the document.
-    """
+    """Index the elements of the document spanning ``buf[start:end]``, keys in file order:
+    sub-documents are skipped by their length prefix, and :func:`value_end` keeps hostile
+    lengths inside the document."""
     out: dict[str, Element] = {}
     pos = start + 4
     last = end - 1
@@ -374,61 +372,17 @@ def assemble(elements: Sequence[bytes | memoryview]) -> bytes:
 FieldElement = tuple[str, int, int, Element | None]
 
 
-def component_fields_py(buf: bytes, start: int, end: int) -> list[FieldElement] | None:
-    """The sub-documents of a component's ``Data`` document, each with its ``Data`` element
-    when it is a member in the engine's layout (:func:`member_data`), in file order; None
-    when the document is anything but well-formed common elements, for the caller to index
-    it with :func:`index` (which names the fault).
-
-    Why one pass: indexing ``Data`` into a dict of 4-tuples, looking each member up in it and
-    then finding its ``Data`` element again cost three walks and ~200 bytes per member (a
-    world has ~40 a slot); this reads each element header once and keeps nothing.
-    """
-    out: list[FieldElement] = []
-    keys: set[str] = set()
-    pos = start + 4
-    last = end - 1
-    find = buf.find
-    while pos < last:
-        etype = buf[pos]
-        key_end = find(b"\x00", pos + 1, last)
-        if key_end < 0:
-            return None
-        try:
-            key = buf[pos + 1 : key_end].decode()
-        except UnicodeDecodeError:
-            return None
-        if key in keys:
-            return None
-        keys.add(key)
-        vstart = key_end + 1
-        vend = value_end(buf, etype, vstart, last)
-        if vend < 0:
-            return None
-        if etype == DOCUMENT:
-            out.append((key, vstart, vend, member_data(buf, vstart, vend)))
-        pos = vend
-    return out if pos == last else None
-
-
-def component_fields_indexed(buf: bytes, start: int, end: int) -> list[FieldElement]:
-    """:func:`component_fields_py`'s answer through :func:`index` and :func:`member_data`:
-    the faster way when those are compiled (6x on a world's components, where the
-    pure loop above is 3x faster than the pure ``index`` and ``member_data``)."""
+def component_fields(buf: bytes, start: int, end: int) -> list[FieldElement]:
+    """The sub-documents of a component's ``Data`` document (``buf[start:end]``), each with
+    its ``Data`` element when it is a member in the engine's layout (:func:`member_data`), in
+    file order: one index, no dict looked up per member.  Raises :class:`DocumentError` as
+    :func:`index` does."""
     data = member_data
     return [
         (key, elem[2], elem[3], data(buf, elem[2], elem[3]))
         for key, elem in index(buf, start, end).items()
         if elem[0] == DOCUMENT
     ]
-
-
-def component_fields(buf: bytes, start: int, end: int) -> list[FieldElement] | None:
-    """The member-shaped sub-documents of a component's ``Data`` (:func:`component_fields_py`),
-    the faster way this build has: with ``index`` and ``member_data`` compiled, through them."""
-    if ACCELERATED:
-        return component_fields_indexed(buf, start, end)
-    return component_fields_py(buf, start, end)
 
 
 # -- a member's value (Member.value) ----------------------------------------------------------
