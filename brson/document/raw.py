@@ -17,7 +17,7 @@ import bson as _bson
 from bson.errors import BSONError
 
 from brson._speedups import load
-from brson.document.bsondoc import decode_bytes
+from brson.document.bsondoc import decode_or_refuse
 from brson.document.framing import COUNTED, FIXED, first_overrun, value_end
 from brson.errors import DocumentError
 
@@ -329,22 +329,12 @@ def scalar(buf: bytes, elem: Element) -> Any:
     # Everything else (int64 as Int64, documents, arrays, rare types) through pymongo.
     key_len = vstart - pos - 2
     wrapped = _I32.pack(4 + 1 + key_len + 1 + (vend - vstart) + 1) + buf[pos:vend] + b"\x00"
-    try:
-        return next(iter(decode_bytes(wrapped).values()))
-    except (BSONError, ValueError, OverflowError) as exc:
-        raise DocumentError(f"malformed value ({exc})", offset=pos) from None
-    except RecursionError:
-        raise DocumentError("value nesting too deep", offset=pos) from None
+    return next(iter(decode_or_refuse(wrapped, pos).values()))
 
 
 def decode_doc(buf: bytes, start: int, end: int) -> dict[str, Any]:
     """Decode a whole sub-document with pymongo (C speed)."""
-    try:
-        return decode_bytes(buf[start:end])
-    except (BSONError, ValueError, OverflowError) as exc:
-        raise DocumentError(f"malformed document ({exc})", offset=start) from None
-    except RecursionError:
-        raise DocumentError("document nesting too deep", offset=start) from None
+    return decode_or_refuse(buf[start:end], start)
 
 
 def encode_element(key: str, value: Any) -> bytes:
