@@ -148,6 +148,8 @@ def member_data_py(buf: bytes, start: int, end: int) -> Element | None:
                 return None
             etype = buf[data_at]
             vstart = data_at + 6
+            # Not value_end: the ends are only compared with the member's own end (as C's
+            # do_member_data does), and the value's index refuses a bad sub-document later.
             vend = -1
             if etype == 0x03 or etype == 0x04:
                 if vstart + 4 <= end:
