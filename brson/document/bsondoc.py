@@ -110,12 +110,18 @@ def check_framing(data: bytes | memoryview) -> None:
 def decode(data: bytes | memoryview) -> dict[str, Any]:
     """Decode one whole BSON document (after :func:`check_framing`)."""
     check_framing(data)
+    return decode_or_refuse(bytes(data))
+
+
+def decode_or_refuse(data: bytes, offset: int | None = None) -> dict[str, Any]:
+    """:func:`decode_bytes`, its refusals as one :class:`DocumentError` (at ``offset``, where
+    ``data`` starts in the caller's buffer)."""
     try:
-        return decode_bytes(bytes(data))
+        return decode_bytes(data)
     except (BSONError, ValueError, OverflowError) as exc:
-        raise DocumentError(f"malformed BSON ({exc})") from None
+        raise DocumentError(f"malformed BSON ({exc})", offset=offset) from None
     except RecursionError:
-        raise DocumentError("BSON nesting too deep to decode") from None
+        raise DocumentError("BSON nesting too deep to decode", offset=offset) from None
 
 
 def encode(doc: Any) -> bytes:

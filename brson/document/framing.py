@@ -1,4 +1,5 @@
-"""BSON element framing: every element's size by its type, and the deep check that no element
+"""BSON element framing: every element's size by its type (:func:`value_end`, the Python
+statement of ``value_end`` in brson/_speedups/_bsonwire.h), and the deep check that no element
 at any depth runs past the document holding it.
 
 Why the deep check: pymongo's C decoder bounds a nested element's reads by the buffer it was
@@ -32,10 +33,47 @@ FIXED = {
     0x7F: 0,
     0xFF: 0,
 }
-#: Types whose payload starts with an int32 byte count of what follows (+ subtype for binary).
-LENGTH_PREFIXED = {0x02: 4, 0x0D: 4, 0x0E: 4, 0x05: 5}
+#: Types whose payload starts with an int32 count: (bytes before what it counts, its least
+#: value).  A string counts its NUL; binary has a subtype byte first; a DBPointer is a string
+#: and 12 bytes; a sub-document, an array and code with scope count themselves.
+COUNTED = {
+    0x02: (4, 1),
+    0x0D: (4, 0),
+    0x0E: (4, 0),
+    0x05: (5, 0),
+    0x0C: (16, 0),
+    0x0F: (0, 0),
+    0x03: (0, 5),
+    0x04: (0, 5),
+}
 #: Binary subtype 2 ("old binary") holds a second int32 length the decoder reads.
 _OLD_BINARY = 2
+
+
+def value_end(buf: bytes, etype: int, vstart: int, last: int) -> int:
+    """The end of the value of type ``etype`` starting at ``vstart``, in a document whose
+    terminator is at ``last``; -1 for a type BSON does not define or a size that is refused
+    (too small, past ``last``, a sub-document not closed by a NUL)."""
+    fixed = FIXED.get(etype)
+    if fixed is not None:
+        vend = vstart + fixed
+    elif etype == 0x0B:  # regex: two C strings
+        p = buf.find(b"\x00", vstart, last)
+        p = buf.find(b"\x00", p + 1, last) if p >= 0 else -1
+        if p < 0:
+            return -1
+        vend = p + 1
+    else:
+        counted = COUNTED.get(etype)
+        if counted is None or vstart + 4 > last:
+            return -1
+        n = _I32.unpack_from(buf, vstart)[0]
+        if n < counted[1]:
+            return -1
+        vend = vstart + counted[0] + n
+        if vend <= last and (etype == 0x03 or etype == 0x04) and buf[vend - 1] != 0:
+            return -1
+    return vend if vend <= last else -1
 
 
 #: :func:`first_overrun`'s answer for a document nested deeper than its ``max_depth``.
@@ -48,11 +86,12 @@ def first_overrun_py(buf: bytes, max_depth: int) -> int:
     document; -1 when every element is framed; :data:`TOO_DEEP` at the first document nested
     more than ``max_depth`` levels (the decoder refuses those too, having read no further: so
     a caller that tries each level of a deep tree pays what the decoder would, not the whole
-    buffer each time).  One pass, no recursion (a stack of the enclosing documents' ends)."""
+    buffer each time).  One pass, no recursion (a stack of the enclosing documents' ends).
+    Stricter than :func:`value_end` where pymongo's decoder reads more: code with scope's
+    parts, code, symbol and DBPointer strings (at least their NUL), old binary's inner length."""
     size = len(buf)
     if size < 5 or _I32.unpack_from(buf, 0)[0] != size or buf[size - 1] != 0:
         return 0
-    find = buf.find
     unpack = _I32.unpack_from
     ends: list[int] = []  # the terminators of the enclosing documents
     pos, last = 4, size - 1
@@ -63,60 +102,36 @@ def first_overrun_py(buf: bytes, max_depth: int) -> int:
             pos, last = last + 1, ends.pop()
             continue
         etype = buf[pos]
-        key_end = find(b"\x00", pos + 1, last)
+        key_end = buf.find(b"\x00", pos + 1, last)
         if key_end < 0:
             return pos
         vstart = key_end + 1
-        fixed = FIXED.get(etype)
-        if fixed is not None:
-            vend = vstart + fixed
-        elif etype == 0x0B:  # regex: two C strings
-            p = find(b"\x00", vstart, last)
-            p = find(b"\x00", p + 1, last) if p >= 0 else -1
-            if p < 0:
-                return pos
-            vend = p + 1
-        elif vstart + 4 > last:
+        vend = value_end(buf, etype, vstart, last)
+        if vend < 0:
             return pos
-        else:
-            n = unpack(buf, vstart)[0]
-            if etype == 0x03 or etype == 0x04:
-                vend = vstart + n
-                if n < 5 or vend > last or buf[vend - 1] != 0:
-                    return pos
-                if len(ends) >= max_depth:
-                    return TOO_DEEP
-                ends.append(last)
-                pos, last = vstart + 4, vend - 1
-                continue
+        if etype == 0x03 or etype == 0x04 or etype == 0x0F:
+            inner = vstart
             if etype == 0x0F:  # code with scope: total size, string, scope document
-                vend = vstart + n
-                if n < 14 or vend > last:
-                    return pos
-                text = unpack(buf, vstart + 4)[0]
-                scope = vstart + 8 + text
-                if text < 1 or scope + 5 > vend or unpack(buf, scope)[0] != vend - scope:
+                text = unpack(buf, vstart + 4)[0] if vend - vstart >= 14 else 0
+                inner = vstart + 8 + text
+                if text < 1 or inner + 5 > vend or unpack(buf, inner)[0] != vend - inner:
                     return pos
                 if buf[vend - 1] != 0:
                     return pos
-                if len(ends) >= max_depth:
-                    return TOO_DEEP
-                ends.append(last)
-                pos, last = scope + 4, vend - 1
-                continue
-            if n < (1 if etype != 0x05 else 0):
-                return pos
-            if etype == 0x0C:  # DBPointer: string + 12 bytes
-                vend = vstart + 4 + n + 12
-            elif etype in LENGTH_PREFIXED:
-                vend = vstart + LENGTH_PREFIXED[etype] + n
-                if etype == 0x05 and buf[vstart + 4] == _OLD_BINARY and n < 4:
-                    return pos
-            else:
-                return pos
-        if vend > last:
+            if len(ends) >= max_depth:
+                return TOO_DEEP
+            ends.append(last)
+            pos, last = inner + 4, vend - 1
+            continue
+        if etype in _DECODED_AS_STRING and unpack(buf, vstart)[0] < 1:
+            return pos
+        if etype == 0x05 and buf[vstart + 4] == _OLD_BINARY and unpack(buf, vstart)[0] < 4:
             return pos
         pos = vend
+
+
+#: Element types whose value pymongo decodes as a string (at least its NUL).
+_DECODED_AS_STRING = frozenset((0x0C, 0x0D, 0x0E))
 
 
 if TYPE_CHECKING:

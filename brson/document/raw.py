@@ -17,9 +17,8 @@ import bson as _bson
 from bson.errors import BSONError
 
 from brson._speedups import load
-from brson.document.bsondoc import decode_bytes
-from brson.document.framing import FIXED as _FIXED
-from brson.document.framing import LENGTH_PREFIXED as _LENGTH_PREFIXED
+from brson.document.bsondoc import decode_or_refuse
+from brson.document.framing import COUNTED, FIXED, first_overrun, value_end
 from brson.errors import DocumentError
 
 _I32 = struct.Struct("<i")
@@ -44,16 +43,13 @@ Element = tuple[int, int, int, int]
 
 
 def index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
-    """Index the elements of the document spanning ``buf[start:end]``, keys in file order.
-
-    The hot path of loading: common element types are tested first and sub-documents are
-    skipped by their length prefix; the checks keep hostile lengths inside the document.
-    """
+    """Index the elements of the document spanning ``buf[start:end]``, keys in file order:
+    sub-documents are skipped by their length prefix, and :func:`value_end` keeps hostile
+    lengths inside the document."""
     out: dict[str, Element] = {}
     pos = start + 4
     last = end - 1
     find = buf.find
-    unpack = _I32.unpack_from
     while pos < last:
         etype = buf[pos]
         key_end = find(b"\x00", pos + 1, last)
@@ -64,42 +60,9 @@ def index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
         except UnicodeDecodeError:
             raise DocumentError("element key is not UTF-8", offset=pos) from None
         vstart = key_end + 1
-        if etype == 0x03 or etype == 0x04 or etype == 0x02:
-            if vstart + 4 > last:
-                raise DocumentError(f"element {key!r} is truncated", offset=pos)
-            n = unpack(buf, vstart)[0]
-            if etype == 0x02:
-                vend = vstart + 4 + n
-                if n < 1:
-                    raise DocumentError(f"string {key!r} has invalid length {n}", offset=pos)
-            else:
-                vend = vstart + n
-                if n < 5 or vend > last or buf[vend - 1] != 0:
-                    raise DocumentError(f"sub-document {key!r} has invalid length {n}", offset=pos)
-        elif etype in _FIXED:
-            vend = vstart + _FIXED[etype]
-        elif etype in _LENGTH_PREFIXED or etype == 0x0F or etype == 0x0C:
-            if vstart + 4 > last:
-                raise DocumentError(f"element {key!r} is truncated", offset=pos)
-            n = unpack(buf, vstart)[0]
-            if n < 0:
-                raise DocumentError(f"negative length {n}", offset=vstart)
-            if etype == 0x0F:  # code with scope: total length prefix
-                vend = vstart + n
-            elif etype == 0x0C:  # DBPointer: string + 12 bytes
-                vend = vstart + 4 + n + 12
-            else:
-                vend = vstart + _LENGTH_PREFIXED[etype] + n
-        elif etype == 0x0B:  # regex: two C strings
-            p = find(b"\x00", vstart, last)
-            p = find(b"\x00", p + 1, last) if p >= 0 else -1
-            if p < 0:
-                raise DocumentError("truncated regex", offset=vstart)
-            vend = p + 1
-        else:
-            raise DocumentError(f"unknown BSON element type 0x{etype:02x}", offset=pos)
-        if vend > last or vend <= pos:
-            raise DocumentError(f"element {key!r} runs past the document end", offset=pos)
+        vend = value_end(buf, etype, vstart, last)
+        if vend < 0:
+            raise _refusal(buf, etype, key, pos, vstart, last)
         if key in out:
             raise DocumentError(f"duplicate key {key!r}", offset=pos)
         out[key] = (etype, pos, vstart, vend)
@@ -107,6 +70,16 @@ def index_py(buf: bytes, start: int, end: int) -> dict[str, Element]:
     if pos != last:
         raise DocumentError("elements overrun the document end", offset=pos)
     return out
+
+
+def _refusal(buf: bytes, etype: int, key: str, pos: int, vstart: int, last: int) -> DocumentError:
+    """Why :func:`value_end` refused the element at ``pos``, for :func:`index_py` to raise."""
+    if etype not in FIXED and etype not in COUNTED and etype != 0x0B:
+        return DocumentError(f"unknown BSON element type 0x{etype:02x}", offset=pos)
+    if etype in (DOCUMENT, ARRAY) and vstart + 4 <= last:
+        n = _I32.unpack_from(buf, vstart)[0]
+        return DocumentError(f"sub-document {key!r} has invalid length {n}", offset=pos)
+    return DocumentError(f"element {key!r} is truncated or runs past the document end", offset=pos)
 
 
 #: A document's key layout: (element header bytes, key, type) per element, in order.
@@ -132,30 +105,15 @@ def index_as_py(buf: bytes, start: int, end: int, layout: Layout) -> dict[str, E
     pos = start + 4
     last = end - 1
     startswith = buf.startswith
-    unpack = _I32.unpack_from
     for header, key, etype in layout:
         if not startswith(header, pos):
             return None
         vstart = pos + len(header)
-        if etype == 0x03 or etype == 0x04:
-            if vstart + 4 > last:
-                return None
-            n = unpack(buf, vstart)[0]
-            vend = vstart + n
-            if n < 5 or vend > last or buf[vend - 1] != 0:
-                return None
-        elif etype == 0x02:
-            if vstart + 4 > last:
-                return None
-            n = unpack(buf, vstart)[0]
-            vend = vstart + 4 + n
-            if n < 1 or vend > last:
-                return None
-        elif etype in _FIXED:
-            vend = vstart + _FIXED[etype]
-            if vend > last:
-                return None
-        else:
+        # The types a layout of the engine's holds (C's index_as reads only these too).
+        if etype != 0x02 and etype != 0x03 and etype != 0x04 and etype not in FIXED:
+            return None
+        vend = value_end(buf, etype, vstart, last)
+        if vend < 0:
             return None
         out[key] = (etype, pos, vstart, vend)
         pos = vend
@@ -190,6 +148,8 @@ def member_data_py(buf: bytes, start: int, end: int) -> Element | None:
                 return None
             etype = buf[data_at]
             vstart = data_at + 6
+            # Not value_end: the ends are only compared with the member's own end (as C's
+            # do_member_data does), and the value's index refuses a bad sub-document later.
             vend = -1
             if etype == 0x03 or etype == 0x04:
                 if vstart + 4 <= end:
@@ -197,8 +157,8 @@ def member_data_py(buf: bytes, start: int, end: int) -> Element | None:
             elif etype == 0x02:
                 if vstart + 4 <= end:
                     vend = vstart + 4 + _I32.unpack_from(buf, vstart)[0]
-            elif etype in _FIXED:
-                vend = vstart + _FIXED[etype]
+            elif etype in FIXED:
+                vend = vstart + FIXED[etype]
             if vend == end - 1 and vend > vstart - (etype == 0x0A):
                 return (etype, data_at, vstart, vend)
     return None
@@ -371,22 +331,12 @@ def scalar(buf: bytes, elem: Element) -> Any:
     # Everything else (int64 as Int64, documents, arrays, rare types) through pymongo.
     key_len = vstart - pos - 2
     wrapped = _I32.pack(4 + 1 + key_len + 1 + (vend - vstart) + 1) + buf[pos:vend] + b"\x00"
-    try:
-        return next(iter(decode_bytes(wrapped).values()))
-    except (BSONError, ValueError, OverflowError) as exc:
-        raise DocumentError(f"malformed value ({exc})", offset=pos) from None
-    except RecursionError:
-        raise DocumentError("value nesting too deep", offset=pos) from None
+    return next(iter(decode_or_refuse(wrapped, pos).values()))
 
 
 def decode_doc(buf: bytes, start: int, end: int) -> dict[str, Any]:
     """Decode a whole sub-document with pymongo (C speed)."""
-    try:
-        return decode_bytes(buf[start:end])
-    except (BSONError, ValueError, OverflowError) as exc:
-        raise DocumentError(f"malformed document ({exc})", offset=start) from None
-    except RecursionError:
-        raise DocumentError("document nesting too deep", offset=start) from None
+    return decode_or_refuse(buf[start:end], start)
 
 
 def encode_element(key: str, value: Any) -> bytes:
@@ -414,79 +364,17 @@ def assemble(elements: Sequence[bytes | memoryview]) -> bytes:
 FieldElement = tuple[str, int, int, Element | None]
 
 
-def component_fields_py(buf: bytes, start: int, end: int) -> list[FieldElement] | None:
-    """The sub-documents of a component's ``Data`` document, each with its ``Data`` element
-    when it is a member in the engine's layout (:func:`member_data`), in file order; None
-    when the document is anything but well-formed common elements, for the caller to index
-    it with :func:`index` (which names the fault).
-
-    Why one pass: indexing ``Data`` into a dict of 4-tuples, looking each member up in it and
-    then finding its ``Data`` element again cost three walks and ~200 bytes per member (a
-    world has ~40 a slot); this reads each element header once and keeps nothing.
-    """
-    out: list[FieldElement] = []
-    keys: set[str] = set()
-    pos = start + 4
-    last = end - 1
-    find = buf.find
-    unpack = _I32.unpack_from
-    while pos < last:
-        etype = buf[pos]
-        key_end = find(b"\x00", pos + 1, last)
-        if key_end < 0:
-            return None
-        try:
-            key = buf[pos + 1 : key_end].decode()
-        except UnicodeDecodeError:
-            return None
-        if key in keys:
-            return None
-        keys.add(key)
-        vstart = key_end + 1
-        if etype == 0x03:
-            if vstart + 4 > last:
-                return None
-            n = unpack(buf, vstart)[0]
-            vend = vstart + n
-            if n < 5 or vend > last or buf[vend - 1] != 0:
-                return None
-            data = member_data(buf, vstart, vend)
-            out.append((key, vstart, vend, data))
-        elif etype == 0x02:
-            if vstart + 4 > last:
-                return None
-            n = unpack(buf, vstart)[0]
-            vend = vstart + 4 + n
-            if n < 1 or vend > last:
-                return None
-        elif etype in _FIXED:
-            vend = vstart + _FIXED[etype]
-            if vend > last:
-                return None
-        else:
-            return None
-        pos = vend
-    return out if pos == last else None
-
-
-def component_fields_indexed(buf: bytes, start: int, end: int) -> list[FieldElement]:
-    """:func:`component_fields_py`'s answer through :func:`index` and :func:`member_data`:
-    the faster way when those are compiled (6x on a world's components, where the
-    pure loop above is 3x faster than the pure ``index`` and ``member_data``)."""
+def component_fields(buf: bytes, start: int, end: int) -> list[FieldElement]:
+    """The sub-documents of a component's ``Data`` document (``buf[start:end]``), each with
+    its ``Data`` element when it is a member in the engine's layout (:func:`member_data`), in
+    file order: one index, no dict looked up per member.  Raises :class:`DocumentError` as
+    :func:`index` does."""
     data = member_data
     return [
         (key, elem[2], elem[3], data(buf, elem[2], elem[3]))
         for key, elem in index(buf, start, end).items()
         if elem[0] == DOCUMENT
     ]
-
-
-def component_fields(buf: bytes, start: int, end: int) -> list[FieldElement] | None:
-    """The member-shaped sub-documents of a component's ``Data`` (:func:`component_fields_py`),
-    the faster way this build has: with ``index`` and ``member_data`` compiled, through them."""
-    if ACCELERATED:
-        return component_fields_indexed(buf, start, end)
-    return component_fields_py(buf, start, end)
 
 
 # -- a member's value (Member.value) ----------------------------------------------------------
@@ -517,16 +405,12 @@ def value(buf: bytes, elem: Element) -> Any:
 
 def check_elements(buf: bytes) -> None:
     """Every element of every nested document within its document, each sub-document's length
-    and closing NUL right, keys unique: what the model checks of the documents it reads,
-    here of all of them.  A tree is read lazily, so a length that lies in a part no command
-    looked at would otherwise be copied as it is into a file that no reader accepts.
-    Iterative (a valid tree may be thousands of documents deep): one :func:`index` per
-    document.  Raises :class:`DocumentError` naming the offset."""
-    if len(buf) < 5 or int32_at(buf, 0) != len(buf) or buf[-1] != 0:
+    and closing NUL right (:func:`brson.document.framing.first_overrun`, no depth limit): a
+    tree is read lazily, so a length that lies in a part no command looked at would otherwise
+    be copied as it is into a file that no reader accepts.  Raises :class:`DocumentError`
+    naming the offset."""
+    bad = first_overrun(buf, len(buf))
+    if bad == 0:
         raise DocumentError("malformed document (length prefix or end)", offset=0)
-    pending = [(0, len(buf))]
-    while pending:
-        start, end = pending.pop()
-        for etype, _, vstart, vend in index(buf, start, end).values():
-            if etype in (DOCUMENT, ARRAY):
-                pending.append((vstart, vend))
+    if bad > 0:
+        raise DocumentError("element runs past its document or has an invalid length", offset=bad)

@@ -201,22 +201,17 @@ class Component(Node):
             elem = self._data_element()
             if elem is not None:
                 found = raw.component_fields(self._buf, elem[2], elem[3])
-                if found is not None:
-                    return Member.views(self, found, self._tree)
+                return Member.views(self, found, self._tree)
         data = self.data
-        tree = self._tree
-        found = None
         if not data.modified and data.buffer:
             start, end = data.span
-            found = raw.component_fields(data.buffer, start, end)
-        if found is None:  # edited, built by an edit, or unusual bytes: key by key
-            out: dict[str, Member] = {}
-            for key in data:
-                member = self._member(key, data)
-                if member is not None:
-                    out[key] = member
-            return out
-        return Member.views(data, found, tree)
+            return Member.views(data, raw.component_fields(data.buffer, start, end), self._tree)
+        out: dict[str, Member] = {}  # edited or built by an edit: key by key
+        for key in data:
+            member = self._member(key, data)
+            if member is not None:
+                out[key] = member
+        return out
 
     def _member(self, key: str, data: Node | None = None) -> Member | None:
         if data is None:

@@ -103,10 +103,6 @@ def _fresh(tree: DataTree, ids: FreshIds | None) -> FreshIds:
     return ids if ids is not None else FreshIds.for_tree(tree)
 
 
-def _slots_in(items: list[Any]) -> list[Slot]:
-    return [item for item in items if isinstance(item, Slot)]
-
-
 def insert_position(items: list[Any], index: int | None, kind: type[Node]) -> int:
     """Raw list position at which a new item of ``kind`` ends up ``index``-th among the
     items of that kind (None or past the end: last; negative counts from the end, -1 last)."""
@@ -160,31 +156,12 @@ def move(slot: Slot, parent: Slot | None = None, index: int | None = None) -> No
     new.children_list()  # re-links parent and tree of the moved slot
 
 
-def add_slot(
-    parent: Slot,
-    name: str,
-    *,
-    index: int | None = None,
-    position: Sequence[float] = (0.0, 0.0, 0.0),
-    rotation: Sequence[float] = (0.0, 0.0, 0.0, 1.0),
-    scale: Sequence[float] = (1.0, 1.0, 1.0),
-    active: bool = True,
-    tag: str | None = None,
-    ids: FreshIds | None = None,
-) -> Slot:
-    """A new empty slot under ``parent``, laid out like ``parent`` (same keys, same order),
-    with a fresh ID for itself, each member, its ``Components`` member, ``Persistent-ID`` and
-    ``ParentReference``."""
-    slot = new_slot(
-        parent,
-        name,
-        position=position,
-        rotation=rotation,
-        scale=scale,
-        active=active,
-        tag=tag,
-        ids=ids,
-    )
+def add_slot(parent: Slot, name: str, *, index: int | None = None, **options: Any) -> Slot:
+    """A new empty slot under ``parent`` before its ``index``-th child slot (default: last),
+    laid out like ``parent`` (same keys, same order), with a fresh ID for itself, each
+    member, its ``Components`` member, ``Persistent-ID`` and ``ParentReference``; the
+    ``options`` (transform, ``active``, ``tag``, ``ids``) are :func:`new_slot`'s."""
+    slot = new_slot(parent, name, **options)
     items = list(parent.children_list())
     items.insert(insert_position(items, index, Slot), slot)
     parent.set("Children", items)
