@@ -35,7 +35,7 @@ from brson.flux.render import Labels, flow
 from brson.model import DataTree
 from brson.model.typename import TypeName
 from brson.ops.connections import focused_graphs
-from brson.ops.engine import ASSETS, Parts, TypeRef, Undecomposable, cut, same, type_label
+from brson.ops.engine import ASSETS, Parts, TypeRef, Undecomposable, cut_pair, same, type_label
 from brson.ops.patchform import as_list, from_json, structural
 
 #: A path inside an element: keys and list positions.
@@ -265,7 +265,7 @@ def _compared(
     bytes_a: bytes, bytes_b: bytes, out: Diff
 ) -> tuple[Diff, dict[str, Any] | None, set[str] | None]:
     try:
-        pa, pb = cut(bytes_a), cut(bytes_b)
+        pa, pb = cut_pair(bytes_a, bytes_b)
     except Undecomposable:
         _compare(bsondoc.decode(bytes_a), bsondoc.decode(bytes_b), "<root>", (), out)
         return out, None, None
