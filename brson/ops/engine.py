@@ -567,7 +567,7 @@ def cut_pair(data_a: bytes, data_b: bytes) -> tuple[Parts, Parts]:
         if size != tb.ends[row] - tb.starts[row] or size > budget:
             continue
         budget -= size
-        if data_a[start:end] == data_b[tb.starts[row] : tb.ends[row]]:
+        if same_bytes(data_a, start, data_b, tb.starts[row], size):
             same_a[other] = same_b[row] = 1
     order_a = ta.preorder()
     for row in order_a:
@@ -577,6 +577,12 @@ def cut_pair(data_a: bytes, data_b: bytes) -> tuple[Parts, Parts]:
     _add_slots(pa, ta, order_a, same_a)
     _add_slots(pb, tb, order_b, same_b)
     return pa, pb
+
+
+def same_bytes(data_a: bytes, start_a: int, data_b: bytes, start_b: int, size: int) -> bool:
+    """Whether ``size`` bytes from ``start_a`` in ``data_a`` equal those from ``start_b`` in
+    ``data_b``."""
+    return data_a[start_a : start_a + size] == data_b[start_b : start_b + size]
 
 
 def _add_slots(parts: Parts, table: _Table, order: list[int], same: bytearray) -> None:

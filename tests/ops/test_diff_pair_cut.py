@@ -167,3 +167,46 @@ def test_equal_subtrees_are_left_out() -> None:
         chain.append(key)
         key = whole.parent[key]
     assert set(pb.slots.raws) == set(chain)
+
+
+def _chain(depth: int, leaf_name: str) -> bytes:
+    """A chain of ``depth`` slots, the last named ``leaf_name``."""
+    slot: dict[str, Any] = {}
+    for level in reversed(range(depth)):
+        name = leaf_name if level == depth - 1 else f"slot {level}"
+        slot = {
+            "ID": f"{level:08x}-0000-0000-0000-000000000000",
+            "Components": {"ID": f"{level:08x}-0000-0000-0000-00000000c0de", "Data": []},
+            "Name": {"ID": f"{level:08x}-0000-0000-0000-00000000face", "Data": name},
+            "Children": [slot] if slot else [],
+        }
+    return bsondoc.encode({"VersionNumber": "2022.1.28.1310", "Types": [], "Object": slot})
+
+
+def test_equal_length_ancestors_are_compared_in_linear_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A leaf edited without changing its length leaves every ancestor's length equal, so
+    each would be compared whole: quadratic in the depth, but the comparisons stop at a
+    budget of the documents' size."""
+    compared: list[int] = []
+    real = engine.same_bytes
+
+    def spy(data_a: bytes, start_a: int, data_b: bytes, start_b: int, size: int) -> bool:
+        compared.append(size)
+        return real(data_a, start_a, data_b, start_b, size)
+
+    monkeypatch.setattr(engine, "same_bytes", spy)
+
+    def work(depth: int) -> int:
+        compared.clear()
+        a, b = _chain(depth, "leaf AAAA"), _chain(depth, "leaf BBBB")
+        if engine.spans.slot_walk(a, engine.cut(a).object) is None:
+            pytest.skip("the compiled walk is off: both sides are cut whole")
+        _, pb = engine.cut_pair(a, b)
+        assert len(pb.slots.raws) == depth  # every ancestor differs
+        return sum(compared)
+
+    n = 60
+    w1, w2, w4 = work(n), work(2 * n), work(4 * n)
+    assert (w4 - w2) / (w2 - w1) <= 2.5, (w1, w2, w4)
