@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from brson.collector import paused_gc
 from brson.flux import Flux, build_from
+from brson.flux.render import Labels
 from brson.model import DataTree, Slot
+from brson.model.ids.locate import Location
 from brson.model.ids.scan import IdScan, id_spans, scan_ids
 from brson.model.spans import ASSETS, ComponentSpans
 
@@ -37,6 +40,12 @@ class _Side:
         self._defining: dict[str, int | None] = {}
         self._ids: dict[int, str | None] = {}
         self._slots: dict[int, Slot | None] = {}
+
+    def where(self, element_id: str) -> Location | None:
+        """Where ``element_id`` is defined (its first definition: what the tree's ID index
+        answers), for the labels of world elements."""
+        offset = self.scan.offset(element_id)
+        return None if offset is None else Location(tree=self.tree, offset=offset)
 
     def defining(self, element_id: str) -> int | None:
         """The component holding ``element_id``'s first definition (its own ID or a member's)."""
@@ -110,13 +119,25 @@ class _Side:
         return build_from(self.tree, pairs, focus)
 
 
-def focused_graphs(a: DataTree, b: DataTree, touched: set[str]) -> tuple[Flux, Flux, set[str]]:
+@dataclass(frozen=True)
+class Focused:
+    """Both trees' ProtoFlux for the focus nodes, and the labels of their world elements."""
+
+    before: Flux
+    after: Flux
+    #: The IDs of the nodes whose edges can differ (the only ones to compare).
+    focus: set[str]
+    labels_before: Labels
+    labels_after: Labels
+
+
+def focused_graphs(a: DataTree, b: DataTree, touched: set[str]) -> Focused:
     """Both trees' ProtoFlux for the nodes whose edges can differ when only the components
-    ``touched`` differ (IDs), and those nodes' IDs.  The trees must be unmodified."""
+    ``touched`` differ (IDs).  The trees must be unmodified."""
     with paused_gc():
-        sides = (_Side(a), _Side(b))
+        side_a, side_b = _Side(a), _Side(b)
         focus: set[str] = set()
-        for side in sides:
+        for side in (side_a, side_b):
             own = side.numbers(touched)
             named = set(touched)
             for number in own:
@@ -124,7 +145,10 @@ def focused_graphs(a: DataTree, b: DataTree, touched: set[str]) -> tuple[Flux, F
             first = side.referrers(named)
             focus |= side.ids(own | side.referents(own) | first | side.referrers(side.ids(first)))
         focus |= touched
-        return sides[0].graph(focus), sides[1].graph(focus), focus
+        before, after = side_a.graph(focus), side_b.graph(focus)
+        return Focused(
+            before, after, focus, Labels(before, side_a.where), Labels(after, side_b.where)
+        )
 
 
 def _member_ids(side: _Side, number: int) -> set[str]:
@@ -139,4 +163,4 @@ def _member_ids(side: _Side, number: int) -> set[str]:
     }
 
 
-__all__ = ["focused_graphs"]
+__all__ = ["Focused", "focused_graphs"]

@@ -196,12 +196,15 @@ def add_connections(out: Diff, a: DataTree, b: DataTree, touched: set[str] | Non
     if touched is not None and not (a.modified or b.modified):
         if not touched:
             return  # no node or helper differs: no connection can have
-        before, after, focus = focused_graphs(a, b, touched)
+        found = focused_graphs(a, b, touched)
+        before, after, focus = found.before, found.after, found.focus
+        labels_before, labels_after = found.labels_before, found.labels_after
     else:
         before, after = flux.build(a), flux.build(b)
+        # One label table per tree: it builds the tree's reference graph on its first world
+        # edge.
+        labels_before, labels_after = Labels(before), Labels(after)
     old, new = _keyed(before, focus), _keyed(after, focus)
-    # One label table per tree: it builds the tree's reference graph on its first world edge.
-    labels_before, labels_after = Labels(before), Labels(after)
     holders: set[str] = set()
     for key, edge in old.items():
         if key in new:
