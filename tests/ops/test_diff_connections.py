@@ -20,6 +20,7 @@ from brson import flux
 from brson.model.component import Component
 from brson.model.ids.forms import is_guid
 from brson.model.tree import DataTree
+from brson.ops import diff as diff_module
 from brson.ops.diff import Diff, add_connections, compared
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -113,3 +114,51 @@ def test_connection_lines_are_the_same_on_every_run(tmp_path: Path) -> None:
     lines = next(iter(outputs)).splitlines()
     links = [line for line in lines if line.split(" ")[1] in ("connected", "disconnected")]
     assert len(links) >= 2, lines
+
+
+def _no_whole_graphs(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(tree: DataTree) -> flux.Flux:
+        raise AssertionError("a whole tree's ProtoFlux was built")
+
+    monkeypatch.setattr(diff_module.flux, "build", refused)
+
+
+def test_no_graph_is_built_when_no_protoflux_component_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A renamed slot and a changed non-ProtoFlux value: no connection can have changed, so
+    neither tree's ProtoFlux is built, whole or focused."""
+    name = "orange3134_AvatarRootIdentification.brson"
+    base = _load(name)
+    edited = _load(name)
+    edited.root.name = "renamed"
+    copy_member = next(
+        m
+        for c in edited.components()
+        if c.type.name.startswith("ValueCopy")
+        for m in c.fields.values()
+        if type(m.value) is bool
+    )
+    copy_member.value = not copy_member.value
+    edited = _reloaded(edited)
+
+    def refused(*args: object) -> None:
+        raise AssertionError("a focused graph was built")
+
+    _no_whole_graphs(monkeypatch)
+    monkeypatch.setattr(diff_module, "focused_graphs", refused)
+    result = diff_module.diff(base, edited)
+    assert result.values and result.slots_renamed and not result.connections
+
+
+def test_files_as_read_build_only_the_focus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two trees as read from files: the connections come from the focused graphs alone."""
+    name = "mar_AimConstraint.pg.brson"
+    base = _load(name)
+    edited = _load(name)
+    _edit(edited, 0)
+    edited = _reloaded(edited)
+    expected = diff_module.diff(base, edited).connections
+    _no_whole_graphs(monkeypatch)
+    assert diff_module.diff(base, edited).connections == expected
+    assert expected
