@@ -12,7 +12,7 @@ from brson.cli.common import EXIT_FINDINGS, State, print_json, progress, stdout
 from brson.cli.gitdiff import GIT_EXTERNAL_COUNTS, external_diff
 from brson.errors import BrsonError
 from brson.model.tree import DataTree
-from brson.ops.diff import add_connections, compare
+from brson.ops.diff import add_connections, compared
 from brson.ops.diff import diff as diff_trees
 from brson.ops.patch import finish_patch
 
@@ -56,8 +56,8 @@ def diff(
         tree_b = _loaded(b)
         bar.stage("comparing the trees by element ID")
         bytes_a, bytes_b = tree_a.to_bson(), tree_b.to_bson()
-        result, body = compare(bytes_a, bytes_b)
-        add_connections(result, tree_a, tree_b)
+        result, body, touched = compared(bytes_a, bytes_b)
+        add_connections(result, tree_a, tree_b, touched)
         bar.advance()
         if json_out:
             bar.stage("checking the patch (applied to A it must give B)")

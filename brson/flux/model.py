@@ -11,7 +11,7 @@ instead of edges, for ``brson validate`` to report.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,14 +129,23 @@ def build(tree: DataTree) -> Flux:
     return build_from(tree, _components(tree))
 
 
-def build_from(tree: DataTree, components: Iterable[tuple[Slot | None, dict[str, Any]]]) -> Flux:
+def build_from(
+    tree: DataTree,
+    components: Iterable[tuple[Slot | None, dict[str, Any]]],
+    focus: Collection[str] | None = None,
+) -> Flux:
     """The model from ``(slot, decoded component)`` pairs already at hand (validate's walk):
-    only components whose type names a ProtoFlux assembly are looked at further."""
+    only components whose type names a ProtoFlux assembly are looked at further.
+
+    With ``focus`` (node IDs), only those nodes' edges are made, and no issues are looked for
+    (an issue's text resolves IDs in the whole tree): what a diff needs of a part of a big
+    tree.  Their edges are the whole tree's when ``components`` hold every node, helper and
+    node output their connections name, and every helper that names them."""
     flux = Flux(tree)
     builder = _Builder(flux)
     for slot, doc in components:
         builder.add(slot, doc)
-    builder.finish()
+    builder.finish(focus)
     return flux
 
 
@@ -172,6 +181,8 @@ class _Builder:
         self.members: dict[str, tuple[str, str]] = {}
         self.helpers: dict[str, _Helper] = {}
         self.helper_order: list[_Helper] = []
+        #: Whether issues are looked for (not in a focused build).
+        self.issues = True
 
     def _name(self, raw: object) -> TypeName | None:
         if isinstance(raw, int) and not isinstance(raw, bool):
@@ -229,36 +240,52 @@ class _Builder:
             )
 
     # -- the second pass: every ID is known now ------------------------------------------
-    def finish(self) -> None:
+    def finish(self, focus: Collection[str] | None = None) -> None:
         flux = self.flux
         per_node: dict[str, list[Edge]] = {node.id: [] for node in flux.nodes}
         globals_read: dict[str, list[Edge]] = {}  # node ID -> its read edges through globals
-        for node in flux.nodes:
-            node_class, data = self.node_data[node.id]
-            for key, value in data.items():
-                if type(value) is not dict or key in ("ID",) or catalog.is_internal(key):
-                    continue
-                held = value.get("Data")
-                if (target := _guid(held)) is not None:
-                    self._connection(node, node_class, key, target, per_node, globals_read)
-                elif type(held) is list:
-                    for index, item in enumerate(held):
-                        if type(item) is dict and (target := _guid(item.get("Data"))) is not None:
-                            self._connection(
-                                node,
-                                node_class,
-                                f"{key}[{index}]",
-                                target,
-                                per_node,
-                                globals_read,
-                                impulse_key=key,
-                            )
+        if focus is None:
+            for node in flux.nodes:
+                self._connect(node, per_node, globals_read)
+        else:
+            self.issues = False
+            chosen = [node for node in flux.nodes if node.id in focus]
+            for node in chosen:
+                self._connect(node, per_node, globals_read)
+            # A focus node's writes go through the globals its Variable's node reads.
+            read = {source for node in chosen for _, source in _variables(per_node[node.id])}
+            for node in flux.nodes:
+                if node.id in read and node.id not in focus:
+                    self._connect(node, per_node, globals_read)
         self._helpers(per_node)
         self._writes(per_node, globals_read)
         for node in flux.nodes:
             flux.edges.extend(per_node[node.id])
         flux.edges_of = per_node
         self._group()
+
+    def _connect(
+        self, node: FluxNode, per_node: dict[str, list[Edge]], globals_read: dict[str, list[Edge]]
+    ) -> None:
+        node_class, data = self.node_data[node.id]
+        for key, value in data.items():
+            if type(value) is not dict or key in ("ID",) or catalog.is_internal(key):
+                continue
+            held = value.get("Data")
+            if (target := _guid(held)) is not None:
+                self._connection(node, node_class, key, target, per_node, globals_read)
+            elif type(held) is list:
+                for index, item in enumerate(held):
+                    if type(item) is dict and (target := _guid(item.get("Data"))) is not None:
+                        self._connection(
+                            node,
+                            node_class,
+                            f"{key}[{index}]",
+                            target,
+                            per_node,
+                            globals_read,
+                            impulse_key=key,
+                        )
 
     def _connection(
         self,
@@ -294,6 +321,8 @@ class _Builder:
         self._bad(node, member, target, impulse)
 
     def _bad(self, node: FluxNode, member: str, target: str, impulse: bool) -> None:
+        if not self.issues:
+            return
         found = self.tree.resolve(target)
         what = "names no element of this file" if found is None else f"names {_kind(found)}"
         if impulse:
@@ -315,6 +344,8 @@ class _Builder:
                 continue  # a global: reached from the nodes' inputs
             node = by_id.get(named) if is_guid(named) else None
             if node is None or not _same_slot(node.slot, helper.slot):
+                if not self.issues:
+                    continue
                 what = "no node" if node is None else f"a node on another slot ({node.type})"
                 self.flux.issues.append(
                     Issue(
@@ -340,17 +371,11 @@ class _Builder:
     def _writes(self, per_node: dict[str, list[Edge]], globals_read: dict[str, list[Edge]]) -> None:
         """A write node whose Variable reads a source bound to the world writes that world."""
         for node in self.flux.nodes:
-            for edge in list(per_node[node.id]):
-                if (
-                    edge.kind == VALUE
-                    and edge.member == catalog.VARIABLE_MEMBER
-                    and edge.output is None
-                    and edge.target_node is not None
-                ):
-                    for read in globals_read.get(edge.target_node, ()):
-                        per_node[node.id].append(
-                            Edge(WRITE, node.id, edge.member, read.target, via=edge.target_node)
-                        )
+            for edge, source in _variables(list(per_node[node.id])):
+                for read in globals_read.get(source, ()):
+                    per_node[node.id].append(
+                        Edge(WRITE, node.id, edge.member, read.target, via=source)
+                    )
 
     def _group(self) -> None:
         """Connected components over value and impulse edges (union-find, path halving)."""
@@ -379,6 +404,19 @@ class _Builder:
             flux.graph_of[node.id] = graph
         for graph in flux.graphs:
             graph.container = _shared_parent(graph.nodes)
+
+
+def _variables(edges: list[Edge]) -> Iterator[tuple[Edge, str]]:
+    """The value edges by which a node's Variable input reads a whole node (a write's
+    source), with that node."""
+    for edge in edges:
+        if (
+            edge.kind == VALUE
+            and edge.member == catalog.VARIABLE_MEMBER
+            and edge.output is None
+            and edge.target_node is not None
+        ):
+            yield edge, edge.target_node
 
 
 def _order(flux: Flux) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from typing import Any
 
 from brson.errors import FluxError
@@ -19,6 +20,7 @@ from brson.flux.catalog import DRIVE, IMPULSE, READ, VALUE, WRITE
 from brson.flux.model import Edge, Flux, FluxNode, Graph
 from brson.graph import ReferenceGraph
 from brson.model import Slot
+from brson.model.ids.locate import Location
 
 #: Characters that would end or bend a line: C0/C1 controls, the line and paragraph separators.
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -59,16 +61,21 @@ def _position(node: FluxNode) -> str:
 
 class Labels:
     """Descriptions of world elements (``path:Component.field``), looked up in one graph
-    built only when a connection leaves the ProtoFlux components."""
+    built only when a connection leaves the ProtoFlux components, or by ``where`` (an ID's
+    definition found some cheaper way: a diff labels a few elements of a big tree)."""
 
-    def __init__(self, flux: Flux) -> None:
+    def __init__(self, flux: Flux, where: Callable[[str], Location | None] | None = None) -> None:
         self.flux = flux
         self._graph: ReferenceGraph | None = None
+        self._where = where
 
     def world(self, element_id: str) -> str:
-        if self._graph is None:
-            self._graph = ReferenceGraph.build(self.flux.tree)
-        location = self._graph.where(element_id)
+        if self._where is not None:
+            location = self._where(element_id)
+        else:
+            if self._graph is None:
+                self._graph = ReferenceGraph.build(self.flux.tree)
+            location = self._graph.where(element_id)
         where = location.describe() if location is not None else "not in this file"
         return f"{clean(where)} ({element_id})"
 

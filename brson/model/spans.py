@@ -262,6 +262,23 @@ class ComponentSpans:
         return memo if memo is not None else "/".join(names if base is None else [base, *names])
 
 
+def slot_walk(buf: bytes, obj: elements.Element) -> tuple[array[int], array[int]] | None:
+    """The compiled walk of the slot tree whose root is the ``Object`` element ``obj``:
+    components as ``(start, end, slot number)`` triples by start, slots as ``(start, end,
+    parent number)`` triples in walk order (the root first, parent -1), value spans; None
+    without C or where it is unsure (an array holding anything but documents...).  For a
+    reader of bytes that is not a tree (a diff of two documents' BSON)."""
+    if not ACCELERATED or type(buf) is not bytes or obj[0] != elements.DOCUMENT:
+        return None
+    walked = _spansc.walk(buf, obj[2], obj[3])
+    if walked is None:
+        return None
+    components, slots = array("q"), array("q")
+    components.frombytes(walked[0])
+    slots.frombytes(walked[1])
+    return components, slots
+
+
 def document_spans(buf: bytes, elem: elements.Element) -> list[tuple[int, int]]:
     """Spans of the documents in an array element (what the model makes a node of)."""
     return [

@@ -30,9 +30,12 @@ from typing import Any, Protocol
 from brson import flux
 from brson.collector import paused_gc
 from brson.document import bsondoc, jsonform
+from brson.flux.catalog import is_helper, is_node
 from brson.flux.render import Labels, flow
 from brson.model import DataTree
-from brson.ops.engine import ASSETS, Parts, Undecomposable, cut, same, type_label
+from brson.model.typename import TypeName
+from brson.ops.connections import focused_graphs
+from brson.ops.engine import ASSETS, Parts, TypeRef, Undecomposable, cut_pair, same, type_label
 from brson.ops.patchform import as_list, from_json, structural
 
 #: A path inside an element: keys and list positions.
@@ -173,31 +176,45 @@ class Diff:
 
 def diff(a: HasBson, b: HasBson) -> Diff:
     """What changed from ``a`` to ``b`` (with ProtoFlux connections when both are trees)."""
-    out = compare(a.to_bson(), b.to_bson())[0]
+    out, _, touched = compared(a.to_bson(), b.to_bson())
     if isinstance(a, DataTree) and isinstance(b, DataTree):
-        add_connections(out, a, b)
+        add_connections(out, a, b, touched)
     return out
 
 
-def add_connections(out: Diff, a: DataTree, b: DataTree) -> None:
+def add_connections(out: Diff, a: DataTree, b: DataTree, touched: set[str] | None = None) -> None:
     """The ProtoFlux connections made and broken from ``a`` to ``b``, into ``out``: a changed
     input reads as ``connected X.Out → Y.In`` instead of a reference ID that changed, so the
     value changes of the members holding them are dropped.  Only when values changed (a
-    connection is a member's value), from one linear pass over each tree's ProtoFlux."""
+    connection is a member's value).  ``touched``: the IDs of the ProtoFlux components that
+    differ (:func:`compared`), when known: only the nodes they can reach are built
+    (:mod:`brson.ops.connections`); else one linear pass over each tree's ProtoFlux.
+    Broken connections come in ``a``'s order, then the made ones in ``b``'s."""
     if not out.values:
         return
-    before, after = flux.build(a), flux.build(b)
-    old, new = _keyed(before), _keyed(after)
-    # One label table per tree: it builds the tree's reference graph on its first world edge.
-    labels_before, labels_after = Labels(before), Labels(after)
+    focus: set[str] | None = None
+    if touched is not None and not (a.modified or b.modified):
+        if not touched:
+            return  # no node or helper differs: no connection can have
+        found = focused_graphs(a, b, touched)
+        before, after, focus = found.before, found.after, found.focus
+        labels_before, labels_after = found.labels_before, found.labels_after
+    else:
+        before, after = flux.build(a), flux.build(b)
+        # One label table per tree: it builds the tree's reference graph on its first world
+        # edge.
+        labels_before, labels_after = Labels(before), Labels(after)
+    old, new = _keyed(before, focus), _keyed(after, focus)
     holders: set[str] = set()
-    for key in old.keys() - new.keys():
-        edge = old[key]
+    for key, edge in old.items():
+        if key in new:
+            continue
         text = flow(before, edge, labels_before)
         out.connections.append(ConnectionChange("disconnected", edge.kind, text))
         holders.update(_holder_ids(before, edge))
-    for key in new.keys() - old.keys():
-        edge = new[key]
+    for key, edge in new.items():
+        if key in old:
+            continue
         text = flow(after, edge, labels_after)
         out.connections.append(ConnectionChange("connected", edge.kind, text))
         holders.update(_holder_ids(after, edge))
@@ -205,8 +222,14 @@ def add_connections(out: Diff, a: DataTree, b: DataTree) -> None:
         out.values = [v for v in out.values if v.id not in holders]
 
 
-def _keyed(graph: flux.Flux) -> dict[tuple[str, str, str, str], flux.Edge]:
-    return {(e.kind, e.node, e.member, e.target): e for e in graph.edges}
+def _keyed(graph: flux.Flux, focus: set[str] | None) -> dict[tuple[str, str, str, str], flux.Edge]:
+    """The edges (of the focus nodes) by what they connect, in the graph's order."""
+    edges = (
+        graph.edges
+        if focus is None
+        else graph.edges_from(node for node in graph.nodes if node.id in focus)
+    )
+    return {(e.kind, e.node, e.member, e.target): e for e in edges}
 
 
 def _holder_ids(graph: flux.Flux, edge: flux.Edge) -> Iterator[str]:
@@ -226,22 +249,61 @@ def compare(bytes_a: bytes, bytes_b: bytes) -> tuple[Diff, dict[str, Any] | None
     """The diff of two documents' BSON, with the patch body it was rendered from (None when
     the documents are equal, or cannot be cut exactly by ID: a slot tree without IDs is
     compared by position, anything else value by value)."""
+    out, body, _ = compared(bytes_a, bytes_b)
+    return out, body
+
+
+def compared(bytes_a: bytes, bytes_b: bytes) -> tuple[Diff, dict[str, Any] | None, set[str] | None]:
+    """:func:`compare`, with the IDs of the ProtoFlux components that differ (nodes and
+    helpers added, removed, changed or moved: what :func:`add_connections` builds from);
+    None when the documents cannot be cut exactly by ID."""
     out = Diff()
     if bytes_a == bytes_b:
-        return out, None
+        return out, None, set()
     with paused_gc():  # many small long-lived objects, no cycles: collections only cost
         return _compared(bytes_a, bytes_b, out)
 
 
-def _compared(bytes_a: bytes, bytes_b: bytes, out: Diff) -> tuple[Diff, dict[str, Any] | None]:
+def _compared(
+    bytes_a: bytes, bytes_b: bytes, out: Diff
+) -> tuple[Diff, dict[str, Any] | None, set[str] | None]:
     try:
-        pa, pb = cut(bytes_a), cut(bytes_b)
+        pa, pb = cut_pair(bytes_a, bytes_b)
     except Undecomposable:
         _compare(bsondoc.decode(bytes_a), bsondoc.decode(bytes_b), "<root>", (), out)
-        return out, None
+        return out, None, None
     body = structural(pa, pb)
     render(body, pa, pb, out)
-    return out, body if pa.exact and pb.exact else None
+    if not (pa.exact and pb.exact):
+        return out, None, None
+    return out, body, _touched_flux(body, pa, pb)
+
+
+def _touched_flux(body: dict[str, Any], pa: Parts, pb: Parts) -> set[str]:
+    """The ProtoFlux components (on either side) that the body adds, removes, changes or
+    moves to another list."""
+    touched = {record["id"] for record in body.get("components") or ()}
+    for record in body.get("slots") or ():
+        lists = record.get("components")
+        if isinstance(lists, dict):
+            touched |= set(lists["old"]) ^ set(lists["new"])
+        elif isinstance(lists, list):
+            touched |= set(lists)
+    assets = (body.get("root") or {}).get("assets")
+    if isinstance(assets, dict):
+        touched |= set(assets.get("old") or []) ^ set(assets.get("new") or [])
+    return {key for key in touched if _is_flux(pa, key) or _is_flux(pb, key)}
+
+
+def _is_flux(parts: Parts, key: str) -> bool:
+    if key not in parts.components:
+        return False
+    value = parts.components[key].get("Type")
+    name = value.name if isinstance(value, TypeRef) else value
+    if not isinstance(name, str):
+        return False
+    parsed = TypeName.parse(name)
+    return is_node(parsed) or is_helper(parsed)
 
 
 def render(body: dict[str, Any], pa: Parts, pb: Parts, out: Diff) -> None:
@@ -501,4 +563,4 @@ def _show(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["ComponentChange", "Diff", "SlotChange", "ValueChange", "compare", "diff"]
+__all__ = ["ComponentChange", "Diff", "SlotChange", "ValueChange", "compare", "compared", "diff"]

@@ -15,8 +15,11 @@ same order.  A changed width or key order is a change of the file, never "equal"
 
 Cutting reads the bytes through the model's element door and decodes nothing it does not
 have to: elements are told equal by their bytes (:meth:`Parts.fingerprint`), and only the
-elements that differ are decoded into views.  That keeps a diff of two big, mostly equal trees
-close to the cost of walking them.
+elements that differ are decoded into views.  To compare two documents, :func:`cut_pair`
+does not even cut what cannot differ: from each side's slot table (the model's compiled walk
+of the slot spans, an ID per slot and component) it matches slots by ID, and a slot whose
+bytes, subtree and all, and parent are the same on both sides is left out with everything
+under it.  A diff of two big, mostly equal trees costs the walk of their spans.
 
 A document that cannot be cut by ID (a slot or component without one, an ID given twice, a
 ``Type`` index out of range) still gets keys, made from positions, so it can be compared;
@@ -26,6 +29,7 @@ A document that cannot be cut by ID (a slot or component without one, an ID give
 from __future__ import annotations
 
 import struct
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +38,7 @@ from bson.int64 import Int64
 from bson.raw_bson import RawBSONDocument
 
 from brson.document import bsondoc
-from brson.model import elements
+from brson.model import elements, spans
 from brson.model.typename import TypeName
 
 #: The component list of the root ``Assets`` (NeosVR asset providers), as an owner key.
@@ -130,7 +134,9 @@ class Parts:
     (its ID; a made-up ``@...`` key when it has none or shares it, then :attr:`exact` is
     False)."""
 
-    def __init__(self, buf: bytes) -> None:
+    def __init__(self, buf: bytes, whole: bool = True) -> None:
+        """``whole``: every slot and component (else the root's own values and its assets;
+        :func:`cut_pair` adds the slots that can differ)."""
         self.buf = buf
         self.exact = True
         self.root: dict[str, Any] = {}
@@ -147,10 +153,13 @@ class Parts:
         self.real_ids: dict[str, str | None] = {}
         self._suffixes: dict[str, int] = {}
         self._paths: dict[str, str] = {}
-        self._cut()
+        #: The ``Object`` slot's element (the root's own values are cut first).
+        self.object = self._cut_root()
+        if whole:
+            self._cut_slots(self.object)
 
     # -- cutting -------------------------------------------------------------------------------
-    def _cut(self) -> None:
+    def _cut_root(self) -> elements.Element:
         buf = self.buf
         top = elements.index(buf, 0, len(buf))
         table = top.get("Types")
@@ -174,37 +183,46 @@ class Parts:
                 self.root["Assets"] = _value(buf, assets)
             else:
                 self.assets = [self._add_component(item, ASSETS, i) for i, item in enumerate(items)]
-        self._cut_slots(obj)
+        return obj
 
     def _cut_slots(self, obj: elements.Element) -> None:
-        buf = self.buf
         stack: list[tuple[int, int, str | None, int]] = [(obj[2], obj[3], None, 0)]
         layout: elements.Layout = ()
         while stack:
             start, end, parent, position = stack.pop()
-            idx, layout = elements.index_like(buf, start, end, layout)
-            key = self._key(self.slots, _string(buf, idx.get("ID")), f"{parent}/{position}")
-            if parent is None:
-                self.root_slot = key
-            else:
+            key, items, layout = self.add_slot(start, end, parent, position, layout)
+            if parent is not None:
                 self.children[parent].append(key)
-            self.parent[key] = parent
             self.children[key] = []
-            owned: list[str] = []
-            member = idx.get("Components")
-            if member is not None:
-                items = _member_documents(buf, member)
-                if items is None:
-                    raise Undecomposable("Components is not a member holding components")
-                owned = [self._add_component(item, key, i) for i, item in enumerate(items)]
-            self.slot_components[key] = owned
-            self.slots.raws[key] = (start, end, idx)
-            kids = idx.get("Children")
-            if kids is not None:
-                items = _documents(buf, kids)
-                if items is None:
-                    raise Undecomposable("Children is not a list of slots")
-                stack.extend((e[2], e[3], key, i) for i, e in reversed(list(enumerate(items))))
+            stack.extend((e[2], e[3], key, i) for i, e in reversed(list(enumerate(items))))
+
+    def add_slot(
+        self, start: int, end: int, parent: str | None, position: int, layout: elements.Layout
+    ) -> tuple[str, list[elements.Element], elements.Layout]:
+        """Cut the slot ``buf[start:end]`` and its components (not its children, whose
+        documents it returns); its key."""
+        buf = self.buf
+        idx, layout = elements.index_like(buf, start, end, layout)
+        key = self._key(self.slots, _string(buf, idx.get("ID")), f"{parent}/{position}")
+        if parent is None:
+            self.root_slot = key
+        self.parent[key] = parent
+        owned: list[str] = []
+        member = idx.get("Components")
+        if member is not None:
+            items = _member_documents(buf, member)
+            if items is None:
+                raise Undecomposable("Components is not a member holding components")
+            owned = [self._add_component(item, key, i) for i, item in enumerate(items)]
+        self.slot_components[key] = owned
+        self.slots.raws[key] = (start, end, idx)
+        kids = idx.get("Children")
+        if kids is None:
+            return key, [], layout
+        children = _documents(buf, kids)
+        if children is None:
+            raise Undecomposable("Children is not a list of slots")
+        return key, children, layout
 
     def _key(self, table: Views, element_id: str | None, fallback: str) -> str:
         key = element_id if element_id is not None else f"@{fallback}"
@@ -444,6 +462,147 @@ def cut(data: bytes) -> Parts:
     return Parts(data)
 
 
+class _Table:
+    """Every slot of one document, flat: value spans, parent rows (-1 for the root), IDs."""
+
+    def __init__(self, slots: array[int], slot_ids: list[str]) -> None:
+        self.starts, self.ends, self.parents = slots[0::3], slots[1::3], slots[2::3]
+        self.ids = slot_ids
+        self.row = {start: number for number, start in enumerate(self.starts)}
+
+    def preorder(self) -> list[int]:
+        """Rows in document order: a parent starts before its children, siblings in order."""
+        return sorted(range(len(self.starts)), key=self.starts.__getitem__)
+
+
+def _table(parts: Parts) -> _Table | None:
+    """The document's slot table when every slot and component has an ID of its own and
+    every ``Type`` index is in the table (the document cuts exactly by ID), else None.
+    One compiled walk, then a key index per slot and component (no values decoded)."""
+    if not parts.exact:
+        return None
+    buf, types = parts.buf, parts.types
+    walked = spans.slot_walk(buf, parts.object)
+    if walked is None:
+        return None
+    components, slots = walked
+    slot_ids: list[str] = []
+    layout: elements.Layout = ()
+    index_like, member_data = elements.index_like, elements.member_data
+    for at in range(0, len(slots), 3):
+        idx, layout = index_like(buf, slots[at], slots[at + 1], layout)
+        slot_id = _string(buf, idx.get("ID"))
+        if slot_id is None:
+            return None
+        member = idx.get("Components")
+        if member is not None and (
+            member[0] != elements.DOCUMENT
+            or (data := member_data(buf, member[2], member[3])) is None
+            or data[0] != elements.ARRAY
+        ):
+            return None  # the full cut says why (or finds an odd layout fine)
+        kids = idx.get("Children")
+        if kids is not None and kids[0] != elements.ARRAY:
+            return None
+        slot_ids.append(slot_id)
+    component_ids: list[str] = []
+    count = len(types) if types is not None else 0
+    for at in range(0, len(components), 3):
+        idx = elements.component_index(buf, components[at], components[at + 1])
+        data = idx.get("Data")
+        component_id = None
+        if data is not None and data[0] == elements.DOCUMENT:
+            component_id = _string(buf, _id_element(buf, data))
+        if component_id is None:
+            return None
+        raw_type = idx.get("Type")
+        if types is not None and raw_type is not None and raw_type[0] in _INTEGERS:
+            index = int.from_bytes(buf[raw_type[2] : raw_type[3]], "little", signed=True)
+            if not 0 <= index < count:
+                return None
+        component_ids.append(component_id)
+    owned = set(component_ids)
+    if len(owned) != len(component_ids) or len(set(slot_ids)) != len(slot_ids):
+        return None
+    if parts.assets is not None and any(key in owned for key in parts.assets):
+        return None
+    return _Table(slots, slot_ids)
+
+
+#: How many times its BSON a pair cut compares bytes of equal-length subtrees before it
+#: stops trying (each edited slot's ancestors have equal lengths when a value kept its
+#: width; comparing each ancestor whole on a deep chain would be quadratic).
+_COMPARE_BUDGET = 4
+
+
+def cut_pair(data_a: bytes, data_b: bytes) -> tuple[Parts, Parts]:
+    """Both documents' elements for comparing them (raises :class:`Undecomposable`).
+
+    A slot whose bytes (subtree and all) and parent are the same on both sides holds no
+    change: it is left out with everything under it, never indexed nor decoded, so a diff
+    of two mostly equal trees costs a walk of their spans and a key index per element.
+    Only when both documents cut exactly by ID (unique IDs: a slot in one tree is where
+    the other tree's equal subtree has it); else both are cut whole."""
+    pa, pb = Parts(data_a, whole=False), Parts(data_b, whole=False)
+    ta, tb = _table(pa), _table(pb)
+    if ta is None or tb is None or pa.types != pb.types:
+        return cut(data_a), cut(data_b)
+    rows_a = {slot_id: row for row, slot_id in enumerate(ta.ids)}
+    same_a, same_b = bytearray(len(ta.ids)), bytearray(len(tb.ids))
+    budget = _COMPARE_BUDGET * (len(data_a) + len(data_b))
+    order_b = tb.preorder()
+    for row in order_b:
+        parent = tb.parents[row]
+        if parent >= 0 and same_b[parent]:
+            same_b[row] = 1
+            continue
+        other = rows_a.get(tb.ids[row])
+        if other is None:
+            continue
+        up = ta.parents[other]
+        if (ta.ids[up] if up >= 0 else None) != (tb.ids[parent] if parent >= 0 else None):
+            continue
+        start, end = ta.starts[other], ta.ends[other]
+        size = end - start
+        if size != tb.ends[row] - tb.starts[row] or size > budget:
+            continue
+        budget -= size
+        if same_bytes(data_a, start, data_b, tb.starts[row], size):
+            same_a[other] = same_b[row] = 1
+    order_a = ta.preorder()
+    for row in order_a:
+        parent = ta.parents[row]
+        if parent >= 0 and same_a[parent]:
+            same_a[row] = 1
+    _add_slots(pa, ta, order_a, same_a)
+    _add_slots(pb, tb, order_b, same_b)
+    return pa, pb
+
+
+def same_bytes(data_a: bytes, start_a: int, data_b: bytes, start_b: int, size: int) -> bool:
+    """Whether ``size`` bytes from ``start_a`` in ``data_a`` equal those from ``start_b`` in
+    ``data_b``."""
+    return data_a[start_a : start_a + size] == data_b[start_b : start_b + size]
+
+
+def _add_slots(parts: Parts, table: _Table, order: list[int], same: bytearray) -> None:
+    """Cut the slots not marked the same, in document order, each with its children's IDs."""
+    layout: elements.Layout = ()
+    ids, parents, row = table.ids, table.parents, table.row
+    for number in order:
+        if same[number]:
+            continue
+        parent = parents[number]
+        key, items, layout = parts.add_slot(
+            table.starts[number],
+            table.ends[number],
+            ids[parent] if parent >= 0 else None,
+            0,
+            layout,
+        )
+        parts.children[key] = [ids[row[item[2]]] for item in items]
+
+
 def compose(parts: Parts) -> dict[str, Any]:
     """The document the elements make (the inverse of :func:`cut`)."""
     table = parts.types
@@ -561,6 +720,7 @@ __all__ = [
     "Undecomposable",
     "compose",
     "cut",
+    "cut_pair",
     "delta",
     "encode",
     "same",

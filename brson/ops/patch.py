@@ -14,7 +14,7 @@ from brson.collector import paused_gc
 from brson.document import bsondoc, jsonform
 from brson.errors import BrsonError
 from brson.ops.applier import ApplyResult, Conflict, apply_bytes, apply_patch, merge_ids
-from brson.ops.engine import ASSETS, TypeRef, Undecomposable, cut
+from brson.ops.engine import ASSETS, TypeRef, Undecomposable, cut_pair
 from brson.ops.patchform import FORMAT, PatchError, read_patch, sha256, structural
 
 
@@ -37,7 +37,7 @@ def _body(bytes_a: bytes, bytes_b: bytes) -> dict[str, Any] | None:
         return None
     try:
         with paused_gc():  # many small long-lived objects, no cycles
-            pa, pb = cut(bytes_a), cut(bytes_b)
+            pa, pb = cut_pair(bytes_a, bytes_b)
             return structural(pa, pb) if pa.exact and pb.exact else None
     except (Undecomposable, BrsonError):
         return None
