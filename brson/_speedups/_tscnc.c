@@ -1,5 +1,8 @@
-/* Godot 4 metadata text straight from BSON bytes: what tscn._bson_container4 writes for the
- * decoded value, without decoding it into Python objects and encoding those again.
+/* Godot 3 and 4 metadata text straight from BSON bytes: what the TSCN writer
+ * (tscn._Writer.literal; for Godot 4 its fast path tscn._bson_container4) writes for the
+ * decoded value, without decoding it into Python objects and encoding those again.  The two
+ * versions' literals of BSON data differ only in spacing (Out.godot3), so one writer serves
+ * both.
  *
  * The contract (as brson/_speedups/_rawc.c's): for an input the Python path writes through
  * its fast path, the C function returns the same text; for anything it is not sure of --
@@ -21,6 +24,7 @@
 typedef struct {
     char *data;
     Py_ssize_t len, cap;
+    int godot3; /* Godot 3's spacing: "[ a, b ]", "[  ]", "{\n}" (tscn._Writer.literal) */
 } Out;
 
 static int out_reserve(Out *o, Py_ssize_t extra) {
@@ -117,7 +121,7 @@ static int put_string(Out *o, const unsigned char *s, Py_ssize_t n) {
     return 0;
 }
 
-/* repr(x), and Godot's 18-digit rule of tscn._float_text for Godot 4: repr's only form with
+/* repr(x), and Godot's 18-digit rule of tscn._float_text (the same in 3 and 4 for finite x): repr's only form with
  * more than 18 mantissa digits is 0.<zeros><17 digits>, written as d.ddde-N instead. */
 static int put_double(Out *o, double x) {
     if (!isfinite(x))
@@ -185,7 +189,8 @@ static int put_container(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
     Py_ssize_t key_lens[MAX_KEYS];
     int nkeys = 0, count = 0;
     Py_ssize_t pos = start + 4, stop = end - 1;
-    if (out_put(o, array ? "[" : "{", 1) < 0)
+    const char *open = array ? (o->godot3 ? "[ " : "[") : "{";
+    if (out_put(o, open, (Py_ssize_t)strlen(open)) < 0)
         return -1;
     while (pos < stop) {
         int etype = b[pos];
@@ -230,8 +235,8 @@ static int put_container(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
     if (pos != stop)
         return UNSURE;
     if (array)
-        return out_put(o, "]", 1);
-    return out_put(o, count ? "\n}" : "}", count ? 2 : 1);
+        return o->godot3 ? out_put(o, " ]", 2) : out_put(o, "]", 1);
+    return count || o->godot3 ? out_put(o, "\n}", 2) : out_put(o, "}", 1);
 }
 
 static int put_value(Out *o, const unsigned char *b, int etype, Py_ssize_t start, Py_ssize_t end,
@@ -299,13 +304,27 @@ static int span_ok(Py_buffer *view, Py_ssize_t start, Py_ssize_t end) {
     return 0 <= start && start <= end && end <= view->len;
 }
 
-static PyObject *py_value4(PyObject *self, PyObject *args) {
+/* The engine version argument: 3 or 4, else ValueError. */
+static int version(int godot, Out *o) {
+    if (godot != 3 && godot != 4) {
+        PyErr_Format(PyExc_ValueError, "godot must be 3 or 4, not %d", godot);
+        return -1;
+    }
+    o->godot3 = godot == 3;
+    return 0;
+}
+
+static PyObject *py_value(PyObject *self, PyObject *args) {
     Py_buffer view;
-    int etype;
+    int etype, godot;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "y*inn:value4", &view, &etype, &start, &end))
+    Out o = {NULL, 0, 0, 0};
+    if (!PyArg_ParseTuple(args, "y*inni:value", &view, &etype, &start, &end, &godot))
         return NULL;
-    Out o = {NULL, 0, 0};
+    if (version(godot, &o) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     int rc = span_ok(&view, start, end)
                  ? put_value(&o, view.buf, etype, start, end, 0, NULL, NULL)
                  : UNSURE;
@@ -313,12 +332,17 @@ static PyObject *py_value4(PyObject *self, PyObject *args) {
     return finish(&o, rc);
 }
 
-static PyObject *py_slot4(PyObject *self, PyObject *args) {
+static PyObject *py_slot(PyObject *self, PyObject *args) {
     Py_buffer view;
+    int godot;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "y*nn:slot4", &view, &start, &end))
+    Out o = {NULL, 0, 0, 0};
+    if (!PyArg_ParseTuple(args, "y*nni:slot", &view, &start, &end, &godot))
         return NULL;
-    Out o = {NULL, 0, 0};
+    if (version(godot, &o) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     int rc = span_ok(&view, start, end)
                  ? put_container(&o, view.buf, start, end, 0, 0, "Children", "Data")
                  : UNSURE;
@@ -410,20 +434,26 @@ static int put_component(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
 }
 
 /* The components of a slot: the array at [start, end) (Components' Data), every item a
- * component document, as the Godot 4 list of their summaries; types: the tree's type names
+ * component document, as the Godot 3 or 4 list of their summaries; types: the tree's type names
  * by index. */
-static PyObject *py_components4(PyObject *self, PyObject *args) {
+static PyObject *py_components(PyObject *self, PyObject *args) {
     Py_buffer view;
     PyObject *types;
+    int godot;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "O!y*nn:components4", &PyTuple_Type, &types, &view, &start, &end))
+    Out o = {NULL, 0, 0, 0};
+    if (!PyArg_ParseTuple(args, "O!y*nni:components", &PyTuple_Type, &types, &view, &start,
+                          &end, &godot))
         return NULL;
-    Out o = {NULL, 0, 0};
+    if (version(godot, &o) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     int rc = UNSURE, count = 0;
     const unsigned char *b = view.buf;
     if (!span_ok(&view, start, end) || !doc_spans(b, start, end))
         goto done;
-    if ((rc = out_put(&o, "[", 1)) != 0)
+    if ((rc = out_put(&o, o.godot3 ? "[ " : "[", o.godot3 ? 2 : 1)) != 0)
         goto done;
     Py_ssize_t pos = start + 4, stop = end - 1;
     while (pos < stop) {
@@ -438,27 +468,28 @@ static PyObject *py_components4(PyObject *self, PyObject *args) {
             goto done;
         pos = vend;
     }
-    rc = pos != stop ? UNSURE : out_put(&o, "]", 1);
+    rc = pos != stop ? UNSURE : o.godot3 ? out_put(&o, " ]", 2) : out_put(&o, "]", 1);
 done:
     PyBuffer_Release(&view);
     return finish(&o, rc);
 }
 
 static PyMethodDef methods[] = {
-    {"value4", py_value4, METH_VARARGS,
-     "value4(buf, etype, start, end): the BSON value at [start, end) as Godot 4 text, or None."},
-    {"slot4", py_slot4, METH_VARARGS,
-     "slot4(buf, start, end): a slot's metadata fields (no Children, Components without "
-     "Data) as Godot 4 text, or None."},
-    {"components4", py_components4, METH_VARARGS,
-     "components4(types, buf, start, end): the components of the array at [start, end) "
-     "as Godot 4 text (type names by index from types), or None."},
+    {"value", py_value, METH_VARARGS,
+     "value(buf, etype, start, end, godot): the BSON value at [start, end) as Godot 3 or 4 "
+     "text, or None."},
+    {"slot", py_slot, METH_VARARGS,
+     "slot(buf, start, end, godot): a slot's metadata fields (no Children, Components without "
+     "Data) as Godot 3 or 4 text, or None."},
+    {"components", py_components, METH_VARARGS,
+     "components(types, buf, start, end, godot): the components of the array at [start, end) "
+     "as Godot 3 or 4 text (type names by index from types), or None."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "brson._speedups._tscnc",
-    "Godot 4 metadata text from BSON bytes (see brson/godot/export.py).", -1, methods,
+    "Godot 3 and 4 metadata text from BSON bytes (see brson/godot/export.py).", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 

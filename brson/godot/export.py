@@ -34,7 +34,7 @@ from brson.codecs.limits import DEFAULT_MAX_SIZE, Budget
 from brson.collector import paused_gc
 from brson.errors import BrsonError, LimitError, ModelError, VariantError
 from brson.godot import values as gv
-from brson.godot.tscn import Godot4Text, SceneNode, SubResource, write_chunks
+from brson.godot.tscn import RENDERED, SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
 from brson.model import Component, DataTree, Slot, elements
 from brson.model.fields import field_member, field_number, field_numbers, field_text, field_value
@@ -46,9 +46,9 @@ MATERIAL = {3: "SpatialMaterial", 4: "StandardMaterial3D"}
 #: Node name for a slot whose name is empty (or made only of characters Godot refuses).
 FALLBACK_NAME = "Slot"
 
-# The compiled Godot 4 metadata writer (brson/_speedups/_tscnc.c): a slot's metadata text
-# from its bytes, without decoding them and encoding the result again (that round trip was most
-# of an export).  It answers only what it is sure of and None otherwise; the Python path
+# The compiled metadata writer (brson/_speedups/_tscnc.c), Godot 3 and 4: a slot's metadata
+# text from its bytes, without decoding them and encoding the result again (that round trip was
+# most of an export).  It answers only what it is sure of and None otherwise; the Python path
 # (slot_metadata, then tscn's writer) is the reference, and what runs without the extension or
 # with BRSON_PURE_PYTHON set.
 if TYPE_CHECKING:
@@ -121,8 +121,8 @@ class SlotNode(SceneNode):
         self.extra = dict(value)
 
     def deferred_metadata_for(self, godot: int) -> dict[str, Any]:
-        if godot == 4 and _tscnc is not None:
-            meta = slot_metadata4(self.slot, self.type_texts)
+        if _tscnc is not None:
+            meta = slot_metadata_text(self.slot, godot, self.type_texts)
             if meta is not None:
                 meta.update(self.extra)
                 return meta
@@ -196,7 +196,7 @@ def bson_extended(value: Any) -> Any:
 
 def _metadata_head(slot: Slot) -> dict[str, Any]:
     """The slot's ID, name and tag, each when a string: the first keys of both writers'
-    metadata (:func:`slot_metadata`, :func:`slot_metadata4`)."""
+    metadata (:func:`slot_metadata`, :func:`slot_metadata_text`)."""
     meta: dict[str, Any] = {}
     slot_id = slot.id
     if slot_id is not None:
@@ -252,16 +252,18 @@ class _TypeTexts:
         return self._texts
 
 
-def slot_metadata4(slot: Slot, type_texts: _TypeTexts | None = None) -> dict[str, Any] | None:
+def slot_metadata_text(
+    slot: Slot, godot: int, type_texts: _TypeTexts | None = None
+) -> dict[str, Any] | None:
     """:func:`slot_metadata` with the components and slot fields already written as their
-    Godot 4 text by the compiled writer, from the slot's bytes; None when the slot was edited
-    or the writer is not sure of something in it (the Python path then writes it, or says
-    what is wrong)."""
+    Godot ``godot`` text by the compiled writer, from the slot's bytes; None when the slot was
+    edited or the writer is not sure of something in it (the Python path then writes it, or
+    says what is wrong)."""
     buf = slot.buffer
     if _tscnc is None or slot.modified or not buf:
         return None
     start, end = slot.span
-    fields = _tscnc.slot4(buf, start, end)
+    fields = _tscnc.slot(buf, start, end, godot)
     if fields is None:
         return None
     tree = slot.tree
@@ -270,18 +272,20 @@ def slot_metadata4(slot: Slot, type_texts: _TypeTexts | None = None) -> dict[str
     if items is None or items[0] != elements.ARRAY or tree is None:
         if tree is None or slot.components:
             return None
-        components: str | None = "[]"  # what the Python path writes for no component list
+        # what the Python path writes for no component list
+        components: str | None = "[  ]" if godot == 3 else "[]"
     else:
         types = (type_texts or _TypeTexts()).of(tree)
         if types is None:
             return None
         # every item a component {Type: index, Data: {...}}, or None (the Python path)
-        components = _tscnc.components4(types, buf, items[2], items[3])
+        components = _tscnc.components(types, buf, items[2], items[3], godot)
         if components is None:
             return None
     meta = _metadata_head(slot)
-    meta[META_COMPONENTS] = Godot4Text(components)
-    meta[META_SLOT] = Godot4Text(fields)
+    rendered = RENDERED[godot]
+    meta[META_COMPONENTS] = rendered(components)
+    meta[META_SLOT] = rendered(fields)
     return meta
 
 

@@ -112,12 +112,21 @@ class SceneNode:
 
     def deferred_metadata_for(self, godot: int) -> Mapping[str, Any]:
         """The deferred metadata as the writer of version ``godot`` takes it: values may be
-        :class:`Godot4Text` (already rendered, e.g. straight from BSON bytes) for Godot 4."""
+        :class:`Godot3Text` / :class:`Godot4Text` (already rendered for that version, e.g.
+        straight from BSON bytes)."""
         return self.metadata
+
+
+class Godot3Text(str):
+    """A metadata value already written as its Godot 3 literal (deferred metadata only)."""
 
 
 class Godot4Text(str):
     """A metadata value already written as its Godot 4 literal (deferred metadata only)."""
+
+
+#: The rendered-text class of each version.
+RENDERED: dict[int, type[str]] = {3: Godot3Text, 4: Godot4Text}
 
 
 @dataclass(frozen=True)
@@ -414,6 +423,10 @@ class _Writer:
                 out.append(quote(item))
             elif kind is float:
                 out.append(_float_text(item, self.godot))
+            elif kind is Godot3Text or kind is Godot4Text:
+                if kind is not RENDERED[self.godot]:
+                    raise VariantError(f"a {kind.__name__} value in a Godot {self.godot} scene")
+                out.append(item)
             elif isinstance(item, Mapping):
                 stack.extend(reversed(self._mapping_parts(item)))
             elif isinstance(item, list | tuple):
