@@ -27,6 +27,7 @@ from brson.meshx import format as meshx
 from brson.meshx.mesh import POINTS, TRIANGLES, Floats, Mesh
 from brson.model import Component, DataTree, Slot
 from brson.model.fields import field_member, field_text, field_value
+from brson.model.ids.targets import Targets
 
 VISIBILITY = "KHR_node_visibility"
 _RENDERERS = {"MeshRenderer", "SkinnedMeshRenderer"}
@@ -92,6 +93,8 @@ class _Exporter:
         self, tree: DataTree, assets: AssetStore, omit_inactive: bool, budget: limits.Budget
     ) -> None:
         self.tree = tree
+        #: The few references an export follows, without the tree's whole ID index.
+        self.references = Targets(tree)
         self.assets = assets
         self.omit_inactive = omit_inactive
         self.budget = budget
@@ -178,8 +181,7 @@ class _Exporter:
             if field_value(component, "Enabled") is False:
                 self.warn(slot, f"{kind} is disabled; not exported")
                 continue
-            mesh_member = field_member(component, "Mesh")
-            source = mesh_member.target if mesh_member is not None else None
+            source = self.references.target(field_member(component, "Mesh"))
             if not isinstance(source, Component):
                 continue
             if self.geometry_of(source, slot) is None:
@@ -232,7 +234,7 @@ class _Exporter:
         items = member.elements if member is not None else None
         out: list[int | None] = []
         for item in items or []:
-            target = item.target
+            target = self.references.target(item)
             out.append(self.material(target, slot) if isinstance(target, Component) else None)
         return out
 
@@ -377,7 +379,9 @@ class _Exporter:
             items = member.elements if member is not None else None
             joints: list[int] = []
             for i, bone in enumerate(mesh.bones):
-                target = items[i].target if items is not None and i < len(items) else None
+                target = (
+                    self.references.target(items[i]) if items is not None and i < len(items) else None
+                )
                 joint = self.node_of.get(id(target)) if isinstance(target, Slot) else None
                 if joint is None:
                     self.warn(
@@ -408,7 +412,7 @@ class _Exporter:
             index = self.texture(tex, role, slot)
             return {"index": index} if index is not None else None
 
-        gltf, notes = materials.convert(component, texture)
+        gltf, notes = materials.convert(component, texture, self.references.target)
         for note in notes:
             self.warn(slot, note)
         for ext in gltf.get("extensions", {}):

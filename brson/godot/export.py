@@ -38,6 +38,7 @@ from brson.godot.tscn import RENDERED, SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
 from brson.model import Component, DataTree, Slot, elements
 from brson.model.fields import field_member, field_number, field_numbers, field_text, field_value
+from brson.model.ids.targets import Targets
 from brson.model.typename import TypeName
 
 NODE = {3: "Spatial", 4: "Node3D"}
@@ -433,9 +434,15 @@ class _Converter:
     """Builds mesh and material sub-resources once per Resonite component."""
 
     def __init__(
-        self, godot: int, assets: AssetStore | None = None, max_size: int = DEFAULT_MAX_SIZE
+        self,
+        godot: int,
+        targets: Targets,
+        assets: AssetStore | None = None,
+        max_size: int = DEFAULT_MAX_SIZE,
     ) -> None:
         self.godot = godot
+        #: The few references an export follows, without the tree's whole ID index.
+        self.targets = targets
         self.assets = assets
         #: Every mesh asset of the export together: many assets each under the limit must not
         #: add up past it.
@@ -472,8 +479,7 @@ class _Converter:
         for component in slot.components:
             if not self._is_renderer(component) or field_value(component, "Enabled") is False:
                 continue
-            mesh_member = field_member(component, "Mesh")
-            target = mesh_member.target if mesh_member is not None else None
+            target = self.targets.target(field_member(component, "Mesh"))
             if not isinstance(target, Component):
                 continue
             mesh = self.mesh(target, slot)
@@ -613,7 +619,7 @@ class _Converter:
     def material(self, renderer: Component) -> SubResource | None:
         member = field_member(renderer, "Materials")
         items = member.elements if member is not None else None
-        target = items[0].target if items else None
+        target = self.targets.target(items[0]) if items else None
         if not isinstance(target, Component):
             return None
         key = target.id or str(id(target))
@@ -727,7 +733,7 @@ def export_scene(
     if gltf is not None and godot != 4:
         raise VariantError("a glTF file can be placed in Godot 4 scenes only")
     top = slot if slot is not None else tree.root
-    converter = _Converter(godot, assets, max_size)
+    converter = _Converter(godot, Targets(tree), assets, max_size)
     result = SceneExport(godot, SceneNode("", NODE[godot]))
     stack: list[tuple[Slot, SceneNode | None]] = [(top, None)]
     while stack:
