@@ -474,6 +474,42 @@ done:
     return finish(&o, rc);
 }
 
+/* Float fields of a math literal (tscn.real for each, joined by ", "): repr with Godot's
+ * 18-digit rule, an integral value without its ".0".  Items other than floats, and nan/inf
+ * (each version's own keyword): not sure. */
+static PyObject *py_reals(PyObject *self, PyObject *args) {
+    PyObject *numbers;
+    int godot;
+    Out o = {NULL, 0, 0, 0};
+    if (!PyArg_ParseTuple(args, "Oi:reals", &numbers, &godot))
+        return NULL;
+    if (version(godot, &o) < 0)
+        return NULL;
+    PyObject *seq = PySequence_Fast(numbers, "reals: numbers must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    int rc = 0;
+    for (Py_ssize_t k = 0; k < n && rc == 0; k++) {
+        if (!PyFloat_CheckExact(items[k])) {
+            rc = UNSURE;
+            break;
+        }
+        if (k > 0 && out_put(&o, ", ", 2) < 0) {
+            rc = -1;
+            break;
+        }
+        rc = put_double(&o, PyFloat_AS_DOUBLE(items[k]));
+        if (rc == 0 && o.len >= 2 && o.data[o.len - 2] == '.' && o.data[o.len - 1] == '0')
+            o.len -= 2;
+    }
+    Py_DECREF(seq);
+    if (rc == 0 && o.data == NULL)
+        return PyUnicode_FromStringAndSize("", 0);
+    return finish(&o, rc);
+}
+
 static PyMethodDef methods[] = {
     {"value", py_value, METH_VARARGS,
      "value(buf, etype, start, end, godot): the BSON value at [start, end) as Godot 3 or 4 "
@@ -481,6 +517,8 @@ static PyMethodDef methods[] = {
     {"slot", py_slot, METH_VARARGS,
      "slot(buf, start, end, godot): a slot's metadata fields (no Children, Components without "
      "Data) as Godot 3 or 4 text, or None."},
+    {"reals", py_reals, METH_VARARGS,
+     "reals(numbers, godot): float fields of a math literal, joined by ', ', or None."},
     {"components", py_components, METH_VARARGS,
      "components(types, buf, start, end, godot): the components of the array at [start, end) "
      "as Godot 3 or 4 text (type names by index from types), or None."},

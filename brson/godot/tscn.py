@@ -26,11 +26,20 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from brson._speedups import load
 from brson.errors import VariantError
 from brson.godot import values as gv
 from brson.godot.wire import INT64_MAX, INT64_MIN
+
+# The compiled writer (brson/_speedups/_tscnc.c) formats the floats of math literals (a scene
+# writes twelve a node for its transform); :func:`real` is its reference and what runs without
+# it or for what it is not sure of (nan, inf, numbers that are not floats).
+if TYPE_CHECKING:
+    from brson._speedups import _tscnc
+else:
+    _tscnc = load("_tscnc")
 
 #: ``format=`` written for each engine major version.
 FORMAT = {3: 2, 4: 3}
@@ -407,7 +416,10 @@ class _Writer:
         return f"{name}({', '.join(args)})"
 
     def reals(self, name: str, numbers: Sequence[float]) -> str:
-        return self.call(name, [real(n, self.godot) for n in numbers])
+        text = _tscnc.reals(numbers, self.godot) if _tscnc is not None and numbers else None
+        if text is None:
+            return self.call(name, [real(n, self.godot) for n in numbers])
+        return f"{name}( {text} )" if self.godot == 3 else f"{name}({text})"
 
     def literal(self, value: Any) -> str:
         """``value`` as TSCN text; containers are expanded with a stack, not recursion, so

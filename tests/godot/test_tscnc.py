@@ -267,3 +267,47 @@ def test_generated_documents(doc: dict[str, Any]) -> None:
     except Exception:
         return
     same_value(buf, 0x03, 0, len(buf))
+
+
+@needs_c
+def test_reals() -> None:
+    """The float fields of math literals (transforms): C's text is ``tscn.real``'s, or None
+    for what it leaves to it (nan, inf, numbers that are not floats)."""
+    assert TSCNC is not None
+    rng = random.Random(29)
+    floats = [0.0, -0.0, 1.0, -1.0, 1e16, 1e-5, 0.1, 1 / 3, 0.0008727497770451009, 5e-324]
+    floats += [1.7976931348623157e308, 123456789.123, 2.0**60, -2.5, 1e15 + 0.5, 9999999999999998.0]
+    for _ in range(5000):
+        floats.append(rng.random() * 10.0 ** rng.randint(-30, 30) * rng.choice((1, -1)))
+        floats.append(float(rng.randint(-(10**17), 10**17)))
+    for godot in (3, 4):
+        for at in range(0, len(floats), 12):
+            chunk = floats[at : at + 12]
+            assert TSCNC.reals(chunk, godot) == ", ".join(tscn.real(x, godot) for x in chunk)
+        assert TSCNC.reals((), godot) == ""
+        for unsure in ([1.0, math.nan], [math.inf], [-math.inf, 0.0], [1, 2.0], [True]):
+            assert TSCNC.reals(unsure, godot) is None
+    with pytest.raises(ValueError, match="godot must be 3 or 4"):
+        TSCNC.reals([1.0], 2)
+
+
+@needs_c
+@GODOT
+def test_math_literals_with_and_without_c(godot: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Transforms, vectors and packed arrays written by the writer, C on and off."""
+    from brson.godot import values as gv
+
+    values = [
+        gv.Transform3D(
+            gv.Basis(gv.Vector3(1, 0.5, -0.0), gv.Vector3(1e-7, 1 / 3, 2.0), gv.Vector3(0, 0, 1)),
+            gv.Vector3(math.nan, math.inf, -math.inf),
+        ),
+        gv.Vector3(0.0008727497770451009, -2.5, 1e300),
+        gv.Color(0.1, 0.2, 0.3, 1.0),
+        gv.PackedVector3Array([gv.Vector3(1.0, 2.0, 3.5)] * 3),
+        gv.PackedFloat32Array([]),
+    ]
+    monkeypatch.setattr(tscn, "_tscnc", TSCNC)
+    fast = [tscn.literal(v, godot) for v in values]
+    monkeypatch.setattr(tscn, "_tscnc", None)
+    assert fast == [tscn.literal(v, godot) for v in values]
