@@ -510,6 +510,229 @@ static PyObject *py_reals(PyObject *self, PyObject *args) {
     return finish(&o, rc);
 }
 
+/* --- a slot's own members, as the model reads them --------------------------------------- */
+
+static int ascii(const unsigned char *s, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (s[k] >= 0x80)
+            return 0;
+    return 1;
+}
+
+/* A decoded value, or NULL: *unsure set when not sure (no error), else a Python error. */
+static PyObject *utf8_or_unsure(const unsigned char *s, Py_ssize_t n, int *unsure) {
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
+    if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear();
+        *unsure = 1;
+    }
+    return text;
+}
+
+/* What Slot's member properties (slot.py _member_property) read from a member document in the
+ * engine layout {ID: string, Data: x}, those two in that order: a string, int32, null, bool
+ * or double as itself, an array of doubles as a list of floats.  Any other layout or type
+ * (which the model reads through a Member view, or pymongo): not sure. */
+static PyObject *member_value(const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
+                              int *unsure) {
+    Py_ssize_t stop = end - 1, klen, vs, ve, ds, de;
+    *unsure = 1;
+    if (!doc_spans(b, start, end) || start + 4 >= stop || b[start + 4] != 0x02 ||
+        element_at(b, start + 4, stop, &klen, &vs, &ve) != 0 || klen != 2 ||
+        memcmp(b + start + 5, "ID", 2) != 0 || ve >= stop ||
+        element_at(b, ve, stop, &klen, &ds, &de) != 0 || klen != 4 ||
+        memcmp(b + ve + 1, "Data", 4) != 0 || de != stop)
+        return NULL;
+    *unsure = 0;
+    switch (b[ve]) {
+    case 0x01: {
+        double x;
+        uint64_t u = (uint64_t)i64(b + ds);
+        memcpy(&x, &u, 8);
+        return PyFloat_FromDouble(x);
+    }
+    case 0x02:
+        if (de - ds < 5 || i32(b + ds) != de - ds - 4 || b[de - 1] != 0)
+            break;
+        return utf8_or_unsure(b + ds + 4, de - ds - 5, unsure);
+    case 0x08: return PyBool_FromLong(b[ds] != 0);
+    case 0x0A: return Py_NewRef(Py_None);
+    case 0x10: return PyLong_FromLong((long)(int32_t)i32(b + ds));
+    case 0x04: {
+        if (!doc_spans(b, ds, de))
+            break;
+        PyObject *list = PyList_New(0);
+        if (list == NULL)
+            return NULL;
+        Py_ssize_t pos = ds + 4, last = de - 1, kl, is, ie;
+        while (pos < last) {
+            if (b[pos] != 0x01 || element_at(b, pos, last, &kl, &is, &ie) != 0 ||
+                !ascii(b + pos + 1, kl)) { /* keys the decoder reads: plain ones only */
+                Py_DECREF(list);
+                *unsure = 1;
+                return NULL;
+            }
+            double x;
+            uint64_t u = (uint64_t)i64(b + is);
+            memcpy(&x, &u, 8);
+            PyObject *item = PyFloat_FromDouble(x);
+            if (item == NULL || PyList_Append(list, item) < 0) {
+                Py_XDECREF(item);
+                Py_DECREF(list);
+                return NULL;
+            }
+            Py_DECREF(item);
+            pos = ie;
+        }
+        if (pos == last)
+            return list;
+        Py_DECREF(list);
+        break;
+    }
+    default:
+        break;
+    }
+    *unsure = 1;
+    return NULL;
+}
+
+/* The Type of each component in a Components member {ID, Data: [{Type: int32, ...}, ...]}, as
+ * a tuple of ints; None (not an error) for any other layout (the model's path decides). */
+static PyObject *component_types(const unsigned char *b, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t stop = end - 1, klen, vs, ve, ds, de;
+    if (!doc_spans(b, start, end) || start + 4 >= stop || b[start + 4] != 0x02 ||
+        element_at(b, start + 4, stop, &klen, &vs, &ve) != 0 || klen != 2 ||
+        memcmp(b + start + 5, "ID", 2) != 0 || ve >= stop || b[ve] != 0x04 || element_at(b, ve, stop, &klen, &ds, &de) != 0 || klen != 4 ||
+        memcmp(b + ve + 1, "Data", 4) != 0 || de != stop || !doc_spans(b, ds, de))
+        return Py_NewRef(Py_None);
+    PyObject *found = PyList_New(0);
+    if (found == NULL)
+        return NULL;
+    Py_ssize_t pos = ds + 4, last = de - 1;
+    while (pos < last) {
+        Py_ssize_t is, ie;
+        if (doc_item(b, pos, last, &is, &ie) != 1 || !ascii(b + pos + 1, is - pos - 2))
+            goto none; /* the model's item reader refuses a key that is not UTF-8 */
+        /* its Type: the first element, an int32 (the engine layout Component.type_index reads) */
+        Py_ssize_t tl, ts, te;
+        if (ie - is < 11 || b[is + 4] != 0x10 || element_at(b, is + 4, ie - 1, &tl, &ts, &te) != 0 ||
+            tl != 4 || memcmp(b + is + 5, "Type", 4) != 0)
+            goto none;
+        PyObject *index = PyLong_FromLong((long)(int32_t)i32(b + ts));
+        if (index == NULL || PyList_Append(found, index) < 0) {
+            Py_XDECREF(index);
+            Py_DECREF(found);
+            return NULL;
+        }
+        Py_DECREF(index);
+        pos = ie;
+    }
+    if (pos != last)
+        goto none;
+    PyObject *tuple = PyList_AsTuple(found);
+    Py_DECREF(found);
+    return tuple;
+none:
+    Py_DECREF(found);
+    return Py_NewRef(Py_None);
+}
+
+static const char *const HEAD_KEYS[] = {"ID", "Name", "Tag", "Active", "Position",
+                                        "Rotation", "Scale", "Components"};
+#define HEAD_SIZE 8
+
+/* head(buf, start, end): (ID, Name, Tag, Active, Position, Rotation, Scale, component Types)
+ * of an unedited slot document, each as the model's properties read it (slot.id, slot.name,
+ * ..., a missing key None; the Types a tuple of ints, or None for another layout); None when
+ * not sure of any of them (duplicate keys, other layouts or types). */
+static PyObject *py_head(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*nn:head", &view, &start, &end))
+        return NULL;
+    const unsigned char *b = view.buf;
+    PyObject *values[HEAD_SIZE] = {NULL};
+    const unsigned char *keys[MAX_KEYS];
+    Py_ssize_t key_lens[MAX_KEYS];
+    int nkeys = 0, unsure = 0, failed = 0;
+    if (!span_ok(&view, start, end) || !doc_spans(b, start, end)) {
+        unsure = 1;
+        goto done;
+    }
+    Py_ssize_t pos = start + 4, stop = end - 1;
+    while (pos < stop && !unsure && !failed) {
+        int etype = b[pos];
+        Py_ssize_t klen, vs, ve;
+        if (element_at(b, pos, stop, &klen, &vs, &ve) != 0) {
+            unsure = 1;
+            break;
+        }
+        const unsigned char *key = b + pos + 1;
+        pos = ve;
+        if (!ascii(key, klen)) { /* the model's index refuses a key that is not UTF-8 */
+            PyObject *text = utf8_or_unsure(key, klen, &unsure);
+            if (text == NULL && !unsure) {
+                failed = 1;
+                break;
+            }
+            Py_XDECREF(text);
+        }
+        for (int j = 0; j < nkeys; j++)
+            if (key_lens[j] == klen && memcmp(keys[j], key, (size_t)klen) == 0)
+                unsure = 1;
+        if (unsure || nkeys == MAX_KEYS) {
+            unsure = 1;
+            break;
+        }
+        keys[nkeys] = key;
+        key_lens[nkeys++] = klen;
+        int which = -1;
+        for (int k = 0; k < HEAD_SIZE; k++)
+            if ((Py_ssize_t)strlen(HEAD_KEYS[k]) == klen && memcmp(HEAD_KEYS[k], key, (size_t)klen) == 0)
+                which = k;
+        PyObject *value = NULL;
+        if (which == 0) { /* slot.id: the ID when a string, else None */
+            if (etype != 0x02)
+                value = Py_NewRef(Py_None);
+            else if (ve - vs < 5 || i32(b + vs) != ve - vs - 4 || b[ve - 1] != 0)
+                unsure = 1;
+            else
+                value = utf8_or_unsure(b + vs + 4, ve - vs - 5, &unsure);
+        } else if (which == 7) {
+            value = etype == 0x03 ? component_types(b, vs, ve) : Py_NewRef(Py_None);
+        } else if (which > 0) {
+            if (etype == 0x03)
+                value = member_value(b, vs, ve, &unsure);
+            else
+                unsure = 1;
+        } else {
+            continue;
+        }
+        if (value == NULL && !unsure)
+            failed = 1;
+        values[which] = value;
+    }
+    if (!unsure && !failed && pos != stop)
+        unsure = 1;
+done:
+    PyBuffer_Release(&view);
+    PyObject *result = NULL;
+    if (!failed && unsure) {
+        result = Py_NewRef(Py_None);
+    } else if (!failed) {
+        result = PyTuple_New(HEAD_SIZE);
+        for (int k = 0; result != NULL && k < HEAD_SIZE; k++) {
+            PyTuple_SET_ITEM(result, k, values[k] != NULL ? values[k] : Py_NewRef(Py_None));
+            values[k] = NULL;
+        }
+    }
+    for (int k = 0; k < HEAD_SIZE; k++)
+        Py_XDECREF(values[k]);
+    if (failed && !PyErr_Occurred())
+        PyErr_NoMemory();
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"value", py_value, METH_VARARGS,
      "value(buf, etype, start, end, godot): the BSON value at [start, end) as Godot 3 or 4 "
@@ -517,6 +740,9 @@ static PyMethodDef methods[] = {
     {"slot", py_slot, METH_VARARGS,
      "slot(buf, start, end, godot): a slot's metadata fields (no Children, Components without "
      "Data) as Godot 3 or 4 text, or None."},
+    {"head", py_head, METH_VARARGS,
+     "head(buf, start, end): a slot's ID, Name, Tag, Active, Position, Rotation, Scale and "
+     "component Types as the model reads them, or None."},
     {"reals", py_reals, METH_VARARGS,
      "reals(numbers, godot): float fields of a math literal, joined by ', ', or None."},
     {"components", py_components, METH_VARARGS,

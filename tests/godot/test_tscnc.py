@@ -25,6 +25,7 @@ from brson.document import raw
 from brson.errors import BrsonError
 from brson.godot import export, tscn
 from brson.godot.export import export_scene, slot_metadata, slot_metadata_text
+from brson.model import Slot
 from tests.differential import check_built, loadable_trees
 
 TSCNC = built("_tscnc")
@@ -311,3 +312,62 @@ def test_math_literals_with_and_without_c(godot: int, monkeypatch: pytest.Monkey
     fast = [tscn.literal(v, godot) for v in values]
     monkeypatch.setattr(tscn, "_tscnc", None)
     assert fast == [tscn.literal(v, godot) for v in values]
+
+
+def python_head(slot: Slot) -> tuple[Any, ...] | None:
+    """The Python path's :data:`export.SlotHead` without the types: the slot's properties, or
+    None where they do not read (a malformed slot: C must not answer either)."""
+    try:
+        return (slot.id, slot.name, slot.tag, slot.active, slot.position, slot.rotation, slot.scale)
+    except BrsonError:
+        return None
+
+
+def same_head(buf: bytes, start: int, end: int) -> None:
+    """C's head equals the properties where it answers; its component types, where given,
+    each component's ``type_index`` (None: the export reads the components, errors and all)."""
+    assert TSCNC is not None
+    c = TSCNC.head(buf, start, end)
+    if c is None:
+        return
+    slot = Slot(buf, start, end)
+    expected = python_head(slot)
+    assert expected is not None, (start, end)
+    assert repr(c[:7]) == repr(expected)  # nan included
+    assert [type(v) for v in c[:7]] == [type(v) for v in expected]
+    if c[7] is not None:
+        assert c[7] == tuple(component.type_index for component in slot.components)
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_head(name: str) -> None:
+    """A slot's members read in C equal its properties, on every slot (C answers all of the
+    real samples'), on mutated and cut slot bytes, and out-of-range spans."""
+    assert TSCNC is not None
+    tree = TREES[name]
+    rng = random.Random(name)
+    real = "orange3134" in name or "mar_" in name
+    try:
+        slots = list(tree.walk())
+    except BrsonError:
+        slots = []
+    for number, slot in enumerate(slots):
+        if not slot.buffer:
+            continue
+        start, end = slot.span
+        if real:
+            assert TSCNC.head(slot.buffer, start, end) is not None, slot.path
+        same_head(slot.buffer, start, end)
+        if number > 40:
+            continue
+        original = bytes(slot.buffer[start:end])
+        for _ in range(20):
+            data = bytearray(original)
+            for _ in range(rng.randint(1, 3)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            same_head(bytes(data), 0, len(data))
+        for cut in range(0, len(original), max(1, len(original) // 16)):
+            assert TSCNC.head(original[:cut], 0, cut) is None
+        assert TSCNC.head(original, -1, len(original)) is None
+        assert TSCNC.head(original, 0, len(original) + 1) is None
