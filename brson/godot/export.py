@@ -37,6 +37,7 @@ from brson.godot.tscn import RENDERED, SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
 from brson.model import Component, DataTree, Slot, elements, transform
 from brson.model.ids.targets import Targets
+from brson.model.slothead import SlotHead, head_vectors, slot_head
 from brson.model.typename import TypeName
 
 NODE = {3: "Spatial", 4: "Node3D"}
@@ -55,22 +56,6 @@ else:
     _tscnc = load("_tscnc")
 ACCELERATED: bool = _tscnc is not None
 """Whether the compiled metadata writer is in use."""
-
-#: A slot's (ID, Name, Tag, Active, Position, Rotation, Scale, component Types) read in one C
-#: call (``_tscnc.head``): seven property reads a node, each locating its member, were the
-#: largest cost of building the scene.
-SlotHead = tuple[Any, Any, Any, Any, Any, Any, Any, tuple[int, ...] | None]
-
-
-def slot_head(slot: Slot) -> SlotHead | None:
-    """The slot's :data:`SlotHead` as its properties read it (``slot.id``, ``slot.name``,
-    ..., the components' ``type_index``), or None (edited, no compiled writer, or a layout it
-    is not sure of: read the properties)."""
-    buf = slot.buffer
-    if _tscnc is None or slot.modified or not buf:
-        return None
-    start, end = slot.span
-    return _tscnc.head(buf, start, end)
 
 
 #: Metadata keys (Godot 4 needs identifiers).
@@ -363,21 +348,10 @@ def document_fields(tree: DataTree) -> dict[str, Any]:
     return {key: tree.get(key) for key in tree if key not in ("Object", "Assets")}
 
 
-#: What ``Slot.local_matrix`` takes for a missing Position, Rotation, Scale.
-_IDENTITY = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0), (1.0, 1.0, 1.0))
-
-
 def _head_matrix(head: SlotHead) -> transform.Matrix | None:
-    """``slot.local_matrix()`` from the head's vectors (the same products: the same bits), or
-    None when one is not plain (local_matrix then says what is wrong)."""
-    vectors = []
-    for value, default in zip(head[4:7], _IDENTITY, strict=True):
-        if value is None:
-            value = default
-        elif len(value) != len(default):
-            return None
-        vectors.append(value)
-    return transform.compose(*vectors)
+    """``slot.local_matrix()`` from the head's vectors (the same products: the same bits)."""
+    vectors = head_vectors(head)
+    return transform.compose(*vectors) if vectors is not None else None
 
 
 def _transform(slot: Slot, is_root: bool, head: SlotHead | None = None) -> gv.Transform3D:
