@@ -25,7 +25,7 @@ from brson.document import raw
 from brson.errors import BrsonError
 from brson.godot import export, tscn
 from brson.godot.export import export_scene, slot_metadata, slot_metadata_text
-from brson.model import Slot
+from brson.model import Slot, slothead
 from tests.differential import check_built, loadable_trees
 
 TSCNC = built("_tscnc")
@@ -160,14 +160,16 @@ def test_c_answers_real_samples(monkeypatch: pytest.MonkeyPatch) -> None:
 @GODOT
 @pytest.mark.parametrize("name", sorted(TREES))
 def test_whole_export(name: str, godot: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole scene with and without the compiled writer."""
+    """The whole scene with and without the compiled writer, slot reader and float texts."""
     tree = TREES[name]
-    monkeypatch.setattr(export, "_tscnc", TSCNC)
+    for module in (export, tscn, slothead):
+        monkeypatch.setattr(module, "_tscnc", TSCNC)
     try:
         fast = export_scene(tree, godot).tscn()
     except BrsonError as exc:
         fast = f"error {type(exc).__name__}: {exc}"
-    monkeypatch.setattr(export, "_tscnc", None)
+    for module in (export, tscn, slothead):
+        monkeypatch.setattr(module, "_tscnc", None)
     try:
         slow = export_scene(tree, godot).tscn()
     except BrsonError as exc:
