@@ -529,22 +529,39 @@ static PyObject *utf8_or_unsure(const unsigned char *s, Py_ssize_t n, int *unsur
     return text;
 }
 
+/* The type of the Data value [*ds, *de) of a member document in the engine layout
+ * {ID: string, Data: x}, those two in that order (raw.member_data's rule); 0 for another
+ * layout. */
+static int member_data(const unsigned char *b, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *ds,
+                       Py_ssize_t *de) {
+    Py_ssize_t stop = end - 1, klen, vs, ve;
+    if (!doc_spans(b, start, end) || start + 4 >= stop || b[start + 4] != 0x02 ||
+        element_at(b, start + 4, stop, &klen, &vs, &ve) != 0 || klen != 2 ||
+        memcmp(b + start + 5, "ID", 2) != 0 || ve >= stop ||
+        element_at(b, ve, stop, &klen, ds, de) != 0 || klen != 4 ||
+        memcmp(b + ve + 1, "Data", 4) != 0 || *de != stop)
+        return 0;
+    return b[ve];
+}
+
+/* Appends item (a new reference, NULL after a failed allocation) to list, giving it up; -1
+ * with an error set on failure. */
+static int append_new(PyObject *list, PyObject *item) {
+    int rc = item == NULL ? -1 : PyList_Append(list, item);
+    Py_XDECREF(item);
+    return rc;
+}
+
 /* What Slot's member properties (slot.py _member_property) read from a member document in the
  * engine layout {ID: string, Data: x}, those two in that order: a string, int32, null, bool
  * or double as itself, an array of doubles as a list of floats.  Any other layout or type
  * (which the model reads through a Member view, or pymongo): not sure. */
 static PyObject *member_value(const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
                               int *unsure) {
-    Py_ssize_t stop = end - 1, klen, vs, ve, ds, de;
-    *unsure = 1;
-    if (!doc_spans(b, start, end) || start + 4 >= stop || b[start + 4] != 0x02 ||
-        element_at(b, start + 4, stop, &klen, &vs, &ve) != 0 || klen != 2 ||
-        memcmp(b + start + 5, "ID", 2) != 0 || ve >= stop ||
-        element_at(b, ve, stop, &klen, &ds, &de) != 0 || klen != 4 ||
-        memcmp(b + ve + 1, "Data", 4) != 0 || de != stop)
-        return NULL;
+    Py_ssize_t ds, de;
+    int etype = member_data(b, start, end, &ds, &de);
     *unsure = 0;
-    switch (b[ve]) {
+    switch (etype) {
     case 0x01: {
         double x;
         uint64_t u = (uint64_t)i64(b + ds);
@@ -575,13 +592,10 @@ static PyObject *member_value(const unsigned char *b, Py_ssize_t start, Py_ssize
             double x;
             uint64_t u = (uint64_t)i64(b + is);
             memcpy(&x, &u, 8);
-            PyObject *item = PyFloat_FromDouble(x);
-            if (item == NULL || PyList_Append(list, item) < 0) {
-                Py_XDECREF(item);
+            if (append_new(list, PyFloat_FromDouble(x)) < 0) {
                 Py_DECREF(list);
                 return NULL;
             }
-            Py_DECREF(item);
             pos = ie;
         }
         if (pos == last)
@@ -599,11 +613,8 @@ static PyObject *member_value(const unsigned char *b, Py_ssize_t start, Py_ssize
 /* The Type of each component in a Components member {ID, Data: [{Type: int32, ...}, ...]}, as
  * a tuple of ints; None (not an error) for any other layout (the model's path decides). */
 static PyObject *component_types(const unsigned char *b, Py_ssize_t start, Py_ssize_t end) {
-    Py_ssize_t stop = end - 1, klen, vs, ve, ds, de;
-    if (!doc_spans(b, start, end) || start + 4 >= stop || b[start + 4] != 0x02 ||
-        element_at(b, start + 4, stop, &klen, &vs, &ve) != 0 || klen != 2 ||
-        memcmp(b + start + 5, "ID", 2) != 0 || ve >= stop || b[ve] != 0x04 || element_at(b, ve, stop, &klen, &ds, &de) != 0 || klen != 4 ||
-        memcmp(b + ve + 1, "Data", 4) != 0 || de != stop || !doc_spans(b, ds, de))
+    Py_ssize_t ds, de;
+    if (member_data(b, start, end, &ds, &de) != 0x04 || !doc_spans(b, ds, de))
         return Py_NewRef(Py_None);
     PyObject *found = PyList_New(0);
     if (found == NULL)
@@ -615,16 +626,14 @@ static PyObject *component_types(const unsigned char *b, Py_ssize_t start, Py_ss
             goto none; /* the model's item reader refuses a key that is not UTF-8 */
         /* its Type: the first element, an int32 (the engine layout Component.type_index reads) */
         Py_ssize_t tl, ts, te;
-        if (ie - is < 11 || b[is + 4] != 0x10 || element_at(b, is + 4, ie - 1, &tl, &ts, &te) != 0 ||
-            tl != 4 || memcmp(b + is + 5, "Type", 4) != 0)
+        if (ie - is < 11 || b[is + 4] != 0x10 ||
+            element_at(b, is + 4, ie - 1, &tl, &ts, &te) != 0 || tl != 4 ||
+            memcmp(b + is + 5, "Type", 4) != 0)
             goto none;
-        PyObject *index = PyLong_FromLong((long)(int32_t)i32(b + ts));
-        if (index == NULL || PyList_Append(found, index) < 0) {
-            Py_XDECREF(index);
+        if (append_new(found, PyLong_FromLong((long)(int32_t)i32(b + ts))) < 0) {
             Py_DECREF(found);
             return NULL;
         }
-        Py_DECREF(index);
         pos = ie;
     }
     if (pos != last)
@@ -688,7 +697,8 @@ static PyObject *py_head(PyObject *self, PyObject *args) {
         key_lens[nkeys++] = klen;
         int which = -1;
         for (int k = 0; k < HEAD_SIZE; k++)
-            if ((Py_ssize_t)strlen(HEAD_KEYS[k]) == klen && memcmp(HEAD_KEYS[k], key, (size_t)klen) == 0)
+            if ((Py_ssize_t)strlen(HEAD_KEYS[k]) == klen &&
+                memcmp(HEAD_KEYS[k], key, (size_t)klen) == 0)
                 which = k;
         PyObject *value = NULL;
         if (which == 0) { /* slot.id: the ID when a string, else None */
