@@ -1,5 +1,8 @@
-/* Godot 4 metadata text straight from BSON bytes: what tscn._bson_container4 writes for the
- * decoded value, without decoding it into Python objects and encoding those again.
+/* Godot 3 and 4 metadata text straight from BSON bytes: what the TSCN writer
+ * (tscn._Writer.literal; for Godot 4 its fast path tscn._bson_container4) writes for the
+ * decoded value, without decoding it into Python objects and encoding those again.  The two
+ * versions' literals of BSON data differ only in spacing (Out.godot3), so one writer serves
+ * both.
  *
  * The contract (as brson/_speedups/_rawc.c's): for an input the Python path writes through
  * its fast path, the C function returns the same text; for anything it is not sure of --
@@ -21,6 +24,7 @@
 typedef struct {
     char *data;
     Py_ssize_t len, cap;
+    int godot3; /* Godot 3's spacing: "[ a, b ]", "[  ]", "{\n}" (tscn._Writer.literal) */
 } Out;
 
 static int out_reserve(Out *o, Py_ssize_t extra) {
@@ -117,7 +121,7 @@ static int put_string(Out *o, const unsigned char *s, Py_ssize_t n) {
     return 0;
 }
 
-/* repr(x), and Godot's 18-digit rule of tscn._float_text for Godot 4: repr's only form with
+/* repr(x), and Godot's 18-digit rule of tscn._float_text (the same in 3 and 4 for finite x): repr's only form with
  * more than 18 mantissa digits is 0.<zeros><17 digits>, written as d.ddde-N instead. */
 static int put_double(Out *o, double x) {
     if (!isfinite(x))
@@ -185,7 +189,8 @@ static int put_container(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
     Py_ssize_t key_lens[MAX_KEYS];
     int nkeys = 0, count = 0;
     Py_ssize_t pos = start + 4, stop = end - 1;
-    if (out_put(o, array ? "[" : "{", 1) < 0)
+    const char *open = array ? (o->godot3 ? "[ " : "[") : "{";
+    if (out_put(o, open, (Py_ssize_t)strlen(open)) < 0)
         return -1;
     while (pos < stop) {
         int etype = b[pos];
@@ -230,8 +235,8 @@ static int put_container(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
     if (pos != stop)
         return UNSURE;
     if (array)
-        return out_put(o, "]", 1);
-    return out_put(o, count ? "\n}" : "}", count ? 2 : 1);
+        return o->godot3 ? out_put(o, " ]", 2) : out_put(o, "]", 1);
+    return count || o->godot3 ? out_put(o, "\n}", 2) : out_put(o, "}", 1);
 }
 
 static int put_value(Out *o, const unsigned char *b, int etype, Py_ssize_t start, Py_ssize_t end,
@@ -299,13 +304,27 @@ static int span_ok(Py_buffer *view, Py_ssize_t start, Py_ssize_t end) {
     return 0 <= start && start <= end && end <= view->len;
 }
 
-static PyObject *py_value4(PyObject *self, PyObject *args) {
+/* The engine version argument: 3 or 4, else ValueError. */
+static int version(int godot, Out *o) {
+    if (godot != 3 && godot != 4) {
+        PyErr_Format(PyExc_ValueError, "godot must be 3 or 4, not %d", godot);
+        return -1;
+    }
+    o->godot3 = godot == 3;
+    return 0;
+}
+
+static PyObject *py_value(PyObject *self, PyObject *args) {
     Py_buffer view;
-    int etype;
+    int etype, godot;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "y*inn:value4", &view, &etype, &start, &end))
+    Out o = {NULL, 0, 0, 0};
+    if (!PyArg_ParseTuple(args, "y*inni:value", &view, &etype, &start, &end, &godot))
         return NULL;
-    Out o = {NULL, 0, 0};
+    if (version(godot, &o) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     int rc = span_ok(&view, start, end)
                  ? put_value(&o, view.buf, etype, start, end, 0, NULL, NULL)
                  : UNSURE;
@@ -313,12 +332,17 @@ static PyObject *py_value4(PyObject *self, PyObject *args) {
     return finish(&o, rc);
 }
 
-static PyObject *py_slot4(PyObject *self, PyObject *args) {
+static PyObject *py_slot(PyObject *self, PyObject *args) {
     Py_buffer view;
+    int godot;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "y*nn:slot4", &view, &start, &end))
+    Out o = {NULL, 0, 0, 0};
+    if (!PyArg_ParseTuple(args, "y*nni:slot", &view, &start, &end, &godot))
         return NULL;
-    Out o = {NULL, 0, 0};
+    if (version(godot, &o) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     int rc = span_ok(&view, start, end)
                  ? put_container(&o, view.buf, start, end, 0, 0, "Children", "Data")
                  : UNSURE;
@@ -410,20 +434,26 @@ static int put_component(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
 }
 
 /* The components of a slot: the array at [start, end) (Components' Data), every item a
- * component document, as the Godot 4 list of their summaries; types: the tree's type names
+ * component document, as the Godot 3 or 4 list of their summaries; types: the tree's type names
  * by index. */
-static PyObject *py_components4(PyObject *self, PyObject *args) {
+static PyObject *py_components(PyObject *self, PyObject *args) {
     Py_buffer view;
     PyObject *types;
+    int godot;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "O!y*nn:components4", &PyTuple_Type, &types, &view, &start, &end))
+    Out o = {NULL, 0, 0, 0};
+    if (!PyArg_ParseTuple(args, "O!y*nni:components", &PyTuple_Type, &types, &view, &start,
+                          &end, &godot))
         return NULL;
-    Out o = {NULL, 0, 0};
+    if (version(godot, &o) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     int rc = UNSURE, count = 0;
     const unsigned char *b = view.buf;
     if (!span_ok(&view, start, end) || !doc_spans(b, start, end))
         goto done;
-    if ((rc = out_put(&o, "[", 1)) != 0)
+    if ((rc = out_put(&o, o.godot3 ? "[ " : "[", o.godot3 ? 2 : 1)) != 0)
         goto done;
     Py_ssize_t pos = start + 4, stop = end - 1;
     while (pos < stop) {
@@ -438,27 +468,302 @@ static PyObject *py_components4(PyObject *self, PyObject *args) {
             goto done;
         pos = vend;
     }
-    rc = pos != stop ? UNSURE : out_put(&o, "]", 1);
+    rc = pos != stop ? UNSURE : o.godot3 ? out_put(&o, " ]", 2) : out_put(&o, "]", 1);
 done:
     PyBuffer_Release(&view);
     return finish(&o, rc);
 }
 
+/* Float fields of a math literal (tscn.real for each, joined by ", "): repr with Godot's
+ * 18-digit rule, an integral value without its ".0".  Items other than floats, and nan/inf
+ * (each version's own keyword): not sure. */
+static PyObject *py_reals(PyObject *self, PyObject *args) {
+    PyObject *numbers;
+    int godot;
+    Out o = {NULL, 0, 0, 0};
+    if (!PyArg_ParseTuple(args, "Oi:reals", &numbers, &godot))
+        return NULL;
+    if (version(godot, &o) < 0)
+        return NULL;
+    PyObject *seq = PySequence_Fast(numbers, "reals: numbers must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    int rc = 0;
+    for (Py_ssize_t k = 0; k < n && rc == 0; k++) {
+        if (!PyFloat_CheckExact(items[k])) {
+            rc = UNSURE;
+            break;
+        }
+        if (k > 0 && out_put(&o, ", ", 2) < 0) {
+            rc = -1;
+            break;
+        }
+        rc = put_double(&o, PyFloat_AS_DOUBLE(items[k]));
+        if (rc == 0 && o.len >= 2 && o.data[o.len - 2] == '.' && o.data[o.len - 1] == '0')
+            o.len -= 2;
+    }
+    Py_DECREF(seq);
+    if (rc == 0 && o.data == NULL)
+        return PyUnicode_FromStringAndSize("", 0);
+    return finish(&o, rc);
+}
+
+/* --- a slot's own members, as the model reads them --------------------------------------- */
+
+static int ascii(const unsigned char *s, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (s[k] >= 0x80)
+            return 0;
+    return 1;
+}
+
+/* A decoded value, or NULL: *unsure set when not sure (no error), else a Python error. */
+static PyObject *utf8_or_unsure(const unsigned char *s, Py_ssize_t n, int *unsure) {
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
+    if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear();
+        *unsure = 1;
+    }
+    return text;
+}
+
+/* The type of the Data value [*ds, *de) of a member document in the engine layout
+ * {ID: string, Data: x}, those two in that order (raw.member_data's rule); 0 for another
+ * layout. */
+static int member_data(const unsigned char *b, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *ds,
+                       Py_ssize_t *de) {
+    Py_ssize_t stop = end - 1, klen, vs, ve;
+    if (!doc_spans(b, start, end) || start + 4 >= stop || b[start + 4] != 0x02 ||
+        element_at(b, start + 4, stop, &klen, &vs, &ve) != 0 || klen != 2 ||
+        memcmp(b + start + 5, "ID", 2) != 0 || ve >= stop ||
+        element_at(b, ve, stop, &klen, ds, de) != 0 || klen != 4 ||
+        memcmp(b + ve + 1, "Data", 4) != 0 || *de != stop)
+        return 0;
+    return b[ve];
+}
+
+/* Appends item (a new reference, NULL after a failed allocation) to list, giving it up; -1
+ * with an error set on failure. */
+static int append_new(PyObject *list, PyObject *item) {
+    int rc = item == NULL ? -1 : PyList_Append(list, item);
+    Py_XDECREF(item);
+    return rc;
+}
+
+/* What Slot's member properties (slot.py _member_property) read from a member document in the
+ * engine layout {ID: string, Data: x}, those two in that order: a string, int32, null, bool
+ * or double as itself, an array of doubles as a list of floats.  Any other layout or type
+ * (which the model reads through a Member view, or pymongo): not sure. */
+static PyObject *member_value(const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
+                              int *unsure) {
+    Py_ssize_t ds, de;
+    int etype = member_data(b, start, end, &ds, &de);
+    *unsure = 0;
+    switch (etype) {
+    case 0x01: {
+        double x;
+        uint64_t u = (uint64_t)i64(b + ds);
+        memcpy(&x, &u, 8);
+        return PyFloat_FromDouble(x);
+    }
+    case 0x02:
+        if (de - ds < 5 || i32(b + ds) != de - ds - 4 || b[de - 1] != 0)
+            break;
+        return utf8_or_unsure(b + ds + 4, de - ds - 5, unsure);
+    case 0x08: return PyBool_FromLong(b[ds] != 0);
+    case 0x0A: return Py_NewRef(Py_None);
+    case 0x10: return PyLong_FromLong((long)(int32_t)i32(b + ds));
+    case 0x04: {
+        if (!doc_spans(b, ds, de))
+            break;
+        PyObject *list = PyList_New(0);
+        if (list == NULL)
+            return NULL;
+        Py_ssize_t pos = ds + 4, last = de - 1, kl, is, ie;
+        while (pos < last) {
+            if (b[pos] != 0x01 || element_at(b, pos, last, &kl, &is, &ie) != 0 ||
+                !ascii(b + pos + 1, kl)) { /* keys the decoder reads: plain ones only */
+                Py_DECREF(list);
+                *unsure = 1;
+                return NULL;
+            }
+            double x;
+            uint64_t u = (uint64_t)i64(b + is);
+            memcpy(&x, &u, 8);
+            if (append_new(list, PyFloat_FromDouble(x)) < 0) {
+                Py_DECREF(list);
+                return NULL;
+            }
+            pos = ie;
+        }
+        if (pos == last)
+            return list;
+        Py_DECREF(list);
+        break;
+    }
+    default:
+        break;
+    }
+    *unsure = 1;
+    return NULL;
+}
+
+/* The Type of each component in a Components member {ID, Data: [{Type: int32, ...}, ...]}, as
+ * a tuple of ints; None (not an error) for any other layout (the model's path decides). */
+static PyObject *component_types(const unsigned char *b, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t ds, de;
+    if (member_data(b, start, end, &ds, &de) != 0x04 || !doc_spans(b, ds, de))
+        return Py_NewRef(Py_None);
+    PyObject *found = PyList_New(0);
+    if (found == NULL)
+        return NULL;
+    Py_ssize_t pos = ds + 4, last = de - 1;
+    while (pos < last) {
+        Py_ssize_t is, ie;
+        if (doc_item(b, pos, last, &is, &ie) != 1 || !ascii(b + pos + 1, is - pos - 2))
+            goto none; /* the model's item reader refuses a key that is not UTF-8 */
+        /* its Type: the first element, an int32 (the engine layout Component.type_index reads) */
+        Py_ssize_t tl, ts, te;
+        if (ie - is < 11 || b[is + 4] != 0x10 ||
+            element_at(b, is + 4, ie - 1, &tl, &ts, &te) != 0 || tl != 4 ||
+            memcmp(b + is + 5, "Type", 4) != 0)
+            goto none;
+        if (append_new(found, PyLong_FromLong((long)(int32_t)i32(b + ts))) < 0) {
+            Py_DECREF(found);
+            return NULL;
+        }
+        pos = ie;
+    }
+    if (pos != last)
+        goto none;
+    PyObject *tuple = PyList_AsTuple(found);
+    Py_DECREF(found);
+    return tuple;
+none:
+    Py_DECREF(found);
+    return Py_NewRef(Py_None);
+}
+
+static const char *const HEAD_KEYS[] = {"ID", "Name", "Tag", "Active", "Position",
+                                        "Rotation", "Scale", "Components"};
+#define HEAD_SIZE 8
+
+/* head(buf, start, end): (ID, Name, Tag, Active, Position, Rotation, Scale, component Types)
+ * of an unedited slot document, each as the model's properties read it (slot.id, slot.name,
+ * ..., a missing key None; the Types a tuple of ints, or None for another layout); None when
+ * not sure of any of them (duplicate keys, other layouts or types). */
+static PyObject *py_head(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*nn:head", &view, &start, &end))
+        return NULL;
+    const unsigned char *b = view.buf;
+    PyObject *values[HEAD_SIZE] = {NULL};
+    const unsigned char *keys[MAX_KEYS];
+    Py_ssize_t key_lens[MAX_KEYS];
+    int nkeys = 0, unsure = 0, failed = 0;
+    if (!span_ok(&view, start, end) || !doc_spans(b, start, end)) {
+        unsure = 1;
+        goto done;
+    }
+    Py_ssize_t pos = start + 4, stop = end - 1;
+    while (pos < stop && !unsure && !failed) {
+        int etype = b[pos];
+        Py_ssize_t klen, vs, ve;
+        if (element_at(b, pos, stop, &klen, &vs, &ve) != 0) {
+            unsure = 1;
+            break;
+        }
+        const unsigned char *key = b + pos + 1;
+        pos = ve;
+        if (!ascii(key, klen)) { /* the model's index refuses a key that is not UTF-8 */
+            PyObject *text = utf8_or_unsure(key, klen, &unsure);
+            if (text == NULL && !unsure) {
+                failed = 1;
+                break;
+            }
+            Py_XDECREF(text);
+        }
+        for (int j = 0; j < nkeys; j++)
+            if (key_lens[j] == klen && memcmp(keys[j], key, (size_t)klen) == 0)
+                unsure = 1;
+        if (unsure || nkeys == MAX_KEYS) {
+            unsure = 1;
+            break;
+        }
+        keys[nkeys] = key;
+        key_lens[nkeys++] = klen;
+        int which = -1;
+        for (int k = 0; k < HEAD_SIZE; k++)
+            if ((Py_ssize_t)strlen(HEAD_KEYS[k]) == klen &&
+                memcmp(HEAD_KEYS[k], key, (size_t)klen) == 0)
+                which = k;
+        PyObject *value = NULL;
+        if (which == 0) { /* slot.id: the ID when a string, else None */
+            if (etype != 0x02)
+                value = Py_NewRef(Py_None);
+            else if (ve - vs < 5 || i32(b + vs) != ve - vs - 4 || b[ve - 1] != 0)
+                unsure = 1;
+            else
+                value = utf8_or_unsure(b + vs + 4, ve - vs - 5, &unsure);
+        } else if (which == 7) {
+            value = etype == 0x03 ? component_types(b, vs, ve) : Py_NewRef(Py_None);
+        } else if (which > 0) {
+            if (etype == 0x03)
+                value = member_value(b, vs, ve, &unsure);
+            else
+                unsure = 1;
+        } else {
+            continue;
+        }
+        if (value == NULL && !unsure)
+            failed = 1;
+        values[which] = value;
+    }
+    if (!unsure && !failed && pos != stop)
+        unsure = 1;
+done:
+    PyBuffer_Release(&view);
+    PyObject *result = NULL;
+    if (!failed && unsure) {
+        result = Py_NewRef(Py_None);
+    } else if (!failed) {
+        result = PyTuple_New(HEAD_SIZE);
+        for (int k = 0; result != NULL && k < HEAD_SIZE; k++) {
+            PyTuple_SET_ITEM(result, k, values[k] != NULL ? values[k] : Py_NewRef(Py_None));
+            values[k] = NULL;
+        }
+    }
+    for (int k = 0; k < HEAD_SIZE; k++)
+        Py_XDECREF(values[k]);
+    if (failed && !PyErr_Occurred())
+        PyErr_NoMemory();
+    return result;
+}
+
 static PyMethodDef methods[] = {
-    {"value4", py_value4, METH_VARARGS,
-     "value4(buf, etype, start, end): the BSON value at [start, end) as Godot 4 text, or None."},
-    {"slot4", py_slot4, METH_VARARGS,
-     "slot4(buf, start, end): a slot's metadata fields (no Children, Components without "
-     "Data) as Godot 4 text, or None."},
-    {"components4", py_components4, METH_VARARGS,
-     "components4(types, buf, start, end): the components of the array at [start, end) "
-     "as Godot 4 text (type names by index from types), or None."},
+    {"value", py_value, METH_VARARGS,
+     "value(buf, etype, start, end, godot): the BSON value at [start, end) as Godot 3 or 4 "
+     "text, or None."},
+    {"slot", py_slot, METH_VARARGS,
+     "slot(buf, start, end, godot): a slot's metadata fields (no Children, Components without "
+     "Data) as Godot 3 or 4 text, or None."},
+    {"head", py_head, METH_VARARGS,
+     "head(buf, start, end): a slot's ID, Name, Tag, Active, Position, Rotation, Scale and "
+     "component Types as the model reads them, or None."},
+    {"reals", py_reals, METH_VARARGS,
+     "reals(numbers, godot): float fields of a math literal, joined by ', ', or None."},
+    {"components", py_components, METH_VARARGS,
+     "components(types, buf, start, end, godot): the components of the array at [start, end) "
+     "as Godot 3 or 4 text (type names by index from types), or None."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "brson._speedups._tscnc",
-    "Godot 4 metadata text from BSON bytes (see brson/godot/export.py).", -1, methods,
+    "Godot 3 and 4 metadata text from BSON bytes (see brson/godot/export.py).", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 

@@ -27,8 +27,11 @@ from brson.meshx import format as meshx
 from brson.meshx.mesh import POINTS, TRIANGLES, Floats, Mesh
 from brson.model import Component, DataTree, Slot
 from brson.model.fields import field_member, field_text, field_value
+from brson.model.ids.targets import Targets
+from brson.model.slothead import SlotHead, head_vectors, slot_head
 
 VISIBILITY = "KHR_node_visibility"
+_ENGINE = "FrooxEngine."
 _RENDERERS = {"MeshRenderer", "SkinnedMeshRenderer"}
 _TEXTURES = {"StaticTexture2D"}
 _WRAP = {"Repeat": 10497, "Clamp": 33071, "Mirror": 33648, "MirrorOnce": 33648}
@@ -87,11 +90,60 @@ def _unit_rows(v: Floats) -> Floats:
     return out.astype(np.float32)
 
 
+class _TypeTable:
+    """Per ``Types`` index of the tree: the short name (``Component.type_label``) and whether
+    it is a renderer, so that slots read by :func:`slot_head` need no Component objects."""
+
+    def __init__(self) -> None:
+        self._types: list[Any] | None = None
+        self._labels: tuple[str, ...] = ()
+        self._renderers: frozenset[int] = frozenset()
+
+    def _load(self, slot: Slot) -> bool:
+        tree = slot.tree
+        if tree is None:
+            return False
+        try:
+            types = tree.types
+        except BrsonError:
+            return False  # the components' own reads say what is wrong
+        if types is not self._types or len(types) != len(self._labels):
+            self._labels = tuple(t.name for t in types)
+            self._renderers = frozenset(
+                i for i, t in enumerate(types) if t.full_name.removeprefix(_ENGINE) in _RENDERERS
+            )
+            self._types = types
+        return True
+
+    def _known(self, slot: Slot, indices: tuple[int, ...] | None) -> bool:
+        if indices is None or not self._load(slot):
+            return False
+        count = len(self._labels)
+        return all(0 <= i < count for i in indices)
+
+    def labels(self, slot: Slot, indices: tuple[int, ...] | None) -> list[str] | None:
+        """The components' ``type_label``s, or None when an index is not in the table."""
+        if not self._known(slot, indices):
+            return None
+        assert indices is not None
+        return [self._labels[i] for i in indices]
+
+    def may_render(self, slot: Slot, indices: tuple[int, ...] | None) -> bool:
+        """False when every component's type is known and none is a renderer."""
+        if not indices:
+            return indices is None
+        if not self._known(slot, indices):
+            return True
+        return any(i in self._renderers for i in indices)
+
+
 class _Exporter:
     def __init__(
         self, tree: DataTree, assets: AssetStore, omit_inactive: bool, budget: limits.Budget
     ) -> None:
         self.tree = tree
+        #: The few references an export follows, without the tree's whole ID index.
+        self.references = Targets(tree)
         self.assets = assets
         self.omit_inactive = omit_inactive
         self.budget = budget
@@ -104,18 +156,24 @@ class _Exporter:
         self.texture_cache: dict[tuple[str, str], int | None] = {}
         self.sampler_cache: dict[tuple[Any, ...], int] = {}
         self.skinned: list[tuple[int, Component, Mesh, Slot]] = []
+        self.types = _TypeTable()
 
     def warn(self, slot: Slot | None, message: str) -> None:
         where = f"slot {slot.path!r}: " if slot is not None else ""
         self.report.warnings.append(where + message)
 
     # -- nodes ----------------------------------------------------------------------------
-    def node(self, slot: Slot) -> dict[str, Any]:
-        slot.local_matrix()  # raises a ModelError naming the slot for malformed transforms
-        node: dict[str, Any] = {"name": slot.name if isinstance(slot.name, str) else ""}
-        position = slot.position if slot.position is not None else [0.0, 0.0, 0.0]
-        rotation = slot.rotation if slot.rotation is not None else [0.0, 0.0, 0.0, 1.0]
-        scale = slot.scale if slot.scale is not None else [1.0, 1.0, 1.0]
+    def node(self, slot: Slot, head: SlotHead | None) -> dict[str, Any]:
+        vectors = head_vectors(head) if head is not None else None
+        if vectors is None:
+            slot.local_matrix()  # raises a ModelError naming the slot for malformed transforms
+            position = slot.position if slot.position is not None else [0.0, 0.0, 0.0]
+            rotation = slot.rotation if slot.rotation is not None else [0.0, 0.0, 0.0, 1.0]
+            scale = slot.scale if slot.scale is not None else [1.0, 1.0, 1.0]
+        else:
+            position, rotation, scale = vectors
+        name = head[1] if head is not None else slot.name
+        node: dict[str, Any] = {"name": name if isinstance(name, str) else ""}
         t = frame.translation(_finite([float(v) for v in position], "Position", slot))
         r = frame.rotation(_finite([float(v) for v in rotation], "Rotation", slot))
         s = _finite([float(v) for v in scale], "Scale", slot)
@@ -125,9 +183,12 @@ class _Exporter:
             node["rotation"] = r
         if s != [1.0, 1.0, 1.0]:
             node["scale"] = s
+        labels = self.types.labels(slot, head[7]) if head is not None else None
         node["extras"] = {
-            "resonite_id": slot.id,
-            "resonite_components": [c.type_label for c in slot.components],
+            "resonite_id": head[0] if head is not None else slot.id,
+            "resonite_components": (
+                labels if labels is not None else [c.type_label for c in slot.components]
+            ),
         }
         return node
 
@@ -136,10 +197,11 @@ class _Exporter:
         stack: list[tuple[Slot, dict[str, Any] | None]] = [(top, None)]
         while stack:
             slot, parent = stack.pop()
-            inactive = slot.active is False
+            head = slot_head(slot)
+            inactive = (head[3] if head is not None else slot.active) is False
             if inactive and self.omit_inactive:
                 continue
-            node = self.node(slot)
+            node = self.node(slot, head)
             if inactive:
                 node["extensions"] = {VISIBILITY: {"visible": False}}
                 self.doc.use(VISIBILITY)
@@ -150,7 +212,8 @@ class _Exporter:
                 roots.append(index)
             else:
                 parent.setdefault("children", []).append(index)
-            self.renderers(slot, node)
+            if head is None or self.types.may_render(slot, head[7]):
+                self.renderers(slot, node)
             if on_slot is not None:
                 on_slot()
             stack.extend((child, node) for child in reversed(slot.children))
@@ -178,8 +241,7 @@ class _Exporter:
             if field_value(component, "Enabled") is False:
                 self.warn(slot, f"{kind} is disabled; not exported")
                 continue
-            mesh_member = field_member(component, "Mesh")
-            source = mesh_member.target if mesh_member is not None else None
+            source = self.references.target(field_member(component, "Mesh"))
             if not isinstance(source, Component):
                 continue
             if self.geometry_of(source, slot) is None:
@@ -232,7 +294,7 @@ class _Exporter:
         items = member.elements if member is not None else None
         out: list[int | None] = []
         for item in items or []:
-            target = item.target
+            target = self.references.target(item)
             out.append(self.material(target, slot) if isinstance(target, Component) else None)
         return out
 
@@ -377,7 +439,11 @@ class _Exporter:
             items = member.elements if member is not None else None
             joints: list[int] = []
             for i, bone in enumerate(mesh.bones):
-                target = items[i].target if items is not None and i < len(items) else None
+                target = (
+                    self.references.target(items[i])
+                    if items is not None and i < len(items)
+                    else None
+                )
                 joint = self.node_of.get(id(target)) if isinstance(target, Slot) else None
                 if joint is None:
                     self.warn(
@@ -408,7 +474,7 @@ class _Exporter:
             index = self.texture(tex, role, slot)
             return {"index": index} if index is not None else None
 
-        gltf, notes = materials.convert(component, texture)
+        gltf, notes = materials.convert(component, texture, self.references.target)
         for note in notes:
             self.warn(slot, note)
         for ext in gltf.get("extensions", {}):

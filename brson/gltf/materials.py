@@ -14,9 +14,18 @@ from typing import Any
 from brson.gltf import frame
 from brson.model.component import Component
 from brson.model.fields import field_member, field_number, field_numbers, field_value
+from brson.model.member import Member
+from brson.model.tree import Element
 
 #: (texture component, glTF slot name) -> textureInfo dict or None.
 TextureFn = Callable[[Component, str], dict[str, Any] | None]
+#: A reference member -> the element it names (``member.target``, or the exporter's resolver).
+TargetFn = Callable[[Member | None], Element | None]
+
+
+def _member_target(member: Member | None) -> Element | None:
+    return member.target if member is not None else None
+
 
 UNLIT = "KHR_materials_unlit"
 EMISSIVE_STRENGTH = "KHR_materials_emissive_strength"
@@ -80,11 +89,10 @@ def _first(component: Component, keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def _texture(component: Component, key: str | None) -> Component | None:
+def _texture(component: Component, key: str | None, target_of: TargetFn) -> Component | None:
     if key is None:
         return None
-    member = field_member(component, key)
-    target = member.target if member is not None else None
+    target = target_of(field_member(component, key))
     return target if isinstance(target, Component) else None
 
 
@@ -92,8 +100,11 @@ def _clamp(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], list[str]]:
-    """The glTF material and notes on what was approximated."""
+def convert(
+    component: Component, texture: TextureFn, target_of: TargetFn = _member_target
+) -> tuple[dict[str, Any], list[str]]:
+    """The glTF material and notes on what was approximated (``target_of`` resolves the
+    texture references)."""
     kind = component.type.full_name.removeprefix("FrooxEngine.")
     notes: list[str] = []
     material: dict[str, Any] = {"name": kind, "extras": {"resonite_type": kind}}
@@ -123,7 +134,7 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
             out.setdefault("extensions", {})[TEXTURE_TRANSFORM] = {"scale": s, "offset": o}
         return out
 
-    base = info(_texture(component, _first(component, _TEXTURE)), "baseColor")
+    base = info(_texture(component, _first(component, _TEXTURE), target_of), "baseColor")
     if base is not None:
         pbr["baseColorTexture"] = base
 
@@ -145,16 +156,18 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
             pbr["metallicFactor"] = 0.0
         if smoothness is not None:
             pbr["roughnessFactor"] = _clamp(1.0 - smoothness)
-        metal_map = info(_texture(component, _first(component, _METAL_MAP)), "metallicRoughness")
+        metal_map = info(
+            _texture(component, _first(component, _METAL_MAP), target_of), "metallicRoughness"
+        )
         if metal_map is not None:
             pbr["metallicRoughnessTexture"] = metal_map
-        normal = info(_texture(component, "NormalMap"), "normal")
+        normal = info(_texture(component, "NormalMap", target_of), "normal")
         if normal is not None:
             normal_scale = _number(component, "NormalScale")
             if normal_scale is not None and normal_scale != 1.0:
                 normal["scale"] = normal_scale
             material["normalTexture"] = normal
-        occlusion = info(_texture(component, "OcclusionMap"), "occlusion")
+        occlusion = info(_texture(component, "OcclusionMap", target_of), "occlusion")
         if occlusion is not None:
             material["occlusionTexture"] = occlusion
         emissive = linear_color(component, _first(component, _EMISSIVE) or "")
@@ -165,7 +178,9 @@ def convert(component: Component, texture: TextureFn) -> tuple[dict[str, Any], l
                 material["emissiveFactor"] = [c / peak for c in emissive[:3]]
             else:
                 material["emissiveFactor"] = emissive[:3]
-        emissive_map = info(_texture(component, _first(component, _EMISSIVE_MAP)), "emissive")
+        emissive_map = info(
+            _texture(component, _first(component, _EMISSIVE_MAP), target_of), "emissive"
+        )
         if emissive_map is not None:
             material["emissiveTexture"] = emissive_map
             material.setdefault("emissiveFactor", [1.0, 1.0, 1.0])

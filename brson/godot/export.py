@@ -20,8 +20,6 @@ docs/godot-export.md explains how to view it the right way round.
 from __future__ import annotations
 
 import json
-import math
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -30,25 +28,26 @@ from bson import json_util
 
 from brson._speedups import load
 from brson.assets.store import AssetStore
-from brson.codecs.limits import DEFAULT_MAX_SIZE, Budget
+from brson.codecs.limits import DEFAULT_MAX_SIZE
 from brson.collector import paused_gc
-from brson.errors import BrsonError, LimitError, ModelError, VariantError
+from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
-from brson.godot.tscn import Godot4Text, SceneNode, SubResource, write_chunks
+from brson.godot.meshes import Converter
+from brson.godot.tscn import RENDERED, SceneNode, SubResource, write_chunks
 from brson.godot.variant import dumps
-from brson.model import Component, DataTree, Slot, elements
-from brson.model.fields import field_member, field_number, field_numbers, field_text, field_value
+from brson.model import Component, DataTree, Slot, elements, transform
+from brson.model.ids.targets import Targets
+from brson.model.slothead import SlotHead, head_vectors, slot_head
 from brson.model.typename import TypeName
 
 NODE = {3: "Spatial", 4: "Node3D"}
 MESH_NODE = {3: "MeshInstance", 4: "MeshInstance3D"}
-MATERIAL = {3: "SpatialMaterial", 4: "StandardMaterial3D"}
 #: Node name for a slot whose name is empty (or made only of characters Godot refuses).
 FALLBACK_NAME = "Slot"
 
-# The compiled Godot 4 metadata writer (brson/_speedups/_tscnc.c): a slot's metadata text
-# from its bytes, without decoding them and encoding the result again (that round trip was most
-# of an export).  It answers only what it is sure of and None otherwise; the Python path
+# The compiled metadata writer (brson/_speedups/_tscnc.c), Godot 3 and 4: a slot's metadata
+# text from its bytes, without decoding them and encoding the result again (that round trip was
+# most of an export).  It answers only what it is sure of and None otherwise; the Python path
 # (slot_metadata, then tscn's writer) is the reference, and what runs without the extension or
 # with BRSON_PURE_PYTHON set.
 if TYPE_CHECKING:
@@ -57,15 +56,12 @@ else:
     _tscnc = load("_tscnc")
 ACCELERATED: bool = _tscnc is not None
 """Whether the compiled metadata writer is in use."""
+
+
 #: Metadata keys (Godot 4 needs identifiers).
 META_ID, META_NAME, META_TAG = "resonite_id", "resonite_name", "resonite_tag"
 META_COMPONENTS, META_SLOT = "resonite_components", "resonite_slot"
 META_DOCUMENT, META_ASSETS = "resonite_document", "resonite_assets"
-
-_RENDERER = "FrooxEngine.MeshRenderer"
-_UNLIT = {"FrooxEngine.UnlitMaterial", "FrooxEngine.OverlayUnlitMaterial"}
-_PBS_PREFIX = "FrooxEngine.PBS_"
-_TRANSPARENT_BLEND = {"Alpha", "Transparent", "Additive", "Multiply"}
 
 
 @dataclass
@@ -121,8 +117,8 @@ class SlotNode(SceneNode):
         self.extra = dict(value)
 
     def deferred_metadata_for(self, godot: int) -> dict[str, Any]:
-        if godot == 4 and _tscnc is not None:
-            meta = slot_metadata4(self.slot, self.type_texts)
+        if _tscnc is not None:
+            meta = slot_metadata_text(self.slot, godot, self.type_texts)
             if meta is not None:
                 meta.update(self.extra)
                 return meta
@@ -194,17 +190,15 @@ def bson_extended(value: Any) -> Any:
     return json.loads(json_util.dumps(value, json_options=json_util.CANONICAL_JSON_OPTIONS))
 
 
-def _metadata_head(slot: Slot) -> dict[str, Any]:
+def _metadata_head(slot: Slot, head: SlotHead | None = None) -> dict[str, Any]:
     """The slot's ID, name and tag, each when a string: the first keys of both writers'
-    metadata (:func:`slot_metadata`, :func:`slot_metadata4`)."""
+    metadata (:func:`slot_metadata`, :func:`slot_metadata_text`); from ``head`` when given."""
     meta: dict[str, Any] = {}
-    slot_id = slot.id
+    slot_id, name, tag = head[:3] if head is not None else (slot.id, slot.name, slot.tag)
     if slot_id is not None:
         meta[META_ID] = slot_id
-    name = slot.name
     if isinstance(name, str):
         meta[META_NAME] = name
-    tag = slot.tag
     if isinstance(tag, str):
         meta[META_TAG] = tag
     return meta
@@ -252,16 +246,18 @@ class _TypeTexts:
         return self._texts
 
 
-def slot_metadata4(slot: Slot, type_texts: _TypeTexts | None = None) -> dict[str, Any] | None:
+def slot_metadata_text(
+    slot: Slot, godot: int, type_texts: _TypeTexts | None = None
+) -> dict[str, Any] | None:
     """:func:`slot_metadata` with the components and slot fields already written as their
-    Godot 4 text by the compiled writer, from the slot's bytes; None when the slot was edited
-    or the writer is not sure of something in it (the Python path then writes it, or says
-    what is wrong)."""
+    Godot ``godot`` text by the compiled writer, from the slot's bytes; None when the slot was
+    edited or the writer is not sure of something in it (the Python path then writes it, or
+    says what is wrong)."""
     buf = slot.buffer
     if _tscnc is None or slot.modified or not buf:
         return None
     start, end = slot.span
-    fields = _tscnc.slot4(buf, start, end)
+    fields = _tscnc.slot(buf, start, end, godot)
     if fields is None:
         return None
     tree = slot.tree
@@ -270,18 +266,20 @@ def slot_metadata4(slot: Slot, type_texts: _TypeTexts | None = None) -> dict[str
     if items is None or items[0] != elements.ARRAY or tree is None:
         if tree is None or slot.components:
             return None
-        components: str | None = "[]"  # what the Python path writes for no component list
+        # what the Python path writes for no component list
+        components: str | None = "[  ]" if godot == 3 else "[]"
     else:
         types = (type_texts or _TypeTexts()).of(tree)
         if types is None:
             return None
         # every item a component {Type: index, Data: {...}}, or None (the Python path)
-        components = _tscnc.components4(types, buf, items[2], items[3])
+        components = _tscnc.components(types, buf, items[2], items[3], godot)
         if components is None:
             return None
-    meta = _metadata_head(slot)
-    meta[META_COMPONENTS] = Godot4Text(components)
-    meta[META_SLOT] = Godot4Text(fields)
+    meta = _metadata_head(slot, _tscnc.head(buf, start, end))
+    rendered = RENDERED[godot]
+    meta[META_COMPONENTS] = rendered(components)
+    meta[META_SLOT] = rendered(fields)
     return meta
 
 
@@ -350,9 +348,17 @@ def document_fields(tree: DataTree) -> dict[str, Any]:
     return {key: tree.get(key) for key in tree if key not in ("Object", "Assets")}
 
 
-def _transform(slot: Slot, is_root: bool) -> gv.Transform3D:
+def _head_matrix(head: SlotHead) -> transform.Matrix | None:
+    """``slot.local_matrix()`` from the head's vectors (the same products: the same bits)."""
+    vectors = head_vectors(head)
+    return transform.compose(*vectors) if vectors is not None else None
+
+
+def _transform(slot: Slot, is_root: bool, head: SlotHead | None = None) -> gv.Transform3D:
+    matrix = _head_matrix(head) if head is not None and not is_root else None
     try:
-        matrix = slot.global_matrix() if is_root else slot.local_matrix()
+        if matrix is None:
+            matrix = slot.global_matrix() if is_root else slot.local_matrix()
     except (TypeError, ValueError, IndexError):
         raise ModelError(
             "position, rotation or scale is not a list of numbers", path=slot.path
@@ -401,267 +407,6 @@ def slot_tree_value(tree: DataTree, slot: Slot | None = None) -> dict[str, Any]:
 def export_variant(tree: DataTree, godot: int, slot: Slot | None = None) -> bytes:
     """``var2bytes``/``var_to_bytes`` bytes of :func:`slot_tree_value`."""
     return dumps(slot_tree_value(tree, slot), godot, default=bson_extended)
-
-
-# --- meshes and materials ---------------------------------------------------------------------
-
-
-def _srgb(channel: float) -> float:
-    if channel <= 0.0031308:
-        return 12.92 * channel
-    return 1.055 * math.pow(channel, 1 / 2.4) - 0.055
-
-
-def _color(component: Component, key: str) -> gv.Color | None:
-    """A ``color``/``colorX`` field as Godot's sRGB Color (``Linear`` profiles are converted)."""
-    rgba = field_numbers(component, key, 4)
-    if rgba is None:
-        return None
-    value = field_value(component, key)
-    profile = value[4] if len(value) > 4 else None
-    r, g, b, a = rgba
-    if profile == "Linear":
-        r, g, b = _srgb(r), _srgb(g), _srgb(b)
-    return gv.Color(r, g, b, a)
-
-
-class _Converter:
-    """Builds mesh and material sub-resources once per Resonite component."""
-
-    def __init__(
-        self, godot: int, assets: AssetStore | None = None, max_size: int = DEFAULT_MAX_SIZE
-    ) -> None:
-        self.godot = godot
-        self.assets = assets
-        #: Every mesh asset of the export together: many assets each under the limit must not
-        #: add up past it.
-        self.budget = Budget(max_size, "mesh data")
-        self.meshes: dict[str, SubResource | None] = {}
-        self.materials: dict[str, SubResource | None] = {}
-        self.unmapped_meshes: Counter[str] = Counter()
-        self.unmapped_materials: Counter[str] = Counter()
-        self.notes: list[str] = []
-        self.type_texts = _TypeTexts()
-        #: The type table last seen and which of its indices name the renderer.
-        self._renderer_types: tuple[list[TypeName], int, frozenset[int]] | None = None
-
-    def _is_renderer(self, component: Component) -> bool:
-        """``component.type.full_name == _RENDERER``, by its ``Type`` index where it has one.
-
-        Why: asking every component of every slot for its parsed type was a third of
-        building the scene; the table names the renderer at a few indices, found once."""
-        raw_type = component.type_index
-        tree = component.tree
-        if type(raw_type) is int and tree is not None:
-            types = tree.types
-            if 0 <= raw_type < len(types):
-                known = self._renderer_types
-                if known is None or known[0] is not types or known[1] != len(types):
-                    found = frozenset(i for i, t in enumerate(types) if t.full_name == _RENDERER)
-                    known = self._renderer_types = (types, len(types), found)
-                return raw_type in known[2]
-        return component.type.full_name == _RENDERER  # names, or its error
-
-    def renderer(self, slot: Slot) -> tuple[SubResource, SubResource | None] | None:
-        """Mesh and material of the slot's first MeshRenderer that draws a known primitive."""
-        found: tuple[SubResource, SubResource | None] | None = None
-        for component in slot.components:
-            if not self._is_renderer(component) or field_value(component, "Enabled") is False:
-                continue
-            mesh_member = field_member(component, "Mesh")
-            target = mesh_member.target if mesh_member is not None else None
-            if not isinstance(target, Component):
-                continue
-            mesh = self.mesh(target, slot)
-            if mesh is None:
-                continue
-            if found is not None:
-                self.notes.append(
-                    f"slot {slot.path!r}: more than one MeshRenderer; only the "
-                    "first becomes the MeshInstance's mesh"
-                )
-                continue
-            found = (mesh, self.material(component))
-        return found
-
-    def mesh(self, component: Component, slot: Slot) -> SubResource | None:
-        key = component.id or str(id(component))
-        if key not in self.meshes:
-            self.meshes[key] = self._mesh(component, slot)
-        return self.meshes[key]
-
-    def _mesh(self, component: Component, slot: Slot) -> SubResource | None:
-        kind = component.type.full_name.removeprefix("FrooxEngine.")
-        godot4 = self.godot == 4
-        props: dict[str, Any] | None = None
-        cls = kind
-        if kind == "QuadMesh":
-            size = field_numbers(component, "Size", 2)
-            props = {"size": gv.Vector2(*size)} if size else None
-            rotation = field_numbers(component, "Rotation", 4)
-            if (
-                props
-                and rotation
-                and any(abs(a - b) > 1e-6 for a, b in zip(rotation, (0, 0, 0, 1), strict=True))
-            ):
-                self.notes.append(
-                    f"slot {slot.path!r}: QuadMesh Rotation {rotation} is not "
-                    "applied (a Godot QuadMesh cannot be rotated)"
-                )
-        elif kind == "BoxMesh":
-            size3 = field_numbers(component, "Size", 3)
-            props = {"size": gv.Vector3(*size3)} if size3 else None
-            cls = "BoxMesh" if godot4 else "CubeMesh"
-        elif kind in ("SphereMesh", "IcoSphereMesh"):
-            radius = field_number(component, "Radius")
-            props = {"radius": radius, "height": 2 * radius} if radius is not None else None
-            cls = "SphereMesh"
-        elif kind in ("CylinderMesh", "ConeMesh"):
-            height = field_number(component, "Height")
-            if kind == "CylinderMesh":
-                top = bottom = field_number(component, "Radius")
-            else:
-                top, bottom = (
-                    field_number(component, "RadiusTop"),
-                    field_number(component, "RadiusBase"),
-                )
-            if height is not None and top is not None and bottom is not None:
-                props = {"top_radius": top, "bottom_radius": bottom, "height": height}
-                caps = field_value(component, "Caps")
-                if isinstance(caps, bool) and godot4:
-                    props.update(cap_top=caps, cap_bottom=caps)
-                elif caps is False:
-                    self.notes.append(
-                        f"slot {slot.path!r}: {kind} without caps is drawn "
-                        "with caps (Godot 3's CylinderMesh always has them)"
-                    )
-            cls = "CylinderMesh"
-        elif kind == "CapsuleMesh" and godot4:  # 3.x capsules lie along Z, not Y
-            radius, height = field_number(component, "Radius"), field_number(component, "Height")
-            if radius is not None and height is not None:
-                props = {"radius": radius, "height": height}
-        elif kind == "TorusMesh" and godot4:  # no TorusMesh in 3.x
-            major, minor = (
-                field_number(component, "MajorRadius"),
-                field_number(component, "MinorRadius"),
-            )
-            if major is not None and minor is not None:
-                props = {"inner_radius": major - minor, "outer_radius": major + minor}
-        elif kind == "StaticMesh" and not godot4 and self.assets is not None:
-            array_mesh = self._static_mesh(component, slot)
-            if array_mesh is not None:
-                return array_mesh
-        if props is None:
-            self.unmapped_meshes[kind] += 1
-            return None
-        return SubResource(cls, props)
-
-    def _static_mesh(self, component: Component, slot: Slot) -> SubResource | None:
-        """Godot 3: a MeshX asset as an ``ArrayMesh`` whose surfaces use the engine's "arrays"
-        form (``surfaces/N = {"primitive", "arrays", "morph_arrays"}``, loaded by
-        ``add_surface_from_arrays``).  Positions and normals stay in Resonite's numbers like
-        the rest of the scene; triangles are reversed (Godot's front faces are clockwise with
-        ``cross(b - a, c - a)`` pointing away from the viewer) and v is flipped (Godot's UV
-        origin is the top left)."""
-        assert self.assets is not None
-        url = field_value(component, "URL")
-        data = self.assets.get(url)
-        if data is None:
-            self.notes.append(f"slot {slot.path!r}: mesh asset {url} is not available")
-            return None
-        from brson.meshx.format import read  # numpy: the optional gltf extra
-
-        try:
-            mesh = read(data, budget=self.budget)
-        except LimitError:
-            raise  # the run's limit: the export stops, as export-gltf's does
-        except BrsonError as exc:
-            self.notes.append(f"slot {slot.path!r}: mesh asset {url}: {exc.message}")
-            return None
-        positions = gv.PackedVector3Array([gv.Vector3(*map(float, p)) for p in mesh.positions])
-        normals = (
-            gv.PackedVector3Array([gv.Vector3(*map(float, n)) for n in mesh.normals])
-            if mesh.normals is not None
-            else None
-        )
-        uv = (
-            gv.PackedVector2Array(
-                [gv.Vector2(float(u), 1.0 - float(v)) for u, v, *_ in mesh.uvs[0]]
-            )
-            if mesh.uvs
-            else None
-        )
-        props: dict[str, Any] = {}
-        for sub in mesh.submeshes:
-            if sub.topology not in ("Triangles", "Points") or len(sub.indices) == 0:
-                continue
-            triangles = sub.topology == "Triangles"
-            order = sub.indices[:, [0, 2, 1]] if triangles else sub.indices
-            indices = gv.PackedInt32Array([int(i) for i in order.reshape(-1)])
-            arrays = [positions, normals, None, None, uv, None, None, None, indices]
-            props[f"surfaces/{len(props)}"] = {
-                "primitive": 4 if triangles else 0,
-                "arrays": arrays,
-                "morph_arrays": [],
-            }
-        return SubResource("ArrayMesh", props) if props else None
-
-    def material(self, renderer: Component) -> SubResource | None:
-        member = field_member(renderer, "Materials")
-        items = member.elements if member is not None else None
-        target = items[0].target if items else None
-        if not isinstance(target, Component):
-            return None
-        key = target.id or str(id(target))
-        if key not in self.materials:
-            self.materials[key] = self._material(target)
-        return self.materials[key]
-
-    def _material(self, component: Component) -> SubResource | None:
-        kind = component.type.full_name
-        unlit = kind in _UNLIT
-        if not unlit and not kind.startswith(_PBS_PREFIX):
-            self.unmapped_materials[kind.removeprefix("FrooxEngine.")] += 1
-            return None
-        color = _color(component, "TintColor" if unlit else "AlbedoColor")
-        if color is None:
-            self.unmapped_materials[kind.removeprefix("FrooxEngine.")] += 1
-            return None
-        godot4 = self.godot == 4
-        props: dict[str, Any] = {"albedo_color": color}
-        if unlit:
-            props["shading_mode" if godot4 else "flags_unshaded"] = 0 if godot4 else True
-        transparent = (
-            color.a < 1.0
-            or field_text(component, "BlendMode") in _TRANSPARENT_BLEND
-            or field_value(component, "Transparent") is True
-        )
-        if transparent:
-            props["transparency" if godot4 else "flags_transparent"] = 1 if godot4 else True
-        if field_text(component, "Sidedness") in ("Double", "DualSided"):
-            props["cull_mode" if godot4 else "params_cull_mode"] = 2  # CULL_DISABLED
-        metallic, smoothness = (
-            field_number(component, "Metallic"),
-            field_number(component, "Smoothness"),
-        )
-        if metallic is not None:
-            props["metallic"] = metallic
-        if smoothness is not None:
-            props["roughness"] = 1.0 - smoothness
-        return SubResource(MATERIAL[self.godot], props)
-
-    def summary(self) -> list[str]:
-        notes = list(self.notes)
-        if self.unmapped_meshes:
-            listing = ", ".join(f"{k} x{n}" for k, n in sorted(self.unmapped_meshes.items()))
-            notes.append(
-                f"meshes without a Godot {self.godot} primitive ({listing}): their "
-                "slots stay plain nodes; the components are kept in metadata"
-            )
-        if self.unmapped_materials:
-            listing = ", ".join(f"{k} x{n}" for k, n in sorted(self.unmapped_materials.items()))
-            notes.append(f"materials without a Godot equivalent ({listing}): kept in metadata")
-        return notes
 
 
 # --- scene ------------------------------------------------------------------------------------
@@ -723,12 +468,13 @@ def export_scene(
     if gltf is not None and godot != 4:
         raise VariantError("a glTF file can be placed in Godot 4 scenes only")
     top = slot if slot is not None else tree.root
-    converter = _Converter(godot, assets, max_size)
+    converter = Converter(godot, Targets(tree), assets, max_size)
+    type_texts = _TypeTexts()
     result = SceneExport(godot, SceneNode("", NODE[godot]))
     stack: list[tuple[Slot, SceneNode | None]] = [(top, None)]
     while stack:
         current, parent = stack.pop()
-        node = _node(current, godot, converter, parent is None, meshes=gltf is None)
+        node = _node(current, godot, converter, type_texts, parent is None, meshes=gltf is None)
         if parent is None:
             node.extra[META_DOCUMENT] = document_fields(tree)
             if "Assets" in tree:
@@ -750,14 +496,22 @@ def export_scene(
 
 
 def _node(
-    slot: Slot, godot: int, converter: _Converter, is_root: bool, meshes: bool = True
+    slot: Slot,
+    godot: int,
+    converter: Converter,
+    type_texts: _TypeTexts,
+    is_root: bool,
+    meshes: bool = True,
 ) -> SlotNode:
-    name = slot.name
-    node = SlotNode(name if isinstance(name, str) else "", NODE[godot], slot, converter.type_texts)
-    node.properties["transform"] = _transform(slot, is_root)
-    if slot.active is False:
+    head = slot_head(slot)
+    name = head[1] if head is not None else slot.name
+    node = SlotNode(name if isinstance(name, str) else "", NODE[godot], slot, type_texts)
+    node.properties["transform"] = _transform(slot, is_root, head)
+    if (head[3] if head is not None else slot.active) is False:
         node.properties["visible"] = False
-    drawn = converter.renderer(slot) if meshes else None
+    drawn = None
+    if meshes and (head is None or converter.may_draw(slot, head[7])):
+        drawn = converter.renderer(slot)
     if drawn is not None:
         mesh, material = drawn
         node.type = MESH_NODE[godot]

@@ -26,11 +26,20 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from brson._speedups import load
 from brson.errors import VariantError
 from brson.godot import values as gv
 from brson.godot.wire import INT64_MAX, INT64_MIN
+
+# The compiled writer (brson/_speedups/_tscnc.c) formats the floats of math literals (a scene
+# writes twelve a node for its transform); :func:`real` is its reference and what runs without
+# it or for what it is not sure of (nan, inf, numbers that are not floats).
+if TYPE_CHECKING:
+    from brson._speedups import _tscnc
+else:
+    _tscnc = load("_tscnc")
 
 #: ``format=`` written for each engine major version.
 FORMAT = {3: 2, 4: 3}
@@ -112,12 +121,21 @@ class SceneNode:
 
     def deferred_metadata_for(self, godot: int) -> Mapping[str, Any]:
         """The deferred metadata as the writer of version ``godot`` takes it: values may be
-        :class:`Godot4Text` (already rendered, e.g. straight from BSON bytes) for Godot 4."""
+        :class:`Godot3Text` / :class:`Godot4Text` (already rendered for that version, e.g.
+        straight from BSON bytes)."""
         return self.metadata
+
+
+class Godot3Text(str):
+    """A metadata value already written as its Godot 3 literal (deferred metadata only)."""
 
 
 class Godot4Text(str):
     """A metadata value already written as its Godot 4 literal (deferred metadata only)."""
+
+
+#: The rendered-text class of each version.
+RENDERED: dict[int, type[str]] = {3: Godot3Text, 4: Godot4Text}
 
 
 @dataclass(frozen=True)
@@ -398,7 +416,10 @@ class _Writer:
         return f"{name}({', '.join(args)})"
 
     def reals(self, name: str, numbers: Sequence[float]) -> str:
-        return self.call(name, [real(n, self.godot) for n in numbers])
+        text = _tscnc.reals(numbers, self.godot) if _tscnc is not None and numbers else None
+        if text is None:
+            return self.call(name, [real(n, self.godot) for n in numbers])
+        return f"{name}( {text} )" if self.godot == 3 else f"{name}({text})"
 
     def literal(self, value: Any) -> str:
         """``value`` as TSCN text; containers are expanded with a stack, not recursion, so
@@ -414,6 +435,10 @@ class _Writer:
                 out.append(quote(item))
             elif kind is float:
                 out.append(_float_text(item, self.godot))
+            elif kind is Godot3Text or kind is Godot4Text:
+                if kind is not RENDERED[self.godot]:
+                    raise VariantError(f"a {kind.__name__} value in a Godot {self.godot} scene")
+                out.append(item)
             elif isinstance(item, Mapping):
                 stack.extend(reversed(self._mapping_parts(item)))
             elif isinstance(item, list | tuple):

@@ -11,10 +11,13 @@ from pathlib import Path
 import pytest
 
 import brson
+from brson._speedups import built
 from brson.assets import AssetStore, identify, parse_url
 from brson.cli.app import main
 from brson.gltf import export_gltf
+from brson.model import slothead
 from brson.package import load_package
+from tests.differential import loadable_trees
 from tests.gltf.conftest import AVATAR, HANDEDNESS, ROOT, SAMPLES
 from tests.gltf.test_engines import gltf_json
 from tests.gltf.tools import validate
@@ -166,3 +169,27 @@ def test_committed_fixtures_are_what_the_script_makes(tmp_path: Path) -> None:
     for out in module.write(tmp_path):
         committed = ROOT / "fixtures" / "gltf" / out.name
         assert out.read_bytes() == committed.read_bytes(), f"run {script.name} ({out.name})"
+
+
+TREES = loadable_trees()
+
+
+@pytest.mark.skipif(built("_tscnc") is None, reason="the compiled slot reader is not built")
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_same_document_with_and_without_the_slot_reader(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each slot's members read in C (model.slothead) or through its properties: the same glTF
+    document and report, or the same error, on every sample and fixture."""
+
+    def export() -> str:
+        try:
+            document, report = export_gltf(TREES[name])
+        except brson.BrsonError as exc:
+            return f"error {type(exc).__name__}: {exc}"
+        return json.dumps([document.json, report.as_dict()], sort_keys=True, default=repr)
+
+    monkeypatch.setattr(slothead, "_tscnc", built("_tscnc"))
+    fast = export()
+    monkeypatch.setattr(slothead, "_tscnc", None)
+    assert fast == export()

@@ -1,7 +1,8 @@
-"""The compiled Godot 4 metadata writer writes exactly what the Python path writes.
+"""The compiled Godot 3 and 4 metadata writer writes exactly what the Python path writes.
 
-Differential: ``brson._speedups._tscnc`` renders BSON bytes as Godot 4 text; the reference is the
-Python path (pymongo's decode, then ``tscn._bson_container4`` / the writer's metadata lines).
+Differential: ``brson._speedups._tscnc`` renders BSON bytes as Godot 3 or 4 text; the reference
+is the Python path (pymongo's decode, then ``tscn._bson_container4`` for Godot 4 /
+``tscn.literal``, and the writer's metadata lines).
 Where C answers, the texts must be equal; where the Python decode fails, C must not answer (it
 returns None and the caller runs the Python path, so errors have one source).  Inputs: every
 slot of every real sample and fixture, whole exports, the slot bytes mutated and truncated,
@@ -23,7 +24,8 @@ from brson._speedups import built
 from brson.document import raw
 from brson.errors import BrsonError
 from brson.godot import export, tscn
-from brson.godot.export import export_scene, slot_metadata, slot_metadata4
+from brson.godot.export import export_scene, slot_metadata, slot_metadata_text
+from brson.model import Slot, slothead
 from tests.differential import check_built, loadable_trees
 
 TSCNC = built("_tscnc")
@@ -35,9 +37,16 @@ def test_writer_built_in_ci() -> None:
 
 
 TREES = loadable_trees()
+GODOT = pytest.mark.parametrize("godot", [3, 4])
 
 
-def python_text(buf: bytes, etype: int, start: int, end: int) -> str | None:
+def render(value: Any, godot: int) -> str:
+    """The Python writer's literal of decoded BSON data, as the metadata lines write it."""
+    text = tscn._bson_container4(value) if godot == 4 else None
+    return text if text is not None else tscn.literal(value, godot, default=export.bson_extended)
+
+
+def python_text(buf: bytes, etype: int, start: int, end: int, godot: int = 4) -> str | None:
     """The Python path's text of a document or array span, or None where it does not decode."""
     try:
         value = raw.decode_doc(buf, start, end)
@@ -45,11 +54,10 @@ def python_text(buf: bytes, etype: int, start: int, end: int) -> str | None:
         return None
     if etype == 0x04:
         value = list(value.values())
-    text = tscn._bson_container4(value)
-    return text if text is not None else tscn.literal(value, 4, default=export.bson_extended)
+    return render(value, godot)
 
 
-def slot_fields_text(data: bytes) -> str | None:
+def slot_fields_text(data: bytes, godot: int = 4) -> str | None:
     """The Python path's ``resonite_slot`` text of a slot document (export.slot_fields: each
     key but ``Children``, ``Components`` without ``Data``), or None where it does not read."""
     out: dict[str, Any] = {}
@@ -65,11 +73,12 @@ def slot_fields_text(data: bytes) -> str | None:
                 out[key] = raw.value(data, elem)
     except BrsonError:
         return None
-    text = tscn._bson_container4(out)
-    return text if text is not None else tscn.literal(out, 4, default=export.bson_extended)
+    return render(out, godot)
 
 
-def components_text(data: bytes, elem: raw.Element, types: tuple[str, ...]) -> str | None:
+def components_text(
+    data: bytes, elem: raw.Element, types: tuple[str, ...], godot: int = 4
+) -> str | None:
     """The Python path's ``resonite_components`` text of the component array element
     ``elem`` (export._component_summaries), or None where it does not read."""
     value = b"\x04a\x00" + data[elem[2] : elem[3]]  # the array's bytes only, under a plain key
@@ -94,32 +103,34 @@ def components_text(data: bytes, elem: raw.Element, types: tuple[str, ...]) -> s
                 "data": value,
             }
         )
-    text = tscn._bson_container4(out)
-    return text if text is not None else tscn.literal(out, 4, default=export.bson_extended)
+    return render(out, godot)
 
 
 def same_value(buf: bytes, etype: int, start: int, end: int) -> None:
+    """C's text of the span equals the Python path's, for both versions, where C answers."""
     assert TSCNC is not None
-    c = TSCNC.value4(buf, etype, start, end)
-    if c is not None:
-        assert c == python_text(buf, etype, start, end), (start, end)
+    for godot in (3, 4):
+        c = TSCNC.value(buf, etype, start, end, godot)
+        if c is not None:
+            assert c == python_text(buf, etype, start, end, godot), (start, end, godot)
 
 
-def metadata_lines(meta: Any) -> list[str]:
-    writer = tscn._Writer(4, export.bson_extended)
+def metadata_lines(meta: Any, godot: int = 4) -> list[str]:
+    writer = tscn._Writer(godot, export.bson_extended)
     return list(tscn._metadata(writer, meta, bson_data=True))
 
 
 @needs_c
+@GODOT
 @pytest.mark.parametrize("name", sorted(TREES))
-def test_slots_of_real_files(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_slots_of_real_files(name: str, godot: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each slot's metadata lines through C equal the Python path's; C answers most."""
     monkeypatch.setattr(export, "_tscnc", TSCNC)  # also under BRSON_PURE_PYTHON
     tree = TREES[name]
     answered = 0
     for slot in tree.walk():
         try:
-            fast = slot_metadata4(slot)
+            fast = slot_metadata_text(slot, godot)
         except BrsonError as exc:  # the Python path's own error (a component's Type)
             with pytest.raises(type(exc)):
                 slot_metadata(slot)
@@ -127,11 +138,8 @@ def test_slots_of_real_files(name: str, monkeypatch: pytest.MonkeyPatch) -> None
         if fast is None:
             continue
         answered += 1
-        assert metadata_lines(fast) == metadata_lines(slot_metadata(slot)), slot.path
-    ANSWERED[name] = answered
-
-
-ANSWERED: dict[str, int] = {}
+        expected = metadata_lines(slot_metadata(slot), godot)
+        assert metadata_lines(fast, godot) == expected, slot.path
 
 
 @needs_c
@@ -143,23 +151,27 @@ def test_c_answers_real_samples(monkeypatch: pytest.MonkeyPatch) -> None:
         pytest.skip("the real samples are not here")
     for tree in real:
         slots = [slot for slot in tree.walk() if slot.buffer]
-        answered = sum(slot_metadata4(slot) is not None for slot in slots)
-        assert answered == len(slots)
+        for godot in (3, 4):
+            answered = sum(slot_metadata_text(slot, godot) is not None for slot in slots)
+            assert answered == len(slots)
 
 
 @needs_c
+@GODOT
 @pytest.mark.parametrize("name", sorted(TREES))
-def test_whole_export(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole Godot 4 scene with and without the compiled writer."""
+def test_whole_export(name: str, godot: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole scene with and without the compiled writer, slot reader and float texts."""
     tree = TREES[name]
-    monkeypatch.setattr(export, "_tscnc", TSCNC)
+    for module in (export, tscn, slothead):
+        monkeypatch.setattr(module, "_tscnc", TSCNC)
     try:
-        fast = export_scene(tree, 4).tscn()
+        fast = export_scene(tree, godot).tscn()
     except BrsonError as exc:
         fast = f"error {type(exc).__name__}: {exc}"
-    monkeypatch.setattr(export, "_tscnc", None)
+    for module in (export, tscn, slothead):
+        monkeypatch.setattr(module, "_tscnc", None)
     try:
-        slow = export_scene(tree, 4).tscn()
+        slow = export_scene(tree, godot).tscn()
     except BrsonError as exc:
         slow = f"error {type(exc).__name__}: {exc}"
     assert fast == slow
@@ -186,20 +198,21 @@ def test_mutated_slots(name: str) -> None:
             for _ in range(rng.randint(1, 3)):
                 data[rng.randrange(len(data))] = rng.randrange(256)
             same_value(bytes(data), 0x03, 0, len(data))
-            fields = TSCNC.slot4(bytes(data), 0, len(data))
+            godot = rng.choice((3, 4))
+            fields = TSCNC.slot(bytes(data), 0, len(data), godot)
             if fields is not None:
-                assert fields == slot_fields_text(bytes(data))
+                assert fields == slot_fields_text(bytes(data), godot)
             if types is not None and components is not None:
                 elem = tuple(offset - start for offset in components[1:])
-                listed = TSCNC.components4(types, bytes(data), elem[1], elem[2])
+                listed = TSCNC.components(types, bytes(data), elem[1], elem[2], godot)
                 if listed is not None:
-                    expected = components_text(bytes(data), (raw.ARRAY, *elem), types)
+                    expected = components_text(bytes(data), (raw.ARRAY, *elem), types, godot)
                     assert listed == expected
         for cut in range(0, len(original), max(1, len(original) // 16)):
             same_value(original[:cut], 0x03, 0, cut)
-            assert TSCNC.value4(original, 0x03, 0, cut) is None
-        assert TSCNC.value4(original, 0x03, -1, len(original)) is None
-        assert TSCNC.value4(original, 0x03, 0, len(original) + 1) is None
+            assert TSCNC.value(original, 0x03, 0, cut, 4) is None
+        assert TSCNC.value(original, 0x03, -1, len(original), 3) is None
+        assert TSCNC.value(original, 0x03, 0, len(original) + 1, 4) is None
 
 
 @needs_c
@@ -213,12 +226,20 @@ def test_special_values() -> None:
     for value in values:
         buf = bson.encode({"v": value, "w": [value]})
         same_value(buf, 0x03, 0, len(buf))
-    simple = bson.encode({"a": 1.5, "b": [1, "x", None], "c": {}})
-    assert TSCNC.value4(simple, 0x03, 0, len(simple)) == python_text(simple, 3, 0, len(simple))
-    assert TSCNC.value4(simple, 0x03, 0, len(simple)) is not None
+    simple = bson.encode({"a": 1.5, "b": [1, "x", None], "c": {}, "d": [], "e": [{}, []]})
+    for godot in (3, 4):
+        text = TSCNC.value(simple, 0x03, 0, len(simple), godot)
+        assert text is not None
+        assert text == python_text(simple, 3, 0, len(simple), godot)
+    assert TSCNC.value(simple, 0x03, 0, len(simple), 3) == (
+        '{\n"a": 1.5,\n"b": [ 1, "x", null ],\n"c": {\n},\n"d": [  ],\n"e": [ {\n}, [  ] ]\n}'
+    )
     duplicate = bson.encode({"a": 1})[:-1] + b"\x10a\x00\x02\x00\x00\x00\x00"
     duplicate = len(duplicate).to_bytes(4, "little") + duplicate[4:]
-    assert TSCNC.value4(duplicate, 0x03, 0, len(duplicate)) is None
+    assert TSCNC.value(duplicate, 0x03, 0, len(duplicate), 3) is None
+    assert TSCNC.value(duplicate, 0x03, 0, len(duplicate), 4) is None
+    with pytest.raises(ValueError, match="godot must be 3 or 4"):
+        TSCNC.value(simple, 0x03, 0, len(simple), 5)
     for number in range(2000):
         x = random.Random(number).random() * 10.0 ** random.Random(-number).randint(-30, 30)
         buf = bson.encode({"x": x, "y": -x})
@@ -249,3 +270,106 @@ def test_generated_documents(doc: dict[str, Any]) -> None:
     except Exception:
         return
     same_value(buf, 0x03, 0, len(buf))
+
+
+@needs_c
+def test_reals() -> None:
+    """The float fields of math literals (transforms): C's text is ``tscn.real``'s, or None
+    for what it leaves to it (nan, inf, numbers that are not floats)."""
+    assert TSCNC is not None
+    rng = random.Random(29)
+    floats = [0.0, -0.0, 1.0, -1.0, 1e16, 1e-5, 0.1, 1 / 3, 0.0008727497770451009, 5e-324]
+    floats += [1.7976931348623157e308, 123456789.123, 2.0**60, -2.5, 1e15 + 0.5, 9999999999999998.0]
+    for _ in range(5000):
+        floats.append(rng.random() * 10.0 ** rng.randint(-30, 30) * rng.choice((1, -1)))
+        floats.append(float(rng.randint(-(10**17), 10**17)))
+    for godot in (3, 4):
+        for at in range(0, len(floats), 12):
+            chunk = floats[at : at + 12]
+            assert TSCNC.reals(chunk, godot) == ", ".join(tscn.real(x, godot) for x in chunk)
+        assert TSCNC.reals((), godot) == ""
+        for unsure in ([1.0, math.nan], [math.inf], [-math.inf, 0.0], [1, 2.0], [True]):
+            assert TSCNC.reals(unsure, godot) is None
+    with pytest.raises(ValueError, match="godot must be 3 or 4"):
+        TSCNC.reals([1.0], 2)
+
+
+@needs_c
+@GODOT
+def test_math_literals_with_and_without_c(godot: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Transforms, vectors and packed arrays written by the writer, C on and off."""
+    from brson.godot import values as gv
+
+    values = [
+        gv.Transform3D(
+            gv.Basis(gv.Vector3(1, 0.5, -0.0), gv.Vector3(1e-7, 1 / 3, 2.0), gv.Vector3(0, 0, 1)),
+            gv.Vector3(math.nan, math.inf, -math.inf),
+        ),
+        gv.Vector3(0.0008727497770451009, -2.5, 1e300),
+        gv.Color(0.1, 0.2, 0.3, 1.0),
+        gv.PackedVector3Array([gv.Vector3(1.0, 2.0, 3.5)] * 3),
+        gv.PackedFloat32Array([]),
+    ]
+    monkeypatch.setattr(tscn, "_tscnc", TSCNC)
+    fast = [tscn.literal(v, godot) for v in values]
+    monkeypatch.setattr(tscn, "_tscnc", None)
+    assert fast == [tscn.literal(v, godot) for v in values]
+
+
+def python_head(slot: Slot) -> tuple[Any, ...] | None:
+    """The Python path's :data:`export.SlotHead` without the types: the slot's properties, or
+    None where they do not read (a malformed slot: C must not answer either)."""
+    try:
+        return (slot.id, slot.name, slot.tag, slot.active, slot.position, slot.rotation, slot.scale)
+    except BrsonError:
+        return None
+
+
+def same_head(buf: bytes, start: int, end: int) -> None:
+    """C's head equals the properties where it answers; its component types, where given,
+    each component's ``type_index`` (None: the export reads the components, errors and all)."""
+    assert TSCNC is not None
+    c = TSCNC.head(buf, start, end)
+    if c is None:
+        return
+    slot = Slot(buf, start, end)
+    expected = python_head(slot)
+    assert expected is not None, (start, end)
+    assert repr(c[:7]) == repr(expected)  # nan included
+    assert [type(v) for v in c[:7]] == [type(v) for v in expected]
+    if c[7] is not None:
+        assert c[7] == tuple(component.type_index for component in slot.components)
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_head(name: str) -> None:
+    """A slot's members read in C equal its properties, on every slot (C answers all of the
+    real samples'), on mutated and cut slot bytes, and out-of-range spans."""
+    assert TSCNC is not None
+    tree = TREES[name]
+    rng = random.Random(name)
+    real = "orange3134" in name or "mar_" in name
+    try:
+        slots = list(tree.walk())
+    except BrsonError:
+        slots = []
+    for number, slot in enumerate(slots):
+        if not slot.buffer:
+            continue
+        start, end = slot.span
+        if real:
+            assert TSCNC.head(slot.buffer, start, end) is not None, slot.path
+        same_head(slot.buffer, start, end)
+        if number > 40:
+            continue
+        original = bytes(slot.buffer[start:end])
+        for _ in range(20):
+            data = bytearray(original)
+            for _ in range(rng.randint(1, 3)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            same_head(bytes(data), 0, len(data))
+        for cut in range(0, len(original), max(1, len(original) // 16)):
+            assert TSCNC.head(original[:cut], 0, cut) is None
+        assert TSCNC.head(original, -1, len(original)) is None
+        assert TSCNC.head(original, 0, len(original) + 1) is None
