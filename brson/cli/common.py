@@ -359,7 +359,13 @@ def say(text: str) -> None:
 def print_json(data: Any) -> None:
     """A JSON result or report: on stdout, or on stderr when stdout carries data (``-o -``);
     inside :func:`outputs`, once the outputs are written."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    print_json_text(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def print_json_text(text: str) -> None:
+    """:func:`print_json` of JSON already written as text (a listing too big for
+    ``json.dumps``' indenting encoder, which is pure Python: a call per value)."""
+    text += "\n"
     _report(lambda: (sys.stderr if State.data_on_stdout else sys.stdout).write(text))
 
 

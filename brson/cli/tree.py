@@ -21,13 +21,12 @@ from brson.cli.common import (
     load_tree,
     note,
     outputs,
-    print_json,
+    print_json_text,
     progress,
     stdout,
 )
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
-from brson.graph import ReferenceGraph
 from brson.graph.refs import ReferenceListing, Row
 from brson.model import Component, Slot
 from brson.model.documents import SCHEMA_MODELS
@@ -219,34 +218,66 @@ def refs(
     def one(file: Path) -> None:
         with _about(file), progress(f"reading {file}", total=3) as bar:
             tree = load_tree(file)
-            if json_out:
-                bar.stage("indexing IDs and references")
-                graph = ReferenceGraph.build(tree)
-                bar.stage(f"locating {len(graph.references)} references")
-                graph.locate_all()
-                bar.advance()
-                entries.append(_refs_json(file, graph))
-                return
             bar.stage("indexing IDs and references")
             listing = ReferenceListing(tree)
             bar.stage(f"locating {len(listing)} references")
+            if json_out:
+                references = listing.entries()
+                bar.advance()
+                entries.append(
+                    {
+                        "file": str(file),
+                        "counts": listing.counts(),
+                        "external_ids": listing.external_ids(),
+                        "references": references,
+                    }
+                )
+                return
             rows = listing.rows()
             bar.advance()
         _print_refs(file, listing.counts(), rows)
 
     failed = for_each_input(expand_inputs(files), one)
     if json_out:
-        print_json(entries)
+        print_json_text(refs_json_text(entries))
     end_inputs(failed)
 
 
-def _refs_json(file: Path, graph: ReferenceGraph) -> dict[str, Any]:
-    return {
-        "file": str(file),
-        "counts": graph.counts(),
-        "external_ids": graph.external_ids,
-        "references": [ref.to_dict() for ref in graph],
-    }
+def refs_json_text(entries: list[dict[str, Any]]) -> str:
+    """``json.dumps(entries, indent=2, ensure_ascii=False)``, each reference's flat record
+    written by one format (the indenting encoder is pure Python: a call per value, most of
+    a listing's time); records holding anything but strings and None go through it."""
+    if not entries:
+        return "[]"
+    parts = []
+    for entry in entries:
+        references = entry["references"]
+        head = {key: value for key, value in entry.items() if key != "references"}
+        text = json.dumps(head, indent=2, ensure_ascii=False)
+        if not all(
+            type(value) is str or value is None for ref in references for value in ref.values()
+        ):
+            text = json.dumps(entry, indent=2, ensure_ascii=False)
+        elif references:
+            text = text[:-2] + ',\n  "references": [\n' + _records(references) + "\n  ]\n}"
+        else:
+            text = text[:-2] + ',\n  "references": []\n}'
+        parts.append("\n".join("  " + line for line in text.split("\n")))
+    return "[\n" + ",\n".join(parts) + "\n]"
+
+
+def _records(records: list[dict[str, str | None]]) -> str:
+    """Flat records of strings and None at the indenting encoder's fourth level (the
+    caller indents the lot by one more)."""
+    encode = json.encoder.encode_basestring  # what ensure_ascii=False writes strings with
+    out = []
+    for record in records:
+        fields = ",\n".join(
+            f"      {encode(key)}: {'null' if value is None else encode(value)}"
+            for key, value in record.items()
+        )
+        out.append("    {\n" + fields + "\n    }")
+    return ",\n".join(out)
 
 
 def _print_refs(file: Path, counts: dict[str, int], rows: list[Row]) -> None:

@@ -29,8 +29,16 @@ from typing import Any
 from brson.collector import paused_gc
 from brson.model import Component, DataTree, IdRef, Member, Slot
 from brson.model.ids.index import IdIndex
-from brson.model.ids.locate import Location, describe_many, element_at, locate_many
-from brson.model.ids.scan import definition_offsets, scan_references
+from brson.model.ids.locate import (
+    Location,
+    Path,
+    anchor_text,
+    describe_many,
+    element_at,
+    locate_many,
+    path_text,
+)
+from brson.model.ids.scan import ReferenceScan, definition_offsets, scan_references
 from brson.model.node import Node
 from brson.model.tree import Element
 
@@ -450,17 +458,7 @@ class ReferenceListing:
             except KeyError:  # some place did not resolve: the graph's fallbacks decide
                 self._graph = ReferenceGraph.build(self.tree)
             else:
-                internal = sum(1 for _, value in scan.references if value in definitions)
-                external = {value for _, value in scan.references if value not in definitions}
-                self._counts = {
-                    "ids": scan.defined,
-                    "duplicate_ids": 0,
-                    "references": len(rows),
-                    "internal": internal,
-                    "external": len(rows) - internal,
-                    "referenced_ids": len(definitions),
-                    "external_ids": len(external),
-                }
+                self._counts = _scan_counts(scan, len(rows))
                 return rows
         graph = self._graph
         assert graph is not None
@@ -472,9 +470,105 @@ class ReferenceListing:
             out.append((ref.describe(), ref.target_id, location.describe() if location else None))
         return out
 
+    def entries(self) -> list[dict[str, Any]]:
+        """Each reference as :meth:`Reference.to_dict` gives it, in file order (``brson refs
+        --json``).  An unmodified tree's references and targets come from the scan and are
+        located in one walk (:func:`~brson.model.ids.locate.locate_many`, the graph's own
+        nodes), with no ID index, no second pass over the definitions and no
+        :class:`Reference`; the graph answers where the scan does not (see :meth:`rows`)."""
+        scan = self._scan
+        if scan is not None:
+            rows = _scan_entries(self.tree, scan)
+            if rows is not None:
+                self._counts = _scan_counts(scan, len(rows))
+                return rows
+            self._graph = ReferenceGraph.build(self.tree)
+        graph = self._graph
+        assert graph is not None
+        graph.locate_all()
+        self._counts = graph.counts()
+        return [ref.to_dict() for ref in graph]
+
+    def external_ids(self) -> list[str]:
+        """:attr:`ReferenceGraph.external_ids`: the external IDs, sorted."""
+        scan = self._scan
+        if self._graph is None and scan is not None:
+            definitions = scan.definitions
+            return sorted({value for _, value in scan.references if value not in definitions})
+        assert self._graph is not None
+        return self._graph.external_ids
+
     def counts(self) -> dict[str, int]:
         """:meth:`ReferenceGraph.counts` (after :meth:`rows`)."""
         if self._counts is None:
             self.rows()
         assert self._counts is not None
         return self._counts
+
+
+def _scan_counts(scan: ReferenceScan, listed: int) -> dict[str, int]:
+    """:meth:`ReferenceGraph.counts` from a scan whose ``listed`` references all resolved."""
+    definitions = scan.definitions
+    internal = sum(1 for _, value in scan.references if value in definitions)
+    external = {value for _, value in scan.references if value not in definitions}
+    return {
+        "ids": scan.defined,
+        "duplicate_ids": 0,
+        "references": listed,
+        "internal": internal,
+        "external": listed - internal,
+        "referenced_ids": len(definitions),
+        "external_ids": len(external),
+    }
+
+
+def _scan_entries(tree: DataTree, scan: ReferenceScan) -> list[dict[str, Any]] | None:
+    """:meth:`Reference.to_dict` of every reference of ``scan``, as the graph gives them
+    (the same locations, :func:`source_of` and :func:`element_at`); None when a value or a
+    definition does not resolve (the graph's fallbacks decide)."""
+    definitions = scan.definitions
+    found = locate_many(tree, [*(at for at, _ in scan.references), *definitions.values()])
+    targets: dict[str, tuple[str, str | None]] = {}  # ID -> (described, kind)
+    heads: dict[int, str] = {}  # id(anchor) -> anchor_text(anchor)
+    tails: dict[Path, str] = {}
+
+    def described(location: Location) -> str:
+        anchor = location.anchor
+        if anchor is None:
+            return "<unknown>"
+        head = heads.get(id(anchor))
+        if head is None:
+            head = heads[id(anchor)] = anchor_text(anchor)
+        path = location.path
+        tail = tails.get(path)
+        if tail is None:
+            tail = tails[path] = path_text(path)
+        return head + tail
+
+    out: list[dict[str, Any]] = []
+    with paused_gc():
+        for offset, value in scan.references:
+            location = found.get(offset)
+            if location is None:
+                return None
+            target = targets.get(value)
+            if target is None and value in definitions:
+                where = found.get(definitions[value])
+                if where is None:
+                    return None
+                element = element_at(where)
+                kind = KINDS.get(type(element)) if element is not None else None
+                target = targets[value] = (described(where), kind)
+            source = source_of(location)
+            out.append(
+                {
+                    "from": described(location),
+                    "source_kind": KINDS.get(type(source)) if source is not None else None,
+                    "member_id": source.id if isinstance(source, Member) else None,
+                    "target_id": value,
+                    "kind": "internal" if target is not None else "external",
+                    "target": target[0] if target is not None else None,
+                    "target_kind": target[1] if target is not None else None,
+                }
+            )
+    return out

@@ -25,7 +25,10 @@ from model.support import (
     sample_files,
 )
 
+import brson
 from brson.cli.app import main
+from brson.cli.tree import refs_json_text
+from brson.graph.refs import ReferenceListing
 
 SAMPLES = sample_files()
 
@@ -237,3 +240,29 @@ def test_committed_schemas_are_current(tmp_path: Path, capsys: pytest.CaptureFix
         assert content.endswith(b"}\n")
         assert json.loads(content)["$schema"].startswith("https://json-schema.org/")
     assert err.count("wrote ") == 6
+
+
+def test_refs_json_text_is_json_dumps() -> None:
+    """``refs --json`` writes its records without the indenting encoder: the same text as
+    ``json.dumps(indent=2, ensure_ascii=False)``, for every sample's entries and odd ones
+    (no references, no files, text needing escapes, a value that is not a string)."""
+    entries = []
+    for path in sample_files():
+        listing = ReferenceListing(brson.load(path))
+        references = listing.entries()
+        entries.append(
+            {
+                "file": str(path),
+                "counts": listing.counts(),
+                "external_ids": listing.external_ids(),
+                "references": references,
+            }
+        )
+    odd = {"from": 'Root/"é"\n\\\x00\u2028', "target": None, "kind": "external"}
+    entries.append({"file": "ü.brson", "counts": {}, "external_ids": ["x"], "references": [odd]})
+    entries.append(
+        {"file": "none.brson", "counts": {"ids": 0}, "external_ids": [], "references": []}
+    )
+    entries.append({"file": "n.brson", "counts": {}, "external_ids": [], "references": [{"n": 1}]})
+    for chosen in (entries, entries[-3:], []):
+        assert refs_json_text(chosen) == json.dumps(chosen, indent=2, ensure_ascii=False)
