@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,7 +27,7 @@ from brson.cli.common import (
 )
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
-from brson.graph.refs import ReferenceListing, Row
+from brson.graph.refs import RECORD_KEYS, Record, ReferenceListing, Row
 from brson.model import Component, Slot
 from brson.model.documents import SCHEMA_MODELS
 from brson.model.jsonform_schema import SCHEMA as JSONFORM_SCHEMA
@@ -213,7 +213,7 @@ def refs(
 ) -> None:
     """References: every ID-shaped value, internal (names an element of the file) or
     external (names nothing here; kept as is)."""
-    entries: list[dict[str, Any]] = []
+    entries: list[str] = []  # each file's entry, as JSON text
 
     def one(file: Path) -> None:
         with _about(file), progress(f"reading {file}", total=3) as bar:
@@ -222,15 +222,10 @@ def refs(
             listing = ReferenceListing(tree)
             bar.stage(f"locating {len(listing)} references")
             if json_out:
-                references = listing.entries()
+                references = records_text(listing.records())
                 bar.advance()
                 entries.append(
-                    {
-                        "file": str(file),
-                        "counts": listing.counts(),
-                        "external_ids": listing.external_ids(),
-                        "references": references,
-                    }
+                    entry_text(file, listing.counts(), listing.external_ids(), references)
                 )
                 return
             rows = listing.rows()
@@ -239,45 +234,42 @@ def refs(
 
     failed = for_each_input(expand_inputs(files), one)
     if json_out:
-        print_json_text(refs_json_text(entries))
+        print_json_text("[\n" + ",\n".join(entries) + "\n]" if entries else "[]")
     end_inputs(failed)
 
 
-def refs_json_text(entries: list[dict[str, Any]]) -> str:
-    """``json.dumps(entries, indent=2, ensure_ascii=False)``, each reference's flat record
-    written by one format (the indenting encoder is pure Python: a call per value, most of
-    a listing's time); records holding anything but strings and None go through it."""
-    if not entries:
-        return "[]"
-    parts = []
-    for entry in entries:
-        references = entry["references"]
-        head = {key: value for key, value in entry.items() if key != "references"}
-        text = json.dumps(head, indent=2, ensure_ascii=False)
-        if not all(
-            type(value) is str or value is None for ref in references for value in ref.values()
-        ):
-            text = json.dumps(entry, indent=2, ensure_ascii=False)
-        elif references:
-            text = text[:-2] + ',\n  "references": [\n' + _records(references) + "\n  ]\n}"
-        else:
-            text = text[:-2] + ',\n  "references": []\n}'
-        parts.append("\n".join("  " + line for line in text.split("\n")))
-    return "[\n" + ",\n".join(parts) + "\n]"
+def entry_text(file: Path, counts: dict[str, int], external_ids: list[str], references: str) -> str:
+    """One file's ``{file, counts, external_ids, references}`` as ``json.dumps(indent=2,
+    ensure_ascii=False)`` writes it inside the list of files, ``references`` being
+    :func:`records_text`."""
+    head = {"file": str(file), "counts": counts, "external_ids": external_ids}
+    text = json.dumps(head, indent=2, ensure_ascii=False)[:-2]
+    text += ',\n  "references": ' + ("[\n" + references + "\n  ]" if references else "[]")
+    return "\n".join("  " + line for line in (text + "\n}").split("\n"))
 
 
-def _records(records: list[dict[str, str | None]]) -> str:
-    """Flat records of strings and None at the indenting encoder's fourth level (the
-    caller indents the lot by one more)."""
+def records_text(records: Iterable[Record]) -> str:
+    """References' records (strings and None, in :data:`RECORD_KEYS` order) as the
+    indenting encoder writes them at their level (three in: the list of files, the file's
+    entry, its ``references``), before :func:`entry_text` indents the lot by one more: one
+    format per record, since that encoder is pure Python, a call per value, and was most of
+    a listing's time."""
     encode = json.encoder.encode_basestring  # what ensure_ascii=False writes strings with
-    out = []
+    keys = [f"      {encode(key)}: " for key in RECORD_KEYS]
+    chunks: list[str] = []
+    batch: list[str] = []
     for record in records:
         fields = ",\n".join(
-            f"      {encode(key)}: {'null' if value is None else encode(value)}"
-            for key, value in record.items()
+            key + ("null" if value is None else encode(value))
+            for key, value in zip(keys, record, strict=True)
         )
-        out.append("    {\n" + fields + "\n    }")
-    return ",\n".join(out)
+        batch.append("    {\n" + fields + "\n    }")
+        if len(batch) == 4096:  # text as it comes, not a record's strings held each
+            chunks.append(",\n".join(batch))
+            batch = []
+    if batch:
+        chunks.append(",\n".join(batch))
+    return ",\n".join(chunks)
 
 
 def _print_refs(file: Path, counts: dict[str, int], rows: list[Row]) -> None:

@@ -32,11 +32,14 @@ from brson.model.ids.index import IdIndex
 from brson.model.ids.locate import (
     Location,
     Path,
+    TypeLabels,
     anchor_text,
+    component_text,
     describe_many,
     element_at,
     locate_many,
     path_text,
+    slot_text,
 )
 from brson.model.ids.scan import ReferenceScan, definition_offsets, scan_references
 from brson.model.node import Node
@@ -46,6 +49,11 @@ from brson.model.tree import Element
 #: one pass: a single lookup costs a descent from the root (sources) or a search of the buffer
 #: (targets), the batch about as much as walking the tree once.
 BATCH_AFTER = 32
+
+#: The keys of :meth:`Reference.to_dict`, in its order (:meth:`ReferenceListing.records`).
+RECORD_KEYS = ("from", "source_kind", "member_id", "target_id", "kind", "target", "target_kind")
+#: :meth:`Reference.to_dict`'s values.
+Record = tuple[str, str | None, str | None, str, str, str | None, str | None]
 
 #: What a reference's source or target is, as reported by :meth:`Reference.to_dict`.
 KINDS: dict[type, str] = {Slot: "slot", Component: "component", Member: "member", IdRef: "id"}
@@ -470,24 +478,32 @@ class ReferenceListing:
             out.append((ref.describe(), ref.target_id, location.describe() if location else None))
         return out
 
-    def entries(self) -> list[dict[str, Any]]:
-        """Each reference as :meth:`Reference.to_dict` gives it, in file order (``brson refs
-        --json``).  An unmodified tree's references and targets come from the scan and are
-        located in one walk (:func:`~brson.model.ids.locate.locate_many`, the graph's own
-        nodes), with no ID index, no second pass over the definitions and no
-        :class:`Reference`; the graph answers where the scan does not (see :meth:`rows`)."""
+    def records(self) -> Iterator[Record]:
+        """Each reference as :meth:`Reference.to_dict` gives it (its values, in
+        :data:`RECORD_KEYS` order), in file order, one at a time (``brson refs --json``
+        writes each as it comes).  An unmodified tree's references and targets come from the
+        scan and are located in one walk (:func:`~brson.model.ids.locate.locate_many`, the
+        graph's own nodes), with no ID index, no second pass over the definitions and no
+        :class:`Reference`; the graph answers where the scan does not (see :meth:`rows`).
+        :meth:`counts` is known once the first record is."""
         scan = self._scan
         if scan is not None:
-            rows = _scan_entries(self.tree, scan)
-            if rows is not None:
-                self._counts = _scan_counts(scan, len(rows))
-                return rows
+            found = _located(self.tree, scan)
+            if found is not None:
+                self._counts = _scan_counts(scan, len(scan.references))
+                yield from _scan_records(scan, found)
+                return
             self._graph = ReferenceGraph.build(self.tree)
         graph = self._graph
         assert graph is not None
         graph.locate_all()
         self._counts = graph.counts()
-        return [ref.to_dict() for ref in graph]
+        for ref in graph:
+            yield tuple(ref.to_dict().values())  # type: ignore[misc]
+
+    def entries(self) -> list[dict[str, Any]]:
+        """:meth:`records` as :meth:`Reference.to_dict` gives them."""
+        return [dict(zip(RECORD_KEYS, record, strict=True)) for record in self.records()]
 
     def external_ids(self) -> list[str]:
         """:attr:`ReferenceGraph.external_ids`: the external IDs, sorted."""
@@ -522,15 +538,24 @@ def _scan_counts(scan: ReferenceScan, listed: int) -> dict[str, int]:
     }
 
 
-def _scan_entries(tree: DataTree, scan: ReferenceScan) -> list[dict[str, Any]] | None:
-    """:meth:`Reference.to_dict` of every reference of ``scan``, as the graph gives them
-    (the same locations, :func:`source_of` and :func:`element_at`); None when a value or a
-    definition does not resolve (the graph's fallbacks decide)."""
+def _located(tree: DataTree, scan: ReferenceScan) -> dict[int, Location] | None:
+    """Every reference and referenced definition of ``scan`` located in one walk; None when
+    one does not resolve (the graph's fallbacks decide)."""
+    wanted = [*(at for at, _ in scan.references), *scan.definitions.values()]
+    found = locate_many(tree, wanted)
+    return found if all(at in found for at in wanted) else None
+
+
+def _scan_records(scan: ReferenceScan, found: dict[int, Location]) -> Iterator[Record]:
+    """:meth:`Reference.to_dict`'s values for every reference of ``scan``, as the graph
+    gives them: the same locations, :func:`source_of` and :func:`element_at`; each anchor's
+    head and each path's tail described once (many references share them)."""
     definitions = scan.definitions
-    found = locate_many(tree, [*(at for at, _ in scan.references), *definitions.values()])
     targets: dict[str, tuple[str, str | None]] = {}  # ID -> (described, kind)
     heads: dict[int, str] = {}  # id(anchor) -> anchor_text(anchor)
     tails: dict[Path, str] = {}
+    slots: dict[int, str] = {}  # id(slot) -> slot_text(slot), for components' heads
+    types = TypeLabels()
 
     def described(location: Location) -> str:
         anchor = location.anchor
@@ -538,37 +563,37 @@ def _scan_entries(tree: DataTree, scan: ReferenceScan) -> list[dict[str, Any]] |
             return "<unknown>"
         head = heads.get(id(anchor))
         if head is None:
-            head = heads[id(anchor)] = anchor_text(anchor)
+            if isinstance(anchor, Component):
+                slot = anchor.slot
+                slot_part = slots.get(id(slot))
+                if slot_part is None:
+                    slot_part = slots[id(slot)] = slot_text(slot)
+                head = component_text(slot_part, types.of(anchor))
+            else:
+                head = anchor_text(anchor)
+            heads[id(anchor)] = head
         path = location.path
         tail = tails.get(path)
         if tail is None:
             tail = tails[path] = path_text(path)
         return head + tail
 
-    out: list[dict[str, Any]] = []
     with paused_gc():
         for offset, value in scan.references:
-            location = found.get(offset)
-            if location is None:
-                return None
+            location = found[offset]
             target = targets.get(value)
             if target is None and value in definitions:
-                where = found.get(definitions[value])
-                if where is None:
-                    return None
+                where = found[definitions[value]]
                 element = element_at(where)
                 kind = KINDS.get(type(element)) if element is not None else None
                 target = targets[value] = (described(where), kind)
             source = source_of(location)
-            out.append(
-                {
-                    "from": described(location),
-                    "source_kind": KINDS.get(type(source)) if source is not None else None,
-                    "member_id": source.id if isinstance(source, Member) else None,
-                    "target_id": value,
-                    "kind": "internal" if target is not None else "external",
-                    "target": target[0] if target is not None else None,
-                    "target_kind": target[1] if target is not None else None,
-                }
+            yield (
+                described(location),
+                KINDS.get(type(source)) if source is not None else None,
+                source.id if isinstance(source, Member) else None,
+                value,
+                "internal" if target is not None else "external",
+                target[0] if target is not None else None,
+                target[1] if target is not None else None,
             )
-    return out

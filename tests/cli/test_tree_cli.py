@@ -27,8 +27,8 @@ from model.support import (
 
 import brson
 from brson.cli.app import main
-from brson.cli.tree import refs_json_text
-from brson.graph.refs import ReferenceListing
+from brson.cli.tree import entry_text, records_text
+from brson.graph.refs import RECORD_KEYS, Record, ReferenceListing
 
 SAMPLES = sample_files()
 
@@ -245,24 +245,23 @@ def test_committed_schemas_are_current(tmp_path: Path, capsys: pytest.CaptureFix
 def test_refs_json_text_is_json_dumps() -> None:
     """``refs --json`` writes its records without the indenting encoder: the same text as
     ``json.dumps(indent=2, ensure_ascii=False)``, for every sample's entries and odd ones
-    (no references, no files, text needing escapes, a value that is not a string)."""
-    entries = []
+    (no references, text needing escapes, non-ASCII)."""
+    entries: list[tuple[Path, dict[str, int], list[str], list[Record]]] = []
     for path in sample_files():
         listing = ReferenceListing(brson.load(path))
-        references = listing.entries()
-        entries.append(
-            {
-                "file": str(path),
-                "counts": listing.counts(),
-                "external_ids": listing.external_ids(),
-                "references": references,
-            }
-        )
-    odd = {"from": 'Root/"é"\n\\\x00\u2028', "target": None, "kind": "external"}
-    entries.append({"file": "ü.brson", "counts": {}, "external_ids": ["x"], "references": [odd]})
-    entries.append(
-        {"file": "none.brson", "counts": {"ids": 0}, "external_ids": [], "references": []}
-    )
-    entries.append({"file": "n.brson", "counts": {}, "external_ids": [], "references": [{"n": 1}]})
-    for chosen in (entries, entries[-3:], []):
-        assert refs_json_text(chosen) == json.dumps(chosen, indent=2, ensure_ascii=False)
+        records = list(listing.records())
+        entries.append((path, listing.counts(), listing.external_ids(), records))
+    odd: Record = ('Root/"é"\n\\\x00\u2028', None, None, "x", "external", None, "\u00ff")
+    entries.append((Path("ü.brson"), {}, ["x"], [odd] * 5000))
+    entries.append((Path("none.brson"), {"ids": 0}, [], []))
+    texts = [entry_text(path, *rest[:2], records_text(rest[2])) for path, *rest in entries]
+    expected = [
+        {
+            "file": str(path),
+            "counts": counts,
+            "external_ids": external,
+            "references": [dict(zip(RECORD_KEYS, record, strict=True)) for record in records],
+        }
+        for path, counts, external, records in entries
+    ]
+    assert "[\n" + ",\n".join(texts) + "\n]" == json.dumps(expected, indent=2, ensure_ascii=False)
