@@ -213,7 +213,7 @@ def refs(
 ) -> None:
     """References: every ID-shaped value, internal (names an element of the file) or
     external (names nothing here; kept as is)."""
-    entries: list[str] = []  # each file's entry, as JSON text
+    parts: list[str] = []  # the JSON text, in parts
 
     def one(file: Path) -> None:
         with _about(file), progress(f"reading {file}", total=3) as bar:
@@ -224,9 +224,8 @@ def refs(
             if json_out:
                 references = records_text(listing.records())
                 bar.advance()
-                entries.append(
-                    entry_text(file, listing.counts(), listing.external_ids(), references)
-                )
+                head = entry_head(file, listing.counts(), listing.external_ids())
+                parts.extend([",\n" if parts else "[\n", head, *references, entry_end(references)])
                 return
             rows = listing.rows()
             bar.advance()
@@ -234,42 +233,46 @@ def refs(
 
     failed = for_each_input(expand_inputs(files), one)
     if json_out:
-        print_json_text("[\n" + ",\n".join(entries) + "\n]" if entries else "[]")
+        print_json_text([*parts, "\n]"] if parts else ["[]"])
     end_inputs(failed)
 
 
-def entry_text(file: Path, counts: dict[str, int], external_ids: list[str], references: str) -> str:
-    """One file's ``{file, counts, external_ids, references}`` as ``json.dumps(indent=2,
-    ensure_ascii=False)`` writes it inside the list of files, ``references`` being
-    :func:`records_text`."""
+def entry_head(file: Path, counts: dict[str, int], external_ids: list[str]) -> str:
+    """The start of one file's ``{file, counts, external_ids, references}`` as
+    ``json.dumps(indent=2, ensure_ascii=False)`` writes it in the list of files, up to its
+    ``references``' items (:func:`records_text`; :func:`entry_end` closes it)."""
     head = {"file": str(file), "counts": counts, "external_ids": external_ids}
-    text = json.dumps(head, indent=2, ensure_ascii=False)[:-2]
-    text += ',\n  "references": ' + ("[\n" + references + "\n  ]" if references else "[]")
-    return "\n".join("  " + line for line in (text + "\n}").split("\n"))
+    text = json.dumps(head, indent=2, ensure_ascii=False)[:-2]  # without "\n}"
+    return "\n".join("  " + line for line in text.split("\n")) + ',\n    "references": ['
 
 
-def records_text(records: Iterable[Record]) -> str:
+def entry_end(references: list[str]) -> str:
+    """The end of :func:`entry_head`'s entry after its references' parts."""
+    return "\n    ]\n  }" if references else "]\n  }"
+
+
+def records_text(records: Iterable[Record]) -> list[str]:
     """References' records (strings and None, in :data:`RECORD_KEYS` order) as the
-    indenting encoder writes them at their level (three in: the list of files, the file's
-    entry, its ``references``), before :func:`entry_text` indents the lot by one more: one
+    indenting encoder writes them in a file's entry (:func:`entry_head`), in parts of a few
+    thousand records (the first starting with the newline after the list's ``[``): one
     format per record, since that encoder is pure Python, a call per value, and was most of
     a listing's time."""
     encode = json.encoder.encode_basestring  # what ensure_ascii=False writes strings with
-    keys = [f"      {encode(key)}: " for key in RECORD_KEYS]
-    chunks: list[str] = []
+    keys = [f"        {encode(key)}: " for key in RECORD_KEYS]
+    parts: list[str] = []
     batch: list[str] = []
     for record in records:
         fields = ",\n".join(
             key + ("null" if value is None else encode(value))
             for key, value in zip(keys, record, strict=True)
         )
-        batch.append("    {\n" + fields + "\n    }")
-        if len(batch) == 4096:  # text as it comes, not a record's strings held each
-            chunks.append(",\n".join(batch))
+        batch.append("      {\n" + fields + "\n      }")
+        if len(batch) == 4096:
+            parts.append((",\n" if parts else "\n") + ",\n".join(batch))
             batch = []
     if batch:
-        chunks.append(",\n".join(batch))
-    return ",\n".join(chunks)
+        parts.append((",\n" if parts else "\n") + ",\n".join(batch))
+    return parts
 
 
 def _print_refs(file: Path, counts: dict[str, int], rows: list[Row]) -> None:

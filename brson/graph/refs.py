@@ -26,20 +26,17 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
-from brson.collector import paused_gc
+from brson.collector import drop_cycles, paused_gc
 from brson.model import Component, DataTree, IdRef, Member, Slot
 from brson.model.ids.index import IdIndex
 from brson.model.ids.locate import (
     Location,
     Path,
-    TypeLabels,
-    anchor_text,
-    component_text,
+    anchored_paths,
     describe_many,
     element_at,
     locate_many,
     path_text,
-    slot_text,
 )
 from brson.model.ids.scan import ReferenceScan, definition_offsets, scan_references
 from brson.model.node import Node
@@ -488,10 +485,10 @@ class ReferenceListing:
         :meth:`counts` is known once the first record is."""
         scan = self._scan
         if scan is not None:
-            found = _located(self.tree, scan)
-            if found is not None:
+            records = _scan_records(self.tree, scan)
+            if records is not None:
                 self._counts = _scan_counts(scan, len(scan.references))
-                yield from _scan_records(scan, found)
+                yield from records
                 return
             self._graph = ReferenceGraph.build(self.tree)
         graph = self._graph
@@ -538,62 +535,67 @@ def _scan_counts(scan: ReferenceScan, listed: int) -> dict[str, int]:
     }
 
 
-def _located(tree: DataTree, scan: ReferenceScan) -> dict[int, Location] | None:
-    """Every reference and referenced definition of ``scan`` located in one walk; None when
-    one does not resolve (the graph's fallbacks decide)."""
-    wanted = [*(at for at, _ in scan.references), *scan.definitions.values()]
-    found = locate_many(tree, wanted)
-    return found if all(at in found for at in wanted) else None
+#: Anchors :func:`_scan_records` navigates between collections of the young generation: the
+#: nodes made on the way point at their owners, cycles that only a collection frees, and
+#: the walk runs with the collector paused.
+_DROP_EVERY = 64
 
 
-def _scan_records(scan: ReferenceScan, found: dict[int, Location]) -> Iterator[Record]:
+def _scan_records(tree: DataTree, scan: ReferenceScan) -> Iterator[Record] | None:
     """:meth:`Reference.to_dict`'s values for every reference of ``scan``, as the graph
-    gives them: the same locations, :func:`source_of` and :func:`element_at`; each anchor's
-    head and each path's tail described once (many references share them)."""
-    definitions = scan.definitions
-    targets: dict[str, tuple[str, str | None]] = {}  # ID -> (described, kind)
-    heads: dict[int, str] = {}  # id(anchor) -> anchor_text(anchor)
+    gives them (the same anchors and paths, :func:`source_of` and :func:`element_at`), from
+    two walks that keep no node on the tree (the graph's nodes, each with its index, were
+    most of a listing's memory); None when a value or a definition does not resolve (the
+    graph's fallbacks decide)."""
     tails: dict[Path, str] = {}
-    slots: dict[int, str] = {}  # id(slot) -> slot_text(slot), for components' heads
-    types = TypeLabels()
 
-    def described(location: Location) -> str:
-        anchor = location.anchor
-        if anchor is None:
-            return "<unknown>"
-        head = heads.get(id(anchor))
-        if head is None:
-            if isinstance(anchor, Component):
-                slot = anchor.slot
-                slot_part = slots.get(id(slot))
-                if slot_part is None:
-                    slot_part = slots[id(slot)] = slot_text(slot)
-                head = component_text(slot_part, types.of(anchor))
-            else:
-                head = anchor_text(anchor)
-            heads[id(anchor)] = head
-        path = location.path
-        tail = tails.get(path)
-        if tail is None:
-            tail = tails[path] = path_text(path)
-        return head + tail
+    def tail(path: Path) -> str:
+        text = tails.get(path)
+        if text is None:
+            text = tails[path] = path_text(path)
+        return text
 
     with paused_gc():
-        for offset, value in scan.references:
-            location = found[offset]
-            target = targets.get(value)
-            if target is None and value in definitions:
-                where = found[definitions[value]]
-                element = element_at(where)
+        targets: dict[int, tuple[str, str | None]] = {}  # definition -> (described, kind)
+        for n, (anchor, head, found) in enumerate(
+            anchored_paths(tree, scan.definitions.values()), 1
+        ):
+            if n % _DROP_EVERY == 0:
+                drop_cycles()
+            for offset, path in found:
+                element = element_at(Location(anchor, path))
                 kind = KINDS.get(type(element)) if element is not None else None
-                target = targets[value] = (described(where), kind)
-            source = source_of(location)
-            yield (
-                described(location),
-                KINDS.get(type(source)) if source is not None else None,
-                source.id if isinstance(source, Member) else None,
-                value,
-                "internal" if target is not None else "external",
-                target[0] if target is not None else None,
-                target[1] if target is not None else None,
-            )
+                targets[offset] = (head + tail(path), kind)
+        sources: dict[int, tuple[str, str | None, str | None]] = {}
+        for n, (anchor, head, found) in enumerate(
+            anchored_paths(tree, (at for at, _ in scan.references)), 1
+        ):
+            if n % _DROP_EVERY == 0:
+                drop_cycles()
+            for offset, path in found:
+                source = source_of(Location(anchor, path))
+                sources[offset] = (
+                    head + tail(path),
+                    KINDS.get(type(source)) if source is not None else None,
+                    source.id if isinstance(source, Member) else None,
+                )
+    definitions = scan.definitions
+    if len(sources) != len(scan.references) or len(targets) != len(definitions):
+        return None  # some place did not resolve
+    return _joined(scan, sources, targets)
+
+
+def _joined(
+    scan: ReferenceScan,
+    sources: dict[int, tuple[str, str | None, str | None]],
+    targets: dict[int, tuple[str, str | None]],
+) -> Iterator[Record]:
+    """The records of :func:`_scan_records`, each source's part let go once joined."""
+    definitions = scan.definitions
+    for offset, value in scan.references:
+        text, kind, member_id = sources.pop(offset)
+        at = definitions.get(value)
+        if at is None:
+            yield text, kind, member_id, value, "external", None, None
+        else:
+            yield text, kind, member_id, value, "internal", *targets[at]

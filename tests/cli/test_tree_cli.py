@@ -27,7 +27,7 @@ from model.support import (
 
 import brson
 from brson.cli.app import main
-from brson.cli.tree import entry_text, records_text
+from brson.cli.tree import entry_end, entry_head, records_text
 from brson.graph.refs import RECORD_KEYS, Record, ReferenceListing
 
 SAMPLES = sample_files()
@@ -254,7 +254,11 @@ def test_refs_json_text_is_json_dumps() -> None:
     odd: Record = ('Root/"é"\n\\\x00\u2028', None, None, "x", "external", None, "\u00ff")
     entries.append((Path("ü.brson"), {}, ["x"], [odd] * 5000))
     entries.append((Path("none.brson"), {"ids": 0}, [], []))
-    texts = [entry_text(path, *rest[:2], records_text(rest[2])) for path, *rest in entries]
+    parts = []
+    for path, counts, external, records in entries:
+        references = records_text(records)
+        head = entry_head(path, counts, external)
+        parts += [",\n" if parts else "[\n", head, *references, entry_end(references)]
     expected = [
         {
             "file": str(path),
@@ -264,4 +268,4 @@ def test_refs_json_text_is_json_dumps() -> None:
         }
         for path, counts, external, records in entries
     ]
-    assert "[\n" + ",\n".join(texts) + "\n]" == json.dumps(expected, indent=2, ensure_ascii=False)
+    assert "".join([*parts, "\n]"]) == json.dumps(expected, indent=2, ensure_ascii=False)
