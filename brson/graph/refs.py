@@ -496,7 +496,7 @@ class ReferenceListing:
         graph.locate_all()
         self._counts = graph.counts()
         for ref in graph:
-            yield tuple(ref.to_dict().values())  # type: ignore[misc]
+            yield tuple(ref.to_dict().values())
 
     def entries(self) -> list[dict[str, Any]]:
         """:meth:`records` as :meth:`Reference.to_dict` gives them."""
