@@ -544,7 +544,7 @@ _DROP_EVERY = 64
 def _scan_records(tree: DataTree, scan: ReferenceScan) -> Iterator[Record] | None:
     """:meth:`Reference.to_dict`'s values for every reference of ``scan``, as the graph
     gives them (the same anchors and paths, :func:`source_of` and :func:`element_at`), from
-    two walks that keep no node on the tree (the graph's nodes, each with its index, were
+    one walk that keeps no node on the tree (the graph's nodes, each with its index, were
     most of a listing's memory); None when a value or a definition does not resolve (the
     graph's fallbacks decide)."""
     tails: dict[Path, str] = {}
@@ -555,32 +555,29 @@ def _scan_records(tree: DataTree, scan: ReferenceScan) -> Iterator[Record] | Non
             text = tails[path] = path_text(path)
         return text
 
+    definitions = scan.definitions
+    defined_at = set(definitions.values())
+    targets: dict[int, tuple[str, str | None]] = {}  # definition -> (described, kind)
+    sources: dict[int, tuple[str, str | None, str | None]] = {}
+    wanted = [*(at for at, _ in scan.references), *defined_at]
     with paused_gc():
-        targets: dict[int, tuple[str, str | None]] = {}  # definition -> (described, kind)
-        for n, (anchor, head, found) in enumerate(
-            anchored_paths(tree, scan.definitions.values()), 1
-        ):
+        for n, (anchor, head, found) in enumerate(anchored_paths(tree, wanted), 1):
             if n % _DROP_EVERY == 0:
                 drop_cycles()
             for offset, path in found:
-                element = element_at(Location(anchor, path))
-                kind = KINDS.get(type(element)) if element is not None else None
-                targets[offset] = (head + tail(path), kind)
-        sources: dict[int, tuple[str, str | None, str | None]] = {}
-        for n, (anchor, head, found) in enumerate(
-            anchored_paths(tree, (at for at, _ in scan.references)), 1
-        ):
-            if n % _DROP_EVERY == 0:
-                drop_cycles()
-            for offset, path in found:
-                source = source_of(Location(anchor, path))
+                location = Location(anchor, path)
+                if offset in defined_at:  # a definition element, never a reference's
+                    element = element_at(location)
+                    kind = KINDS.get(type(element)) if element is not None else None
+                    targets[offset] = (head + tail(path), kind)
+                    continue
+                source = source_of(location)
                 sources[offset] = (
                     head + tail(path),
                     KINDS.get(type(source)) if source is not None else None,
                     source.id if isinstance(source, Member) else None,
                 )
-    definitions = scan.definitions
-    if len(sources) != len(scan.references) or len(targets) != len(definitions):
+    if len(sources) != len(scan.references) or len(targets) != len(defined_at):
         return None  # some place did not resolve
     return _joined(scan, sources, targets)
 
