@@ -147,6 +147,8 @@ static int classify(const Shape *shape, const unsigned char *key, Py_ssize_t k) 
 typedef struct {
     uint32_t *start; /* element offset of the first definition */
     uint32_t *guid;  /* offset of its ID text */
+    /* definitions under names[1] (ParentReference) and under other keys, counted up to 2 */
+    unsigned char *npr, *nother;
     unsigned char *referenced;
     Py_ssize_t n, cap;
     uint64_t *slots; /* the hash's high 32 bits, entry number + 1 in the low 32 */
@@ -213,12 +215,23 @@ static int table_check(Table *t, const unsigned char *buf) {
     return table_place(t, buf, t->mask + 1);
 }
 
-/* Adds a definition: 1 when its ID was defined before, 0 when new, -1 out of memory. */
-static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_t guid) {
+static void count_up(unsigned char *c) {
+    if (*c < 2)
+        (*c)++;
+}
+
+/* Adds a definition (under ParentReference when `pr`), its entry in *entry: 1 when its ID was
+ * defined before, 0 when new, -1 out of memory. */
+static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_t guid, int pr,
+                     Py_ssize_t *entry) {
     Py_ssize_t slot;
     uint64_t tag;
-    if (table_find(t, buf, buf + guid, &slot, &tag) >= 0)
+    Py_ssize_t e = table_find(t, buf, buf + guid, &slot, &tag);
+    if (e >= 0) {
+        *entry = e;
+        count_up(pr ? &t->npr[e] : &t->nother[e]);
         return table_check(t, buf) < 0 ? -1 : 1;
+    }
     if (t->n == t->cap) {
         Py_ssize_t cap = t->cap ? t->cap * 2 : 1024;
         uint32_t *s = PyMem_Realloc(t->start, (size_t)cap * sizeof(uint32_t));
@@ -229,10 +242,21 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
         if (g == NULL)
             return -1;
         t->guid = g;
+        unsigned char *a = PyMem_Realloc(t->npr, (size_t)cap);
+        if (a == NULL)
+            return -1;
+        t->npr = a;
+        unsigned char *b = PyMem_Realloc(t->nother, (size_t)cap);
+        if (b == NULL)
+            return -1;
+        t->nother = b;
         t->cap = cap;
     }
     t->start[t->n] = start;
     t->guid[t->n] = guid;
+    t->npr[t->n] = pr ? 1 : 0;
+    t->nother[t->n] = pr ? 0 : 1;
+    *entry = t->n;
     t->n++;
     t->slots[slot] = tag | (uint64_t)t->n;
     if (t->n * 2 > t->mask + 1 && table_place(t, buf, (t->mask + 1) * 2) < 0)
@@ -243,6 +267,8 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
 static void table_free(Table *t) {
     PyMem_Free(t->start);
     PyMem_Free(t->guid);
+    PyMem_Free(t->npr);
+    PyMem_Free(t->nother);
     PyMem_Free(t->referenced);
     PyMem_Free(t->slots);
 }
@@ -306,14 +332,50 @@ static PyObject *ascii36(const unsigned char *g) {
     return PyUnicode_DecodeASCII((const char *)g, GUID_LEN, NULL);
 }
 
+/* A growable array of uint32 (offsets, entry numbers). */
+typedef struct {
+    uint32_t *v;
+    Py_ssize_t n, cap;
+} U32s;
+
+static int push(U32s *a, uint32_t x) {
+    if (a->n == a->cap) {
+        Py_ssize_t cap = a->cap ? a->cap * 2 : 1024;
+        uint32_t *v = PyMem_Realloc(a->v, (size_t)cap * sizeof(uint32_t));
+        if (v == NULL)
+            return -1;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+/* The ID text of the definition element starting at s (its key is NUL-terminated). */
+static Py_ssize_t guid_of(const unsigned char *buf, Py_ssize_t len, Py_ssize_t s, const Shape *shape) {
+    const unsigned char *nul = memchr(buf + s + 1, 0, (size_t)(len - s - 1));
+    return (nul - buf) + shape->prefix_len;
+}
+
+/* A parent link is a ParentReference defining an ID that an element under another key also
+ * defines (ids.scan.repeated_links: third-party generators write the parent's ID there): a
+ * reference, not a definition. Only when some ID repeats can there be one. */
+static int is_link(const Table *t, const U32s *pr_entry, Py_ssize_t j) {
+    return t->nother[pr_entry->v[j]] > 0;
+}
+
 /* scan(buf, spans, sample, prefix, names, suffix[, references]) ->
  *   (count, repeated, first, references, referenced_definitions, table) or None.
+ * With references (the default), parent links (is_link) are set aside first: they are
+ * references, so count, repeated and first are the other definitions', and references lists
+ * them too; repeated is then a true duplicate (the ID index's rules, IdIndex._scan_bytes).
  * references: [(element offset, ID)] in byte order; referenced_definitions: {ID: offset of its
- * first definition} of the referenced IDs defined, in first-definition order; table: bytes,
- * the open-addressing slots (uint32 first-definition element offset + 1) for `lookup`.
- * With `references` false (definition lookups only: extract), no reference is kept, so
- * references is [] and referenced_definitions {}: the list cost a tuple and a string per
- * reference (most of a world's IDs) that the caller threw away. */
+ * first definition (a parent link included)} of the referenced IDs defined, in
+ * first-definition order; table: bytes, the open-addressing slots (uint32 first-definition
+ * element offset + 1) for `lookup`.
+ * With `references` false (definition lookups only: extract), no reference is kept and no
+ * link set aside, so references is [] and referenced_definitions {}: the list cost a tuple
+ * and a string per reference (most of a world's IDs) that the caller threw away. */
 static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 6 || nargs > 7 || !PyBytes_Check(args[0]) || !PyList_Check(args[1]) ||
         !PyLong_Check(args[2]) || !PyBytes_Check(args[3]) || !PyTuple_Check(args[4]) ||
@@ -343,8 +405,10 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     t.slots = PyMem_Calloc(1024, sizeof(uint64_t));
     PyObject *first = PyList_New(0), *refs = PyList_New(0), *targets = NULL, *table = NULL;
     PyObject *result = NULL;
-    uint32_t *ref_guid = NULL;
-    Py_ssize_t nref = 0, ref_cap = 0, count = 0;
+    /* references' ID text and element offsets; ParentReference definitions' element offsets
+     * and entries; the first `sample` other definitions' element offsets */
+    U32s ref_guid = {0}, ref_start = {0}, pr_start = {0}, pr_entry = {0}, firsts = {0};
+    Py_ssize_t count = 0;
     int repeated = 0;
     if (t.slots == NULL || first == NULL || refs == NULL)
         goto fail;
@@ -361,8 +425,11 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_ssize_t at = lo + 1, s, p;
         while ((p = next_id(buf, lo, hi, &at, &shape, &s)) >= 0) {
             Py_ssize_t g = p + shape.prefix_len;
-            int kind = classify(&shape, buf + s + 1, p - s - 1);
+            Py_ssize_t k = p - s - 1;
+            int kind = classify(&shape, buf + s + 1, k);
             if (kind == 1) {
+                int pr = k == shape.name_len[1] &&
+                         memcmp(buf + s + 1, shape.names[1], (size_t)k) == 0;
                 if (count < sample) {
                     PyObject *text = ascii36(buf + g);
                     if (text == NULL || PyList_Append(first, text) < 0) {
@@ -371,11 +438,17 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                     }
                     Py_DECREF(text);
                 }
+                if (keep_refs && !pr && firsts.n < sample && push(&firsts, (uint32_t)s) < 0)
+                    goto nomem;
                 count++;
-                int added = table_add(&t, buf, (uint32_t)s, (uint32_t)g);
+                Py_ssize_t e;
+                int added = table_add(&t, buf, (uint32_t)s, (uint32_t)g, pr, &e);
                 if (added < 0)
                     goto nomem;
                 repeated |= added;
+                if (keep_refs && pr &&
+                    (push(&pr_start, (uint32_t)s) < 0 || push(&pr_entry, (uint32_t)e) < 0))
+                    goto nomem;
             } else if (kind == 0) {
                 if (!keep_refs) {
                     at = g + GUID_LEN + 1;
@@ -388,14 +461,8 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                     goto fail;
                 }
                 Py_DECREF(item);
-                if (nref == ref_cap) {
-                    ref_cap = ref_cap ? ref_cap * 2 : 1024;
-                    uint32_t *r = PyMem_Realloc(ref_guid, (size_t)ref_cap * sizeof(uint32_t));
-                    if (r == NULL)
-                        goto nomem;
-                    ref_guid = r;
-                }
-                ref_guid[nref++] = (uint32_t)g;
+                if (push(&ref_guid, (uint32_t)g) < 0 || push(&ref_start, (uint32_t)s) < 0)
+                    goto nomem;
             } else {
                 continue;
             }
@@ -407,14 +474,78 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     t.referenced = PyMem_Calloc((size_t)(t.n ? t.n : 1), 1);
     if (t.referenced == NULL)
         goto nomem;
-    for (Py_ssize_t i = 0; i < nref; i++) {
+    for (Py_ssize_t i = 0; i < ref_guid.n; i++) {
         Py_ssize_t slot;
         uint64_t tag;
-        Py_ssize_t e = table_find(&t, buf, buf + ref_guid[i], &slot, &tag);
+        Py_ssize_t e = table_find(&t, buf, buf + ref_guid.v[i], &slot, &tag);
         if (e >= 0)
             t.referenced[e] = 1;
         if (table_check(&t, buf) < 0)
             goto nomem;
+    }
+    if (repeated && keep_refs) {
+        Py_ssize_t links = 0;
+        for (Py_ssize_t j = 0; j < pr_start.n; j++)
+            if (is_link(&t, &pr_entry, j)) {
+                links++;
+                t.referenced[pr_entry.v[j]] = 1;
+            }
+        if (links > 0) {
+            /* the parent links become references, in byte order among the others */
+            PyObject *merged = PyList_New(ref_start.n + links);
+            if (merged == NULL)
+                goto fail;
+            Py_ssize_t i = 0, j = 0, out = 0;
+            while (i < ref_start.n || j < pr_start.n) {
+                if (j < pr_start.n && !is_link(&t, &pr_entry, j)) {
+                    j++;
+                    continue;
+                }
+                PyObject *item;
+                if (j >= pr_start.n || (i < ref_start.n && ref_start.v[i] < pr_start.v[j])) {
+                    item = PyList_GET_ITEM(refs, i++);
+                    Py_INCREF(item);
+                } else {
+                    Py_ssize_t s = pr_start.v[j++];
+                    PyObject *text = ascii36(buf + guid_of(buf, len, s, &shape));
+                    item = text ? Py_BuildValue("(nN)", s, text) : NULL;
+                    if (item == NULL) {
+                        Py_DECREF(merged);
+                        goto fail;
+                    }
+                }
+                PyList_SET_ITEM(merged, out++, item);
+            }
+            Py_SETREF(refs, merged);
+            /* the other definitions: duplicates among them, their first `sample` */
+            repeated = 0;
+            for (Py_ssize_t e = 0; e < t.n; e++)
+                if (t.nother[e] > 1 || (t.nother[e] == 0 && t.npr[e] > 1))
+                    repeated = 1;
+            count -= links;
+            PyObject *kept = PyList_New(0);
+            if (kept == NULL)
+                goto fail;
+            Py_SETREF(first, kept);
+            i = j = 0;
+            while (PyList_GET_SIZE(first) < sample && (i < firsts.n || j < pr_start.n)) {
+                if (j < pr_start.n && is_link(&t, &pr_entry, j)) {
+                    j++;
+                    continue;
+                }
+                Py_ssize_t s;
+                if (j >= pr_start.n || (i < firsts.n && firsts.v[i] < pr_start.v[j]))
+                    s = firsts.v[i++];
+                else
+                    s = pr_start.v[j++];
+                PyObject *text = ascii36(buf + guid_of(buf, len, s, &shape));
+                if (text == NULL || PyList_Append(first, text) < 0) {
+                    Py_XDECREF(text);
+                    goto fail;
+                }
+                Py_DECREF(text);
+            }
+        }
     }
     targets = PyDict_New();
     if (targets == NULL)
@@ -452,7 +583,11 @@ done:
     Py_XDECREF(refs);
     Py_XDECREF(targets);
     Py_XDECREF(table);
-    PyMem_Free(ref_guid);
+    PyMem_Free(ref_guid.v);
+    PyMem_Free(ref_start.v);
+    PyMem_Free(pr_start.v);
+    PyMem_Free(pr_entry.v);
+    PyMem_Free(firsts.v);
     table_free(&t);
     return result;
 }

@@ -359,8 +359,21 @@ def say(text: str) -> None:
 def print_json(data: Any) -> None:
     """A JSON result or report: on stdout, or on stderr when stdout carries data (``-o -``);
     inside :func:`outputs`, once the outputs are written."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    _report(lambda: (sys.stderr if State.data_on_stdout else sys.stdout).write(text))
+    print_json_text([json.dumps(data, indent=2, ensure_ascii=False)])
+
+
+def print_json_text(parts: list[str]) -> None:
+    """:func:`print_json` of JSON already written as text, in parts written one after
+    another (a listing too big for ``json.dumps``' indenting encoder, which is pure Python:
+    a call per value; and too big to hold twice, joined)."""
+
+    def show() -> None:
+        out = sys.stderr if State.data_on_stdout else sys.stdout
+        for part in parts:
+            out.write(part)
+        out.write("\n")
+
+    _report(show)
 
 
 def _report(show: Callable[[], object]) -> None:

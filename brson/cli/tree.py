@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,14 +21,13 @@ from brson.cli.common import (
     load_tree,
     note,
     outputs,
-    print_json,
+    print_json_text,
     progress,
     stdout,
 )
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
-from brson.graph import ReferenceGraph
-from brson.graph.refs import ReferenceListing, Row
+from brson.graph.refs import RECORD_KEYS, Record, ReferenceListing, Row
 from brson.model import Component, Slot
 from brson.model.documents import SCHEMA_MODELS
 from brson.model.jsonform_schema import SCHEMA as JSONFORM_SCHEMA
@@ -214,39 +213,66 @@ def refs(
 ) -> None:
     """References: every ID-shaped value, internal (names an element of the file) or
     external (names nothing here; kept as is)."""
-    entries: list[dict[str, Any]] = []
+    parts: list[str] = []  # the JSON text, in parts
 
     def one(file: Path) -> None:
         with _about(file), progress(f"reading {file}", total=3) as bar:
             tree = load_tree(file)
-            if json_out:
-                bar.stage("indexing IDs and references")
-                graph = ReferenceGraph.build(tree)
-                bar.stage(f"locating {len(graph.references)} references")
-                graph.locate_all()
-                bar.advance()
-                entries.append(_refs_json(file, graph))
-                return
             bar.stage("indexing IDs and references")
             listing = ReferenceListing(tree)
             bar.stage(f"locating {len(listing)} references")
+            if json_out:
+                references = records_text(listing.records())
+                bar.advance()
+                head = entry_head(file, listing.counts(), listing.external_ids())
+                parts.extend([",\n" if parts else "[\n", head, *references, entry_end(references)])
+                return
             rows = listing.rows()
             bar.advance()
         _print_refs(file, listing.counts(), rows)
 
     failed = for_each_input(expand_inputs(files), one)
     if json_out:
-        print_json(entries)
+        print_json_text([*parts, "\n]"] if parts else ["[]"])
     end_inputs(failed)
 
 
-def _refs_json(file: Path, graph: ReferenceGraph) -> dict[str, Any]:
-    return {
-        "file": str(file),
-        "counts": graph.counts(),
-        "external_ids": graph.external_ids,
-        "references": [ref.to_dict() for ref in graph],
-    }
+def entry_head(file: Path, counts: dict[str, int], external_ids: list[str]) -> str:
+    """The start of one file's ``{file, counts, external_ids, references}`` as
+    ``json.dumps(indent=2, ensure_ascii=False)`` writes it in the list of files, up to its
+    ``references``' items (:func:`records_text`; :func:`entry_end` closes it)."""
+    head = {"file": str(file), "counts": counts, "external_ids": external_ids}
+    text = json.dumps(head, indent=2, ensure_ascii=False)[:-2]  # without "\n}"
+    return "\n".join("  " + line for line in text.split("\n")) + ',\n    "references": ['
+
+
+def entry_end(references: list[str]) -> str:
+    """The end of :func:`entry_head`'s entry after its references' parts."""
+    return "\n    ]\n  }" if references else "]\n  }"
+
+
+def records_text(records: Iterable[Record]) -> list[str]:
+    """References' records (strings and None, in :data:`RECORD_KEYS` order) as the
+    indenting encoder writes them in a file's entry (:func:`entry_head`), in parts of a few
+    thousand records (the first starting with the newline after the list's ``[``): one
+    format per record, since that encoder is pure Python, a call per value, and was most of
+    a listing's time."""
+    encode = json.encoder.encode_basestring  # what ensure_ascii=False writes strings with
+    keys = [f"        {encode(key)}: " for key in RECORD_KEYS]
+    parts: list[str] = []
+    batch: list[str] = []
+    for record in records:
+        fields = ",\n".join(
+            key + ("null" if value is None else encode(value))
+            for key, value in zip(keys, record, strict=True)
+        )
+        batch.append("      {\n" + fields + "\n      }")
+        if len(batch) == 4096:
+            parts.append((",\n" if parts else "\n") + ",\n".join(batch))
+            batch = []
+    if batch:
+        parts.append((",\n" if parts else "\n") + ",\n".join(batch))
+    return parts
 
 
 def _print_refs(file: Path, counts: dict[str, int], rows: list[Row]) -> None:

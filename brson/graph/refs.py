@@ -26,11 +26,19 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
-from brson.collector import paused_gc
+from brson.collector import drop_cycles, paused_gc
 from brson.model import Component, DataTree, IdRef, Member, Slot
 from brson.model.ids.index import IdIndex
-from brson.model.ids.locate import Location, describe_many, element_at, locate_many
-from brson.model.ids.scan import definition_offsets, scan_references
+from brson.model.ids.locate import (
+    Location,
+    Path,
+    anchored_paths,
+    describe_many,
+    element_at,
+    locate_many,
+    path_text,
+)
+from brson.model.ids.scan import ReferenceScan, definition_offsets, scan_references
 from brson.model.node import Node
 from brson.model.tree import Element
 
@@ -38,6 +46,11 @@ from brson.model.tree import Element
 #: one pass: a single lookup costs a descent from the root (sources) or a search of the buffer
 #: (targets), the batch about as much as walking the tree once.
 BATCH_AFTER = 32
+
+#: The keys of :meth:`Reference.to_dict`, in its order (:meth:`ReferenceListing.records`).
+RECORD_KEYS = ("from", "source_kind", "member_id", "target_id", "kind", "target", "target_kind")
+#: :meth:`Reference.to_dict`'s values.
+Record = tuple[str, str | None, str | None, str, str, str | None, str | None]
 
 #: What a reference's source or target is, as reported by :meth:`Reference.to_dict`.
 KINDS: dict[type, str] = {Slot: "slot", Component: "component", Member: "member", IdRef: "id"}
@@ -450,17 +463,7 @@ class ReferenceListing:
             except KeyError:  # some place did not resolve: the graph's fallbacks decide
                 self._graph = ReferenceGraph.build(self.tree)
             else:
-                internal = sum(1 for _, value in scan.references if value in definitions)
-                external = {value for _, value in scan.references if value not in definitions}
-                self._counts = {
-                    "ids": scan.defined,
-                    "duplicate_ids": 0,
-                    "references": len(rows),
-                    "internal": internal,
-                    "external": len(rows) - internal,
-                    "referenced_ids": len(definitions),
-                    "external_ids": len(external),
-                }
+                self._counts = _scan_counts(scan, len(rows))
                 return rows
         graph = self._graph
         assert graph is not None
@@ -472,9 +475,124 @@ class ReferenceListing:
             out.append((ref.describe(), ref.target_id, location.describe() if location else None))
         return out
 
+    def records(self) -> Iterator[Record]:
+        """Each reference as :meth:`Reference.to_dict` gives it (its values, in
+        :data:`RECORD_KEYS` order), in file order, one at a time (``brson refs --json``
+        writes each as it comes).  An unmodified tree's references and targets come from the
+        scan and are located in one walk (:func:`~brson.model.ids.locate.locate_many`, the
+        graph's own nodes), with no ID index, no second pass over the definitions and no
+        :class:`Reference`; the graph answers where the scan does not (see :meth:`rows`).
+        :meth:`counts` is known once the first record is."""
+        scan = self._scan
+        if scan is not None:
+            records = _scan_records(self.tree, scan)
+            if records is not None:
+                self._counts = _scan_counts(scan, len(scan.references))
+                yield from records
+                return
+            self._graph = ReferenceGraph.build(self.tree)
+        graph = self._graph
+        assert graph is not None
+        graph.locate_all()
+        self._counts = graph.counts()
+        for ref in graph:
+            yield tuple(ref.to_dict().values())
+
+    def entries(self) -> list[dict[str, Any]]:
+        """:meth:`records` as :meth:`Reference.to_dict` gives them."""
+        return [dict(zip(RECORD_KEYS, record, strict=True)) for record in self.records()]
+
+    def external_ids(self) -> list[str]:
+        """:attr:`ReferenceGraph.external_ids`: the external IDs, sorted."""
+        scan = self._scan
+        if self._graph is None and scan is not None:
+            definitions = scan.definitions
+            return sorted({value for _, value in scan.references if value not in definitions})
+        assert self._graph is not None
+        return self._graph.external_ids
+
     def counts(self) -> dict[str, int]:
         """:meth:`ReferenceGraph.counts` (after :meth:`rows`)."""
         if self._counts is None:
             self.rows()
         assert self._counts is not None
         return self._counts
+
+
+def _scan_counts(scan: ReferenceScan, listed: int) -> dict[str, int]:
+    """:meth:`ReferenceGraph.counts` from a scan whose ``listed`` references all resolved."""
+    definitions = scan.definitions
+    internal = sum(1 for _, value in scan.references if value in definitions)
+    external = {value for _, value in scan.references if value not in definitions}
+    return {
+        "ids": scan.defined,
+        "duplicate_ids": 0,
+        "references": listed,
+        "internal": internal,
+        "external": listed - internal,
+        "referenced_ids": len(definitions),
+        "external_ids": len(external),
+    }
+
+
+#: Anchors :func:`_scan_records` navigates between collections of the young generation: the
+#: nodes made on the way point at their owners, cycles that only a collection frees, and
+#: the walk runs with the collector paused.
+_DROP_EVERY = 64
+
+
+def _scan_records(tree: DataTree, scan: ReferenceScan) -> Iterator[Record] | None:
+    """:meth:`Reference.to_dict`'s values for every reference of ``scan``, as the graph
+    gives them (the same anchors and paths, :func:`source_of` and :func:`element_at`), from
+    one walk that keeps no node on the tree (the graph's nodes, each with its index, were
+    most of a listing's memory); None when a value or a definition does not resolve (the
+    graph's fallbacks decide)."""
+    tails: dict[Path, str] = {}
+
+    def tail(path: Path) -> str:
+        text = tails.get(path)
+        if text is None:
+            text = tails[path] = path_text(path)
+        return text
+
+    definitions = scan.definitions
+    defined_at = set(definitions.values())
+    targets: dict[int, tuple[str, str | None]] = {}  # definition -> (described, kind)
+    sources: dict[int, tuple[str, str | None, str | None]] = {}
+    wanted = [*(at for at, _ in scan.references), *defined_at]
+    with paused_gc():
+        for n, (anchor, head, found) in enumerate(anchored_paths(tree, wanted), 1):
+            if n % _DROP_EVERY == 0:
+                drop_cycles()
+            for offset, path in found:
+                location = Location(anchor, path)
+                if offset in defined_at:  # a definition element, never a reference's
+                    element = element_at(location)
+                    kind = KINDS.get(type(element)) if element is not None else None
+                    targets[offset] = (head + tail(path), kind)
+                    continue
+                source = source_of(location)
+                sources[offset] = (
+                    head + tail(path),
+                    KINDS.get(type(source)) if source is not None else None,
+                    source.id if isinstance(source, Member) else None,
+                )
+    if len(sources) != len(scan.references) or len(targets) != len(defined_at):
+        return None  # some place did not resolve
+    return _joined(scan, sources, targets)
+
+
+def _joined(
+    scan: ReferenceScan,
+    sources: dict[int, tuple[str, str | None, str | None]],
+    targets: dict[int, tuple[str, str | None]],
+) -> Iterator[Record]:
+    """The records of :func:`_scan_records`, each source's part let go once joined."""
+    definitions = scan.definitions
+    for offset, value in scan.references:
+        text, kind, member_id = sources.pop(offset)
+        at = definitions.get(value)
+        if at is None:
+            yield text, kind, member_id, value, "external", None, None
+        else:
+            yield text, kind, member_id, value, "internal", *targets[at]

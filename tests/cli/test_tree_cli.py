@@ -25,7 +25,10 @@ from model.support import (
     sample_files,
 )
 
+import brson
 from brson.cli.app import main
+from brson.cli.tree import entry_end, entry_head, records_text
+from brson.graph.refs import RECORD_KEYS, Record, ReferenceListing
 
 SAMPLES = sample_files()
 
@@ -237,3 +240,32 @@ def test_committed_schemas_are_current(tmp_path: Path, capsys: pytest.CaptureFix
         assert content.endswith(b"}\n")
         assert json.loads(content)["$schema"].startswith("https://json-schema.org/")
     assert err.count("wrote ") == 6
+
+
+def test_refs_json_text_is_json_dumps() -> None:
+    """``refs --json`` writes its records without the indenting encoder: the same text as
+    ``json.dumps(indent=2, ensure_ascii=False)``, for every sample's entries and odd ones
+    (no references, text needing escapes, non-ASCII)."""
+    entries: list[tuple[Path, dict[str, int], list[str], list[Record]]] = []
+    for path in sample_files():
+        listing = ReferenceListing(brson.load(path))
+        records = list(listing.records())
+        entries.append((path, listing.counts(), listing.external_ids(), records))
+    odd: Record = ('Root/"é"\n\\\x00\u2028', None, None, "x", "external", None, "\u00ff")
+    entries.append((Path("ü.brson"), {}, ["x"], [odd] * 5000))
+    entries.append((Path("none.brson"), {"ids": 0}, [], []))
+    parts = []
+    for path, counts, external, records in entries:
+        references = records_text(records)
+        head = entry_head(path, counts, external)
+        parts += [",\n" if parts else "[\n", head, *references, entry_end(references)]
+    expected = [
+        {
+            "file": str(path),
+            "counts": counts,
+            "external_ids": external,
+            "references": [dict(zip(RECORD_KEYS, record, strict=True)) for record in records],
+        }
+        for path, counts, external, records in entries
+    ]
+    assert "".join([*parts, "\n]"]) == json.dumps(expected, indent=2, ensure_ascii=False)

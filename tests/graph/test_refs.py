@@ -31,7 +31,7 @@ from brson.graph import ReferenceGraph
 from brson.graph.refs import BATCH_AFTER, KINDS, ReferenceListing
 from brson.model import Component, DataTree, IdRef, Member, Slot
 from brson.model.ids.locate import describe_many, described, locate_many
-from brson.model.ids.scan import definition_offsets
+from brson.model.ids.scan import definition_offsets, scan_references
 
 from . import synth
 
@@ -205,6 +205,27 @@ def _check_listing(tree: DataTree, graph: ReferenceGraph) -> None:
         expected.append((ref.describe(), ref.target_id, target.describe() if target else None))
     assert rows == expected
     assert listing.counts() == graph.counts()
+    # --json: the records the graph gives, from the scan and one walk
+    listing = ReferenceListing(tree)
+    assert listing.entries() == [ref.to_dict() for ref in graph]
+    assert listing.counts() == graph.counts()
+    assert listing.external_ids() == graph.external_ids
+
+
+def test_parent_links_are_references_of_the_scan() -> None:
+    """A ParentReference holding the parent's ID (third-party files: the AimConstraint
+    sample) is a reference, as the ID index reads it: the scan lists it and needs no index,
+    and the listing says what the graph says."""
+    tree = brson.load(sample("mar_AimConstraint.pg.brson"))
+    scan = scan_references(tree)
+    assert scan is not None
+    buf = tree.buffer
+    links = [at for at, _ in scan.references if buf.startswith(b"\x02ParentReference\x00", at)]
+    assert len(links) == 43
+    graph = ReferenceGraph.build(tree)
+    assert [value for _, value in scan.references] == [ref.target_id for ref in graph]
+    assert scan.defined == len(graph.ids.defined)
+    _check_listing(tree, graph)
 
 
 def test_samples_match_independent_references(path: Path) -> None:

@@ -31,6 +31,7 @@ import pytest
 import brson
 from brson.godot.export import export_scene
 from brson.graph import ReferenceGraph
+from brson.graph.refs import ReferenceListing
 from brson.model.slot import Slot
 from brson.ops.diff import diff
 from brson.ops.extract import extract
@@ -307,6 +308,8 @@ def _missing(tree: brson.DataTree) -> None:
 _DEEP_OPERATIONS: dict[str, Callable[[brson.DataTree], object]] = {
     "validate": validate,
     "refs": _describe_all,
+    "refs listing": lambda tree: ReferenceListing(tree).rows(),
+    "refs --json records": lambda tree: list(ReferenceListing(tree).records()),
     "vars": variables,
     "godot": lambda tree: export_scene(tree, 4).tscn(),
     "select": lambda tree: tree.find_all("Root/no/such/slot"),

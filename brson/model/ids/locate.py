@@ -448,6 +448,17 @@ def _anchored(
     """Per anchor of the walk: its head (slot path, and type for a component), the paths of
     the offsets inside it, whether a component holds them.  One step per anchor, not per
     offset: a listing's readers take the offsets in their own loop."""
+    for anchor, head, found in anchored_paths(tree, offsets):
+        yield head, found, isinstance(anchor, Component)
+
+
+def anchored_paths(
+    tree: DataTree, offsets: Iterable[int]
+) -> Iterator[tuple[Slot | Component, str, list[tuple[int, Path]]]]:
+    """:func:`locate_many`'s answers per anchor, for a reader that keeps none of them: the
+    anchor (a node made for the walk, not kept on the tree: a slot entered on its own, a
+    component from its span; navigating from it reads what the tree's own node reads), its
+    head as :func:`anchor_text` writes it, and the paths of the offsets inside it."""
     wanted = sorted(set(offsets))
     if not wanted:
         return
@@ -462,14 +473,14 @@ def _anchored(
                 slot_part = slot_text(slot)
             if span is None:
                 assert slot is not None
-                yield slot_part, _paths(buf, items, inside), False
+                yield slot, slot_part, _paths(buf, items, inside)
                 continue
             found = _component_found(buf, span, inside)
             if not found:
                 continue
             component = Component(buf, *span)
             component.tree, component.slot = tree, slot
-            yield component_text(slot_part, types.of(component)), found, True
+            yield component, component_text(slot_part, types.of(component)), found
 
 
 def _anchored_in(

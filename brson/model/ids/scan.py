@@ -85,13 +85,16 @@ class IdScan:
     ) -> None:
         self._buf = buf
         self._spans = list(spans)
-        #: How many elements define an ID (repeats counted).
+        #: How many elements define an ID (repeats counted; parent links, references then,
+        #: not).
         self.count = count
-        #: Whether some ID is defined twice (the index works out duplicates and parent links).
+        #: Whether some ID is defined twice, parent links aside when references are listed
+        #: (the index works out the duplicates and where they are).
         self.repeated = repeated
         #: The first definitions in byte order (at most the ``sample`` asked for).
         self.first = first
-        #: ``(offset, ID)`` of every ID-shaped string element defining no ID, in byte order.
+        #: ``(offset, ID)`` of every ID-shaped string element defining no ID, in byte order
+        #: (a parent link, :func:`repeated_links`, defines none).
         self.references = references
         self._targets = targets
         self._table = table
@@ -214,7 +217,46 @@ def scan_ids_py(buf: bytes, spans: Spans, sample: int = 0, references: bool = Tr
         repeated = any(map(operator.eq, ids, itertools.islice(ids, 1, None)))
         count = len(ids)
         del ids
+        if repeated and references:
+            links = _parent_links(buf, spans)
+            if links is not None:
+                count, repeated, first, found = links.applied(found, sample)
     return IdScan(buf, spans, count, repeated, first, found, None, None, defined)
+
+
+@dataclass
+class _Links:
+    """The parent links of a scan whose IDs repeat (:func:`repeated_links`): the
+    definitions left and the links' ``(offset, ID)``."""
+
+    kept: list[str]
+    links: list[tuple[int, str]]
+
+    def applied(
+        self, found: list[tuple[int, str]], sample: int
+    ) -> tuple[int, bool, list[str], list[tuple[int, str]]]:
+        """``(count, repeated, first, references)`` with the links read as references."""
+        kept = self.kept
+        references = sorted(found + self.links)
+        return len(kept), len(set(kept)) != len(kept), kept[:sample], references
+
+
+def _parent_links(buf: bytes, spans: Spans) -> _Links | None:
+    """A ``ParentReference`` defining an ID another key defines is a link to it (the
+    parent's ID, as third-party generators write it), a reference: the ID index's rule
+    (``IdIndex._scan_bytes``).  None when there is no such link."""
+    parent = DEFINING_KEY_NAMES[1].encode("latin-1")
+    definitions = [
+        (match.start(), match[1], match[2].decode())
+        for lo, hi in spans
+        for match in DEFINITION_BYTES.finditer(buf, lo, hi)
+    ]
+    others = {value for _, key, value in definitions if key != parent}
+    links = [(at, value) for at, key, value in definitions if key == parent and value in others]
+    if not links:
+        return None
+    kept = [value for _, key, value in definitions if key != parent or value not in others]
+    return _Links(kept, links)
 
 
 #: :func:`pack_definitions` packs 32 bits of an ID's hash above its offset into one int, to
@@ -280,6 +322,21 @@ def definition_offsets(tree: DataTree, wanted: Container[str] | None = None) -> 
                 element_id = match.group(2).decode("latin-1")
                 if wanted is None or element_id in wanted:
                     offsets.setdefault(element_id, match.start())
+    return offsets
+
+
+def own_definitions(tree: DataTree, wanted: Container[str]) -> dict[str, int]:
+    """:func:`definition_offsets` of the ``wanted`` IDs, ``ParentReference`` elements left
+    out: where an ID that parent links name is defined itself (the ID index's definition of
+    it, :func:`repeated_links`)."""
+    buf = tree.buffer
+    parent = DEFINING_KEY_NAMES[1].encode("latin-1")
+    offsets: dict[str, int] = {}
+    for lo, hi in id_spans(tree):
+        for match in DEFINITION_BYTES.finditer(buf, lo, hi):
+            element_id = match.group(2).decode("latin-1")
+            if match.group(1) != parent and element_id in wanted:
+                offsets.setdefault(element_id, match.start())
     return offsets
 
 
@@ -368,8 +425,10 @@ def scan_references(tree: DataTree) -> ReferenceScan | None:
     What :class:`IdIndex` and :func:`definition_offsets` give together (the same patterns and
     spans), for a reader that lists every reference once: the index keeps a string and a
     key per definition (~65 a slot) and the offsets took a second scan decoding
-    each.  None when an ID is defined twice: parent links and duplicates follow the index's
-    rules (``IdIndex.build``), so such a file goes through it.
+    each.  A ``ParentReference`` holding an ID another element defines (the parent's, as
+    third-party generators write it) is a reference, as the index reads it.  None when an ID
+    is still defined twice: duplicates follow the index's rules (``IdIndex.build``), so such a
+    file goes through it.
     """
     found = scan_ids(tree.buffer, id_spans(tree))
     if found.repeated:
@@ -385,10 +444,11 @@ class IdCensus:
     world has ~65 IDs a slot: about 3.5x the BSON in memory and most of ``validate``'s time).
     A check of references needs less: whether every definition is distinct, the values
     with their offsets, which of them some definition names, and the first definitions (the
-    numbering style).  The IDs live as bytes for the scan only (no dict, no location);
-    when one repeats, :meth:`scan` gives None and the caller needs the full index (the
-    duplicates, and the parent links some of them may be, are worked out there).  Unmodified
-    trees only: the bytes are the tree.
+    numbering style).  The IDs live as bytes for the scan only (no dict, no location).
+    Parent links (a ``ParentReference`` repeating another element's ID) are values, as the
+    index reads them; when an ID still repeats, :meth:`scan` gives None and the caller needs
+    the full index (the duplicates are worked out there).  Unmodified trees only: the bytes
+    are the tree.
     """
 
     #: ``(offset, ID)`` of every ID-shaped string element that defines no ID, in byte order
@@ -403,7 +463,8 @@ class IdCensus:
 
     @classmethod
     def scan(cls, tree: DataTree, sample: int = 0) -> IdCensus | None:
-        """Count an unmodified tree's IDs; None when some definition repeats."""
+        """Count an unmodified tree's IDs; None when some definition repeats (parent links
+        aside)."""
         found = scan_ids(tree.buffer, id_spans(tree), sample)
         if found.repeated:
             return None

@@ -19,7 +19,7 @@ import re
 
 from brson.model.ids.forms import ID_HEAD, is_guid
 from brson.model.ids.locate import Location, located
-from brson.model.ids.scan import IdCensus
+from brson.model.ids.scan import IdCensus, own_definitions
 from brson.model.slot import SLOT_MEMBERS, Slot
 from brson.model.tree import DataTree
 from brson.ops.validate.context import (
@@ -109,6 +109,8 @@ _SEQUENTIAL = re.compile(r"[0-9a-fA-F]{8}-0000-0000-0000-000000000000\Z")
 #: A member's ``ID`` element holding a GUID (45 bytes with the GUID and its NUL), and the
 #: start of its ``Data`` element holding one.
 _DATA_HEAD = b"\x02Data\x00\x25\x00\x00\x00"
+#: The start of a ``ParentReference`` element holding an ID.
+_PARENT_HEAD = b"\x02ParentReference\x00"
 #: How many definitions decide whether a file uses Resonite's renumbered IDs.
 _STYLE_SAMPLE = 1000
 #: Locations listed in one duplicate-ID message.
@@ -191,8 +193,12 @@ class ReferenceRules(Family):
             if value not in defined
         ]
         selves = _self_references_at(tree, census.values)
+        shadowed = self._shadowing_links_at(tree, census)
         wanted = [loc for loc, _ in dangling] + [loc for _, loc in selves]
-        _report_values(ctx, dangling, selves, located(tree, wanted), _renumbered(census.first))
+        wanted += [loc for _, link, other in shadowed for loc in (link, other)]
+        where = located(tree, wanted)
+        _report_shadowed(ctx, shadowed, where)
+        _report_values(ctx, dangling, selves, where, _renumbered(census.first))
 
     def _finish_by_index(self, ctx: Context, parent_links: set[int]) -> None:
         """The reference checks over the tree's ID index (an edited tree, or one whose IDs
@@ -209,18 +215,7 @@ class ReferenceRules(Family):
         wanted += [loc for loc, _ in dangling] + [loc for _, loc in selves]
         wanted += [loc for _, link, other in shadowed for loc in (link, other)]
         where = located(tree, wanted)
-        for value, link, other in shadowed:
-            if where[id(link)].path == ("ParentReference",):
-                pair = [
-                    _where(where[id(link)]) or "<unknown>",
-                    _where(where[id(other)]) or "<unknown>",
-                ]
-                ctx.add(
-                    DUPLICATE_ID,
-                    f"ID {value} is defined 2 times: " + "; ".join(pair),
-                    path=pair[0],
-                    element=value,
-                )
+        _report_shadowed(ctx, shadowed, where)
         for dup in duplicates:
             places = [
                 where[id(loc)]
@@ -242,6 +237,29 @@ class ReferenceRules(Family):
                     element=dup.element_id,
                 )
         _report_values(ctx, dangling, selves, where, _renumbered(defined))
+
+    def _shadowing_links_at(
+        self, tree: DataTree, census: IdCensus
+    ) -> list[tuple[str, Location, Location]]:
+        """:meth:`_shadowing_links` from the census: its values hold the links (at their
+        ``ParentReference`` elements); the other definitions are found in one pass."""
+        suspects = {value for _, value in self.links if value not in self.slots}
+        if not suspects:
+            return []
+        buf = tree.buffer
+        links = [
+            (at, value)
+            for at, value in census.values
+            if value in suspects and buf.startswith(_PARENT_HEAD, at)
+        ]
+        if not links:
+            return []
+        others = own_definitions(tree, {value for _, value in links})
+        return [
+            (value, Location(tree=tree, offset=at), Location(tree=tree, offset=others[value]))
+            for at, value in links
+            if value in others
+        ]
 
     def _shadowing_links(self, tree: DataTree) -> list[tuple[str, Location, Location]]:
         """ParentReferences whose value is the ID of a member or component: (the ID, the
@@ -322,6 +340,25 @@ def _loops(ctx: Context, declared: dict[int, tuple[Slot, Slot]]) -> None:
             link = declared.get(id(node))
             node = link[1] if link is not None else node.parent
         done.update(on_chain)
+
+
+def _report_shadowed(
+    ctx: Context, shadowed: list[tuple[str, Location, Location]], where: dict[int, Location]
+) -> None:
+    """A ParentReference naming a member or component: its ID defined twice (BR401), when
+    the link is a slot's own ``ParentReference``."""
+    for value, link, other in shadowed:
+        if where[id(link)].path == ("ParentReference",):
+            pair = [
+                _where(where[id(link)]) or "<unknown>",
+                _where(where[id(other)]) or "<unknown>",
+            ]
+            ctx.add(
+                DUPLICATE_ID,
+                f"ID {value} is defined 2 times: " + "; ".join(pair),
+                path=pair[0],
+                element=value,
+            )
 
 
 def _renumbered(defined: object) -> bool:
