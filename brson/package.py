@@ -39,6 +39,7 @@ from brson.container import PACKAGE_SUFFIX
 from brson.document.jsonform import parse_json
 from brson.errors import BrsonError, LimitError, PackageError
 from brson.fileio import read_bytes, write_atomic
+from brson.lazymap import LazyMapping
 from brson.model.archive import read_archive, write_archive
 from brson.model.tree import DataTree
 
@@ -199,41 +200,27 @@ def check_entry_name(name: str, where: str | None = None) -> None:
         raise PackageError(f"entry name {name!r} could escape its folder; refusing it", file=where)
 
 
-class Assets(Mapping[str, bytes]):
+class Assets(LazyMapping[bytes]):
     """Asset name -> bytes, read from the zip on first access and checked against the name."""
 
     def __init__(self, source: _Zip | None, names: Iterable[str]) -> None:
+        super().__init__(names)
         self._source = source
-        self._names = dict.fromkeys(names)
-        self._cache: dict[str, bytes] = {}
 
-    def __getitem__(self, name: str) -> bytes:
-        cached = self._cache.get(name)
-        if cached is not None:
-            return cached
-        if name not in self._names or self._source is None:
+    def _make(self, name: str) -> bytes:
+        if self._source is None:
             raise KeyError(name)
         data = self._source.read(ASSETS_DIR + name)
         verify_asset(name, data, self._source.path)
-        self._cache[name] = data
         return data
 
     def size(self, name: str) -> int:
         """The asset's size without reading it (the zip's declared size)."""
-        if name in self._cache:
-            return len(self._cache[name])
-        if self._source is None or name not in self._names:
+        if name in self._made:
+            return len(self._made[name])
+        if self._source is None or name not in self:
             raise KeyError(name)
         return self._source.entries[ASSETS_DIR + name].file_size
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._names
 
 
 def verify_asset(name: str, data: bytes, where: str | None) -> None:

@@ -12,6 +12,10 @@ from rich.text import Text
 from brson import api
 from brson.cli.common import (
     STDIO,
+    ArchiveOutput,
+    CodecOption,
+    FilesArg,
+    LegacyOption,
     Source,
     check_output,
     end_inputs,
@@ -82,13 +86,7 @@ def summary(tree: DataTree, path: str) -> dict[str, Any]:
 
 @app.command()
 def info(
-    files: Annotated[
-        list[Path],
-        typer.Argument(
-            metavar="FILE",
-            help="Archives or packages; folders (recursive) and globs name the archives in them.",
-        ),
-    ],
+    files: FilesArg,
     json_out: Annotated[bool, typer.Option("--json", help="A list, one object per file.")] = False,
 ) -> None:
     """Container, codec, sizes, engine version, feature flags and element counts."""
@@ -151,18 +149,8 @@ def convert(
             metavar="OUT", help="Output archive (its extension picks the codec); - for stdout."
         ),
     ],
-    codec: Annotated[
-        str | None,
-        typer.Option(help="brotli, lzma, lz4 or none (default: from OUT, else IN's own codec)."),
-    ] = None,
-    legacy: Annotated[
-        bool | None,
-        typer.Option(
-            "--legacy/--frdt",
-            help="Write a headerless NeosVR-style file, or one with the FrDT header "
-            "(default: IN's own framing; a Brotli OUT always has the header).",
-        ),
-    ] = None,
+    codec: CodecOption = None,
+    legacy: LegacyOption = None,
 ) -> None:
     """Re-compress an archive; an unmodified Brotli file converts to itself byte for byte."""
     check_output(dst, src)
@@ -285,22 +273,9 @@ def from_json(
     src: Annotated[
         Path, typer.Argument(metavar="FILE", help="JSON form written by to-json; - for stdin.")
     ],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Archive to write; - for stdout.")],
-    codec: Annotated[
-        str | None,
-        typer.Option(
-            help="brotli, lzma, lz4 or none (default: OUT's extension, else the recorded codec, "
-            "else brotli)."
-        ),
-    ] = None,
-    legacy: Annotated[
-        bool | None,
-        typer.Option(
-            "--legacy/--frdt",
-            help="Write a headerless NeosVR-style file, or one with the FrDT header "
-            "(default: the recorded framing, else FrDT).",
-        ),
-    ] = None,
+    output: ArchiveOutput,
+    codec: CodecOption = None,
+    legacy: LegacyOption = None,
 ) -> None:
     """Build an archive from the JSON form: byte-identical BSON to the original, in the
     framing and codec to-json recorded unless told otherwise."""

@@ -63,6 +63,48 @@ AssetsOption = Annotated[
 ]
 
 
+#: The option declarations several commands share, so each is worded once.
+#: The one input of a command that reads a single archive or package.
+FileArg = Annotated[
+    Path, typer.Argument(metavar="FILE", help="Archive or .resonitepackage to read.")
+]
+#: The inputs of a command that reads several (see :func:`expand_inputs`).
+FilesArg = Annotated[
+    list[Path],
+    typer.Argument(
+        metavar="FILE",
+        help="Archives or packages; folders (recursive) and globs name the archives in them.",
+    ),
+]
+#: ``-o/--output`` of a command whose output must be given and is one archive.
+ArchiveOutput = Annotated[
+    Path, typer.Option("-o", "--output", help="Archive to write; - for stdout.")
+]
+#: ``--codec`` of a command that writes an archive (see :func:`output_codec`).
+CodecOption = Annotated[
+    str | None,
+    typer.Option(
+        help="brotli, lzma, lz4 or none (default: the output's extension, else the input's "
+        "codec, else brotli)."
+    ),
+]
+#: ``--legacy/--frdt`` of a command that writes an archive; None keeps the input's framing.
+LegacyOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--legacy/--frdt",
+        help="Write a headerless NeosVR-style file, or one with the FrDT header (default: the "
+        "input's framing, else FrDT; a Brotli output always has the header).",
+    ),
+]
+#: ``--slot/-s`` of a command that can work on one slot's subtree instead of the whole tree.
+SubtreeOption = Annotated[
+    str | None,
+    typer.Option("--slot", "-s", help="Only this slot's subtree: a name, ID or path."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
 #: ``-q/--quiet``: the global option, also taken after every command's name.
 QUIET_HELP = "Only the results: no summaries, notes or progress bars."
 QUIET_VERBOSE = "-q/--quiet and -v/--verbose exclude each other"

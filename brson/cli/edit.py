@@ -16,6 +16,9 @@ from brson import api
 from brson.cli.common import (
     EXIT_FINDINGS,
     STDIO,
+    CodecOption,
+    FileArg,
+    JsonOption,
     Source,
     State,
     check_output,
@@ -53,14 +56,6 @@ InPlace = Annotated[
         help="Replace FILE itself, atomically (a temporary file renamed over it: an "
         "interrupted run leaves the old FILE, never a partial one).",
     ),
-]
-CodecOption = Annotated[
-    str | None,
-    typer.Option(help="brotli, lzma, lz4 or none (default: from OUTPUT, else FILE's)."),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
-FileArg = Annotated[
-    Path, typer.Argument(metavar="FILE", help="Archive or .resonitepackage to read.")
 ]
 SlotArg = Annotated[
     str, typer.Argument(metavar="SELECTOR", help="The slot: a name, a path or an ID.")

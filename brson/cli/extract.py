@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from brson import api
 from brson.cli.common import (
+    ArchiveOutput,
+    CodecOption,
+    FileArg,
+    JsonOption,
+    LegacyOption,
     Source,
     check_output,
     output_codec,
@@ -38,15 +42,12 @@ class ExternalPolicy(StrEnum):
 @app.command("extract")
 @writes_outputs
 def extract_subtree(
-    src: Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")],
+    src: FileArg,
     slot: Annotated[
         str, typer.Option("--slot", "-s", help="Slot to extract: a name, an ID or a path.")
     ],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Archive to write; - for stdout.")],
-    codec: Annotated[
-        str | None,
-        typer.Option(help="brotli, lzma, lz4 or none (default: from OUTPUT, else the source's)."),
-    ] = None,
+    output: ArchiveOutput,
+    codec: CodecOption = None,
     external: Annotated[
         ExternalPolicy,
         typer.Option(
@@ -69,13 +70,8 @@ def extract_subtree(
             help="Copy referenced components from outside the subtree.",
         ),
     ] = True,
-    legacy: Annotated[
-        bool | None,
-        typer.Option(
-            "--legacy/--frdt", help="Headerless NeosVR framing or FrDT (default: as the source)."
-        ),
-    ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    legacy: LegacyOption = None,
+    json_out: JsonOption = False,
     verbose: Annotated[
         bool,
         typer.Option(

@@ -9,7 +9,15 @@ from typing import Annotated
 
 import typer
 
-from brson.cli.common import STDIO, Source, check_output, outputs, progress
+from brson.cli.common import (
+    STDIO,
+    FileArg,
+    Source,
+    SubtreeOption,
+    check_output,
+    outputs,
+    progress,
+)
 from brson.errors import BrsonError
 from brson.fileio import write_atomic
 
@@ -25,11 +33,8 @@ class Format(enum.StrEnum):
 
 @app.command("flux")
 def flux_command(
-    src: Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")],
-    slot: Annotated[
-        str | None,
-        typer.Option("--slot", "-s", help="Only the nodes under this slot: a name, ID or path."),
-    ] = None,
+    src: FileArg,
+    slot: SubtreeOption = None,
     form: Annotated[
         Format,
         typer.Option(

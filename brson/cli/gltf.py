@@ -10,8 +10,11 @@ import typer
 from brson.assets.store import AssetStore
 from brson.cli.common import (
     AssetsOption,
+    FileArg,
+    JsonOption,
     Source,
     State,
+    SubtreeOption,
     check_output,
     check_package_output,
     print_json,
@@ -29,7 +32,7 @@ app = typer.Typer()
 @app.command("export-gltf")
 @writes_outputs
 def export_gltf_command(
-    src: Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")],
+    src: FileArg,
     output: Annotated[
         Path,
         typer.Option(
@@ -38,10 +41,7 @@ def export_gltf_command(
             help="File to write: .glb, or .gltf (with a .bin beside); - for a .glb on stdout.",
         ),
     ],
-    slot: Annotated[
-        str | None,
-        typer.Option("--slot", "-s", help="Export only this slot's subtree: a name, ID or path."),
-    ] = None,
+    slot: SubtreeOption = None,
     assets: AssetsOption = None,
     omit_inactive: Annotated[
         bool,
@@ -50,7 +50,7 @@ def export_gltf_command(
             help="Leave inactive slots out (default: keep them, hidden by KHR_node_visibility).",
         ),
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Export meshes, materials, textures, skins and blendshapes as glTF 2.0.
 

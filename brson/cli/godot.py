@@ -11,8 +11,10 @@ from brson.assets.store import AssetStore
 from brson.cli.common import (
     STDIO,
     AssetsOption,
+    FileArg,
     Source,
     State,
+    SubtreeOption,
     check_output,
     progress,
     say,
@@ -33,17 +35,14 @@ app = typer.Typer()
 @app.command("export-godot")
 @writes_outputs
 def export_godot(
-    src: Annotated[Path, typer.Argument(help="Archive or .resonitepackage to read.")],
+    src: FileArg,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Scene to write (.tscn); - for stdout.")
     ] = None,
     godot: Annotated[
         int, typer.Option("--godot", help="Engine version: 3 (TSCN format=2) or 4 (format=3).")
     ] = 4,
-    slot: Annotated[
-        str | None,
-        typer.Option("--slot", "-s", help="Export only this slot's subtree: a name, ID or path."),
-    ] = None,
+    slot: SubtreeOption = None,
     variant: Annotated[
         Path | None,
         typer.Option(

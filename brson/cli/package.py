@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from brson.cli.common import (
+    JsonOption,
     State,
     check_folder_output,
     human_size,
@@ -32,7 +33,7 @@ def assets(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Export every asset into this folder.")
     ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """List a package's assets (hash, size, kind, which components use them); export them."""
     check_folder_output(output, src)

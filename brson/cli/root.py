@@ -16,7 +16,7 @@ import functools
 import importlib
 import sys
 import traceback
-from collections.abc import Iterator, MutableMapping
+from collections.abc import MutableMapping
 from typing import Annotated, Any
 
 import typer
@@ -35,6 +35,7 @@ from brson.cli.common import (
 from brson.cli.help import polish, polish_command
 from brson.codecs import limits
 from brson.errors import BrsonError
+from brson.lazymap import LazyMapping
 
 #: Every command, in ``--help`` order, and the module that defines it (``app``, a typer.Typer,
 #: whose commands join the main app).  tests/cli/test_startup.py checks this against the modules.
@@ -161,40 +162,25 @@ def _build(name: str) -> Any:
     return command
 
 
-class _Commands(MutableMapping[str, Any]):
+class _Commands(LazyMapping[Any], MutableMapping[str, Any]):
     """The main group's ``commands``: every name of :data:`COMMANDS`, each built (and its module
     imported) on first lookup.  click and typer reach subcommands only through this mapping
     (``get_command``, ``list_commands``), so parsing, ``--help`` and completion see no
     difference."""
 
     def __init__(self) -> None:
-        self._names = list(COMMANDS)
-        self._built: dict[str, Any] = {}
+        super().__init__(COMMANDS)
 
-    def __getitem__(self, name: str) -> Any:
-        if name not in self._built:
-            if name not in COMMANDS:
-                raise KeyError(name)
-            self._built[name] = _build(name)
-        return self._built[name]
+    def _make(self, name: str) -> Any:
+        return _build(name)
 
     def __setitem__(self, name: str, command: Any) -> None:
-        if name not in self._names:
-            self._names.append(name)
-        self._built[name] = command
+        self._names[name] = None
+        self._made[name] = command
 
     def __delitem__(self, name: str) -> None:
-        self._names.remove(name)
-        self._built.pop(name, None)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._names
+        del self._names[name]
+        self._made.pop(name, None)
 
 
 @functools.cache

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from brson.cli.common import Source, State
+from brson.cli.common import FileArg, Source, State
 from brson.errors import BrsonError
 from brson.model import DataTree
 from brson.ops.textform import escaped, hashed_if_long, tree_lines, value_text
@@ -28,7 +27,7 @@ _BATCH = 4096
 
 @app.command()
 def show(
-    file: Annotated[Path, typer.Argument(help="An archive (any codec) or a .resonitepackage.")],
+    file: FileArg,
     textconv: Annotated[
         bool,
         typer.Option(

@@ -9,7 +9,16 @@ from typing import Annotated
 
 import typer
 
-from brson.cli.common import AssetsOption, State, check_output, outputs, say, stderr, stdout
+from brson.cli.common import (
+    AssetsOption,
+    FileArg,
+    State,
+    check_output,
+    outputs,
+    say,
+    stderr,
+    stdout,
+)
 from brson.errors import BrsonError
 from brson.fileio import write_atomic
 
@@ -18,7 +27,7 @@ app = typer.Typer()
 
 @app.command("view")
 def view_command(
-    src: Annotated[Path, typer.Argument(help="Archive or .resonitepackage to look at.")],
+    src: FileArg,
     port: Annotated[
         int,
         typer.Option("--port", help="Port on 127.0.0.1 (default: a free one).", min=0, max=65535),

@@ -14,9 +14,10 @@ import multiprocessing
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,8 @@ def scan(
         raise ScanError("--batch must be at least 1")
     if engine not in ("local", "dask"):
         raise ScanError(f"unknown engine {engine!r} (local or dask)")
+    if scheduler is not None and engine != "dask":
+        raise ScanError("--scheduler is for --engine dask")
     need("duckdb")
     need("pyarrow")
     if engine == "dask":
@@ -137,9 +140,10 @@ def scan(
             if progress is not None:
                 progress(summary)
 
-        run = _dask if engine == "dask" else _local
-        for result in run(root, named, options, workers, scheduler):
-            committed(result)
+        if named:
+            with (_dask if engine == "dask" else _local)(workers, scheduler) as runner:
+                for result in _run(runner, root, named, options):
+                    committed(result)
         if gone:
             index.write_deleted(root, shards.shard_name(scan_number, len(named) + 1), gone)
             summary.deleted = len(gone)
@@ -155,59 +159,72 @@ def scan(
 Batches = list[tuple[str, list[Task]]]
 
 
-def _local(
-    root: Path,
-    batches: Batches,
-    options: Options,
-    workers: int,
-    scheduler: str | None,
-) -> Iterator[BatchResult]:
-    """A process pool; at most two batches per worker in flight (bounded memory and a
-    prompt stop)."""
-    if scheduler is not None:
-        raise ScanError("--scheduler is for --engine dask")
-    if not batches:
-        return
+@dataclass
+class _Runner:
+    """What an engine lends :func:`_run`: how to start a batch, wait for some, and take one's
+    result (its failures said in the engine's own terms)."""
+
+    #: Batches in flight at most: enough to keep every worker busy, few enough that memory
+    #: stays bounded and a stop is prompt.
+    slots: int
+    #: ``(name, args)`` -> a future of ``scan_batch(*args)``; ``name`` is unique in the scan.
+    submit: Callable[[str, tuple[Any, ...]], Any]
+    #: The futures among those running that are done (at least one; blocks until then).
+    first_done: Callable[[Collection[Any]], Iterable[Any]]
+    #: A done future's result, given the tasks it ran.
+    result: Callable[[Any, list[Task]], BatchResult]
+
+
+def _run(runner: _Runner, root: Path, batches: Batches, options: Options) -> Iterator[BatchResult]:
+    """Every batch through ``runner``, at most ``runner.slots`` in flight, results in the
+    order they finish."""
+    pending = iter(batches)
+    running: dict[Any, list[Task]] = {}
+
+    def fill() -> None:
+        for name, tasks in pending:
+            running[runner.submit(name, (str(root), name, tasks, options))] = tasks
+            if len(running) >= runner.slots:
+                return
+
+    fill()
+    while running:
+        for future in runner.first_done(running):
+            yield runner.result(future, running.pop(future))
+        fill()
+
+
+@contextmanager
+def _local(workers: int, _scheduler: str | None) -> Iterator[_Runner]:
+    """A process pool, two batches per worker in flight (``scan`` refused a scheduler)."""
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if "forkserver" in methods:
         context.set_forkserver_preload(["brson.scan.shards"])
-    pending = iter(batches)
+
+    def result(future: Future[BatchResult], tasks: list[Task]) -> BatchResult:
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            raise ScanError(
+                f"a worker process died while scanning {len(tasks)} files from "
+                f"{tasks[0].path}; committed shards are kept, run the scan again"
+            ) from None
+
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        running: dict[Future[BatchResult], list[Task]] = {}
-
-        def submit() -> None:
-            for name, tasks in pending:
-                running[pool.submit(scan_batch, str(root), name, tasks, options)] = tasks
-                if len(running) >= 2 * workers:
-                    return
-
-        submit()
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                tasks = running.pop(future)
-                try:
-                    result = future.result()
-                except BrokenProcessPool:
-                    raise ScanError(
-                        f"a worker process died while scanning {len(tasks)} files from "
-                        f"{tasks[0].path}; committed shards are kept, run the scan again"
-                    ) from None
-                yield result
-            submit()
+        yield _Runner(
+            slots=2 * workers,
+            submit=lambda _name, args: pool.submit(scan_batch, *args),
+            first_done=lambda running: wait(running, return_when=FIRST_COMPLETED).done,
+            result=result,
+        )
 
 
-def _dask(
-    root: Path,
-    batches: Batches,
-    options: Options,
-    workers: int,
-    scheduler: str | None,
-) -> Iterator[BatchResult]:
+@contextmanager
+def _dask(workers: int, scheduler: str | None) -> Iterator[_Runner]:
     """The same batches on a Dask cluster: ``scheduler`` (an address), or a LocalCluster of
-    ``workers`` single-threaded processes.  Workers write shards to ``root``, which must be
-    on a filesystem they share with this process (docs/scan.md)."""
+    ``workers`` single-threaded processes.  Workers write shards to the index folder, which
+    must be on a filesystem they share with this process (docs/scan.md)."""
     distributed = need("dask.distributed")
     cluster: Any = None
     if scheduler is None:
@@ -224,30 +241,27 @@ def _dask(
             client = distributed.Client(scheduler, timeout="30s")
         except (OSError, TimeoutError) as exc:
             raise ScanError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+    token = uuid.uuid4().hex[:12]  # keys unique on a shared scheduler
+
+    def result(future: Any, _tasks: list[Task]) -> BatchResult:
+        try:
+            done: BatchResult = future.result()
+        except Exception as exc:
+            raise ScanError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
+        future.release()
+        return done
+
     try:
-        slots = max(2 * workers, 2 * len(client.scheduler_info().get("workers", {})))
-        pending = iter(batches)
-        token = uuid.uuid4().hex[:12]  # keys unique on a shared scheduler
-
-        def submit(name: str, tasks: list[Task]) -> Any:
-            key = f"brson-scan-{token}-{name}"
-            return client.submit(scan_batch, str(root), name, tasks, options, key=key)
-
-        futures = distributed.as_completed()
-        for name, tasks in pending:
-            futures.add(submit(name, tasks))
-            if futures.count() >= slots:
-                break
-        for future in futures:
-            try:
-                result = future.result()
-            except Exception as exc:
-                raise ScanError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
-            future.release()
-            yield result
-            for name, tasks in pending:
-                futures.add(submit(name, tasks))
-                break
+        yield _Runner(
+            slots=max(2 * workers, 2 * len(client.scheduler_info().get("workers", {}))),
+            submit=lambda name, args: client.submit(
+                scan_batch, *args, key=f"brson-scan-{token}-{name}"
+            ),
+            first_done=lambda running: (
+                distributed.wait(list(running), return_when="FIRST_COMPLETED").done
+            ),
+            result=result,
+        )
     finally:
         client.close()
         if cluster is not None:

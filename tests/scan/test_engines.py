@@ -101,3 +101,11 @@ def test_dask_scheduler_address(fixtures_dir: Path, tmp_path: Path) -> None:
         )
     assert remote.scanned == local.scanned == local.files > 30
     assert dump_tables(tmp_path / "remote") == dump_tables(tmp_path / "local")
+
+
+def test_scheduler_without_dask_refused_before_any_work(corpus: Path, tmp_path: Path) -> None:
+    """A scheduler address for the local engine is a usage error, said before the index
+    folder is made, not after the corpus was walked."""
+    with pytest.raises(engine.ScanError, match="--scheduler is for --engine dask"):
+        engine.scan([corpus], tmp_path / "idx", options=OPTIONS, scheduler="tcp://127.0.0.1:1")
+    assert not (tmp_path / "idx").exists()
