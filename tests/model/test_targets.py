@@ -47,12 +47,16 @@ def load(name: str) -> brson.DataTree | None:
 def test_targets_match_the_index(name: str) -> None:
     indexed, fresh = load(name), load(name)
     if indexed is None or fresh is None:
-        pytest.skip("brson refuses this file")
+        # A refused file (a hostile fixture) is refused by both loads alike: nothing to resolve.
+        assert indexed is None and fresh is None
+        return
     try:
         values = [value for _, value in indexed.ids.values][:LOOKUPS]
         values += list(indexed.ids.defined)[:LOOKUPS]
     except brson.BrsonError:
-        pytest.skip("no ID index for this file")
+        # No ID index (a malformed tree): the index refuses every lookup, so values stay
+        # empty and only the unknown ID is asked of Targets below.
+        values = []
     targets = Targets(fresh)
     for value in values:
         assert outcome(targets.resolve, value) == outcome(indexed.resolve, value), value
