@@ -142,16 +142,24 @@ gltf-tools:
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
-	BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target \
+	BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target WARM=warm \
 	  suite pure sanitize lint typecheck fuzz-short vendor-check wheel-check
 
-.PHONY: suite pure fast
+.PHONY: suite pure fast warm
+# pytest rewrites each test module's asserts at import and caches the result in __pycache__;
+# on a fresh clone the suite's and the pure pass's workers, started together, would each
+# rewrite every module (about 8 s of CPU a process). `make test` has one collection fill the
+# cache first (WARM=warm), while its other steps run.
+WARM ?=
+warm: $(STAMP)
+	$(BIN)/python -m pytest -q --collect-only -p no:cacheprovider > /dev/null
+
 # The whole suite (every tier), spread over the CPUs.
-suite: $(STAMP)
+suite: $(STAMP) $(WARM)
 	$(BIN)/python -m pytest -q $(XDIST)
 
 # PURE_TESTS with BRSON_PURE_PYTHON=1: every C accelerator's Python twin, through its callers.
-pure: $(STAMP)
+pure: $(STAMP) $(WARM)
 	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(PURE_TESTS)
 
 # The fast tier alone (no engine, browser or slow test).
