@@ -87,7 +87,9 @@ vendor-check:
 # The install as a user gets it: sdist and wheel built (`python -m build`) carry the bundle and
 # the stubs; in a clean venv with no compiler, npm or node on PATH, the sdist installs pure
 # Python and the wheel with its C extensions, and every command runs on the samples with each
-# (the same outputs from both). Dependencies' wheels are cached in ~/.cache/brson/wheelhouse.
+# (the same outputs from both; each venv's commands in one process of it, through the CLI's
+# entry point). Dependencies' wheels are cached in ~/.cache/brson/wheelhouse. Measured at load
+# average 6-10: 41 s of CPU (a process a command and a pip a venv: 94 s).
 wheel-check: $(STAMP)
 	$(BIN)/python scripts/wheel-check.py
 
@@ -127,31 +129,36 @@ gltf-tools:
 # engine tests always run in CI (CI=true fails them without the engine; outside CI they skip
 # when an engine is missing), and the suite runs with the C accelerators (CI=true fails when
 # one is not built).
-# Measured on the shared 2-CPU machine: run one after another, a fresh clone took about 23 min
-# at load average 2-3 (suite 8 min 20 s, pure pass 2 min, sanitize 3.5 min, the rest side by
-# side 9.5 min). Side by side, the wall time is the CPU time over two CPUs, so each step's CPU
-# is what counts; measured at load average 9-14 (other jobs: the wall times were 6-10 times
-# idle ones), CPU seconds: lint 2, typecheck 18 (no mypy cache), vendor-check 6, wheel-check
-# 103, pure 106 (500 tests), sanitize 222 (673 tests), fuzz-short about 100 (187 when sql
-# ran 967 of 2,000 runs), suite about 800 (5,266 tests, from its 8 min 20 s on two workers).
-# The whole of make test side by side (CI=true, engines cached, worktree with bytecode and
-# npm caches), load average 1.8 at the start, 4-8 during it (other jobs): 15 min 32 s wall,
-# 1,401 s CPU, 5,268 tests passed (195 Godot 3 and 249 Godot 4 engine tests). On two idle
-# CPUs about 12 min, over the 5-minute aim; the suite is most of it (tests/conformance's
-# 1,728 cells alone about 210 s of CPU).
+# Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
+# CPU seconds (user + sys of every process), measured at load average 6-14 on the shared
+# 2-CPU machine: lint 2, typecheck 18 (no mypy cache), vendor-check 6, wheel-check 41, pure
+# 106 (500 tests), sanitize 220 (700 tests), fuzz-short about 100, warm 18 (a pytest process
+# after it collects in 10, not 18), suite about 750 (an estimate: 5,085 tests;
+# tests/conformance's 1,299 cells 267 in one process, extract 89 and set 31 of that; a `brson`
+# process costs 0.6 s before it reads a byte, and the CLI, engine and pipeline tests start
+# hundreds), setup (venv and pip install -e, C extensions compiled) 55. About 1,300 s in all:
+# about 11 min on two idle CPUs, over the 5-minute aim.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
-	BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target \
+	BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target WARM=warm \
 	  suite pure sanitize lint typecheck fuzz-short vendor-check wheel-check
 
-.PHONY: suite pure fast
+.PHONY: suite pure fast warm
+# pytest rewrites each test module's asserts at import and caches the result in __pycache__;
+# on a fresh clone the suite's and the pure pass's workers, started together, would each
+# rewrite every module (a collection: 18 s of CPU cold, 10 s from the cache). `make test` has
+# one collection fill the cache first (WARM=warm), while its other steps run.
+WARM ?=
+warm: $(STAMP)
+	$(BIN)/python -m pytest -q --collect-only -p no:cacheprovider > /dev/null
+
 # The whole suite (every tier), spread over the CPUs.
-suite: $(STAMP)
+suite: $(STAMP) $(WARM)
 	$(BIN)/python -m pytest -q $(XDIST)
 
 # PURE_TESTS with BRSON_PURE_PYTHON=1: every C accelerator's Python twin, through its callers.
-pure: $(STAMP)
+pure: $(STAMP) $(WARM)
 	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(PURE_TESTS)
 
 # The fast tier alone (no engine, browser or slow test).

@@ -6,8 +6,12 @@ sdist, every C source; then, in a clean venv whose PATH has no C compiler, npm o
 
 1. installs the sdist with the `scan` and `gltf` extras: no compiler, so no C extension is
    built (checked), and every command runs on brson's pure-Python paths;
-2. installs the built wheel over it (with its C extensions, when this machine compiled them)
-   and runs every command again; the outputs of both runs must be byte-identical.
+2. installs the built wheel in another (with its C extensions, when this machine compiled
+   them) and runs every command again; the outputs of both runs must be byte-identical.
+
+Each venv's commands run through the CLI's entry point in one process of that venv (a process
+a command was most of the cost); ``python -m brson`` and the console script ``brson`` (the
+viewer's server) run as commands of their own.
 
 Every command of the README's list runs on the real samples (../shared/samples) and fixtures,
 and each output is checked: archives read back, round trips byte-identical, glTF binaries
@@ -116,8 +120,11 @@ class Venv:
     """A clean venv run with a PATH of its own bin folder alone: no compiler, npm or node."""
 
     def __init__(self, path: Path) -> None:
-        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
+        # No pip of its own (ensurepip cost 7 s of CPU a venv): this interpreter's pip
+        # installs into it (``pip --python``).
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
         self.bin = path / "bin"
+        self.runner: subprocess.Popen[str] | None = None
         #: Commands run here, never in the repository, whose brson/ would shadow the install.
         self.cwd = path
         self.env = {
@@ -143,7 +150,7 @@ class Venv:
         """pip install from the wheelhouse alone, filling it from the index first when it
         lacks something (a first run, a new dependency); ``--no-compile``: byte-compiling
         numpy and pyarrow would be most of the cost, and proves nothing about brson."""
-        pip = (self.bin / "python", "-m", "pip")
+        pip = (sys.executable, "-m", "pip", "--python", self.bin / "python")
         quiet = ("-q", "--find-links", WHEELHOUSE)
         install = (*pip, "install", *quiet, "--no-compile", requirement)
         if self.run(*install, "--no-index").returncode == 0:
@@ -158,6 +165,36 @@ class Venv:
                 stale.unlink()
         done = self.run(*install, "--no-index")
         check(done.returncode == 0, f"pip install {requirement}:\n{done.stdout}{done.stderr}")
+
+    def brson(self, args: Sequence[str]) -> tuple[int, str, str]:
+        """``brson ARGS`` through the installed CLI's entry point (``brson.cli.app.main``) in
+        one long-lived process of this venv (:data:`RUNNER`): (exit code, stdout, stderr).
+        A new process per command was two thirds of the check's CPU, all of it starting
+        Python and importing brson again; the console script itself is run by
+        :meth:`Suite.view_server` and ``python -m brson`` by the version check."""
+        if self.runner is None:
+            self.runner = subprocess.Popen(
+                [str(self.bin / "python"), "-c", RUNNER],
+                env=self.env,
+                cwd=self.cwd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+        assert self.runner.stdin is not None and self.runner.stdout is not None
+        self.runner.stdin.write(json.dumps(list(args)) + "\n")
+        self.runner.stdin.flush()
+        line = self.runner.stdout.readline()
+        check(line, f"the command runner died at brson {' '.join(args)}")
+        code, out, err = json.loads(line)
+        return int(code), str(out), str(err)
+
+    def close(self) -> None:
+        if self.runner is not None:
+            assert self.runner.stdin is not None
+            self.runner.stdin.close()
+            self.runner.wait(timeout=60)
+            self.runner = None
 
     def extensions(self) -> list[str]:
         """The compiled modules of the installed brson."""
@@ -177,6 +214,37 @@ class Venv:
             for p in package.rglob("*")
             if p.name.endswith(EXTENSION_SUFFIXES)
         )
+
+
+#: The command runner: one JSON argument list a line on stdin, ``[code, stdout, stderr]`` a
+#: line back; each command runs in a working folder given as its first element, its output
+#: streams captured as bytes (commands write binary to stdout too), an escaping exception
+#: reported as a traceback on its stderr (which :meth:`Suite.brson` fails on).
+RUNNER = """
+import io, json, os, sys, traceback
+from brson.cli.app import main
+protocol = sys.stdout
+for line in sys.stdin:
+    cwd, *args = json.loads(line)
+    os.chdir(cwd)
+    out, err = io.TextIOWrapper(io.BytesIO()), io.TextIOWrapper(io.BytesIO())
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = main(args)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:
+        traceback.print_exc()
+        code = 99
+    finally:
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    texts = []
+    for stream in (out, err):
+        stream.flush()
+        texts.append(stream.buffer.getvalue().decode(errors="replace"))
+    protocol.write(json.dumps([code, *texts]) + "\\n")
+    protocol.flush()
+"""
 
 
 def glb_json(path: Path) -> dict[str, object]:
@@ -206,15 +274,12 @@ class Suite:
         out.mkdir(parents=True)
 
     def brson(self, *args: str | Path, codes: Sequence[int] = (0,)) -> str:
-        done = self.venv.run(self.venv.bin / "brson", *args, cwd=self.out)
+        code, stdout, stderr = self.venv.brson([str(self.out), *(str(a) for a in args)])
         self.count += 1
         shown = " ".join(str(a) for a in args)
-        check(
-            done.returncode in codes,
-            f"brson {shown}: exit {done.returncode}, expected {codes}\n{done.stderr}",
-        )
-        check("Traceback" not in done.stderr, f"brson {shown}: traceback\n{done.stderr}")
-        return done.stdout
+        check(code in codes, f"brson {shown}: exit {code}, expected {codes}\n{stderr}")
+        check("Traceback" not in stderr, f"brson {shown}: traceback\n{stderr}")
+        return stdout
 
     def json(self, *args: str | Path, codes: Sequence[int] = (0,)) -> object:
         return json.loads(self.brson(*args, codes=codes))
@@ -393,7 +458,10 @@ def main() -> int:
         venv.install(f"brson[scan,gltf] @ {sdist.as_uri()}")
         check(not venv.extensions(), f"compiled with no compiler: {venv.extensions()}")
         say("installed the sdist with no compiler: pure Python")
-        return Suite(venv, work / "pure").run()
+        try:
+            return Suite(venv, work / "pure").run()
+        finally:
+            venv.close()
 
     def from_wheel(source: Path) -> Suite:
         """The wheel, built from the sdist's tree with this machine's compiler, in a clean venv."""
@@ -404,7 +472,10 @@ def main() -> int:
         installed = venv.extensions()
         check(installed == extensions, f"installed {installed}, not the wheel's {extensions}")
         say(f"built {wheel.name} and installed it: {len(installed)} C extensions")
-        return Suite(venv, work / "wheel").run()
+        try:
+            return Suite(venv, work / "wheel").run()
+        finally:
+            venv.close()
 
     try:
         check(SAMPLES.is_dir(), f"no samples at {SAMPLES}")

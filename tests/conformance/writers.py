@@ -14,7 +14,6 @@ brson, and is deterministic (same samples, same bytes).  ``python -m conformance
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import io
 import json
@@ -114,6 +113,12 @@ def components(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield from doc.get("Assets") or []
 
 
+def _copy(doc: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of a decoded document, through pymongo's C codec (``copy.deepcopy`` was most
+    of the corpus's build time); every value comes back with its BSON type."""
+    return bson.decode(bson.encode(doc))  # type: ignore[no-any-return]
+
+
 def _map_values(value: Any, fn: Callable[[Any], Any]) -> Any:
     if isinstance(value, dict):
         return {k: _map_values(v, fn) for k, v in value.items()}
@@ -171,7 +176,7 @@ def every_int64(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 def type_int64(doc: dict[str, Any]) -> dict[str, Any] | None:
     """Only the component ``Type`` index int64 (mar_AimConstraint's writer does this)."""
-    out = copy.deepcopy(doc)
+    out = _copy(doc)
     for component in components(out):
         if type(component.get("Type")) is int:
             component["Type"] = Int64(component["Type"])
@@ -196,7 +201,7 @@ def _generic_commas(name: str, spaced: bool) -> str:
 
 
 def _type_names(doc: dict[str, Any], rename: Callable[[str], str]) -> dict[str, Any]:
-    out = copy.deepcopy(doc)
+    out = _copy(doc)
     if isinstance(out.get("Types"), list):
         out["Types"] = [rename(t) if isinstance(t, str) else t for t in out["Types"]]
     if isinstance(out.get("TypeVersions"), dict):
@@ -222,7 +227,7 @@ def string_types(doc: dict[str, Any]) -> dict[str, Any] | None:
     table = doc.get("Types")
     if not isinstance(table, list):
         return None
-    out = copy.deepcopy(doc)
+    out = _copy(doc)
     for component in components(out):
         component["Type"] = table[int(component["Type"])]
     del out["Types"]
@@ -292,7 +297,7 @@ def clr_names(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 def parent_id(doc: dict[str, Any]) -> dict[str, Any] | None:
     """``ParentReference`` holding the parent slot's ID (some third-party generators)."""
-    out = copy.deepcopy(doc)
+    out = _copy(doc)
     for slot, parent in slots(out):
         if parent is not None and "ParentReference" in slot:
             slot["ParentReference"] = parent["ID"]
@@ -306,7 +311,7 @@ def no_version(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 def persistant_spelling(doc: dict[str, Any]) -> dict[str, Any] | None:
     """Slots' ``Persistent-ID`` spelt ``Persistant-ID`` (mar_AimConstraint), or back."""
-    out = copy.deepcopy(doc)
+    out = _copy(doc)
 
     def swap(slot: dict[str, Any]) -> dict[str, Any]:
         if "Persistent-ID" in slot:
@@ -323,7 +328,7 @@ def persistant_spelling(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 def persistent_null(doc: dict[str, Any]) -> dict[str, Any] | None:
     """A null persistent ID on every slot (mar_AimConstraint's ``Persistant-ID: null``)."""
-    out = copy.deepcopy(doc)
+    out = _copy(doc)
     for slot, _ in slots(out):
         for key in ("Persistent-ID", "Persistant-ID"):
             if key in slot:
@@ -336,7 +341,7 @@ UNKNOWN_TYPE = "[SomeMod]SomeMod.Components.Unknown<[FrooxEngine]FrooxEngine.Slo
 
 def unknown_keys(doc: dict[str, Any]) -> dict[str, Any] | None:
     """Keys brson does not know, at every level a newer writer could add them."""
-    out = copy.deepcopy(doc)
+    out = _copy(doc)
     ids = _fresh_ids(out, "unknown-keys")
     out["x-Extra"] = {"Note": "written by a newer tool", "Count": Int64(3)}
     for n, (slot, _) in enumerate(slots(out)):
@@ -352,7 +357,7 @@ def unknown_keys(doc: dict[str, Any]) -> dict[str, Any] | None:
 def unknown_component(doc: dict[str, Any]) -> dict[str, Any] | None:
     """A component whose type no engine build defines (a mod's), on the root and on the
     first leaf, with a reference to the root slot."""
-    out = copy.deepcopy(doc)
+    out = _copy(doc)
     ids = _fresh_ids(out, "unknown-component")
     if isinstance(out.get("Types"), list):
         out["Types"] = [*out["Types"], UNKNOWN_TYPE]
@@ -395,7 +400,11 @@ DOCUMENT_VARIANTS: dict[str, Callable[[dict[str, Any]], dict[str, Any] | None]] 
     "unknown-component": unknown_component,
 }
 
-#: Brotli settings other writers use (the engine's own: quality 9, window 16).
+#: Brotli settings other writers use (the engine's own: quality 9, window 16).  brson reads every
+#: setting through one path (``brson.codecs.brotli_engine.decompress``: the stream's own header
+#: carries the window, the quality leaves no trace), so the settings are written for one
+#: document only, the largest: its quality-1 stream is the one over the decoder's 64 KiB input
+#: step, so it also crosses that.  The document's own paths are the real files' cells.
 BROTLI_SETTINGS = {"brotli-q5w22": (5, 22), "brotli-q11w24": (11, 24), "brotli-q1w10": (1, 10)}
 
 
@@ -456,10 +465,12 @@ def variants(real: list[Sample]) -> list[Sample]:
     """Every variant of every distinct document among ``real``; a variant that changes
     nothing for a document (int64 of an all-int64 file) is left out.  Documents are taken
     from packages first (their variants stay packages, assets and all), and a file whose
-    document a package holds already gives no variants of its own."""
+    document a package holds already gives no variants of its own.  The Brotli settings are
+    written for the largest document only (:data:`BROTLI_SETTINGS`)."""
     out: list[Sample] = []
     seen: set[bytes] = set()
     ordered = sorted(real, key=lambda s: (not s.package, s.name))
+    documents: list[tuple[Sample, bytes]] = []
     for sample in ordered:
         doc = decoded(sample)
         original = bson.encode(doc)
@@ -467,6 +478,7 @@ def variants(real: list[Sample]) -> list[Sample]:
         if digest in seen:
             continue
         seen.add(digest)
+        documents.append((sample, original))
         for variant, make in DOCUMENT_VARIANTS.items():
             changed = make(doc)
             if changed is None:
@@ -478,10 +490,15 @@ def variants(real: list[Sample]) -> list[Sample]:
                 )
         stem = sample.name.rsplit(".", 1)[0]
         out.append(Sample(f"{stem}~headerless.bson", original, sample.name, "headerless"))
+    if documents:
+        sample, original = max(documents, key=lambda d: len(d[1]))
+        stem = sample.name.rsplit(".", 1)[0]
         for variant, (quality, window) in BROTLI_SETTINGS.items():
             name = f"{stem}~{variant}.brson"
             out.append(Sample(name, frdt_brotli(original, quality, window), sample.name, variant))
-    return out
+    files = {hashlib.sha256(s.data).digest() for s in real}
+    # (a variant a real file is already: mar_AimConstraint is written at quality 5, window 22)
+    return [s for s in out if hashlib.sha256(s.data).digest() not in files]
 
 
 def corpus(folder: Path) -> list[Sample]:
