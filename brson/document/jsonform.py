@@ -28,12 +28,13 @@ import struct
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bson import json_util
 from bson.errors import BSONError
 from bson.int64 import Int64
 
+from brson._speedups import load
 from brson.codecs import Codec
 from brson.container import Container
 from brson.document import numberrecord, raw
@@ -205,6 +206,21 @@ _FLUSH_PARTS = 1 << 12
 _KEY_CACHE = 1 << 14
 _I32 = struct.Struct("<i")
 _TOO_DEEP = "document nesting too deep for the JSON form"
+#: The compiled renderer's pieces of text (characters, at least).
+_PIECE = 1 << 20
+
+# The renderer in C (brson/_speedups/_jsonformc.c), when it was built and BRSON_PURE_PYTHON is
+# not set: the text and number record of a whole BSON document from its bytes. It renders only
+# documents it checked it renders exactly as the Python path below does (the types the engine
+# writes, strict UTF-8, no duplicate keys, bounded nesting), and answers None for the rest,
+# which the Python path renders or refuses: the reference tests/document/test_jsonformc.py
+# holds it to.
+if TYPE_CHECKING:
+    from brson._speedups import _jsonformc
+else:
+    _jsonformc = load("_jsonformc")
+ACCELERATED: bool = _jsonformc is not None
+"""Whether the C renderer is in use (the extension imported and BRSON_PURE_PYTHON unset)."""
 
 
 #: One element of a big container: (key, type, element start, value start, value end).
@@ -305,6 +321,8 @@ class _Renderer:
         #: written as each element closes, so only the open ones' types are held.
         self.root_scope: list[str] = []
         self.closed = numberrecord.Elements(self.next[3])
+        #: Whether :meth:`bson_document` may hand the document to the C renderer.
+        self.compiled = ACCELERATED
 
     def wraps(self, first_key: str, keys: Iterable[str]) -> bool:
         """Whether the document goes into ``{"$document": ...}``: its first key looks like a
@@ -470,6 +488,8 @@ class _Renderer:
     def bson_document(self, data: bytes, container: dict[str, Any] | None) -> None:
         """The JSON form of a whole BSON document (see :func:`write_bson`)."""
         self.unmarked = not holds_dbref_mark(data)
+        if self.unmarked and self.compiled and self.compiled_document(data, container):
+            return
         elements = _elements(data, 0, len(data), True, self.chunk)
         if elements is None:  # small, or what the walk refuses: pymongo decides, as before
             self.document(_decode(data, 0, len(data)), container)
@@ -487,6 +507,42 @@ class _Renderer:
             self.walk(data, elements, True, 0, 1, "", first)
         self.record(0)
         self.out.append(firsts[0] + "}")
+
+    def compiled_document(self, data: bytes, container: dict[str, Any] | None) -> bool:
+        """The document through the C renderer, which writes its items (the top object, the
+        ``$container`` and ``$numbers`` records stay here); False, with nothing written, when
+        the C renderer leaves it to the Python path."""
+        try:
+            keys = raw.index(data, 0, len(data))
+        except DocumentError:
+            return False
+        if not keys or _jsonformc is None:
+            return False
+        wrap = self.wraps(next(iter(keys)), keys)
+        first = container is None
+        indent = -1 if self.indent is None else self.indent
+        items = _jsonformc.renderer(
+            data, indent, 1 if wrap else 0, first or wrap, self.numbers, self.next[3]
+        )
+        if items is None:
+            return False
+        firsts, nexts = self.first, self.next
+        self.out.append("{")
+        if container is not None:
+            self.items([(CONTAINER_KEY, container)], True, 0, 0, True)
+        if wrap:
+            self.out.append((firsts[1] if first else nexts[1]) + '"$document": {')
+        while text := items.render(_PIECE):
+            self.out.append(text)
+            self.flush()
+        if wrap:
+            self.out.append(firsts[1] + "}")
+        root, pieces = items.record()
+        self.root_scope.append(root)
+        self.closed.extend(pieces)
+        self.record(0)
+        self.out.append(firsts[0] + "}")
+        return True
 
     def walk(
         self,

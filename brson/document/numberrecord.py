@@ -58,6 +58,14 @@ class Elements:
                 self.chunks.append(self.separator.join(self.pairs))
                 self.pairs.clear()
 
+    def extend(self, pieces: list[str]) -> None:
+        """Pairs already written as text (the C renderer's), each piece whole pairs joined by
+        :attr:`separator`, after those added so far."""
+        if self.pairs:
+            self.chunks.append(self.separator.join(self.pairs))
+            self.pairs.clear()
+        self.chunks += [piece for piece in pieces if piece]
+
     def write(
         self,
         append: Callable[[str], object],
