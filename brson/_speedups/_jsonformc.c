@@ -29,7 +29,7 @@
 /* Keys of one document compared pairwise up to this many, hashed beyond. */
 #define PAIRWISE_KEYS 16
 /* The number record's text is handed over in pieces of about this size (whole pairs). */
-#define PIECE 1048576
+#define PIECE 262144
 
 typedef struct {
     char *p;
@@ -665,6 +665,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "brson._speedups._jsonformc",
     "The JSON form rendered from BSON bytes (brson/document/jsonform.py's twin).", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__jsonformc(void) {

@@ -202,12 +202,14 @@ MAX_DEPTH = 493
 #: walked element by element so the decoded objects in memory stay small.
 _CHUNK = 1 << 16
 _FLUSH_PARTS = 1 << 12
+#: A piece of the number record this long is written out at once.
+_FLUSH_TEXT = 1 << 16
 #: Distinct keys whose JSON text is kept (field names repeat; hostile input may not).
 _KEY_CACHE = 1 << 14
 _I32 = struct.Struct("<i")
 _TOO_DEEP = "document nesting too deep for the JSON form"
 #: The compiled renderer's pieces of text (characters, at least).
-_PIECE = 1 << 20
+_PIECE = 1 << 18
 
 # The renderer in C (brson/_speedups/_jsonformc.c), when it was built and BRSON_PURE_PYTHON is
 # not set: the text and number record of a whole BSON document from its bytes. It renders only
@@ -334,7 +336,14 @@ class _Renderer:
         if self.numbers:
             self.out.append(f"{self.next[depth + 1]}{encode_basestring(NUMBERS_KEY)}: ")
             root = "".join(self.root_scope)
-            self.closed.write(self.out.append, root, self.first, self.next, depth + 1)
+            self.closed.write(self.piece, root, self.first, self.next, depth + 1)
+
+    def piece(self, text: str) -> None:
+        """Append ``text`` and write the output out when it is long (the number record's
+        pieces: the record is not held twice, as pieces and as their text joined)."""
+        self.out.append(text)
+        if len(text) > _FLUSH_TEXT:
+            self.flush()
 
     def flush(self) -> None:
         if self.flush_to is not None and self.out:
@@ -487,9 +496,9 @@ class _Renderer:
 
     def bson_document(self, data: bytes, container: dict[str, Any] | None) -> None:
         """The JSON form of a whole BSON document (see :func:`write_bson`)."""
-        self.unmarked = not holds_dbref_mark(data)
-        if self.unmarked and self.compiled and self.compiled_document(data, container):
+        if self.compiled and self.compiled_document(data, container):
             return
+        self.unmarked = not holds_dbref_mark(data)
         elements = _elements(data, 0, len(data), True, self.chunk)
         if elements is None:  # small, or what the walk refuses: pymongo decides, as before
             self.document(_decode(data, 0, len(data)), container)

@@ -76,15 +76,20 @@ class Elements:
     ) -> None:
         """The record object at ``depth`` (its keys one level in), laid out as the form
         (``first`` / ``next_`` start a container's first / further items at each depth), in
-        pieces: the pairs' text is not copied into one string."""
+        pieces: the pairs' text is not copied into one string, and each piece is let go of
+        once handed to ``append`` (which may write it out)."""
         if self.pairs:
             self.chunks.append(self.separator.join(self.pairs))
             self.pairs.clear()
+        chunks, self.chunks = self.chunks, []
+        chunks.reverse()
+        written = bool(chunks)
         append(f'{{{first[depth + 1]}"root": "{root}"{next_[depth + 1]}"elements": [')
-        for i, chunk in enumerate(self.chunks):
-            append((self.separator if i else first[depth + 2]) + chunk)
-        append((first[depth + 1] if self.chunks else "") + "]" + first[depth] + "}")
-        self.chunks.clear()
+        lead = first[depth + 2]
+        while chunks:
+            append(lead + chunks.pop())
+            lead = self.separator
+        append((first[depth + 1] if written else "") + "]" + first[depth] + "}")
 
 
 def read(value: Any) -> tuple[str, dict[str, Signature]]:
