@@ -30,9 +30,7 @@ typedef struct {
     PyObject *container;
     Py_ssize_t pos; /* PyDict_Next's position, or the list's next index */
     int untag;      /* whether its values' tags are replaced (not inside a tag's value) */
-    int element;    /* whether it opened a scope */
-    PyObject *done; /* its ID key, when the ID's tag was replaced before the walk reached it */
-    int done_untag; /* then: whether that value's own values are untagged */
+    int element;    /* 1: it opened a scope; 2: it may be an element once its ID is untagged */
 } Frame;
 
 typedef struct {
@@ -192,18 +190,32 @@ static PyObject *replace(PyObject *container, PyObject *key, Py_ssize_t index,
     return PyList_SetItem(container, index, value) < 0 ? NULL : value; /* steals value */
 }
 
+/* A dict's ID when it makes the dict an element (a string), else NULL (borrowed). */
+static PyObject *element_id(Walk *w, PyObject *dict) {
+    PyObject *ident = PyDict_GetItemWithError(dict, w->id_key);
+    return ident != NULL && PyUnicode_CheckExact(ident) ? ident : NULL;
+}
+
+/* Whether value is a tagged object _untag replaces. */
+static int tagged(PyObject *value) {
+    if (!PyDict_CheckExact(value) || PyDict_GET_SIZE(value) == 0)
+        return 0;
+    Py_ssize_t pos = 0;
+    PyObject *first, *ignored;
+    PyDict_Next(value, &pos, &first, &ignored);
+    return PyUnicode_Check(first) && PyUnicode_GET_LENGTH(first) > 0 &&
+           PyUnicode_READ_CHAR(first, 0) == '$';
+}
+
 /* _untag's step for one value of a container: a tagged object replaced by its value (the
  * new value, borrowed), *untag cleared inside a tag's value; the value itself otherwise. */
 static PyObject *untag_value(Walk *w, PyObject *container, PyObject *key, Py_ssize_t index,
                              PyObject *value, int *untag) {
-    if (!PyDict_CheckExact(value) || PyDict_GET_SIZE(value) == 0)
+    if (!tagged(value))
         return value;
     Py_ssize_t pos = 0;
     PyObject *first, *ignored;
     PyDict_Next(value, &pos, &first, &ignored);
-    if (!PyUnicode_Check(first) || PyUnicode_GET_LENGTH(first) == 0 ||
-        PyUnicode_READ_CHAR(first, 0) != '$')
-        return value;
     PyObject *old = value;
     Py_INCREF(old);
     if (PyUnicode_Compare(first, w->document_key) == 0) {
@@ -218,26 +230,24 @@ static PyObject *untag_value(Walk *w, PyObject *container, PyObject *key, Py_ssi
 }
 
 /* Enter a dict or list value: an element (a dict whose ID is a string once untagged) opens
- * its scope when restoring, unless it is the top object. */
+ * its scope when restoring, unless it is the top object. A dict whose ID is still tagged
+ * opens one too, which its close keeps (the ID became a string) or hands to the enclosing
+ * scope (its places stay where they are, in document order). */
 static int enter(Walk *w, PyObject *value, int untag, int may_open) {
-    Frame frame = {value, 0, untag, 0, NULL, 0};
+    Frame frame = {value, 0, untag, 0};
     if (w->restoring && may_open && PyDict_CheckExact(value)) {
-        PyObject *ident = PyDict_GetItemWithError(value, w->id_key);
+        PyObject *ident = element_id(w, value);
         if (ident == NULL && PyErr_Occurred())
             return -1;
-        if (ident != NULL && untag && PyDict_CheckExact(ident)) {
-            /* a tagged ID: replaced now, as _untag does before the element rule is read */
-            frame.done_untag = 1;
-            ident = untag_value(w, value, w->id_key, 0, ident, &frame.done_untag);
-            if (ident == NULL)
-                return -1;
-            frame.done = w->id_key;
-        }
-        if (ident != NULL && PyUnicode_CheckExact(ident)) {
-            if (open_scope(w, ident) < 0)
-                return -1;
+        if (ident != NULL) {
             frame.element = 1;
+        } else if (untag) {
+            PyObject *maybe = PyDict_GetItemWithError(value, w->id_key);
+            if (maybe != NULL && tagged(maybe))
+                frame.element = 2;
         }
+        if (frame.element && open_scope(w, ident) < 0)
+            return -1;
     }
     if (w->nframes == w->cframes && grow((void **)&w->frames, &w->cframes, sizeof(Frame)) < 0)
         return -1;
@@ -245,13 +255,28 @@ static int enter(Walk *w, PyObject *value, int untag, int may_open) {
     return 0;
 }
 
+/* The scope a frame opened, closed as it leaves. */
+static int leave(Walk *w, const Frame *f) {
+    if (f->element == 2) {
+        Scope *s = &w->scopes[w->nscopes - 1];
+        PyObject *ident = element_id(w, f->container);
+        if (ident == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            w->nscopes--; /* no element: its places are the enclosing scope's */
+            return 0;
+        }
+        Py_INCREF(ident);
+        s->ident = ident;
+    }
+    return close_scope(w);
+}
+
 /* One value of a container: a tag replaced, a number's place noted, a container entered. */
 static int visit(Walk *w, Frame *f, PyObject *key, Py_ssize_t index, PyObject *value) {
     PyObject *container = f->container;
     int untag = f->untag;
-    if (f->done != NULL && key != NULL && PyUnicode_Compare(key, f->done) == 0) {
-        untag = f->done_untag; /* replaced when the element was entered */
-    } else if (untag) {
+    if (untag) {
         value = untag_value(w, container, key, index, value, &untag);
         if (value == NULL)
             return -1;
@@ -288,7 +313,7 @@ static int walk(Walk *w, PyObject *doc) {
             return -1;
         if (w->nframes > top + 1)
             continue; /* a container entered: its items first */
-        if (w->frames[top].element && close_scope(w) < 0)
+        if (w->frames[top].element && leave(w, &w->frames[top]) < 0)
             return -1;
         w->nframes--;
     }

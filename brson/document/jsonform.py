@@ -758,7 +758,15 @@ def loads_form(text: str | bytes) -> Form:
 
 def _untag_restore(doc: dict[str, Any], record: Any) -> numberrecord.Restored | None:
     """:func:`_untag`, then the number record (when the form has one) applied: in one walk
-    in C when built (``_formreadc``, the same replacements, counts and reports)."""
+    in C when built (``_formreadc``, the same replacements, counts and reports). An integer
+    the record makes a double must fit one."""
+    try:
+        return _restored(doc, record)
+    except OverflowError as exc:
+        raise DocumentError(f"{NUMBERS_KEY}: a number recorded as a double ({exc})") from None
+
+
+def _restored(doc: dict[str, Any], record: Any) -> numberrecord.Restored | None:
     if _formreadc is None:
         _untag(doc)
         return None if record is _ABSENT else numberrecord.restore(doc, record)
@@ -773,9 +781,7 @@ def _untag_restore(doc: dict[str, Any], record: Any) -> numberrecord.Restored | 
     done = _formreadc.untag_restore(doc, root, elements, _from_tag, _document_of)
     assert done is not None
     doubles, widened, unknown, unknown_ids, ambiguous, ambiguous_ids = done
-    return numberrecord.Restored(
-        doubles, widened, unknown, unknown_ids, ambiguous, ambiguous_ids
-    )
+    return numberrecord.Restored(doubles, widened, unknown, unknown_ids, ambiguous, ambiguous_ids)
 
 
 _ABSENT = object()
@@ -800,17 +806,16 @@ def _document_of(value: dict[str, Any]) -> dict[str, Any]:
 
 def _untag(doc: dict[str, Any]) -> None:
     """:func:`from_jsonable` in place and without recursion, for parsed JSON: every tagged
-    object below ``doc`` replaced by its value, ``$document`` wrappers by what they hold.
-    Plain integers are left as they are: pymongo writes one outside int32 as int64, the
-    width from_jsonable's Int64 gives it, and refuses one outside int64 either way."""
-    stack: list[Any] = [doc]
-    pop, push = stack.pop, stack.append
+    object below ``doc`` replaced by its value, ``$document`` wrappers by what they hold, in
+    document order (of several bad tags, the first is the one reported). Plain integers are
+    left as they are: pymongo writes one outside int32 as int64, the width from_jsonable's
+    Int64 gives it, and refuses one outside int64 either way."""
     dict_, list_ = dict, list
+    # A dict's values are replaced through its keys and a list's through its positions: one
+    # loop for both (assigning an existing key does not change the dict's size).
+    stack: list[tuple[Any, Iterator[tuple[Any, Any]]]] = [(doc, iter(doc.items()))]
     while stack:
-        container = pop()
-        # A dict's values are replaced through its keys and a list's through its positions:
-        # one loop for both (assigning an existing key does not change the dict's size).
-        items = container.items() if type(container) is dict_ else enumerate(container)
+        container, items = stack[-1]
         for key, value in items:
             t = type(value)
             if t is dict_:
@@ -823,6 +828,10 @@ def _untag(doc: dict[str, Any]) -> None:
                         else:
                             container[key] = _from_tag(value)
                             continue
-                push(value)
-            elif t is list_:
-                push(value)
+                stack.append((value, iter(value.items())))
+                break
+            if t is list_:
+                stack.append((value, enumerate(value)))
+                break
+        else:
+            stack.pop()

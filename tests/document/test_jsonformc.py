@@ -19,7 +19,6 @@ import bson
 import pytest
 from bson.int64 import Int64
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from brson._speedups import built
 from brson.document import bsondoc, jsonform
@@ -114,7 +113,7 @@ def _elements(**fields: Any) -> bytes:
 @pytest.mark.parametrize(
     "doc",
     [
-        {"a": "tab\there \"quoted\" back\\slash \x00\x01\x1f\x7f é 日本 \U0001f600"},
+        {"a": 'tab\there "quoted" back\\slash \x00\x01\x1f\x7f é 日本 \U0001f600'},
         {"a": [-0.0, 5e-324, 1e16, 1e22, 0.1, 1.5e-7, 1e308, float("inf"), -float("inf")]},
         {"a": [float("nan"), struct.unpack("<d", struct.pack("<Q", 0xFFF8000000000000))[0]]},
         {"a": [struct.unpack("<d", struct.pack("<Q", 0x7FF0000000000001))[0]]},
