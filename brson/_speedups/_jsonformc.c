@@ -65,6 +65,19 @@ static inline int put(Buf *b, const char *s, Py_ssize_t n) {
     return 0;
 }
 
+/* Double the array *items of *cap items of size bytes (its count is *cap): 0, or -1 with
+ * MemoryError set. */
+static int grow(void **items, Py_ssize_t *cap, size_t size) {
+    void *p = PyMem_Realloc(*items, (size_t)(2 * *cap) * size);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *items = p;
+    *cap *= 2;
+    return 0;
+}
+
 #define PUTS(b, lit) put((b), (lit), (Py_ssize_t)(sizeof(lit) - 1))
 
 /* Strict UTF-8 as CPython decodes it (no overlong forms, surrogates or code points past
@@ -191,15 +204,9 @@ static int check_document(const unsigned char *b, Py_ssize_t size) {
                     ok = 0;
                     break;
                 }
-                if (count == kcap) {
-                    Key *grown = PyMem_Realloc(keys, (size_t)(2 * kcap) * sizeof(Key));
-                    if (grown == NULL) {
-                        PyErr_NoMemory();
-                        ok = -1;
-                        break;
-                    }
-                    keys = grown;
-                    kcap *= 2;
+                if (count == kcap && grow((void **)&keys, &kcap, sizeof(Key)) < 0) {
+                    ok = -1;
+                    break;
                 }
                 keys[count++] = (Key){pos + 1, key_end - pos - 1};
             }
@@ -231,16 +238,9 @@ static int check_document(const unsigned char *b, Py_ssize_t size) {
                 if (vend >= 0 && doc.nesting >= MAX_NESTING)
                     vend = -1;
                 if (vend >= 0) {
-                    if (pn == pcap) {
-                        Pending *grown =
-                            PyMem_Realloc(pending, (size_t)(2 * pcap) * sizeof(Pending));
-                        if (grown == NULL) {
-                            PyErr_NoMemory();
-                            ok = -1;
-                            break;
-                        }
-                        pending = grown;
-                        pcap *= 2;
+                    if (pn == pcap && grow((void **)&pending, &pcap, sizeof(Pending)) < 0) {
+                        ok = -1;
+                        break;
                     }
                     pending[pn++] = (Pending){v, vend, doc.nesting + 1, etype == 0x04};
                 }
@@ -406,15 +406,8 @@ static Py_ssize_t find_ident(const unsigned char *b, Py_ssize_t start, Py_ssize_
 }
 
 static int push(Renderer *r, Frame f) {
-    if (r->top == r->cap) {
-        Frame *grown = PyMem_Realloc(r->stack, (size_t)(2 * r->cap) * sizeof(Frame));
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        r->stack = grown;
-        r->cap *= 2;
-    }
+    if (r->top == r->cap && grow((void **)&r->stack, &r->cap, sizeof(Frame)) < 0)
+        return -1;
     r->stack[r->top++] = f;
     return 0;
 }

@@ -338,6 +338,7 @@ def from_json(
             return
         recorded_codec, recorded_legacy = recorded if recorded else (Codec.BROTLI, False)
         chosen = output_codec(codec, str(output), recorded_codec)
+        chosen = recorded_codec if chosen is None else chosen
         if legacy is None:  # Brotli has no headerless form: a .brson OUT gets the header
             legacy = recorded_legacy and chosen is not Codec.BROTLI
         _write_encoded(data, output, chosen, legacy)

@@ -211,19 +211,14 @@ _TOO_DEEP = "document nesting too deep for the JSON form"
 #: The compiled renderer's pieces of text (characters, at least).
 _PIECE = 1 << 18
 
-# The renderer in C (brson/_speedups/_jsonformc.c), when it was built and BRSON_PURE_PYTHON is
-# not set: the text and number record of a whole BSON document from its bytes. It renders only
-# documents it checked it renders exactly as the Python path below does (the types the engine
-# writes, strict UTF-8, no duplicate keys, bounded nesting), and answers None for the rest,
-# which the Python path renders or refuses: the reference tests/document/test_jsonformc.py
-# holds it to.
+# The renderer in C (brson/_speedups/_jsonformc.c; None when not built or BRSON_PURE_PYTHON):
+# it renders what it checked it renders as the Python path below does, which renders or
+# refuses the rest (tests/document/test_jsonformc.py).
 if TYPE_CHECKING:
-    from brson._speedups import _formreadc, _jsonformc
+    from brson._speedups import _jsonformc
 else:
     _jsonformc = load("_jsonformc")
-    _formreadc = load("_formreadc")
 ACCELERATED: bool = _jsonformc is not None
-"""Whether the C renderer is in use (the extension imported and BRSON_PURE_PYTHON unset)."""
 
 
 #: One element of a big container: (key, type, element start, value start, value end).
@@ -528,12 +523,9 @@ class _Renderer:
             return False
         if not keys or _jsonformc is None:
             return False
-        wrap = self.wraps(next(iter(keys)), keys)
-        first = container is None
+        wrap, first = self.wraps(next(iter(keys)), keys), container is None
         indent = -1 if self.indent is None else self.indent
-        items = _jsonformc.renderer(
-            data, indent, 1 if wrap else 0, first or wrap, self.numbers, self.next[3]
-        )
+        items = _jsonformc.renderer(data, indent, wrap, first or wrap, self.numbers, self.next[3])
         if items is None:
             return False
         firsts, nexts = self.first, self.next
@@ -746,45 +738,15 @@ def loads_form(text: str | bytes) -> Form:
     container = None
     if raw and next(iter(raw)) == CONTAINER_KEY:
         container = read_container_record(raw.pop(CONTAINER_KEY))
-    record = raw.pop(NUMBERS_KEY, None) if NUMBERS_KEY in raw else _ABSENT
+    record = raw.pop(NUMBERS_KEY, None) if NUMBERS_KEY in raw else numberrecord.ABSENT
     if raw and next(iter(raw)).startswith("$"):
         doc = _from_tag(raw) if next(iter(raw)) != "$document" else _document_of(raw)
         if not isinstance(doc, dict):
             raise DocumentError("the JSON form of a data tree must be an object")
     else:
         doc = raw
-    return Form(doc, container, _untag_restore(doc, record))
-
-
-def _untag_restore(doc: dict[str, Any], record: Any) -> numberrecord.Restored | None:
-    """:func:`_untag`, then the number record (when the form has one) applied: in one walk
-    in C when built (``_formreadc``, the same replacements, counts and reports). An integer
-    the record makes a double must fit one."""
-    try:
-        return _restored(doc, record)
-    except OverflowError as exc:
-        raise DocumentError(f"{NUMBERS_KEY}: a number recorded as a double ({exc})") from None
-
-
-def _restored(doc: dict[str, Any], record: Any) -> numberrecord.Restored | None:
-    if _formreadc is None:
-        _untag(doc)
-        return None if record is _ABSENT else numberrecord.restore(doc, record)
-    if record is _ABSENT:
-        _formreadc.untag_restore(doc, None, None, _from_tag, _document_of)
-        return None
-    try:
-        root, elements = numberrecord.read(record)
-    except DocumentError:  # the tags' errors first, as the two passes report them
-        _formreadc.untag_restore(doc, None, None, _from_tag, _document_of)
-        raise
-    done = _formreadc.untag_restore(doc, root, elements, _from_tag, _document_of)
-    assert done is not None
-    doubles, widened, unknown, unknown_ids, ambiguous, ambiguous_ids = done
-    return numberrecord.Restored(doubles, widened, unknown, unknown_ids, ambiguous, ambiguous_ids)
-
-
-_ABSENT = object()
+    restored = numberrecord.untag_restore(doc, record, _untag, _from_tag, _document_of)
+    return Form(doc, container, restored)
 
 
 def decode_text(data: bytes) -> str:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from brson._speedups import built
-from brson.document import bsondoc, jsonform
+from brson.document import bsondoc, jsonform, numberrecord
 from brson.errors import DocumentError
 from tests.differential import check_built, loadable_trees
 from tests.document.test_jsonform import _documents, values
@@ -30,14 +30,14 @@ TREES = loadable_trees()
 
 
 def test_reader_built_in_ci() -> None:
-    check_built(FORMREADC, jsonform._formreadc is not None, "brson._speedups._formreadc")
+    check_built(FORMREADC, numberrecord._formreadc is not None, "brson._speedups._formreadc")
 
 
 def _read(text: str, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
     """(BSON, report) of loads_form through C or the Python passes; the error's text when
     it refuses."""
     with monkeypatch.context() as patch:
-        patch.setattr(jsonform, "_formreadc", FORMREADC if compiled else None)
+        patch.setattr(numberrecord, "_formreadc", FORMREADC if compiled else None)
         try:
             form = jsonform.loads_form(text)
             return bsondoc.encode(form.doc), form.numbers
