@@ -514,14 +514,14 @@ class _Renderer:
         self.out.append(firsts[0] + "}")
 
     def compiled_document(self, data: bytes, container: dict[str, Any] | None) -> bool:
-        """The document through the C renderer, which writes its items (the top object, the
-        ``$container`` and ``$numbers`` records stay here); False, with nothing written, when
-        the C renderer leaves it to the Python path."""
-        try:
-            keys = raw.index(data, 0, len(data))
-        except DocumentError:
+        """The document's items through the C renderer (its top object and records are written
+        here); False, with nothing written, when C leaves the document to the Python path."""
+        if _jsonformc is None or type(data) is not bytes:
             return False
-        if not keys or _jsonformc is None:
+        try:
+            if not (keys := raw.index(data, 0, len(data))):
+                return False
+        except DocumentError:
             return False
         wrap, first = self.wraps(next(iter(keys)), keys), container is None
         indent = -1 if self.indent is None else self.indent
