@@ -13,7 +13,10 @@ every call when the extension is missing or ``BRSON_PURE_PYTHON`` is set:
 - ``_idscanc``: the one-pass ID scan and its definition table (:mod:`brson.model.ids.scan`);
 - ``_spansc``: the walk that finds every component's byte span (:mod:`brson.model.spans`);
 - ``_fieldsc``: validate's per-field loop (:mod:`brson.ops.validate.context`);
-- ``_tscnc``: the Godot 3 and 4 metadata writer (:mod:`brson.godot.export`).
+- ``_tscnc``: the Godot 3 and 4 metadata writer (:mod:`brson.godot.export`);
+- ``_jsonformc``: the JSON form's renderer and number record (:mod:`brson.document.jsonform`);
+- ``_formreadc``: the JSON form read back, its tags and number types restored in one walk
+  (:mod:`brson.document.jsonform`, :mod:`brson.document.numberrecord`).
 
 ``make sanitize`` builds them with AddressSanitizer and UndefinedBehaviorSanitizer and runs
 their tests (scripts/sanitize.sh).

@@ -35,7 +35,7 @@ from brson.cli.common import (
 )
 from brson.codecs import Codec
 from brson.collector import paused_gc
-from brson.container import is_package_name
+from brson.container import is_package_name, pack
 from brson.document import bsondoc, jsonform
 from brson.fileio import atomic_output
 from brson.model.transform import restore_transform_doubles
@@ -313,7 +313,19 @@ def from_json(
             return
         recorded_codec, recorded_legacy = recorded if recorded else (Codec.BROTLI, False)
         chosen = output_codec(codec, str(output), recorded_codec)
+        chosen = recorded_codec if chosen is None else chosen
         if legacy is None:  # Brotli has no headerless form: a .brson OUT gets the header
             legacy = recorded_legacy and chosen is not Codec.BROTLI
-        _write_archive(data, output, chosen, legacy)
+        _write_encoded(data, output, chosen, legacy)
         bar.advance()
+
+
+def _write_encoded(data: bytes, dst: Path, codec: Codec, legacy: bool) -> None:
+    """BSON that pymongo's encoder just wrote from a dict to DST (or standard output for
+    ``-``), atomically. Well formed by construction, so not walked document by document
+    first, as the bytes of a lazily read tree are before every write (``api.dump``)."""
+    try:
+        archive = pack(data, codec, legacy)
+    except api.BrsonError as exc:
+        raise exc.in_file(str(dst)) from None
+    write_output(dst, archive)

@@ -28,12 +28,13 @@ import struct
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bson import json_util
 from bson.errors import BSONError
 from bson.int64 import Int64
 
+from brson._speedups import load
 from brson.codecs import Codec
 from brson.container import Container
 from brson.document import numberrecord, raw
@@ -201,10 +202,23 @@ MAX_DEPTH = 493
 #: walked element by element so the decoded objects in memory stay small.
 _CHUNK = 1 << 16
 _FLUSH_PARTS = 1 << 12
+#: A piece of the number record this long is written out at once.
+_FLUSH_TEXT = 1 << 16
 #: Distinct keys whose JSON text is kept (field names repeat; hostile input may not).
 _KEY_CACHE = 1 << 14
 _I32 = struct.Struct("<i")
 _TOO_DEEP = "document nesting too deep for the JSON form"
+#: The compiled renderer's pieces of text (characters, at least).
+_PIECE = 1 << 18
+
+# The renderer in C (brson/_speedups/_jsonformc.c; None when not built or BRSON_PURE_PYTHON):
+# it renders what it checked it renders as the Python path below does, which renders or
+# refuses the rest (tests/document/test_jsonformc.py).
+if TYPE_CHECKING:
+    from brson._speedups import _jsonformc
+else:
+    _jsonformc = load("_jsonformc")
+ACCELERATED: bool = _jsonformc is not None
 
 
 #: One element of a big container: (key, type, element start, value start, value end).
@@ -305,6 +319,8 @@ class _Renderer:
         #: written as each element closes, so only the open ones' types are held.
         self.root_scope: list[str] = []
         self.closed = numberrecord.Elements(self.next[3])
+        #: Whether :meth:`bson_document` may hand the document to the C renderer.
+        self.compiled = ACCELERATED
 
     def wraps(self, first_key: str, keys: Iterable[str]) -> bool:
         """Whether the document goes into ``{"$document": ...}``: its first key looks like a
@@ -316,7 +332,14 @@ class _Renderer:
         if self.numbers:
             self.out.append(f"{self.next[depth + 1]}{encode_basestring(NUMBERS_KEY)}: ")
             root = "".join(self.root_scope)
-            self.closed.write(self.out.append, root, self.first, self.next, depth + 1)
+            self.closed.write(self.piece, root, self.first, self.next, depth + 1)
+
+    def piece(self, text: str) -> None:
+        """Append ``text`` and write the output out when it is long (the number record's
+        pieces: the record is not held twice, as pieces and as their text joined)."""
+        self.out.append(text)
+        if len(text) > _FLUSH_TEXT:
+            self.flush()
 
     def flush(self) -> None:
         if self.flush_to is not None and self.out:
@@ -469,6 +492,8 @@ class _Renderer:
 
     def bson_document(self, data: bytes, container: dict[str, Any] | None) -> None:
         """The JSON form of a whole BSON document (see :func:`write_bson`)."""
+        if self.compiled and self.compiled_document(data, container):
+            return
         self.unmarked = not holds_dbref_mark(data)
         elements = _elements(data, 0, len(data), True, self.chunk)
         if elements is None:  # small, or what the walk refuses: pymongo decides, as before
@@ -487,6 +512,39 @@ class _Renderer:
             self.walk(data, elements, True, 0, 1, "", first)
         self.record(0)
         self.out.append(firsts[0] + "}")
+
+    def compiled_document(self, data: bytes, container: dict[str, Any] | None) -> bool:
+        """The document's items through the C renderer (its top object and records are written
+        here); False, with nothing written, when C leaves the document to the Python path."""
+        if _jsonformc is None or type(data) is not bytes:
+            return False
+        try:
+            if not (keys := raw.index(data, 0, len(data))):
+                return False
+        except DocumentError:
+            return False
+        wrap, first = self.wraps(next(iter(keys)), keys), container is None
+        indent = -1 if self.indent is None else self.indent
+        items = _jsonformc.renderer(data, indent, wrap, first or wrap, self.numbers, self.next[3])
+        if items is None:
+            return False
+        firsts, nexts = self.first, self.next
+        self.out.append("{")
+        if container is not None:
+            self.items([(CONTAINER_KEY, container)], True, 0, 0, True)
+        if wrap:
+            self.out.append((firsts[1] if first else nexts[1]) + '"$document": {')
+        while text := items.render(_PIECE):
+            self.out.append(text)
+            self.flush()
+        if wrap:
+            self.out.append(firsts[1] + "}")
+        root, pieces = items.record()
+        self.root_scope.append(root)
+        self.closed.extend(pieces)
+        self.record(0)
+        self.out.append(firsts[0] + "}")
+        return True
 
     def walk(
         self,
@@ -680,19 +738,15 @@ def loads_form(text: str | bytes) -> Form:
     container = None
     if raw and next(iter(raw)) == CONTAINER_KEY:
         container = read_container_record(raw.pop(CONTAINER_KEY))
-    record = raw.pop(NUMBERS_KEY, None) if NUMBERS_KEY in raw else _ABSENT
+    record = raw.pop(NUMBERS_KEY, None) if NUMBERS_KEY in raw else numberrecord.ABSENT
     if raw and next(iter(raw)).startswith("$"):
         doc = _from_tag(raw) if next(iter(raw)) != "$document" else _document_of(raw)
         if not isinstance(doc, dict):
             raise DocumentError("the JSON form of a data tree must be an object")
     else:
         doc = raw
-    _untag(doc)
-    restored = None if record is _ABSENT else numberrecord.restore(doc, record)
+    restored = numberrecord.untag_restore(doc, record, _untag, _from_tag, _document_of)
     return Form(doc, container, restored)
-
-
-_ABSENT = object()
 
 
 def decode_text(data: bytes) -> str:
@@ -714,17 +768,16 @@ def _document_of(value: dict[str, Any]) -> dict[str, Any]:
 
 def _untag(doc: dict[str, Any]) -> None:
     """:func:`from_jsonable` in place and without recursion, for parsed JSON: every tagged
-    object below ``doc`` replaced by its value, ``$document`` wrappers by what they hold.
-    Plain integers are left as they are: pymongo writes one outside int32 as int64, the
-    width from_jsonable's Int64 gives it, and refuses one outside int64 either way."""
-    stack: list[Any] = [doc]
-    pop, push = stack.pop, stack.append
+    object below ``doc`` replaced by its value, ``$document`` wrappers by what they hold, in
+    document order (of several bad tags, the first is the one reported). Plain integers are
+    left as they are: pymongo writes one outside int32 as int64, the width from_jsonable's
+    Int64 gives it, and refuses one outside int64 either way."""
     dict_, list_ = dict, list
+    # A dict's values are replaced through its keys and a list's through its positions: one
+    # loop for both (assigning an existing key does not change the dict's size).
+    stack: list[tuple[Any, Iterator[tuple[Any, Any]]]] = [(doc, iter(doc.items()))]
     while stack:
-        container = pop()
-        # A dict's values are replaced through its keys and a list's through its positions:
-        # one loop for both (assigning an existing key does not change the dict's size).
-        items = container.items() if type(container) is dict_ else enumerate(container)
+        container, items = stack[-1]
         for key, value in items:
             t = type(value)
             if t is dict_:
@@ -737,6 +790,10 @@ def _untag(doc: dict[str, Any]) -> None:
                         else:
                             container[key] = _from_tag(value)
                             continue
-                push(value)
-            elif t is list_:
-                push(value)
+                stack.append((value, iter(value.items())))
+                break
+            if t is list_:
+                stack.append((value, enumerate(value)))
+                break
+        else:
+            stack.pop()

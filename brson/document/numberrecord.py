@@ -25,9 +25,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from brson._speedups import load
 from brson.errors import DocumentError
+
+# The reader's walk in C (brson/_speedups/_formreadc.c), when it was built and
+# BRSON_PURE_PYTHON is not set: the form's tags replaced and :func:`restore` applied in one
+# walk, with the same replacements, counts and reports as the two passes it stands for
+# (tests/document/test_formreadc.py holds it to them).
+if TYPE_CHECKING:
+    from brson._speedups import _formreadc
+else:
+    _formreadc = load("_formreadc")
 
 #: The record's key: the last key of the top-level object (after the document's keys, or after
 #: ``$document`` when the document is wrapped, which to-json does when the document itself has
@@ -58,6 +68,14 @@ class Elements:
                 self.chunks.append(self.separator.join(self.pairs))
                 self.pairs.clear()
 
+    def extend(self, pieces: list[str]) -> None:
+        """Pairs already written as text (the C renderer's), each piece whole pairs joined by
+        :attr:`separator`, after those added so far."""
+        if self.pairs:
+            self.chunks.append(self.separator.join(self.pairs))
+            self.pairs.clear()
+        self.chunks += [piece for piece in pieces if piece]
+
     def write(
         self,
         append: Callable[[str], object],
@@ -68,15 +86,20 @@ class Elements:
     ) -> None:
         """The record object at ``depth`` (its keys one level in), laid out as the form
         (``first`` / ``next_`` start a container's first / further items at each depth), in
-        pieces: the pairs' text is not copied into one string."""
+        pieces: the pairs' text is not copied into one string, and each piece is let go of
+        once handed to ``append`` (which may write it out)."""
         if self.pairs:
             self.chunks.append(self.separator.join(self.pairs))
             self.pairs.clear()
+        chunks, self.chunks = self.chunks, []
+        chunks.reverse()
+        written = bool(chunks)
         append(f'{{{first[depth + 1]}"root": "{root}"{next_[depth + 1]}"elements": [')
-        for i, chunk in enumerate(self.chunks):
-            append((self.separator if i else first[depth + 2]) + chunk)
-        append((first[depth + 1] if self.chunks else "") + "]" + first[depth] + "}")
-        self.chunks.clear()
+        lead = first[depth + 2]
+        while chunks:
+            append(lead + chunks.pop())
+            lead = self.separator
+        append((first[depth + 1] if written else "") + "]" + first[depth] + "}")
 
 
 def read(value: Any) -> tuple[str, dict[str, Signature]]:
@@ -173,6 +196,39 @@ def restore(doc: dict[str, Any], record: Any) -> Restored:
         else:
             _apply(ident, signature, places, done)
     return done
+
+
+#: What the form's record is when it has none (its key is absent).
+ABSENT: Any = object()
+
+
+def untag_restore(
+    doc: dict[str, Any],
+    record: Any,
+    untag: Callable[[dict[str, Any]], None],
+    from_tag: Callable[[dict[str, Any]], Any],
+    document_of: Callable[[dict[str, Any]], dict[str, Any]],
+) -> Restored | None:
+    """``untag(doc)`` (the JSON form's tags replaced, ``from_tag`` and ``document_of`` reading
+    each), then :func:`restore` unless ``record`` is :data:`ABSENT`: in one walk in C when it
+    was built. An integer the record makes a double must fit one."""
+    try:
+        if _formreadc is None:
+            untag(doc)
+            return None if record is ABSENT else restore(doc, record)
+        if record is ABSENT:
+            _formreadc.untag_restore(doc, None, None, from_tag, document_of)
+            return None
+        try:
+            root, elements = read(record)
+        except DocumentError:  # the tags' errors first, as the two passes report them
+            _formreadc.untag_restore(doc, None, None, from_tag, document_of)
+            raise
+        done = _formreadc.untag_restore(doc, root, elements, from_tag, document_of)
+    except OverflowError as exc:
+        raise DocumentError(f"{NUMBERS_KEY}: a number recorded as a double ({exc})") from None
+    assert done is not None
+    return Restored(*done)
 
 
 def _apply(ident: str | None, signature: Signature, places: list[_Place], done: Restored) -> None:

@@ -363,3 +363,15 @@ def test_document_holding_the_record_key_is_wrapped() -> None:
     assert bsondoc.encode(jsonform.loads(text)) == bsondoc.encode(doc)
     with pytest.raises(DocumentError):
         jsonform.loads('{"a": 1, "$numbers": {"root": "x", "elements": {}}}')
+
+
+def test_record_making_a_huge_integer_a_double_is_a_document_error() -> None:
+    """An integer past a double's range where the record says ``d``: one error, not an
+    OverflowError (from-json's "internal error")."""
+    text = (
+        '{"a": {"ID": "e", "v": 1'
+        + "0" * 400
+        + '}, "$numbers": {"root": "", "elements": [["e", "d"]]}}'
+    )
+    with pytest.raises(DocumentError, match="recorded as a double"):
+        jsonform.loads_form(text)

@@ -1,0 +1,668 @@
+/* The JSON form's text of a BSON document, rendered straight from its bytes: the compiled twin
+ * of the pure-Python renderer in brson/document/jsonform.py (``_Renderer``), which pymongo's
+ * decoder feeds with Python objects. Same text, character for character: json.dumps' layout
+ * (a newline and ``indent`` spaces per level, or one line with ", "), strings escaped as
+ * json's encode_basestring (ensure_ascii=False) does, doubles as float.__repr__, int64 and
+ * NaN / infinity as the form's tags, a document whose first key starts with '$' wrapped in
+ * {"$document": ...}; and, from the same pass, the number record (brson/document/
+ * numberrecord.py): each element's ('ID' a string) own number types, written as it closes.
+ *
+ * ``renderer()`` first checks the whole document in one pass over its bytes and answers None
+ * unless everything is what it renders exactly as pymongo + Python would: the types the
+ * engine writes (double, string, document, array, bool, null, int32, int64), strict UTF-8,
+ * no duplicate keys (pymongo's dict would merge them), booleans 0 or 1, nesting at most
+ * MAX_NESTING. The caller then runs the Python path, which renders or refuses the rest (one
+ * source for every error). The rendering itself is resumable (an explicit stack): each
+ * ``render(limit)`` call returns the next piece of text, so memory stays at the BSON plus a
+ * piece whatever the form's size. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdio.h>
+
+#include "_bsonwire.h"
+
+/* Nesting (the top document being 1) rendered here; deeper documents take the Python path,
+ * whose own limits and errors apply (jsonform.MAX_DEPTH and pymongo's recursion limit). */
+#define MAX_NESTING 256
+/* Keys of one document compared pairwise up to this many, hashed beyond. */
+#define PAIRWISE_KEYS 16
+/* The number record's text is handed over in pieces of about this size (whole pairs). */
+#define PIECE 262144
+
+typedef struct {
+    char *p;
+    Py_ssize_t len, cap;
+} Buf;
+
+static int buf_reserve(Buf *b, Py_ssize_t more) {
+    if (b->len + more <= b->cap)
+        return 0;
+    Py_ssize_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + more) {
+        if (cap > PY_SSIZE_T_MAX / 2) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *p = PyMem_Realloc(b->p, (size_t)cap);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static inline int put(Buf *b, const char *s, Py_ssize_t n) {
+    if (buf_reserve(b, n) < 0)
+        return -1;
+    memcpy(b->p + b->len, s, (size_t)n);
+    b->len += n;
+    return 0;
+}
+
+/* Double the array *items of *cap items of size bytes (its count is *cap): 0, or -1 with
+ * MemoryError set. */
+static int grow(void **items, Py_ssize_t *cap, size_t size) {
+    void *p = PyMem_Realloc(*items, (size_t)(2 * *cap) * size);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *items = p;
+    *cap *= 2;
+    return 0;
+}
+
+#define PUTS(b, lit) put((b), (lit), (Py_ssize_t)(sizeof(lit) - 1))
+
+/* Strict UTF-8 as CPython decodes it (no overlong forms, surrogates or code points past
+ * U+10FFFF, nothing truncated). */
+static int valid_utf8(const unsigned char *s, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80)
+                return 0;
+            i += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            if (i + 2 >= n || (s[i + 1] & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80)
+                return 0;
+            if (c == 0xE0 && s[i + 1] < 0xA0)
+                return 0; /* overlong */
+            if (c == 0xED && s[i + 1] > 0x9F)
+                return 0; /* surrogate */
+            i += 3;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            if (i + 3 >= n || (s[i + 1] & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80 ||
+                (s[i + 3] & 0xC0) != 0x80)
+                return 0;
+            if (c == 0xF0 && s[i + 1] < 0x90)
+                return 0; /* overlong */
+            if (c == 0xF4 && s[i + 1] > 0x8F)
+                return 0; /* past U+10FFFF */
+            i += 4;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- the check: everything the renderer reads, as pymongo would read it ---- */
+
+typedef struct {
+    Py_ssize_t start, end;
+    int nesting, array;
+} Pending;
+
+typedef struct {
+    Py_ssize_t off, len;
+} Key;
+
+static uint64_t key_hash(const unsigned char *b, Key k) {
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t i = 0; i < k.len; i++)
+        h = (h ^ b[k.off + i]) * 1099511628211ULL;
+    return h;
+}
+
+static int same_key(const unsigned char *b, Key x, Key y) {
+    return x.len == y.len && memcmp(b + x.off, b + y.off, (size_t)x.len) == 0;
+}
+
+/* 1: the keys are distinct; 0: one repeats; -1: no memory. */
+static int distinct_keys(const unsigned char *b, const Key *keys, Py_ssize_t count) {
+    if (count <= PAIRWISE_KEYS) {
+        for (Py_ssize_t i = 1; i < count; i++)
+            for (Py_ssize_t j = 0; j < i; j++)
+                if (same_key(b, keys[i], keys[j]))
+                    return 0;
+        return 1;
+    }
+    Py_ssize_t size = 64;
+    while (size < 2 * count)
+        size *= 2;
+    Py_ssize_t *slots = PyMem_Malloc((size_t)size * sizeof(Py_ssize_t));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < size; i++)
+        slots[i] = -1;
+    int distinct = 1;
+    for (Py_ssize_t i = 0; i < count && distinct; i++) {
+        Py_ssize_t at = (Py_ssize_t)(key_hash(b, keys[i]) & (uint64_t)(size - 1));
+        while (slots[at] >= 0) {
+            if (same_key(b, keys[slots[at]], keys[i])) {
+                distinct = 0;
+                break;
+            }
+            at = (at + 1) & (size - 1);
+        }
+        slots[at] = i;
+    }
+    PyMem_Free(slots);
+    return distinct;
+}
+
+/* 1: the document [0, size) is rendered here; 0: the Python path decides; -1: an error set. */
+static int check_document(const unsigned char *b, Py_ssize_t size) {
+    if (!doc_spans(b, 0, size))
+        return 0;
+    Py_ssize_t pcap = 64, pn = 0, kcap = 64;
+    Pending *pending = PyMem_Malloc((size_t)pcap * sizeof(Pending));
+    Key *keys = PyMem_Malloc((size_t)kcap * sizeof(Key));
+    int ok = 1;
+    if (pending == NULL || keys == NULL) {
+        PyErr_NoMemory();
+        ok = -1;
+        goto done;
+    }
+    pending[pn++] = (Pending){0, size, 1, 0};
+    while (pn > 0 && ok == 1) {
+        Pending doc = pending[--pn];
+        Py_ssize_t pos = doc.start + 4, last = doc.end - 1, count = 0;
+        while (pos < last) {
+            int etype = b[pos];
+            Py_ssize_t key_end = find_nul(b, pos + 1, last);
+            if (key_end < 0) {
+                ok = 0;
+                break;
+            }
+            if (!doc.array) {
+                if (!valid_utf8(b + pos + 1, key_end - pos - 1)) {
+                    ok = 0;
+                    break;
+                }
+                if (count == kcap && grow((void **)&keys, &kcap, sizeof(Key)) < 0) {
+                    ok = -1;
+                    break;
+                }
+                keys[count++] = (Key){pos + 1, key_end - pos - 1};
+            }
+            Py_ssize_t v = key_end + 1, vend;
+            switch (etype) {
+            case 0x01:
+            case 0x12:
+                vend = v + 8;
+                break;
+            case 0x10:
+                vend = v + 4;
+                break;
+            case 0x0A:
+                vend = v;
+                break;
+            case 0x08:
+                vend = v + 1;
+                if (vend <= last && b[v] > 1)
+                    vend = -1;
+                break;
+            case 0x02:
+                vend = value_end(b, etype, v, last);
+                if (vend >= 0 && (b[vend - 1] != 0 || !valid_utf8(b + v + 4, vend - v - 5)))
+                    vend = -1;
+                break;
+            case 0x03:
+            case 0x04:
+                vend = doc_end(b, v, last);
+                if (vend >= 0 && doc.nesting >= MAX_NESTING)
+                    vend = -1;
+                if (vend >= 0) {
+                    if (pn == pcap && grow((void **)&pending, &pcap, sizeof(Pending)) < 0) {
+                        ok = -1;
+                        break;
+                    }
+                    pending[pn++] = (Pending){v, vend, doc.nesting + 1, etype == 0x04};
+                }
+                break;
+            default:
+                vend = -1;
+            }
+            if (ok != 1)
+                break;
+            if (vend < 0 || vend > last) {
+                ok = 0;
+                break;
+            }
+            pos = vend;
+        }
+        if (ok == 1 && pos != last)
+            ok = 0;
+        if (ok == 1 && count > 1)
+            ok = distinct_keys(b, keys, count);
+    }
+done:
+    PyMem_Free(pending);
+    PyMem_Free(keys);
+    return ok;
+}
+
+/* ---- the renderer ---- */
+
+typedef struct {
+    Py_ssize_t pos, last;  /* the next element, the container's terminator */
+    Py_ssize_t ident;      /* the element's ID string (its length prefix), or -1 */
+    Py_ssize_t sig_start;  /* where the element's own number types start in sig */
+    int depth, array, wrapped;
+} Frame;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *data; /* the bytes rendered (held) */
+    const unsigned char *b;
+    int indent;     /* -1: one line */
+    int numbers;    /* keep the number record */
+    int first;      /* no item written yet in the innermost open container */
+    Frame *stack;
+    Py_ssize_t top, cap;
+    Buf out, sig, pairs;
+    PyObject *pieces; /* the record's finished pieces (str) */
+    PyObject *separator;
+} Renderer;
+
+/* What starts a container's first item at depth d: a newline and indent * d spaces. */
+static int put_line(Renderer *r, Buf *b, int d) {
+    if (r->indent < 0)
+        return 0;
+    Py_ssize_t n = 1 + (Py_ssize_t)r->indent * d;
+    if (buf_reserve(b, n) < 0)
+        return -1;
+    b->p[b->len] = '\n';
+    memset(b->p + b->len + 1, ' ', (size_t)(n - 1));
+    b->len += n;
+    return 0;
+}
+
+/* What starts each further item at depth d. */
+static int put_next(Renderer *r, Buf *b, int d) {
+    if (r->indent < 0)
+        return PUTS(b, ", ");
+    if (PUTS(b, ",") < 0)
+        return -1;
+    return put_line(r, b, d);
+}
+
+/* json's encode_basestring of n checked UTF-8 bytes: quoted, '"' '\\' and control characters
+ * escaped, everything else as it is. */
+static int put_string(Buf *b, const unsigned char *s, Py_ssize_t n) {
+    static const char hex[] = "0123456789abcdef";
+    if (buf_reserve(b, 6 * n + 2) < 0)
+        return -1;
+    char *o = b->p + b->len;
+    *o++ = '"';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            *o++ = (char)c;
+            continue;
+        }
+        *o++ = '\\';
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        default:
+            *o++ = 'u';
+            *o++ = '0';
+            *o++ = '0';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+        }
+    }
+    *o++ = '"';
+    b->len = o - b->p;
+    return 0;
+}
+
+/* A tag object {"KEY": "VALUE"} (and "$bits") laid out at item depth d, as the Python path's
+ * json.dumps of it, shifted to its place, writes it. */
+static int put_tag(Renderer *r, int d, const char *key, const char *value, const char *bits) {
+    Buf *o = &r->out;
+    if (PUTS(o, "{") < 0 || put_line(r, o, d + 1) < 0 || PUTS(o, "\"") < 0 ||
+        put(o, key, (Py_ssize_t)strlen(key)) < 0 || PUTS(o, "\": \"") < 0 ||
+        put(o, value, (Py_ssize_t)strlen(value)) < 0 || PUTS(o, "\"") < 0)
+        return -1;
+    if (bits != NULL && (put_next(r, o, d + 1) < 0 || PUTS(o, "\"$bits\": \"") < 0 ||
+                         put(o, bits, 16) < 0 || PUTS(o, "\"") < 0))
+        return -1;
+    if (put_line(r, o, d) < 0 || PUTS(o, "}") < 0)
+        return -1;
+    return 0;
+}
+
+static int put_double(Renderer *r, int d, const unsigned char *p) {
+    double v;
+    uint64_t bits;
+    memcpy(&bits, p, 8);
+#if PY_BIG_ENDIAN
+    bits = __builtin_bswap64(bits);
+#endif
+    memcpy(&v, &bits, 8);
+    if (r->numbers && PUTS(&r->sig, "d") < 0)
+        return -1;
+    if (isfinite(v)) {
+        char *text = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+        if (text == NULL)
+            return -1;
+        int rc = put(&r->out, text, (Py_ssize_t)strlen(text));
+        PyMem_Free(text);
+        return rc;
+    }
+    if (isinf(v))
+        return put_tag(r, d, "$numberDouble", v > 0 ? "Infinity" : "-Infinity", NULL);
+    if (bits == 0x7ff8000000000000ULL)
+        return put_tag(r, d, "$numberDouble", "NaN", NULL);
+    char hexbits[17];
+    snprintf(hexbits, sizeof hexbits, "%016llx", (unsigned long long)bits);
+    return put_tag(r, d, "$numberDouble", "NaN", hexbits);
+}
+
+/* The offset of a document's ID string (its length prefix), or -1: the element rule. */
+static Py_ssize_t find_ident(const unsigned char *b, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t pos = start + 4, last = end - 1;
+    while (pos < last) {
+        int etype = b[pos];
+        Py_ssize_t key_end = find_nul(b, pos + 1, last);
+        Py_ssize_t v = key_end + 1;
+        if (etype == 0x02 && key_end == pos + 3 && b[pos + 1] == 'I' && b[pos + 2] == 'D')
+            return v;
+        pos = value_end(b, etype, v, last);
+    }
+    return -1;
+}
+
+static int push(Renderer *r, Frame f) {
+    if (r->top == r->cap && grow((void **)&r->stack, &r->cap, sizeof(Frame)) < 0)
+        return -1;
+    r->stack[r->top++] = f;
+    return 0;
+}
+
+/* The record's pair for a closing element: [ID, "types"], when it holds numbers. */
+static int close_element(Renderer *r, const Frame *f) {
+    Py_ssize_t n = r->sig.len - f->sig_start;
+    if (n == 0)
+        return 0;
+    Buf *p = &r->pairs;
+    if (p->len >= PIECE) {
+        PyObject *piece = PyUnicode_DecodeUTF8(p->p, p->len, "strict");
+        if (piece == NULL || PyList_Append(r->pieces, piece) < 0) {
+            Py_XDECREF(piece);
+            return -1;
+        }
+        Py_DECREF(piece);
+        p->len = 0;
+    }
+    if (p->len > 0) {
+        Py_ssize_t seplen;
+        const char *sep = PyUnicode_AsUTF8AndSize(r->separator, &seplen);
+        if (sep == NULL || put(p, sep, seplen) < 0)
+            return -1;
+    }
+    const unsigned char *id = r->b + f->ident;
+    if (PUTS(p, "[") < 0 || put_string(p, id + 4, i32(id) - 1) < 0 || PUTS(p, ", \"") < 0 ||
+        put(p, r->sig.p + f->sig_start, n) < 0 || PUTS(p, "\"]") < 0)
+        return -1;
+    r->sig.len = f->sig_start;
+    return 0;
+}
+
+/* Render until the output holds at least limit bytes or the document is done. */
+static int render_some(Renderer *r, Py_ssize_t limit) {
+    const unsigned char *b = r->b;
+    Buf *o = &r->out;
+    char number[32];
+    while (r->top > 0 && o->len < limit) {
+        Frame *f = &r->stack[r->top - 1];
+        if (f->pos >= f->last) {
+            if (r->top == 1) { /* the top document's items only: the caller closes it */
+                r->top = 0;
+                break;
+            }
+            if (put_line(r, o, f->depth) < 0 || put(o, f->array ? "]" : "}", 1) < 0)
+                return -1;
+            if (f->wrapped && (put_line(r, o, f->depth - 1) < 0 || PUTS(o, "}") < 0))
+                return -1;
+            if (f->ident >= 0 && r->numbers && close_element(r, f) < 0)
+                return -1;
+            r->first = 0;
+            r->top--;
+            continue;
+        }
+        int etype = b[f->pos], d = f->depth;
+        Py_ssize_t key_end = find_nul(b, f->pos + 1, f->last);
+        Py_ssize_t v = key_end + 1, vend = value_end(b, etype, v, f->last);
+        if (vend < 0) { /* checked: cannot happen */
+            PyErr_SetString(PyExc_ValueError, "document changed while rendered");
+            return -1;
+        }
+        if ((r->first ? put_line(r, o, d + 1) : put_next(r, o, d + 1)) < 0)
+            return -1;
+        if (!f->array && (put_string(o, b + f->pos + 1, key_end - f->pos - 1) < 0 ||
+                          PUTS(o, ": ") < 0))
+            return -1;
+        r->first = 0;
+        f->pos = vend;
+        int rc = 0;
+        switch (etype) {
+        case 0x02:
+            rc = put_string(o, b + v + 4, vend - v - 5);
+            break;
+        case 0x01:
+            rc = put_double(r, d + 1, b + v);
+            break;
+        case 0x10: {
+            int n = snprintf(number, sizeof number, "%d", (int)i32(b + v));
+            rc = r->numbers ? PUTS(&r->sig, "i") : 0;
+            if (rc == 0)
+                rc = put(o, number, n);
+            break;
+        }
+        case 0x12: {
+            uint64_t u = (uint64_t)i32(b + v) & 0xFFFFFFFFULL;
+            u |= (uint64_t)(uint32_t)i32(b + v + 4) << 32;
+            snprintf(number, sizeof number, "%lld", (long long)(int64_t)u);
+            rc = put_tag(r, d + 1, "$numberLong", number, NULL);
+            break;
+        }
+        case 0x08:
+            rc = b[v] ? PUTS(o, "true") : PUTS(o, "false");
+            break;
+        case 0x0A:
+            rc = PUTS(o, "null");
+            break;
+        case 0x03:
+        case 0x04: {
+            if (vend - v == 5) {
+                rc = etype == 0x03 ? PUTS(o, "{}") : PUTS(o, "[]");
+                break;
+            }
+            Frame child = {v + 4, vend - 1, -1, r->sig.len, d + 1, etype == 0x04, 0};
+            if (etype == 0x04) {
+                rc = PUTS(o, "[");
+            } else {
+                child.ident = find_ident(b, v, vend);
+                if (b[v + 5] == '$') { /* the first key: {"$document": {...}} */
+                    child.wrapped = 1;
+                    child.depth = d + 2;
+                    rc = PUTS(o, "{");
+                    if (rc == 0)
+                        rc = put_line(r, o, d + 2);
+                    if (rc == 0)
+                        rc = PUTS(o, "\"$document\": {");
+                } else {
+                    rc = PUTS(o, "{");
+                }
+            }
+            if (rc == 0)
+                rc = push(r, child);
+            r->first = 1;
+            break;
+        }
+        }
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void Renderer_dealloc(Renderer *r) {
+    Py_XDECREF(r->data);
+    Py_XDECREF(r->pieces);
+    Py_XDECREF(r->separator);
+    PyMem_Free(r->stack);
+    PyMem_Free(r->out.p);
+    PyMem_Free(r->sig.p);
+    PyMem_Free(r->pairs.p);
+    PyObject_Free(r);
+}
+
+static PyObject *Renderer_render(Renderer *r, PyObject *arg) {
+    Py_ssize_t limit = PyLong_AsSsize_t(arg);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    r->out.len = 0;
+    if (render_some(r, limit) < 0)
+        return NULL;
+    return PyUnicode_DecodeUTF8(r->out.p ? r->out.p : "", r->out.len, "strict");
+}
+
+static PyObject *Renderer_record(Renderer *r, PyObject *Py_UNUSED(ignored)) {
+    if (r->top > 0) {
+        PyErr_SetString(PyExc_ValueError, "the document is not rendered yet");
+        return NULL;
+    }
+    if (r->pairs.len > 0) {
+        PyObject *piece = PyUnicode_DecodeUTF8(r->pairs.p, r->pairs.len, "strict");
+        if (piece == NULL || PyList_Append(r->pieces, piece) < 0) {
+            Py_XDECREF(piece);
+            return NULL;
+        }
+        Py_DECREF(piece);
+        r->pairs.len = 0;
+    }
+    PyObject *root = PyUnicode_FromStringAndSize(r->sig.p ? r->sig.p : "", r->sig.len);
+    if (root == NULL)
+        return NULL;
+    PyObject *pieces = r->pieces;
+    r->pieces = PyList_New(0);
+    if (r->pieces == NULL) {
+        r->pieces = pieces;
+        Py_DECREF(root);
+        return NULL;
+    }
+    r->sig.len = 0;
+    return Py_BuildValue("(NN)", root, pieces);
+}
+
+static PyMethodDef Renderer_methods[] = {
+    {"render", (PyCFunction)Renderer_render, METH_O,
+     "render(limit) -> the next piece of text (at least limit bytes unless the last); '' when "
+     "done."},
+    {"record", (PyCFunction)Renderer_record, METH_NOARGS,
+     "record() -> (root types, [pieces of the elements' pairs]) once rendered."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject RendererType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "brson._speedups._jsonformc.Renderer",
+    .tp_basicsize = sizeof(Renderer),
+    .tp_dealloc = (destructor)Renderer_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = Renderer_methods,
+    .tp_doc = "A resumable rendering of one document's items (see renderer()).",
+};
+
+static PyObject *renderer(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *data, *separator;
+    int indent, depth, first, numbers;
+    if (!PyArg_ParseTuple(args, "SiiiiU:renderer", &data, &indent, &depth, &first, &numbers,
+                          &separator))
+        return NULL;
+    if (indent < -1 || depth < 0 || depth > 2) {
+        PyErr_SetString(PyExc_ValueError, "indent must be -1 or more, depth 0 to 2");
+        return NULL;
+    }
+    const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(data);
+    Py_ssize_t size = PyBytes_GET_SIZE(data);
+    int ok = check_document(b, size);
+    if (ok < 0)
+        return NULL;
+    if (ok == 0)
+        Py_RETURN_NONE;
+    Renderer *r = PyObject_New(Renderer, &RendererType);
+    if (r == NULL)
+        return NULL;
+    Py_INCREF(data);
+    r->data = data;
+    r->b = b;
+    r->indent = indent;
+    r->numbers = numbers;
+    r->first = first;
+    r->out = r->sig = r->pairs = (Buf){NULL, 0, 0};
+    r->pieces = PyList_New(0);
+    Py_INCREF(separator);
+    r->separator = separator;
+    r->cap = 64;
+    r->top = 0;
+    r->stack = PyMem_Malloc((size_t)r->cap * sizeof(Frame));
+    if (r->pieces == NULL || r->stack == NULL) {
+        Py_DECREF(r);
+        return PyErr_NoMemory();
+    }
+    r->stack[r->top++] = (Frame){4, size - 1, -1, 0, depth, 0, 0};
+    return (PyObject *)r;
+}
+
+static PyMethodDef methods[] = {
+    {"renderer", renderer, METH_VARARGS,
+     "renderer(data, indent, depth, first, numbers, separator) -> Renderer | None: the items "
+     "of the BSON document data (no braces) at depth, or None when the Python path decides."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "brson._speedups._jsonformc",
+    "The JSON form rendered from BSON bytes (brson/document/jsonform.py's twin).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__jsonformc(void) {
+    if (PyType_Ready(&RendererType) < 0)
+        return NULL;
+    return PyModule_Create(&module);
+}

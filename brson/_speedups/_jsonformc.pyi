@@ -1,0 +1,9 @@
+"""Types of the compiled JSON form renderer (brson/_speedups/_jsonformc.c)."""
+
+class Renderer:
+    def render(self, limit: int, /) -> str: ...
+    def record(self) -> tuple[str, list[str]]: ...
+
+def renderer(
+    data: bytes, indent: int, depth: int, first: bool, numbers: bool, separator: str, /
+) -> Renderer | None: ...
