@@ -230,6 +230,20 @@ class Slot(Node):
             self._comps = items
         return items
 
+    def _walked_kids(self) -> list[Slot]:
+        """:attr:`children`, from the table while this slot is unedited (:meth:`walk`)."""
+        table = self._table()
+        if table is not None:
+            return self._table_kids(table)
+        kids = self.children
+        tree = self._tree
+        table = tree.slot_table if tree is not None and self._row >= 0 else None
+        if table is not None and self._kids is not None and self._vals is _NO_VALS:
+            # Handed out before the walk, unedited: their rows carry the walk on below them.
+            for kid, row in zip(kids, table.kids(self._row), strict=False):
+                kid.enter_table(table, row)
+        return kids
+
     def _table_kids(self, table: SlotTable) -> list[Slot]:
         """:attr:`children` from the table: the same nodes, kept the same way (none kept
         for a leaf, as :attr:`children` keeps none)."""
@@ -570,9 +584,8 @@ class Slot(Node):
             while stack:
                 slot = stack.pop()
                 yield slot
-                table = slot._table()  # after the yield: the loop may have edited the slot
-                kids = slot.children if table is None else slot._table_kids(table)
-                stack.extend(reversed(kids))
+                # After the yield: the loop may have edited the slot.
+                stack.extend(reversed(slot._walked_kids()))  # noqa: SLF001  (Slot's own)
 
     def find_component(self, type_name: str) -> Component | None:
         """The first component on this slot (not its children) whose type ``type_name`` names
