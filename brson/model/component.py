@@ -144,8 +144,12 @@ class Component(Node):
     @property
     def type(self) -> TypeName:
         tree = self._tree
-        if tree is not None and self._idx is None:
-            at = self._leading_type()
+        if tree is not None and self._idx is None:  # a walk asks every component
+            buf, start = self._buf, self._start
+            if self._end - start > 25 and buf.startswith(_TYPE_INT32, start + 4):
+                at: int | None = raw.int32_at(buf, start + 10)  # _leading_type's first case
+            else:
+                at = self._leading_type()
             if at is not None:
                 types = tree.types
                 if 0 <= at < len(types):

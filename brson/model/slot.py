@@ -98,6 +98,8 @@ _NAME_HEAD = b"\x03Name\x00"
 #: Native unsigned 64-bit offsets, as ``array("Q")`` writes them (``Slot._ends``).
 _ONE_END = struct.Struct("=Q")
 _TWO_ENDS = struct.Struct("=2Q")
+#: A BSON length (:meth:`Slot._name_at` reads three in a row).
+_INT32 = struct.Struct("<i")
 
 
 class Slot(Node):
@@ -219,16 +221,22 @@ class Slot(Node):
         return items
 
     def _table_components(self, table: SlotTable) -> list[Component]:
-        """:meth:`_scan_components` from the table: the same nodes, owned the same way."""
-        buf = self._buf
+        """:attr:`components` from the table: the nodes :meth:`_scan_components` makes, owned
+        the same way (a new list, as :attr:`components` gives)."""
+        row = self._row
+        first = table.comp_first[row]
+        if first < 0:
+            return []
+        buf, tree, starts, ends = self._buf, self._tree, table.comp_starts, table.comp_ends
         items: list[Component] = []
-        for start, end in table.components(self._row):
-            component = Component(buf, start, end, self)
+        for at in range(first, table.comp_stop[row]):
+            component = Component(buf, starts[at], ends[at], self)
             component._key = "Components"  # noqa: SLF001  (see Component._attach)
+            component._tree = tree  # noqa: SLF001
+            component.slot = self
             items.append(component)
-        if items:
-            self._comps = items
-        return items
+        self._comps = items
+        return list(items)
 
     def _walked_kids(self) -> list[Slot]:
         """:attr:`children`, from the table while this slot is unedited (:meth:`walk`)."""
@@ -247,17 +255,20 @@ class Slot(Node):
     def _table_kids(self, table: SlotTable) -> list[Slot]:
         """:attr:`children` from the table: the same nodes, kept the same way (none kept
         for a leaf, as :attr:`children` keeps none)."""
-        buf, tree, slots = self._buf, self._tree, table.slots
+        row = table.first_kid[self._row]
+        if row < 0:
+            return []
+        buf, tree, following = self._buf, self._tree, table.next_sibling
+        starts, ends = table.slot_starts, table.slot_ends
         items: list[Slot] = []
-        for row in table.kids(self._row):
-            at = 3 * row
-            kid = Slot(buf, slots[at], slots[at + 1], self)
+        while row >= 0:
+            kid = Slot(buf, starts[row], ends[row], self)
             kid._tree = tree
             kid.parent = self
             kid._row = row
             items.append(kid)
-        if items:
-            self._kids = list(items)
+            row = following[row]
+        self._kids = list(items)
         return items
 
     def _own_vals(self) -> dict[str, Any]:
@@ -320,11 +331,12 @@ class Slot(Node):
         it was a third of the walk)."""
         buf, pos = self._buf, self._start + 4
         if buf.startswith(_ID_HEAD, pos):
-            pos += 8 + raw.int32_at(buf, pos + 4)
+            pos += 8 + _INT32.unpack_from(buf, pos + 4)[0]
             if buf.startswith(_COMPONENTS_HEAD, pos):
-                pos += 12 + raw.int32_at(buf, pos + 12)
+                pos += 12 + _INT32.unpack_from(buf, pos + 12)[0]
                 if buf.startswith(_NAME_HEAD, pos):
-                    return (raw.DOCUMENT, pos, pos + 6, pos + 6 + raw.int32_at(buf, pos + 6))
+                    end = pos + 6 + _INT32.unpack_from(buf, pos + 6)[0]
+                    return (raw.DOCUMENT, pos, pos + 6, end)
         return None
 
     def _table(self) -> SlotTable | None:
@@ -447,7 +459,9 @@ class Slot(Node):
             and self._keys is None
         ):
             table = self._table()
-            items = self._scan_components() if table is None else self._table_components(table)
+            if table is not None:
+                return self._table_components(table)
+            items = self._scan_components()
         if items is None:
             member = self.components_member
             if member is None:

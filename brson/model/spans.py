@@ -300,11 +300,12 @@ class SlotTable:
     __slots__ = (
         "comp_ends",
         "comp_first",
-        "comp_owner",
         "comp_starts",
+        "comp_stop",
         "first_kid",
         "next_sibling",
-        "slots",
+        "slot_ends",
+        "slot_starts",
     )
 
     def __init__(self, components: array[int], slots: array[int]) -> None:
@@ -320,18 +321,22 @@ class SlotTable:
             next_sibling[row] = first_kid[parent]
             first_kid[parent] = row
         #: Each slot's components are one run of the components by start (they lie in its
-        #: Components member, which holds no other slot's): where the run starts, -1 for none.
+        #: Components member, which holds no other slot's): where the run starts (-1 for
+        #: none) and stops.
         comp_first = array("q", [-1]) * count
-        owners = components[2::3]
-        for at in range(len(owners) - 1, -1, -1):
-            comp_first[owners[at]] = at
-        self.slots = slots
+        comp_stop = array("q", [-1]) * count
+        for at, owner in enumerate(components[2::3]):
+            if comp_first[owner] < 0:
+                comp_first[owner] = at
+            comp_stop[owner] = at + 1
+        self.slot_starts = slots[0::3]
+        self.slot_ends = slots[1::3]
         self.first_kid = first_kid
         self.next_sibling = next_sibling
         self.comp_first = comp_first
+        self.comp_stop = comp_stop
         self.comp_starts = components[0::3]
         self.comp_ends = components[1::3]
-        self.comp_owner = owners
 
     @classmethod
     def build(cls, tree: DataTree) -> SlotTable | None:
@@ -341,7 +346,7 @@ class SlotTable:
         return cls(*walked) if walked is not None else None
 
     def slot_span(self, row: int) -> tuple[int, int]:
-        return self.slots[3 * row], self.slots[3 * row + 1]
+        return self.slot_starts[row], self.slot_ends[row]
 
     def kids(self, row: int) -> list[int]:
         """The rows of slot ``row``'s children, in Children order."""
@@ -354,12 +359,8 @@ class SlotTable:
 
     def components(self, row: int) -> list[tuple[int, int]]:
         """The value spans of slot ``row``'s components, in Components order."""
-        at = self.comp_first[row]
-        if at < 0:
+        first = self.comp_first[row]
+        if first < 0:
             return []
-        owners, starts, ends = self.comp_owner, self.comp_starts, self.comp_ends
-        out = []
-        while at < len(owners) and owners[at] == row:
-            out.append((starts[at], ends[at]))
-            at += 1
-        return out
+        starts, ends = self.comp_starts, self.comp_ends
+        return [(starts[at], ends[at]) for at in range(first, self.comp_stop[row])]
