@@ -356,11 +356,3 @@ class SlotTable:
             out.append(kid)
             kid = following[kid]
         return out
-
-    def components(self, row: int) -> list[tuple[int, int]]:
-        """The value spans of slot ``row``'s components, in Components order."""
-        first = self.comp_first[row]
-        if first < 0:
-            return []
-        starts, ends = self.comp_starts, self.comp_ends
-        return [(starts[at], ends[at]) for at in range(first, self.comp_stop[row])]
