@@ -312,6 +312,11 @@ def int32_at(buf: bytes, pos: int) -> int:
     return value
 
 
+def int64_at(buf: bytes, pos: int) -> int:
+    value: int = _I64.unpack_from(buf, pos)[0]
+    return value
+
+
 def scalar(buf: bytes, elem: Element) -> Any:
     """Decode one element's value (any type) from the raw bytes."""
     etype, pos, vstart, vend = elem

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 #: Element header of an int32 `Type` (the first key of an engine-written component).
 _TYPE_INT32 = b"\x10Type\x00"
+#: The same in int64, as other writers put it (mar_AimConstraint.pg.brson).
+_TYPE_INT64 = b"\x12Type\x00"
 
 
 class Component(Node):
@@ -112,9 +114,10 @@ class Component(Node):
     @property
     def type_index(self) -> int | str | None:
         """The raw ``Type`` value: an index into ``Types`` (Resonite) or a name (NeosVR)."""
-        buf, start = self._buf, self._start
-        if self._idx is None and self._end - start > 25 and buf.startswith(_TYPE_INT32, start + 4):
-            return raw.int32_at(buf, start + 10)  # engine layout, not indexed yet (walks)
+        if self._idx is None:
+            leading = self._leading_type()
+            if leading is not None:
+                return leading
         elem = self._index().get("Type")
         if elem is not None and elem[0] == raw.INT32 and "Type" not in self._vals:
             return raw.int32_at(self._buf, elem[2])
@@ -127,19 +130,30 @@ class Component(Node):
         wide = self.etype("Type") == raw.INT64 or isinstance(self._vals.get("Type"), Int64)
         self.set("Type", Int64(index) if wide else index)
 
+    def _leading_type(self) -> int | None:
+        """An integer ``Type`` that is the first key (every writer's layout), read in place
+        without indexing the component (a walk asks every component); None otherwise."""
+        buf, start = self._buf, self._start
+        if self._end - start > 25:
+            if buf.startswith(_TYPE_INT32, start + 4):
+                return raw.int32_at(buf, start + 10)
+            if self._end - start > 29 and buf.startswith(_TYPE_INT64, start + 4):
+                return raw.int64_at(buf, start + 10)
+        return None
+
     @property
     def type(self) -> TypeName:
-        buf, start, tree = self._buf, self._start, self._tree
-        if (
-            tree is not None
-            and self._idx is None
-            and self._end - start > 25
-            and buf.startswith(_TYPE_INT32, start + 4)
-        ):  # type_index's engine-layout read, inlined: a walk asks every component
-            types = tree.types
-            at = raw.int32_at(buf, start + 10)
-            if 0 <= at < len(types):
-                return types[at]
+        tree = self._tree
+        if tree is not None and self._idx is None:  # a walk asks every component
+            buf, start = self._buf, self._start
+            if self._end - start > 25 and buf.startswith(_TYPE_INT32, start + 4):
+                at: int | None = raw.int32_at(buf, start + 10)  # _leading_type's first case
+            else:
+                at = self._leading_type()
+            if at is not None:
+                types = tree.types
+                if 0 <= at < len(types):
+                    return types[at]
         raw_type = self.type_index
         if is_type_name(raw_type):
             assert isinstance(raw_type, str)

@@ -19,6 +19,7 @@ from brson.model.node import _MISSING, _NO_VALS, Node
 if TYPE_CHECKING:
     from brson.model.documents import SlotDoc
     from brson.model.edit import Removal
+    from brson.model.spans import SlotTable
 
 
 #: Slot keys that hold a Member (``{ID, Data}``), with the Python attribute that exposes them.
@@ -89,15 +90,31 @@ class _Shape:
 #: Size of an empty BSON array's document (length and terminator).
 _EMPTY_ARRAY = 5
 
+#: The heads of a slot's first three elements in the engine's layout (:meth:`Slot._name_at`).
+_ID_HEAD = b"\x02ID\x00"
+_COMPONENTS_HEAD = b"\x03Components\x00"
+_NAME_HEAD = b"\x03Name\x00"
+
 #: Native unsigned 64-bit offsets, as ``array("Q")`` writes them (``Slot._ends``).
 _ONE_END = struct.Struct("=Q")
 _TWO_ENDS = struct.Struct("=2Q")
+#: A BSON length (:meth:`Slot._name_at` reads three in a row).
+_INT32 = struct.Struct("<i")
 
 
 class Slot(Node):
     """A slot: ``ID``, member fields, ``Components`` (a member holding a list) and ``Children``."""
 
-    __slots__ = ("_comps", "_ends", "_kids", "_listing", "_shape", "parent", "path_memo")
+    __slots__ = (
+        "_comps",
+        "_ends",
+        "_kids",
+        "_listing",
+        "_row",
+        "_shape",
+        "parent",
+        "path_memo",
+    )
 
     #: The key layout of the last slot indexed; engine-written slots all share one.
     _last_shape: ClassVar[_Shape] = _Shape(())
@@ -123,6 +140,10 @@ class Slot(Node):
         #: a kept member and its list per slot are two more objects per slot for the
         #: collector on every loop over the tree.
         self._comps: list[Component] | None = None
+        #: The slot's row in its tree's :class:`SlotTable` (-1: none): its children and
+        #: components are made from there while it is unedited, and its document was checked
+        #: by the compiled walk.
+        self._row = -1
 
     @property
     def overlay(self) -> Mapping[str, Any]:
@@ -199,6 +220,57 @@ class Slot(Node):
         self._comps = items
         return items
 
+    def _table_components(self, table: SlotTable) -> list[Component]:
+        """:attr:`components` from the table: the nodes :meth:`_scan_components` makes, owned
+        the same way (a new list, as :attr:`components` gives)."""
+        row = self._row
+        first = table.comp_first[row]
+        if first < 0:
+            return []
+        buf, tree, starts, ends = self._buf, self._tree, table.comp_starts, table.comp_ends
+        items: list[Component] = []
+        for at in range(first, table.comp_stop[row]):
+            component = Component(buf, starts[at], ends[at], self)
+            component._key = "Components"  # noqa: SLF001  (see Component._attach)
+            component._tree = tree  # noqa: SLF001
+            component.slot = self
+            items.append(component)
+        self._comps = items
+        return list(items)
+
+    def _walked_kids(self) -> list[Slot]:
+        """:attr:`children`, from the table while this slot is unedited (:meth:`walk`)."""
+        table = self._table()
+        if table is not None:
+            return self._table_kids(table)
+        kids = self.children
+        tree = self._tree
+        table = tree.slot_table if tree is not None and self._row >= 0 else None
+        if table is not None and self._kids is not None and self._vals is _NO_VALS:
+            # Handed out before the walk, unedited: their rows carry the walk on below them.
+            for kid, row in zip(kids, table.kids(self._row), strict=False):
+                kid.enter_table(table, row)
+        return kids
+
+    def _table_kids(self, table: SlotTable) -> list[Slot]:
+        """:attr:`children` from the table: the same nodes, kept the same way (none kept
+        for a leaf, as :attr:`children` keeps none)."""
+        row = table.first_kid[self._row]
+        if row < 0:
+            return []
+        buf, tree, following = self._buf, self._tree, table.next_sibling
+        starts, ends = table.slot_starts, table.slot_ends
+        items: list[Slot] = []
+        while row >= 0:
+            kid = Slot(buf, starts[row], ends[row], self)
+            kid._tree = tree
+            kid.parent = self
+            kid._row = row
+            items.append(kid)
+            row = following[row]
+        self._kids = list(items)
+        return items
+
     def _own_vals(self) -> dict[str, Any]:
         vals = self._vals
         if vals is _NO_VALS:
@@ -232,6 +304,10 @@ class Slot(Node):
         if self._idx is None:
             ends = self._ends
             if ends is None:
+                if key == "Name" and self._row >= 0:
+                    found = self._name_at()
+                    if found is not None:
+                        return found
                 ends = self._locate()
             if ends is not None:
                 shape = self._shape
@@ -246,6 +322,46 @@ class Slot(Node):
                     pos, end = self._start + 4, _ONE_END.unpack_from(ends)[0]
                 return (etype, pos, pos + size, end)
         return super()._element(key)
+
+    def _name_at(self) -> raw.Element | None:
+        """The ``Name`` element where the engine puts it (after ``ID`` and ``Components``),
+        read from three lengths; None elsewhere.  Only for a slot of a :class:`SlotTable`:
+        the compiled walk checked its document (lengths, unique keys), so what this finds is
+        what an index would (a user's walk reads every name: locating every slot's keys for
+        it was a third of the walk)."""
+        buf, pos = self._buf, self._start + 4
+        if buf.startswith(_ID_HEAD, pos):
+            pos += 8 + _INT32.unpack_from(buf, pos + 4)[0]
+            if buf.startswith(_COMPONENTS_HEAD, pos):
+                pos += 12 + _INT32.unpack_from(buf, pos + 12)[0]
+                if buf.startswith(_NAME_HEAD, pos):
+                    end = pos + 6 + _INT32.unpack_from(buf, pos + 6)[0]
+                    return (raw.DOCUMENT, pos, pos + 6, end)
+        return None
+
+    def _table(self) -> SlotTable | None:
+        """The tree's table when this slot has a row in it and is unedited (its children and
+        components are then the table's)."""
+        tree = self._tree
+        if (
+            self._row < 0
+            or tree is None
+            or self._vals is not _NO_VALS
+            or self._keys is not None
+            or self._kids is not None
+            or self._listing is not None
+        ):
+            return None
+        return tree.slot_table
+
+    def enter_table(self, table: SlotTable, row: int) -> None:
+        """Give this slot its row in ``table`` (the tree's, made from the same bytes)."""
+        if self._buf is self._tree_buffer() and table.slot_span(row) == (self._start, self._end):
+            self._row = row
+
+    def _tree_buffer(self) -> bytes | None:
+        tree = self._tree
+        return tree.buffer if tree is not None else None
 
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
@@ -342,6 +458,9 @@ class Slot(Node):
             and self._vals is _NO_VALS
             and self._keys is None
         ):
+            table = self._table()
+            if table is not None:
+                return self._table_components(table)
             items = self._scan_components()
         if items is None:
             member = self.components_member
@@ -479,8 +598,8 @@ class Slot(Node):
             while stack:
                 slot = stack.pop()
                 yield slot
-                kids = slot.children
-                stack.extend(reversed(kids))
+                # After the yield: the loop may have edited the slot.
+                stack.extend(reversed(slot._walked_kids()))  # noqa: SLF001  (Slot's own)
 
     def find_component(self, type_name: str) -> Component | None:
         """The first component on this slot (not its children) whose type ``type_name`` names

@@ -286,3 +286,73 @@ def document_spans(buf: bytes, elem: elements.Element) -> list[tuple[int, int]]:
         for item in elements.array_items(buf, elem[2], elem[3])
         if item[0] == elements.DOCUMENT
     ]
+
+
+class SlotTable:
+    """Every slot of an unmodified tree's ``Object`` and its components, from one compiled
+    walk (:func:`slot_walk`), for :meth:`DataTree.walk`: each slot's children and
+    components are made from here, not from an index of the slot's keys (one dict of a
+    dozen tuples per slot was most of a walk).  Rows are the compiled walk's slot numbers;
+    row 0 is the root.  Only for trees C is sure of: every slot's document was checked
+    there (lengths, unique ASCII keys), which is what lets a slot read its ``Name`` at the
+    engine's place without indexing (:meth:`Slot.element`)."""
+
+    __slots__ = (
+        "comp_ends",
+        "comp_first",
+        "comp_starts",
+        "comp_stop",
+        "first_kid",
+        "next_sibling",
+        "slot_ends",
+        "slot_starts",
+    )
+
+    def __init__(self, components: array[int], slots: array[int]) -> None:
+        count = len(slots) // 3
+        parents = slots[2::3]
+        #: Each slot's first child (in Children order) and each slot's next sibling, -1 for
+        #: none.  The compiled walk numbers the children of a slot last first, so linking them
+        #: in ascending order puts them in array order.
+        first_kid = array("q", [-1]) * count
+        next_sibling = array("q", [-1]) * count
+        for row in range(1, count):
+            parent = parents[row]
+            next_sibling[row] = first_kid[parent]
+            first_kid[parent] = row
+        #: Each slot's components are one run of the components by start (they lie in its
+        #: Components member, which holds no other slot's): where the run starts (-1 for
+        #: none) and stops.
+        comp_first = array("q", [-1]) * count
+        comp_stop = array("q", [-1]) * count
+        for at, owner in enumerate(components[2::3]):
+            if comp_first[owner] < 0:
+                comp_first[owner] = at
+            comp_stop[owner] = at + 1
+        self.slot_starts = slots[0::3]
+        self.slot_ends = slots[1::3]
+        self.first_kid = first_kid
+        self.next_sibling = next_sibling
+        self.comp_first = comp_first
+        self.comp_stop = comp_stop
+        self.comp_starts = components[0::3]
+        self.comp_ends = components[1::3]
+
+    @classmethod
+    def build(cls, tree: DataTree) -> SlotTable | None:
+        """The table of ``tree``'s original bytes, or None without C or where it is unsure."""
+        obj = tree.element_index().get("Object")
+        walked = slot_walk(tree.buffer, obj) if obj is not None else None
+        return cls(*walked) if walked is not None else None
+
+    def slot_span(self, row: int) -> tuple[int, int]:
+        return self.slot_starts[row], self.slot_ends[row]
+
+    def kids(self, row: int) -> list[int]:
+        """The rows of slot ``row``'s children, in Children order."""
+        out = []
+        kid, following = self.first_kid[row], self.next_sibling
+        while kid >= 0:
+            out.append(kid)
+            kid = following[kid]
+        return out

@@ -20,6 +20,7 @@ from brson.model.typename import TypeName, is_type_name
 if TYPE_CHECKING:
     from brson.model.documents import DataTreeDoc
     from brson.model.ids.index import IdIndex
+    from brson.model.spans import SlotTable
 
 
 class IdRef:
@@ -46,7 +47,16 @@ Element = Slot | Component | Member | IdRef
 class DataTree(Node):
     """The root document; what :func:`brson.load` returns."""
 
-    __slots__ = ("_generation", "_ids", "_stored", "_types", "container", "source")
+    __slots__ = (
+        "_generation",
+        "_ids",
+        "_slot_table",
+        "_stored",
+        "_table_tried",
+        "_types",
+        "container",
+        "source",
+    )
 
     def __init__(
         self,
@@ -64,6 +74,9 @@ class DataTree(Node):
         #: Counts edits anywhere in the tree (caches derived from content check it).
         self._generation = 0
         self._stored = stored
+        #: The compiled walk of the original slots (:meth:`walk`), made on the first walk.
+        self._slot_table: SlotTable | None = None
+        self._table_tried = False
 
     @property
     def ids_if_built(self) -> IdIndex | None:
@@ -199,7 +212,23 @@ class DataTree(Node):
     # -- navigation -----------------------------------------------------------------------
     def walk(self) -> Iterator[Slot]:
         """Every slot, depth-first, root first."""
-        return self.root.walk()
+        root = self.root
+        if not self._table_tried:
+            from brson.model.spans import SlotTable
+
+            self._table_tried = True
+            self._slot_table = SlotTable.build(self)
+        table = self._slot_table
+        if table is not None:
+            root.enter_table(table, 0)
+        return root.walk()
+
+    @property
+    def slot_table(self) -> SlotTable | None:
+        """The table of the original slots once a walk made it (None before, or where the
+        compiled walk was not sure): the original bytes do not change, so it stays true of
+        every slot that was not edited."""
+        return self._slot_table
 
     def components(self) -> Iterator[Component]:
         """Every component on every slot, then the root Assets."""
