@@ -617,18 +617,38 @@ def _metadata(
         return
     keys = sorted(metadata)
     if writer.godot == 3:
-        yield "__meta__ = " + writer.literal({k: metadata[k] for k in keys})
+        text3 = _meta3_text(metadata, keys) if bson_data else None
+        if text3 is None:
+            text3 = writer.literal({k: metadata[k] for k in keys})
+        yield "__meta__ = " + text3
         return
     for key in keys:
         if not _IDENTIFIER.match(key):
             raise VariantError(f"metadata key {key!r} is not an identifier (Godot 4 refuses it)")
         value = metadata[key]
         text: str | None = None
-        if bson_data and type(value) is Godot4Text:
+        if type(value) is str:  # what literal() writes for one, without its stack
+            text = quote(value)
+        elif bson_data and type(value) is Godot4Text:
             text = value
         elif bson_data and type(value) in (dict, list):
             text = _bson_container4(value)
         yield f"metadata/{key} = {text if text is not None else writer.literal(value)}"
+
+
+def _meta3_text(metadata: Mapping[str, Any], keys: list[str]) -> str | None:
+    """Godot 3's ``__meta__`` dictionary as :meth:`_Writer.literal` writes it, when every key
+    is a string and every value a string or text already written (a slot's metadata: its
+    ID, name and tag, its components and fields); None otherwise.  The writer's general
+    stack, item by item, was a tenth of a Godot 3 export."""
+    parts: list[str] = []
+    for key in keys:
+        value = metadata[key]
+        kind = type(value)
+        if type(key) is not str or (kind is not str and kind is not Godot3Text):
+            return None
+        parts.append(f"{quote(key)}: {quote(value) if kind is str else value}")
+    return "{\n" + ",\n".join(parts) + "\n}" if parts else None
 
 
 def literal(value: Any, godot: int, default: Callable[[Any], Any] | None = None) -> str:

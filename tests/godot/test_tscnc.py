@@ -272,6 +272,29 @@ def test_generated_documents(doc: dict[str, Any]) -> None:
     same_value(buf, 0x03, 0, len(buf))
 
 
+@given(
+    st.dictionaries(
+        st.text(max_size=8),
+        st.one_of(st.text(max_size=12), st.builds(tscn.Godot3Text, st.text(max_size=12))),
+        max_size=6,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_metadata_lines_as_the_writer(metadata: dict[str, str]) -> None:
+    """A node's metadata lines from strings and written text are the general writer's."""
+    for godot in (3, 4):
+        writer = tscn._Writer(godot)
+        values = {k: str(v) if godot == 4 else v for k, v in metadata.items()}
+        keys = sorted(values)
+        if godot == 3:
+            want = [f"__meta__ = {writer.literal({k: values[k] for k in keys})}"] if keys else []
+        elif all(tscn._IDENTIFIER.match(k) for k in keys):
+            want = [f"metadata/{k} = {writer.literal(values[k])}" for k in keys]
+        else:
+            continue
+        assert list(tscn._metadata(writer, values, bson_data=True)) == want
+
+
 @needs_c
 def test_reals() -> None:
     """The float fields of math literals (transforms): C's text is ``tscn.real``'s, or None
