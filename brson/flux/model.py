@@ -11,7 +11,7 @@ instead of edges, for ``brson validate`` to report.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,12 +186,20 @@ class Builder:
     that can hold a connection, not its decoded ``Data``.
 
     ``issues_only``: what :attr:`Flux.issues` needs and nothing more (no node positions, no
-    graphs, no write edges through globals): validate's ProtoFlux rules."""
+    graphs, no write edges through globals): validate's ProtoFlux rules.  ``referenced``: the
+    only IDs a connection can name (those some reference in the tree names and some element
+    defines, :class:`~brson.model.ids.scan.IdCensus`), so no other member ID is kept."""
 
-    def __init__(self, tree: DataTree, issues_only: bool = False) -> None:
-        self.flux = flux = Flux(tree)
+    def __init__(
+        self,
+        tree: DataTree,
+        issues_only: bool = False,
+        referenced: Container[str] | None = None,
+    ) -> None:
+        self.flux = Flux(tree)
         self.tree = tree
         self.issues_only = issues_only
+        self.referenced = referenced
         names = self.tree.get("Types")
         self.types: list[Any] = names if isinstance(names, list) else []
         self._known: dict[object, _Type | None] = {}
@@ -265,11 +273,14 @@ class Builder:
         flux.by_id[node_id] = node
         links: list[tuple[str, Any]] = []
         members = self.members
+        referenced = self.referenced
         for key, value in data.items():
             if type(value) is not dict:
                 continue
             member_id = value.get("ID")
-            if is_guid(member_id):
+            if type(member_id) is str and (
+                is_guid(member_id) if referenced is None else member_id in referenced
+            ):
                 members.setdefault(member_id, (node_id, key))
             if key == "ID" or catalog.is_internal(key):
                 continue

@@ -92,7 +92,12 @@ class ProtoFluxRules(Family):
             keep = self.names[raw] = _protoflux(raw) if known is None else known
         if keep:
             if self.builder is None:
-                self.builder = Builder(ctx.tree, issues_only=True)
+                census = ctx.census
+                self.builder = Builder(
+                    ctx.tree,
+                    issues_only=True,
+                    referenced=None if census is None else census.defined_values,
+                )
             self.builder.add(info.slot, info.doc)
 
     def finish(self, ctx: Context) -> None:
