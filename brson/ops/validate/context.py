@@ -16,8 +16,8 @@ from bson.int64 import Int64
 
 from brson._speedups import load
 from brson.model import DataTree, Slot
-from brson.model.ids.scan import IdCensus
 from brson.model.ids.forms import DEFINING_KEY_SUFFIX, GUID_PATTERN, ID_KEY, holds_own_id, is_guid
+from brson.model.ids.scan import IdCensus
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.findings import Findings
 

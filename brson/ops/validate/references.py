@@ -163,7 +163,7 @@ class ReferenceRules(Family):
                 self.slots.setdefault(slot_id, slot)
         else:
             _check_id(ctx, slot_id, "slot ID", info)
-        if _check_id(ctx, parent_link, "ParentReference", info) and referenced(parent_link):
+        if _check_id(ctx, parent_link, "ParentReference", info) and referenced(str(parent_link)):
             self.links.append((slot, str(parent_link)))
         _check_id(ctx, fields.get("Persistent-ID"), "Persistent-ID", info)
         for key in SLOT_MEMBERS:
