@@ -282,10 +282,10 @@ class Builder:
                 is_guid(member_id) if referenced is None else member_id in referenced
             ):
                 members.setdefault(member_id, (node_id, key))
-            if key == "ID" or catalog.is_internal(key):
-                continue
             held = value.get("Data")
-            if type(held) is str or type(held) is list:
+            if (type(held) is str or type(held) is list) and not (
+                key == "ID" or catalog.is_internal(key)
+            ):
                 links.append((key, held))
         self.node_data[node_id] = (kind.node_class, links)
         if slot is None:
