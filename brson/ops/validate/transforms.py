@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import Any
 
 from brson.model.transform import TRANSFORM_FIELDS
 from brson.ops.validate.context import Context, Family, SlotInfo, is_int, kind_of
@@ -90,7 +91,7 @@ class TransformRules(Family):
             member = fields.get(key)
             if not (isinstance(member, dict) and "ID" in member):  # member_data, inlined
                 continue  # absent, or the document rules report it
-            data = member.get("Data")
+            data: Any = member.get("Data")
             if (
                 type(data) is list
                 and len(data) == size
