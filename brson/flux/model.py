@@ -11,7 +11,7 @@ instead of edges, for ``brson validate`` to report.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,12 +141,10 @@ def build_from(
     (an issue's text resolves IDs in the whole tree): what a diff needs of a part of a big
     tree.  Their edges are the whole tree's when ``components`` hold every node, helper and
     node output their connections name, and every helper that names them."""
-    flux = Flux(tree)
-    builder = _Builder(flux)
+    builder = Builder(tree)
     for slot, doc in components:
         builder.add(slot, doc)
-    builder.finish(focus)
-    return flux
+    return builder.finish(focus)
 
 
 def _components(tree: DataTree) -> Iterator[tuple[Slot | None, dict[str, Any]]]:
@@ -169,13 +167,44 @@ def _protoflux(component: Component) -> bool:
     return catalog.is_node(name) or catalog.is_helper(name)
 
 
-class _Builder:
-    def __init__(self, flux: Flux) -> None:
-        self.flux = flux
-        self.tree = flux.tree
+@dataclass(frozen=True, slots=True)
+class _Type:
+    """What the model reads of a component's type, worked out once per type in the tree."""
+
+    name: TypeName
+    short: str
+    full: str
+    node_class: str
+    node: bool
+    helper: bool
+
+
+class Builder:
+    """The model built from components handed one at a time (:meth:`add`, then
+    :meth:`finish`): what :func:`build_from` does, for a caller that visits the components
+    itself and should not hold them all (validate's walk).  A node keeps only its members
+    that can hold a connection, not its decoded ``Data``.
+
+    ``issues_only``: what :attr:`Flux.issues` needs and nothing more (no node positions, no
+    graphs, no write edges through globals): validate's ProtoFlux rules.  ``referenced``: the
+    only IDs a connection can name (those some reference in the tree names and some element
+    defines, :class:`~brson.model.ids.scan.IdCensus`), so no other member ID is kept."""
+
+    def __init__(
+        self,
+        tree: DataTree,
+        issues_only: bool = False,
+        referenced: Container[str] | None = None,
+    ) -> None:
+        self.flux = Flux(tree)
+        self.tree = tree
+        self.issues_only = issues_only
+        self.referenced = referenced
         names = self.tree.get("Types")
         self.types: list[Any] = names if isinstance(names, list) else []
-        self.node_data: dict[str, tuple[str, dict[str, Any]]] = {}  # id -> (class, Data)
+        self._known: dict[object, _Type | None] = {}
+        #: Node ID -> (class, its members that hold an ID or a list, as (key, Data)).
+        self.node_data: dict[str, tuple[str, list[tuple[str, Any]]]] = {}
         #: Member ID of a node -> (node ID, member name): outputs, and operations of nodes
         #: with several.
         self.members: dict[str, tuple[str, str]] = {}
@@ -191,47 +220,80 @@ class _Builder:
             return None
         return TypeName.parse(raw) if type(raw) is str else None
 
+    def _type(self, raw: object) -> _Type | None:
+        """The component type ``raw`` (a Types index or an inline name) names, cached by the
+        exact value (``True`` and ``1`` hash alike but name different things)."""
+        cacheable = type(raw) is int or type(raw) is str
+        if cacheable and raw in self._known:
+            return self._known[raw]
+        name = self._name(raw)
+        found = None
+        if name is not None:
+            found = _Type(
+                name,
+                name.short,
+                str(name),
+                catalog.class_name(name),
+                catalog.is_node(name),
+                catalog.is_helper(name),
+            )
+        if cacheable:
+            self._known[raw] = found
+        return found
+
     def add(self, slot: Slot | None, doc: dict[str, Any]) -> None:
-        name = self._name(doc.get("Type"))
+        """Take one component (decoded), on ``slot`` (None: the root ``Assets``)."""
+        kind = self._type(doc.get("Type"))
         data = doc.get("Data")
-        if name is None or type(data) is not dict:
+        if kind is None or type(data) is not dict:
             return
         component_id = _guid(data.get("ID"))
         if component_id is None:
             return
-        if catalog.is_node(name):
-            self._add_node(component_id, name, slot, data)
-        elif catalog.is_helper(name):
-            helper = _Helper(component_id, name, slot, data)
+        if kind.node:
+            self._add_node(component_id, kind, slot, data)
+        elif kind.helper:
+            helper = _Helper(component_id, kind.name, slot, data)
             self.helpers[component_id] = helper
             self.helper_order.append(helper)
 
-    def _add_node(
-        self, node_id: str, name: TypeName, slot: Slot | None, data: dict[str, Any]
-    ) -> None:
+    def _add_node(self, node_id: str, kind: _Type, slot: Slot | None, data: dict[str, Any]) -> None:
         flux = self.flux
         if node_id in flux.by_id:
             return  # a duplicate ID: BR401 reports it; the first definition stands
         node = FluxNode(
             id=node_id,
-            type=name.short,
-            full_type=str(name),
+            type=kind.short,
+            full_type=kind.full,
             slot=slot,
-            position=_position(slot),
+            position=None if self.issues_only else _position(slot),
             order=len(flux.nodes),
         )
         flux.nodes.append(node)
         flux.by_id[node_id] = node
-        self.node_data[node_id] = (catalog.class_name(name), data)
+        links: list[tuple[str, Any]] = []
+        members = self.members
+        referenced = self.referenced
         for key, value in data.items():
-            if type(value) is dict and is_guid(value.get("ID")):
-                self.members.setdefault(value["ID"], (node_id, key))
+            if type(value) is not dict:
+                continue
+            member_id = value.get("ID")
+            if type(member_id) is str and (
+                is_guid(member_id) if referenced is None else member_id in referenced
+            ):
+                members.setdefault(member_id, (node_id, key))
+            held = value.get("Data")
+            if (type(held) is str or type(held) is list) and not (
+                key == "ID" or catalog.is_internal(key)
+            ):
+                links.append((key, held))
+        self.node_data[node_id] = (kind.node_class, links)
         if slot is None:
             flux.issues.append(
                 Issue(
                     NODE_WITHOUT_SLOT,
                     node_id,
-                    name.name,
+                    kind.name.name,
                     None,
                     None,
                     None,
@@ -240,7 +302,8 @@ class _Builder:
             )
 
     # -- the second pass: every ID is known now ------------------------------------------
-    def finish(self, focus: Collection[str] | None = None) -> None:
+    def finish(self, focus: Collection[str] | None = None) -> Flux:
+        """The model (see :func:`build_from` for ``focus``)."""
         flux = self.flux
         per_node: dict[str, list[Edge]] = {node.id: [] for node in flux.nodes}
         globals_read: dict[str, list[Edge]] = {}  # node ID -> its read edges through globals
@@ -258,20 +321,20 @@ class _Builder:
                 if node.id in read and node.id not in focus:
                     self._connect(node, per_node, globals_read)
         self._helpers(per_node)
+        if self.issues_only:
+            return flux
         self._writes(per_node, globals_read)
         for node in flux.nodes:
             flux.edges.extend(per_node[node.id])
         flux.edges_of = per_node
         self._group()
+        return flux
 
     def _connect(
         self, node: FluxNode, per_node: dict[str, list[Edge]], globals_read: dict[str, list[Edge]]
     ) -> None:
-        node_class, data = self.node_data[node.id]
-        for key, value in data.items():
-            if type(value) is not dict or key in ("ID",) or catalog.is_internal(key):
-                continue
-            held = value.get("Data")
+        node_class, links = self.node_data[node.id]
+        for key, held in links:
             if (target := _guid(held)) is not None:
                 self._connection(node, node_class, key, target, per_node, globals_read)
             elif type(held) is list:

@@ -15,6 +15,8 @@ import pytest
 import brson
 from brson import flux
 from brson.cli.app import main
+from brson.flux.model import Builder
+from brson.model.ids.scan import IdCensus
 from brson.model.tree import is_guid
 from tests.regressions.test_issue12_scaling import _linear, _lines
 
@@ -148,7 +150,8 @@ def _issue_kinds(doc: dict[str, Any]) -> list[str]:
     return [issue.kind for issue in model.issues]
 
 
-def test_broken_connections_are_issues_not_edges() -> None:
+def broken_doc() -> dict[str, Any]:
+    """The base tree with one connection of each kind the engine could not make."""
     doc = base_doc()
     value_field = doc["Object"]["Components"]["Data"][1]["Data"]["ID"]  # a ValueField<bool>
     node = node_slot(doc, "IsLocalUser")["Components"]["Data"][0]["Data"]
@@ -159,7 +162,11 @@ def test_broken_connections_are_issues_not_edges() -> None:
     assets = doc.setdefault("Assets", [])
     assets.append(copy.deepcopy(node_slot(doc, "NotNull`1")["Components"]["Data"][0]))
     assets[-1]["Data"] = renumbered(assets[-1]["Data"])
-    kinds = _issue_kinds(doc)
+    return doc
+
+
+def test_broken_connections_are_issues_not_edges() -> None:
+    kinds = _issue_kinds(broken_doc())
     assert sorted(kinds) == sorted(
         ["input-not-output", "impulse-not-node", "helper-without-node", "node-without-slot"]
     )
@@ -175,3 +182,25 @@ def test_samples_have_no_issues() -> None:
 
             tree = load_package(path).tree
         assert flux.build(tree).issues == [], path.name
+
+
+def test_an_issues_only_build_fed_one_component_at_a_time_finds_the_same_issues() -> None:
+    """validate's way (``Builder(issues_only=True, referenced=…)``, fed by its walk, keeping
+    only the member IDs some reference names): the full model's issues, in its order."""
+    tree = brson.loads(bson.encode(broken_doc()), name="x.bson")
+    full = flux.build(tree)
+    census = IdCensus.scan(tree)
+    assert census is not None
+    builder = Builder(tree, issues_only=True, referenced=census.defined_values)
+    for slot in tree.walk():
+        for component in slot.components:
+            builder.add(slot, component.decoded())
+    for component in tree.assets:
+        builder.add(None, component.decoded())
+    light = builder.finish()
+    assert len(full.issues) == 4
+    assert light.issues == full.issues
+    assert [node.id for node in light.nodes] == [node.id for node in full.nodes]
+    assert full.edges and full.graphs and not light.edges and not light.graphs
+    outputs_read = {edge.target for edge in full.edges if edge.output is not None}
+    assert outputs_read <= set(builder.members) <= census.defined_values

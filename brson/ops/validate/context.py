@@ -17,6 +17,7 @@ from bson.int64 import Int64
 from brson._speedups import load
 from brson.model import DataTree, Slot
 from brson.model.ids.forms import DEFINING_KEY_SUFFIX, GUID_PATTERN, ID_KEY, holds_own_id, is_guid
+from brson.model.ids.scan import IdCensus
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.findings import Findings
 
@@ -132,6 +133,14 @@ class Context:
         )
         #: The Types table (empty for NeosVR files and when it is malformed).
         self.type_names: list[str] = names if self.types_ok and names is not None else []
+        #: The tree's IDs counted from its bytes, when the reference rules could (set before
+        #: the walk): its ``defined_values`` are the only IDs a reference can resolve to, so
+        #: a family need keep no other ID it meets for later lookups.
+        self.census: IdCensus | None = None
+
+    def referenced(self, element_id: str) -> bool:
+        """Whether some reference may name ``element_id`` (always, without a census)."""
+        return self.census is None or element_id in self.census.defined_values
 
     def type_label(self, raw_type: object) -> str:
         """A component's short type name for paths; ``#index``/``?`` when it has none."""

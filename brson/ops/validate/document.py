@@ -19,7 +19,6 @@ from brson.ops.validate.context import (
     SlotInfo,
     is_int,
     kind_of,
-    member_data,
 )
 from brson.ops.validate.findings import Severity, rule
 
@@ -199,16 +198,17 @@ class DocumentRules(Family):
         if "Name" not in fields:
             ctx.add(SLOT_SHAPE, "slot has no Name", path=info.path)
         for key in SLOT_MEMBERS:
-            if key not in fields:
+            member = fields.get(key, fields)  # the fields themselves: absent
+            if member is fields:
                 continue
-            is_member, value = member_data(fields[key])
-            if not is_member:
+            if not (isinstance(member, dict) and "ID" in member):  # member_data, inlined
                 ctx.add(
                     NOT_MEMBER,
-                    f"{key} is {kind_of(fields[key])}, not a member {{ID, Data}}",
+                    f"{key} is {kind_of(member)}, not a member {{ID, Data}}",
                     path=info.path,
                 )
                 continue
+            value = member.get("Data")
             expected = _SLOT_VALUE.get(key)
             if expected is not None and not expected[1](value):
                 ctx.add(

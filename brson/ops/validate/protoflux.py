@@ -2,23 +2,23 @@
 
 The walk hands this family every component; it keeps the ProtoFlux ones (their type names a
 ProtoFlux assembly: one table lookup per type index, not per component) and, at the end,
-builds the graph model from them (:func:`brson.flux.build_from`), whose issues are the
-findings.  So the rules of what a connection is live once, in :mod:`brson.flux`.
+hands them to the graph model's builder as the walk meets them (:class:`brson.flux.model.Builder`,
+which keeps of a node only the members that can connect, not its decoded document), and the
+model's issues are the findings.  So the rules of what a connection is live once, in
+:mod:`brson.flux`.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from brson.flux import Issue, build_from
+from brson.flux import Issue
 from brson.flux.catalog import is_helper, is_node
 from brson.flux.model import (
     HELPER_WITHOUT_NODE,
     IMPULSE_NOT_NODE,
     INPUT_NOT_OUTPUT,
     NODE_WITHOUT_SLOT,
+    Builder,
 )
-from brson.model import Slot
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.context import ComponentInfo, Context, Family, is_int
 from brson.ops.validate.findings import Rule, Severity, rule
@@ -75,7 +75,7 @@ def _protoflux(name: str) -> bool:
 
 class ProtoFluxRules(Family):
     def __init__(self) -> None:
-        self.kept: list[tuple[Slot | None, dict[str, Any]]] = []
+        self.builder: Builder | None = None
         self.indices: set[int] = set()
         self.names: dict[str, bool] = {}
 
@@ -91,12 +91,19 @@ class ProtoFluxRules(Family):
             known = self.names.get(raw)
             keep = self.names[raw] = _protoflux(raw) if known is None else known
         if keep:
-            self.kept.append((info.slot, info.doc))
+            if self.builder is None:
+                census = ctx.census
+                self.builder = Builder(
+                    ctx.tree,
+                    issues_only=True,
+                    referenced=None if census is None else census.defined_values,
+                )
+            self.builder.add(info.slot, info.doc)
 
     def finish(self, ctx: Context) -> None:
-        if not self.kept:
+        if self.builder is None:
             return
-        model = build_from(ctx.tree, self.kept)
+        model = self.builder.finish()
         for issue in model.issues:
             ctx.add(_RULES[issue.kind], issue.detail, path=_path(issue), element=issue.component)
 

@@ -149,17 +149,21 @@ class ReferenceRules(Family):
             member = fields.get(key)
             if isinstance(member, dict) and "ID" in member:
                 ids.append(member["ID"])
+        # Only a link that names some definition can name a slot, and only a referenced slot
+        # ID can be named (the census's parent links are references): the rest is not kept.
+        referenced = ctx.referenced
         if all_guids(ids):
-            if slot_id is not None:
+            if slot_id is not None and referenced(slot_id):
                 self.slots.setdefault(slot_id, slot)
-            if parent_link is not None:
+            if parent_link is not None and referenced(parent_link):
                 self.links.append((slot, parent_link))
             return
         if isinstance(slot_id, str) and is_guid(slot_id):
-            self.slots.setdefault(slot_id, slot)
+            if referenced(slot_id):
+                self.slots.setdefault(slot_id, slot)
         else:
             _check_id(ctx, slot_id, "slot ID", info)
-        if _check_id(ctx, parent_link, "ParentReference", info):
+        if _check_id(ctx, parent_link, "ParentReference", info) and referenced(str(parent_link)):
             self.links.append((slot, str(parent_link)))
         _check_id(ctx, fields.get("Persistent-ID"), "Persistent-ID", info)
         for key in SLOT_MEMBERS:
@@ -175,7 +179,7 @@ class ReferenceRules(Family):
         # Before the walk, so the census's passing memory is not added to the walk's.
         tree = ctx.tree
         if not tree.modified and tree.ids_if_built is None:
-            self.census = IdCensus.scan(tree, _STYLE_SAMPLE)
+            self.census = ctx.census = IdCensus.scan(tree, _STYLE_SAMPLE)
 
     def finish(self, ctx: Context) -> None:
         parent_links = self._parent_links(ctx)

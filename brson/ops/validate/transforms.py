@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import Any
 
 from brson.model.transform import TRANSFORM_FIELDS
-from brson.ops.validate.context import Context, Family, SlotInfo, is_int, kind_of, member_data
+from brson.ops.validate.context import Context, Family, SlotInfo, is_int, kind_of
 from brson.ops.validate.findings import Severity, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -87,11 +88,10 @@ class TransformRules(Family):
         fields = info.fields
         values: dict[str, list[float]] = {}
         for key, size in TRANSFORM_FIELDS:
-            if key not in fields:
-                continue
-            is_member, data = member_data(fields[key])
-            if not is_member:
-                continue  # the document rules report it
+            member = fields.get(key)
+            if not (isinstance(member, dict) and "ID" in member):  # member_data, inlined
+                continue  # absent, or the document rules report it
+            data: Any = member.get("Data")
             if (
                 type(data) is list
                 and len(data) == size
