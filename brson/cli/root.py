@@ -76,6 +76,7 @@ COMMANDS = {
 COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))
 
 
+# Option values converted without pydantic, which typer would import at every start.
 coercion.install()
 
 #: click's exception base, reached through typer's public BadParameter (typer vendors click).
