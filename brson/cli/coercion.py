@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import enum
 import functools
-import importlib
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import typer.core
 
 try:
     from typer import _coercion
@@ -40,10 +41,9 @@ def install() -> None:
     yet); a typer without pydantic conversion is left as it is."""
     if _coercion is None:
         return
-    core = importlib.import_module("typer.core")
-    if getattr(core, "build_runtime_param", None) is _coercion.build_runtime_param:
+    if getattr(typer.core, "build_runtime_param", None) is _coercion.build_runtime_param:
         # typer.core calls the name it imported; that name is the only hook there is.
-        setattr(core, "build_runtime_param", Conversion.of)  # noqa: B010
+        setattr(typer.core, "build_runtime_param", Conversion.of)  # noqa: B010
 
 
 if _coercion is not None:
