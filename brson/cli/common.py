@@ -11,15 +11,14 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from brson import api
 from brson.codecs import Codec, limits
-from brson.container import codec_for_name, is_package_name
+from brson.container import PACKAGE_SUFFIX, codec_for_name, is_package_name
 from brson.errors import BrsonError, PackageError
 from brson.fileio import (
     GLOB_CHARS,
@@ -32,15 +31,11 @@ from brson.fileio import (
     write_atomic,
 )
 from brson.model.tree import DataTree
-from brson.package import SUFFIX as PACKAGE_SUFFIX
-from brson.package import (
-    AssetMetadata,
-    Package,
-    load_package,
-    new_record,
-    packdb_names,
-    write_package,
-)
+
+if TYPE_CHECKING:  # the modules a command start does not need are imported where used
+    from rich.progress import Progress
+
+    from brson.package import Package
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -172,6 +167,8 @@ def progress(description: str, total: int | None = None) -> Iterator[Any]:
     if not interactive():
         yield _Silent()
         return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -474,6 +471,8 @@ class Source:
         State.input = str(path)
         self.package: Package | None = None
         if is_package_name(path):
+            from brson.package import load_package
+
             self.package = load_package(path, max_size=State.max_size)
             self.tree: DataTree = self.package.tree
         else:
@@ -489,6 +488,8 @@ def save_package(tree: DataTree, output: Path, packages: list[Package]) -> None:
     ``packages`` (the inputs that are packages; the first one's record is kept).  With no
     package among the inputs, a new record; a tree naming package assets then fails, since
     nothing holds them."""
+    from brson.package import AssetMetadata, Package, new_record, packdb_names, write_package
+
     name = tree.root.name if isinstance(tree.root.name, str) else output.stem
     wanted = packdb_names(tree.to_bson())
     if not packages:

@@ -22,6 +22,7 @@ from typing import Annotated, Any
 import typer
 import typer.main
 
+from brson.cli import coercion
 from brson.cli.common import (
     EXIT_BAD_INPUT,
     QUIET_HELP,
@@ -74,6 +75,9 @@ COMMANDS = {
 #: The command modules, in order.
 COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))
 
+
+# Option values converted without pydantic, which typer would import at every start.
+coercion.install()
 
 #: click's exception base, reached through typer's public BadParameter (typer vendors click).
 _CLICK_ERROR: Any = typer.BadParameter.__mro__[2]

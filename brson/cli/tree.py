@@ -29,10 +29,7 @@ from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
 from brson.graph.refs import RECORD_KEYS, Record, ReferenceListing, Row
 from brson.model import Component, Slot
-from brson.model.documents import SCHEMA_MODELS
-from brson.model.jsonform_schema import SCHEMA as JSONFORM_SCHEMA
 from brson.model.typename import TypeName
-from brson.ops.validate.report import report_schema
 
 app = typer.Typer()
 
@@ -294,6 +291,10 @@ def _print_refs(file: Path, counts: dict[str, int], rows: list[Row]) -> None:
 # -- schema -------------------------------------------------------------------------------
 def json_schemas() -> dict[str, dict[str, Any]]:
     """File stem -> JSON Schema: the pydantic document models and the JSON form."""
+    from brson.model.documents import SCHEMA_MODELS  # pydantic: for this command only
+    from brson.model.jsonform_schema import SCHEMA as JSONFORM_SCHEMA
+    from brson.ops.validate.report import report_schema
+
     out: dict[str, dict[str, Any]] = {}
     for stem, model in SCHEMA_MODELS.items():
         out[stem] = {"$schema": JSON_SCHEMA_DIALECT, **model.model_json_schema()}

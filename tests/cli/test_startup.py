@@ -2,8 +2,10 @@
 ``brson.load`` import, checked in fresh interpreters by module name, never by the clock.
 
 ``import brson`` loads no pydantic, typer, rich or operations; ``brson --version`` answers
-before typer is imported; a command imports its own module, not every command's; the
-command table the CLI reads without importing the modules matches the modules.
+before typer is imported; a command imports its own module, not every command's, and none of
+what it does not use (pydantic, which typer would convert every option with; progress bars;
+the package reader for a plain archive; the operations); the command table the CLI reads
+without importing the modules matches the modules.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 STANDIN = PROJECT_ROOT / "fixtures" / "real" / "orange3134_loading_standin.brson"
 #: Packages ``import brson`` and ``brson --version`` must not load.
 HEAVY = ("pydantic", "typer", "rich", "click", "brson.ops", "brson.model.documents")
+#: What a command that does not use them must not load: pydantic (typer converts option values
+#: with it unless brson.cli.coercion does), rich's progress bars (shown on a terminal only),
+#: the package reader (for a plain archive), the operations and the JSON Schema models.
+UNUSED = ("pydantic", "rich.progress", "brson.package", "brson.ops", "brson.model.documents")
 
 
 def loaded_after(code: str, *argv: str) -> tuple[set[str], str]:
@@ -55,8 +61,8 @@ def loaded_after(code: str, *argv: str) -> tuple[set[str], str]:
     return set(modules), proc.stdout
 
 
-def heavy(modules: set[str]) -> set[str]:
-    return {m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)}
+def heavy(modules: set[str], names: tuple[str, ...] = HEAVY) -> set[str]:
+    return {m for m in modules if any(m == h or m.startswith(h + ".") for h in names)}
 
 
 def test_import_brson_loads_nothing_heavy() -> None:
@@ -112,6 +118,31 @@ def test_a_command_imports_its_module_only() -> None:
     commands = {m for m in modules if m in root.COMMAND_MODULES}
     assert commands == {"brson.cli.archive"}
     assert not {"brson.ops", "brson.godot", "brson.gltf", "brson.scan"} & modules
+
+
+@pytest.mark.parametrize(
+    ("command", "out"),
+    [
+        ("info FILE", "engine version"),
+        ("tree FILE --depth 1", "LoadingStandin"),
+        ("refs FILE", "references"),
+        ("to-json FILE --compact", '"$numbers"'),
+        ("convert FILE OUT", ""),
+    ],
+)
+def test_a_command_loads_nothing_it_does_not_use(command: str, out: str, tmp_path: Path) -> None:
+    """Each of these once imported pydantic (typer's conversion of its FILE argument, or the
+    JSON Schema models of a neighbouring command) and rich's progress bars at start; the global
+    options given are converted too (an integer, a choice)."""
+    argv = [
+        {"FILE": str(STANDIN), "OUT": str(tmp_path / "out.lz4bson")}.get(a, a)
+        for a in command.split()
+    ]
+    modules, printed = loaded_after(
+        "from brson.cli.app import run\nrun()", "--max-size", "1000000", "--color", "never", *argv
+    )
+    assert out in printed
+    assert not heavy(modules, UNUSED)
 
 
 def test_editing_shortcut_stays_in_the_model() -> None:
