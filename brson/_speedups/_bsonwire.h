@@ -122,4 +122,37 @@ static inline int doc_item(const unsigned char *b, Py_ssize_t pos, Py_ssize_t la
     return *vend < 0 ? -1 : 1;
 }
 
+/* s[0:n] quoted as json's C encoder writes a string with ensure_ascii=False ('"', '\\' and
+ * control characters escaped, everything else as it is) into w, which has room for 6n + 2
+ * bytes; the end written. NULL at a DEL when refuse_del: the TSCN writer escapes it, JSON
+ * does not, so that writer leaves such a string to its Python reference. */
+static inline char *json_quote(char *w, const unsigned char *s, Py_ssize_t n, int refuse_del) {
+    static const char hex[] = "0123456789abcdef";
+    *w++ = '"';
+    for (Py_ssize_t k = 0; k < n; k++) {
+        unsigned char c = s[k];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            if (c == 0x7f && refuse_del)
+                return NULL;
+            *w++ = (char)c;
+            continue;
+        }
+        *w++ = '\\';
+        switch (c) {
+        case '"': *w++ = '"'; break;
+        case '\\': *w++ = '\\'; break;
+        case '\n': *w++ = 'n'; break;
+        case '\r': *w++ = 'r'; break;
+        case '\t': *w++ = 't'; break;
+        case '\b': *w++ = 'b'; break;
+        case '\f': *w++ = 'f'; break;
+        default:
+            *w++ = 'u'; *w++ = '0'; *w++ = '0';
+            *w++ = hex[c >> 4]; *w++ = hex[c & 15];
+        }
+    }
+    *w++ = '"';
+    return w;
+}
+
 #endif

@@ -315,36 +315,9 @@ static int put_next(Renderer *r, Buf *b, int d) {
 /* json's encode_basestring of n checked UTF-8 bytes: quoted, '"' '\\' and control characters
  * escaped, everything else as it is. */
 static int put_string(Buf *b, const unsigned char *s, Py_ssize_t n) {
-    static const char hex[] = "0123456789abcdef";
     if (buf_reserve(b, 6 * n + 2) < 0)
         return -1;
-    char *o = b->p + b->len;
-    *o++ = '"';
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') {
-            *o++ = (char)c;
-            continue;
-        }
-        *o++ = '\\';
-        switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        default:
-            *o++ = 'u';
-            *o++ = '0';
-            *o++ = '0';
-            *o++ = hex[c >> 4];
-            *o++ = hex[c & 15];
-        }
-    }
-    *o++ = '"';
-    b->len = o - b->p;
+    b->len = json_quote(b->p + b->len, s, n, 0) - b->p;
     return 0;
 }
 

@@ -89,34 +89,11 @@ static int element_at(const unsigned char *b, Py_ssize_t pos, Py_ssize_t stop,
 /* A JSON string body as json's C encoder writes it with ensure_ascii=False; DEL: not sure
  * (the TSCN writer escapes it, JSON does not). UTF-8 validity is checked once at the end. */
 static int put_string(Out *o, const unsigned char *s, Py_ssize_t n) {
-    static const char hex[] = "0123456789abcdef";
     if (out_reserve(o, n * 6 + 2) < 0)
         return -1;
-    char *w = o->data + o->len;
-    *w++ = '"';
-    for (Py_ssize_t k = 0; k < n; k++) {
-        unsigned char c = s[k];
-        if (c >= 0x20 && c != '"' && c != '\\') {
-            if (c == 0x7f)
-                return UNSURE;
-            *w++ = (char)c;
-            continue;
-        }
-        *w++ = '\\';
-        switch (c) {
-        case '"': *w++ = '"'; break;
-        case '\\': *w++ = '\\'; break;
-        case '\n': *w++ = 'n'; break;
-        case '\r': *w++ = 'r'; break;
-        case '\t': *w++ = 't'; break;
-        case '\b': *w++ = 'b'; break;
-        case '\f': *w++ = 'f'; break;
-        default:
-            *w++ = 'u'; *w++ = '0'; *w++ = '0';
-            *w++ = hex[c >> 4]; *w++ = hex[c & 15];
-        }
-    }
-    *w++ = '"';
+    char *w = json_quote(o->data + o->len, s, n, 1);
+    if (w == NULL)
+        return UNSURE;
     o->len = w - o->data;
     return 0;
 }
