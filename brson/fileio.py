@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import mmap
 import os
 import shutil
 import stat
@@ -56,6 +57,36 @@ def read_bytes(path: str | os.PathLike[str], max_size: int | None = None) -> byt
       on disk is never larger than what it decompresses to in any sensible archive, so a
       100 GiB sparse file is refused at once, not read until memory runs out.  A file that
       grows while it is read is bounded the same way."""
+    with _opened_regular(path, max_size) as (handle, size):
+        return _read_rest(handle, str(path), max_size, size)
+
+
+@contextlib.contextmanager
+def mapped_bytes(
+    path: str | os.PathLike[str], max_size: int | None = None
+) -> Iterator[mmap.mmap | bytes]:
+    """An input file as a read-only mapping, refused as :func:`read_bytes` refuses, for a
+    reader that goes through it once and may hand the pages it read back to the kernel, so
+    the file is never resident whole. A file ``fstat`` calls empty (a ``/proc`` file) or one
+    its file system cannot map is read instead. The file must not shrink while it is mapped
+    (a read past its new end is a bus error): inputs are the user's own files."""
+    with _opened_regular(path, max_size) as (handle, size):
+        view = None
+        if size:
+            with contextlib.suppress(OSError, ValueError):
+                view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        if view is None:
+            yield _read_rest(handle, str(path), max_size, size)
+            return
+        with view:
+            yield view
+
+
+@contextlib.contextmanager
+def _opened_regular(
+    path: str | os.PathLike[str], max_size: int | None
+) -> Iterator[tuple[BinaryIO, int]]:
+    """The opened file and its size, every refusal (see :func:`read_bytes`) one FileError."""
     name = str(path)
     try:
         mode = os.stat(path).st_mode  # refuse without opening when we can
@@ -66,7 +97,14 @@ def read_bytes(path: str | os.PathLike[str], max_size: int | None = None) -> byt
             raise FileError(f"not a regular file ({kind}); brson reads files only", file=name)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
         with open(fd, "rb", closefd=True) as handle:
-            return _read_regular(handle, name, max_size)
+            info = os.fstat(handle.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(info.st_mode):
+                kind = _special_kind(info.st_mode) or "not a file"
+                raise FileError(f"not a regular file ({kind}); brson reads files only", file=name)
+            _check_size(info.st_size, max_size, name)
+            yield handle, info.st_size
     except FileNotFoundError:
         raise FileError("no such file", file=name) from None
     except IsADirectoryError:
@@ -82,15 +120,8 @@ def _special_kind(mode: int) -> str | None:
     return None
 
 
-def _read_regular(handle: BinaryIO, name: str, max_size: int | None) -> bytes:
-    info = os.fstat(handle.fileno())
-    if stat.S_ISDIR(info.st_mode):
-        raise IsADirectoryError
-    if not stat.S_ISREG(info.st_mode):
-        kind = _special_kind(info.st_mode) or "not a file"
-        raise FileError(f"not a regular file ({kind}); brson reads files only", file=name)
-    _check_size(info.st_size, max_size, name)
-    data = handle.read(info.st_size) if info.st_size else b""
+def _read_rest(handle: BinaryIO, name: str, max_size: int | None, size: int) -> bytes:
+    data = handle.read(size) if size else b""
     more = handle.read(_STEP)
     if not more:
         return data

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mmap
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,6 +24,7 @@ from brson.cli.common import (
     for_each_input,
     human_size,
     load_tree,
+    mapped_input,
     note,
     output_codec,
     print_json,
@@ -36,7 +38,8 @@ from brson.cli.common import (
 from brson.codecs import Codec
 from brson.collector import paused_gc
 from brson.container import is_package_name, pack
-from brson.document import bsondoc, jsonform
+from brson.document import bsondoc, formstream, jsonform
+from brson.document.numberrecord import Restored
 from brson.fileio import atomic_output
 from brson.model.transform import restore_transform_doubles
 from brson.model.tree import DataTree
@@ -283,30 +286,7 @@ def from_json(
     if str(output) == STDIO:
         _refuse_terminal()
     with progress(f"reading {_sized(src)}", total=4) as bar:
-        data = read_input(src)
-        bar.stage(f"parsing {human_size(len(data))} of JSON")
-        try:
-            with paused_gc():  # the parsed tree is one big acyclic structure
-                text = jsonform.decode_text(data)
-                del data  # the bytes go before parsing: the text and the tree are enough
-                form = jsonform.loads_form(text)
-                del text
-        except api.BrsonError as exc:
-            raise exc.in_file(str(src)) from None
-        doc, recorded = form.doc, form.container
-        if form.numbers is not None:
-            for line in form.numbers.notes():
-                note(f"brson: note: {src}: {line} (see docs/json-form.md)")
-        elif restored := restore_transform_doubles(doc):  # a form without the record
-            note(
-                f"brson: note: {src}: {restored} slot transform value(s) written as integers "
-                "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)"
-            )
-        del form
-        bar.stage("encoding BSON")
-        with paused_gc():
-            data = bsondoc.encode(doc)
-        del doc
+        data, recorded = _read_form(src, bar)
         bar.stage(f"compressing and writing {human_size(len(data))} of BSON")
         if is_package_name(output):
             save_package(DataTree(data), output, [])
@@ -318,6 +298,57 @@ def from_json(
             legacy = recorded_legacy and chosen is not Codec.BROTLI
         _write_encoded(data, output, chosen, legacy)
         bar.advance()
+
+
+def _read_form(src: Path, bar: Any) -> tuple[bytes, tuple[Codec, bool] | None]:
+    """The form's BSON and its recorded container: by the compiled reader straight from the
+    text (a file is mapped, its pages let go once read), else by the Python path."""
+    with mapped_input(src) as text:
+        bar.stage(f"parsing {human_size(len(text))} of JSON")
+        try:
+            streamed = formstream.read_bson(text, release=isinstance(text, mmap.mmap))
+        except api.BrsonError as exc:
+            raise exc.in_file(str(src)) from None
+        piped = [text] if isinstance(text, bytes) else []
+        del text  # the Python path lets go of the bytes before parsing
+    if streamed is None:
+        return _parse_form(src, bar, piped)
+    if streamed.numbers is not None:
+        _numbers_notes(src, streamed.numbers)
+    bar.stage("BSON written while parsing")
+    return streamed.bson, streamed.container
+
+
+def _parse_form(src: Path, bar: Any, piped: list[bytes]) -> tuple[bytes, tuple[Codec, bool] | None]:
+    """The Python path: ``json.loads``, the tags and number types restored, ``bson.encode``
+    (``piped``: the input when it was read already, taken out so only this holds it)."""
+    data = piped.pop() if piped else read_input(src)
+    try:
+        with paused_gc():  # the parsed tree is one big acyclic structure
+            text = jsonform.decode_text(data)
+            del data  # the bytes go before parsing: the text and the tree are enough
+            form = jsonform.loads_form(text)
+            del text
+    except api.BrsonError as exc:
+        raise exc.in_file(str(src)) from None
+    doc, recorded = form.doc, form.container
+    if form.numbers is not None:
+        _numbers_notes(src, form.numbers)
+    elif restored := restore_transform_doubles(doc):  # a form without the record
+        note(
+            f"brson: note: {src}: {restored} slot transform value(s) written as integers "
+            "restored as doubles (a JSON tool dropped their '.0'; see docs/json-form.md)"
+        )
+    del form
+    bar.stage("encoding BSON")
+    with paused_gc():
+        encoded = bsondoc.encode(doc)
+    return encoded, recorded
+
+
+def _numbers_notes(src: Path, numbers: Restored) -> None:
+    for line in numbers.notes():
+        note(f"brson: note: {src}: {line} (see docs/json-form.md)")
 
 
 def _write_encoded(data: bytes, dst: Path, codec: Codec, legacy: bool) -> None:

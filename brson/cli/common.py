@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import functools
 import json
+import mmap
 import os
 import sys
 import traceback
@@ -25,6 +26,7 @@ from brson.fileio import (
     FileError,
     OutputSet,
     glob_paths,
+    mapped_bytes,
     output_set,
     read_bytes,
     refuse_inputs,
@@ -375,6 +377,17 @@ def read_input(path: str | os.PathLike[str]) -> bytes:
     if os.fspath(path) == STDIO:
         return sys.stdin.buffer.read()
     return read_bytes(path, State.max_size)
+
+
+@contextmanager
+def mapped_input(path: str | os.PathLike[str]) -> Iterator[mmap.mmap | bytes]:
+    """:func:`read_input` for a reader that goes through the input once: a file comes as a
+    read-only mapping (:func:`brson.fileio.mapped_bytes`), standard input as its bytes."""
+    if os.fspath(path) == STDIO:
+        yield sys.stdin.buffer.read()
+        return
+    with mapped_bytes(path, State.max_size) as view:
+        yield view
 
 
 def write_output(path: str | os.PathLike[str], data: bytes) -> None:

@@ -1,0 +1,258 @@
+"""The compiled streaming reader gives what the Python path gives, or leaves the text to it.
+
+Differential: ``brson._speedups._formstreamc.read`` writes the JSON form's BSON straight from
+the text; the reference is ``formstream.read_bson_python`` (``json.loads``, the tags and the
+number record applied by ``jsonform.loads_form``, ``bson.encode``). Wherever C answers, the
+BSON (byte for byte), the container record and the report of restored numbers are the Python
+path's; where the Python path refuses, C answers None (the refusal is then the Python path's
+own, error text and all). Over every sample's and fixture's form, forms a JSON tool changed,
+generated documents, and hostile text: duplicate keys, bad UTF-8, surrogates, NaN/Infinity,
+deep nesting, huge numbers, trailing data, tags spelled otherwise, mutated bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from brson._speedups import built
+from brson.document import bsondoc, formstream
+from brson.errors import DocumentError
+from tests.differential import check_built
+from tests.document.test_formreadc import FORMS, RECORD, _edited, _form_text
+from tests.document.test_jsonform import _documents, values
+
+FORMSTREAMC = built("_formstreamc")
+needs_c = pytest.mark.skipif(FORMSTREAMC is None, reason="the C stream reader is not built")
+
+
+def test_stream_reader_built_in_ci() -> None:
+    check_built(FORMSTREAMC, formstream.ACCELERATED, "brson._speedups._formstreamc")
+
+
+def _python(data: bytes) -> Any:
+    """(BSON, container, report) by the Python path, or its refusal's text."""
+    try:
+        form, bson = formstream.read_bson_python(data)
+    except DocumentError as exc:
+        return str(exc)
+    return bson, form.container, form.numbers
+
+
+def _compiled(data: bytes) -> Any:
+    """(BSON, container, report) by the C reader, or None where it leaves the text."""
+    assert FORMSTREAMC is not None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(formstream, "_formstreamc", FORMSTREAMC)
+        try:
+            done = formstream.read_bson(data)
+        except DocumentError as exc:  # only the container record is read after C
+            return str(exc)
+    return None if done is None else (done.bson, done.container, done.numbers)
+
+
+def assert_same(text: str | bytes, taken: bool = False) -> Any:
+    """C's answer is the Python path's, or None; ``taken``: it must answer."""
+    data = text.encode() if isinstance(text, str) else text
+    compiled, python = _compiled(data), _python(data)
+    if compiled is None:
+        assert not taken, "the C reader left a plain form to the Python path"
+    else:
+        assert compiled == python
+    return compiled
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_every_sample_and_fixture(name: str) -> None:
+    text = FORMS[name]
+    assert assert_same(text, taken=True) is not None
+    for seed in range(3):
+        assert_same(_edited(text, seed))
+    compact = json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=True)
+    assert_same(compact, taken=True)
+    without = json.loads(text)
+    del without["$numbers"]
+    assert_same(json.dumps(without))
+
+
+@needs_c
+def test_read_from_a_mapping_handing_pages_back(tmp_path: Path) -> None:
+    """The file mapping from-json passes, its read pages released as the reader goes."""
+    assert FORMSTREAMC is not None
+    for name in sorted(FORMS)[:20]:
+        path = tmp_path / "form.json"
+        path.write_text(FORMS[name])
+        with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            done = FORMSTREAMC.read(m, True)
+            assert done is not None
+            assert done[0] == _python(path.read_bytes())[0]
+
+
+@needs_c
+@pytest.mark.slow
+@given(doc=_documents(values))
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_generated_documents(doc: dict[str, Any]) -> None:
+    text = _form_text(bsondoc.encode(doc))
+    assert_same(text)
+    assert_same(_edited(text, len(text)))
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "body",
+    [
+        '"x": 1, "y": 2, "e": {"ID": "a", "v": [1, 2]}',
+        '"x": 1, "y": 2.0, "e": {"ID": "b", "v": 2.5}',
+        '"x": 1, "e": {"ID": "a", "v": [1, 2, 3]}',
+        '"x": 1, "y": 1, "z": 1, "e": {"ID": "b", "v": [1, 2]}',
+        '"e": {"ID": "zz", "v": [1, 2]}, "f": {"ID": "zy", "w": 1.5}',
+        '"e": {"ID": {"$document": {"k": 1}}, "v": [1]}',
+        '"e": {"v": [1], "ID": "c"}, "f": {"ID": "c", "w": {"$numberLong": "5"}}',
+        '"e": {"ID": "a", "v": {"$document": {"$k": 1, "w": {"$numberDouble": "NaN"}}}}',
+        '"e": [[{"ID": "a", "v": [1, {"$numberDouble": "-Infinity"}]}]], "x": 3, "y": 4',
+        '"e": {"ID": "a", "v": [{"$numberDouble": "NaN", "$bits": "7ff8000000000001"}, 1]}',
+        '"e": {"ID": "b", "v": {"$regex": "x", "$options": ""}, "w": 1}',
+        '"x": -0, "y": 2, "big": 3000000000, "neg": -2147483649',
+        '"x": 1.5e300, "y": 2, "s": "caf\\u00e9 \\ud83d\\ude00 \\/ \\n", "t": true, "u": null',
+        '"e": {"ID": "a", "v": [{"$numberLong": "-9223372036854775808"}, 9223372036854775807]}',
+        '"a": {"ID": "d", "b": {"ID": "a", "v": [1, 2]}, "w": [1]}',
+        '"e": {"k": 1, "ID": "a", "v": 2}',
+        '"e": {"k": [], "ID": "a", "v": [1, 2]}',
+        '"k0": 1, "k1": 2, "k2": 3, "k3": 4, "k4": 5, "k5": 6, "k6": 7, "k7": 8, "k8": 9, '
+        '"k9": 10, "ka": 11, "kb": 12, "kc": 13, "kd": 14, "ke": 15, "kf": 16, "kg": 17, '
+        '"kh": 18',
+    ],
+)
+def test_record_cases(body: str) -> None:
+    for record in (
+        RECORD,
+        '"$numbers": {"root": "di", "elements": [["a", "dd"], ["a", "d"]]}',
+        '"$numbers": {"elements": [["a", "dd"], ["d", "i"]], "root": "ddiiiiiiiiiiiiiiiii"}',
+    ):
+        assert_same("{" + body + ", " + record + "}")
+        assert_same(
+            '{"$container": {"framing": "legacy", "codec": "lzma"}, ' + body + ", " + record + "}"
+        )
+    assert_same("{" + body + "}")
+
+
+def _deep(levels: int) -> str:
+    return (
+        '{"a": '
+        + "[" * (levels - 1)
+        + "1"
+        + "]" * (levels - 1)
+        + ', "$numbers": {"root": "i", "elements": []}}'
+    )
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "a": 2, "$numbers": {"root": "", "elements": []}}',  # duplicate keys
+        '{"e": {"ID": "a", "ID": "b"}, "$numbers": {"root": "", "elements": []}}',
+        '{"a": "\\ud800", "$numbers": {"root": "", "elements": []}}',  # a lone surrogate
+        '{"a": "\\udc00x", "$numbers": {"root": "", "elements": []}}',
+        '{"a": NaN, "$numbers": {"root": "d", "elements": []}}',
+        '{"a": -Infinity, "$numbers": {"root": "d", "elements": []}}',
+        '{"a": 1e400, "$numbers": {"root": "d", "elements": []}}',  # past the double range
+        '{"a": 99999999999999999999, "$numbers": {"root": "i", "elements": []}}',
+        '{"a": 9223372036854775808, "$numbers": {"root": "d", "elements": []}}',
+        '{"a": 1' + "0" * 5000 + ', "$numbers": {"root": "i", "elements": []}}',
+        '{"a": 1, "$numbers": {"root": "i", "elements": []}} x',  # trailing data
+        '{"a": 1, "$numbers": {"root": "i", "elements": []}}{}',
+        '{"a": 1, "$numbers": {"root": "q", "elements": []}}',  # a bad record
+        '{"a": 1, "$numbers": {"root": "i", "elements": [["a"]]}}',
+        '{"a": 1, "$numbers": {"root": "i", "elements": []}, "b": 2}',  # not last
+        '{"$numbers": {"root": "i", "elements": []}, "a": 1, '
+        '"$numbers": {"root": "i", "elements": []}}',
+        '{"a": {"$numberLong": "1_0"}, "$numbers": {"root": "", "elements": []}}',
+        '{"a": {"$numberLong": "99999999999999999999"}, "$numbers": {"root": "", "elements": []}}',
+        '{"a": {"$numberDouble": "nan"}, "$numbers": {"root": "d", "elements": []}}',
+        '{"a": {"$numberDouble": "NaN", "$bits": "7ff8"}, '
+        '"$numbers": {"root": "d", "elements": []}}',
+        '{"a": {"\\u0024numberLong": "5"}, "$numbers": {"root": "", "elements": []}}',
+        '{"a": {"$document": {"k": 1}, "x": 1}, "$numbers": {"root": "i", "elements": []}}',
+        '{"a\\u0000b": 1, "$numbers": {"root": "i", "elements": []}}',  # NUL in a key
+        '{"a": "x\\u0000", "$numbers": {"root": "", "elements": []}}',
+        '{"_id": 1, "a": 2, "$numbers": {"root": "ii", "elements": []}}',
+        '{"b": 1, "_id": 2, "$numbers": {"root": "ii", "elements": []}}',  # pymongo moves it
+        '{"$numberLong": "5", "$numbers": {"root": "", "elements": []}}',
+        '{"$document": {"a": 1}, "b": 2, "$numbers": {"root": "i", "elements": []}}',
+        '{"a": [1,], "$numbers": {"root": "i", "elements": []}}',
+        '{"a": 01, "$numbers": {"root": "i", "elements": []}}',
+        '{"a": 1., "$numbers": {"root": "d", "elements": []}}',
+        '{"a": "tab\there", "$numbers": {"root": "", "elements": []}}',
+        '{"a": "\\x", "$numbers": {"root": "", "elements": []}}',
+        '{"a": 1, "$numbers": {"root": "i", "elements": []}',  # truncated
+        '{"a": "x"}',  # no record
+        "[1, 2]",
+        _deep(399),
+        _deep(400),
+        _deep(401),
+        _deep(2000),
+    ],
+)
+def test_hostile_text(text: str) -> None:
+    assert_same(text)
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a": "\xff", "$numbers": {"root": "", "elements": []}}',  # bad UTF-8
+        b'{"a": "\xc0\x80", "$numbers": {"root": "", "elements": []}}',  # overlong
+        b'{"a": "\xed\xa0\x80", "$numbers": {"root": "", "elements": []}}',  # a surrogate
+        b'{"a": "\xf4\x90\x80\x80", "$numbers": {"root": "", "elements": []}}',  # > U+10FFFF
+        b'{"a": "\xe2\x82", "$numbers": {"root": "", "elements": []}}',  # cut short
+        b'\xef\xbb\xbf{"a": 1, "$numbers": {"root": "i", "elements": []}}',  # a BOM
+        '{"a": 1, "$numbers": {"root": "i", "elements": []}}'.encode("utf-16"),
+        '{"a": 1, "$numbers": {"root": "i", "elements": []}}'.encode("utf-32-le"),
+        b'{"a": "\xe2\x82\xac \xf0\x9f\x98\x80", "$numbers": {"root": "", "elements": []}}',
+        b"",
+        b"{}",
+    ],
+)
+def test_hostile_bytes(data: bytes) -> None:
+    assert_same(data)
+
+
+def _mutations(text: str, seed: int, count: int) -> list[bytes]:
+    """Bytes changed, dropped, repeated or cut at seeded places of ``text``."""
+    rng = random.Random(seed)
+    data = text.encode()
+    found = []
+    alphabet = b'{}[]",:-.0123456789eE \\u$IDtrufalsn\xff\xc3'
+    for _ in range(count):
+        at = rng.randrange(len(data))
+        kind = rng.randrange(4)
+        if kind == 0:
+            found.append(data[:at] + bytes([rng.choice(alphabet)]) + data[at + 1 :])
+        elif kind == 1:
+            found.append(data[:at] + data[at + 1 :])
+        elif kind == 2:
+            end = min(len(data), at + rng.randrange(1, 40))
+            found.append(data[:end] + data[at:])
+        else:
+            found.append(data[:at])
+    return found
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(FORMS)[:12])
+def test_mutated_forms(name: str) -> None:
+    text = FORMS[name]
+    if len(text) > 200_000:
+        pytest.skip("the mutations of the smaller forms cover the same code")
+    for data in _mutations(text, len(name), 60):
+        assert_same(data)
