@@ -42,7 +42,8 @@ PURE_TESTS := tests/document/test_bsondoc.py tests/document/test_component_type_
   tests/ops/test_fieldsc.py::test_accelerator_built_in_ci \
   tests/godot/test_tscnc.py::test_writer_built_in_ci \
   tests/document/test_jsonformc.py::test_renderer_built_in_ci \
-  tests/document/test_formreadc.py::test_reader_built_in_ci
+  tests/document/test_formreadc.py::test_reader_built_in_ci \
+  tests/document/test_formstreamc.py::test_stream_reader_built_in_ci
 
 # The suite's tiers: markers in pyproject.toml (`engine`: a real Godot, Blender or glTF-Validator;
 # `browser`: Chromium; `slow`: over ~3 s of CPU alone). pytest-xdist spreads the tests over the

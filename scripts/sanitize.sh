@@ -91,6 +91,7 @@ if [ $# -eq 0 ]; then
         tests/test_speedups.py tests/document/test_rawc.py tests/model/test_idscanc.py \
         tests/ops/test_fieldsc.py tests/graph/test_spansc.py tests/godot/test_tscnc.py \
         tests/document/test_jsonformc.py tests/document/test_formreadc.py \
+        tests/document/test_formstreamc.py \
         tests/regressions/test_issue27_decoder_handoff.py tests/regressions/test_issue27_idscan.py \
         tests/hardening/test_fuzz_slice.py
 fi

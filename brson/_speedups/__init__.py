@@ -16,7 +16,9 @@ every call when the extension is missing or ``BRSON_PURE_PYTHON`` is set:
 - ``_tscnc``: the Godot 3 and 4 metadata writer (:mod:`brson.godot.export`);
 - ``_jsonformc``: the JSON form's renderer and number record (:mod:`brson.document.jsonform`);
 - ``_formreadc``: the JSON form read back, its tags and number types restored in one walk
-  (:mod:`brson.document.jsonform`, :mod:`brson.document.numberrecord`).
+  (:mod:`brson.document.jsonform`, :mod:`brson.document.numberrecord`);
+- ``_formstreamc``: the JSON form read straight into BSON, no parsed tree
+  (:mod:`brson.document.formstream`).
 
 ``make sanitize`` builds them with AddressSanitizer and UndefinedBehaviorSanitizer and runs
 their tests (scripts/sanitize.sh).

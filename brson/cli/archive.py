@@ -315,7 +315,7 @@ def _read_form(src: Path, bar: Any) -> tuple[bytes, tuple[Codec, bool] | None]:
         return _parse_form(src, bar, piped)
     if streamed.numbers is not None:
         _numbers_notes(src, streamed.numbers)
-    bar.stage("BSON written while parsing")
+    bar.stage("encoding BSON: done while parsing")
     return streamed.bson, streamed.container
 
 
