@@ -341,8 +341,11 @@ def _parse_form(src: Path, bar: Any, piped: list[bytes]) -> tuple[bytes, tuple[C
         )
     del form
     bar.stage("encoding BSON")
-    with paused_gc():
-        encoded = bsondoc.encode(doc)
+    try:
+        with paused_gc():
+            encoded = bsondoc.encode(doc)
+    except api.BrsonError as exc:  # a value BSON cannot hold (a lone surrogate, a huge int)
+        raise exc.in_file(str(src)) from None
     return encoded, recorded
 
 

@@ -256,3 +256,77 @@ def test_mutated_forms(name: str) -> None:
         pytest.skip("the mutations of the smaller forms cover the same code")
     for data in _mutations(text, len(name), 60):
         assert_same(data)
+
+
+SAMPLE = "orange3134_loading_standin.brson"
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    from brson.cli.app import main
+
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@needs_c
+def test_from_json_builds_no_parsed_tree(
+    samples_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A plain form (to-json's, or one jq re-printed) is read by the C reader straight from
+    the file: ``json.loads`` never builds its tree, and the archive is the original's."""
+    from brson.document import jsonform
+
+    form, back = tmp_path / "form.json", tmp_path / "back.brson"
+    assert _cli(capsys, "to-json", samples_dir / SAMPLE, "-o", form)[0] == 0
+
+    def refuse(text: object) -> None:
+        raise AssertionError("the form was parsed into Python objects")
+
+    monkeypatch.setattr(formstream, "_formstreamc", FORMSTREAMC)
+    monkeypatch.setattr(jsonform, "loads_form", refuse)
+    assert _cli(capsys, "from-json", form, "-o", back) == (0, "", "")
+    assert back.read_bytes() == (samples_dir / SAMPLE).read_bytes()
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a": 1, "a": 2, "$numbers": {"root": "ii", "elements": []}}',
+        b'{"a": "\\ud800", "$numbers": {"root": "", "elements": []}}',
+        b'{"a": "\xff", "$numbers": {"root": "", "elements": []}}',
+        b'{"a": NaN, "$numbers": {"root": "d", "elements": []}}',
+        b'{"a": 99999999999999999999, "$numbers": {"root": "i", "elements": []}}',
+        b'{"a": 1, "$numbers": {"root": "i", "elements": []}} trailing',
+        b'{"a": ' + b"[" * 3000 + b"]" * 3000 + b', "$numbers": {"root": "", "elements": []}}',
+        b'{"$container": {"framing": "tape"}, "a": 1, "$numbers": {"root": "i", "elements": []}}',
+        b"",
+    ],
+)
+def test_from_json_refuses_as_the_python_path(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    text: bytes,
+) -> None:
+    """Hostile text: what the Python path makes of it whichever reader met it first (the
+    duplicate key's last value; else its one error line naming the file, its exit code and
+    no output)."""
+    form = tmp_path / "form.json"
+    form.write_bytes(text)
+    answers, written = [], []
+    for compiled in (FORMSTREAMC, None):
+        monkeypatch.setattr(formstream, "_formstreamc", compiled)
+        out = tmp_path / f"out-{compiled is None}.brson"
+        answers.append(_cli(capsys, "from-json", form, "-o", out))
+        written.append(out.read_bytes() if out.exists() else None)
+    assert answers[0] == answers[1]
+    assert written[0] == written[1]
+    code, out, err = answers[0]
+    if code:
+        assert out == "" and written[0] is None
+        assert err.count("\n") == 1 and str(form) in err, err
