@@ -563,21 +563,6 @@ static int read_form(State *s) {
     return close_scope(s);
 }
 
-static PyObject *ordered(PyObject *pairs) {
-    if (PyList_Sort(pairs) < 0)
-        return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(pairs);
-    PyObject *ids = PyList_New(n);
-    if (ids == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *ident = PyTuple_GET_ITEM(PyList_GET_ITEM(pairs, i), 1);
-        Py_INCREF(ident);
-        PyList_SET_ITEM(ids, i, ident);
-    }
-    return ids;
-}
-
 static PyObject *read_text(PyObject *Py_UNUSED(module), PyObject *args) {
     Py_buffer view;
     int release = 0;
@@ -602,19 +587,12 @@ static PyObject *read_text(PyObject *Py_UNUSED(module), PyObject *args) {
             rc = read_form(&s);
     }
     if (rc == 0 && _PyBytes_Resize(&s.out, s.len) == 0) {
-        PyObject *unknown_ids = ordered(s.unknown_ids);
-        PyObject *ambiguous_ids = unknown_ids ? ordered(s.ambiguous_ids) : NULL;
         PyObject *span = s.container_at < 0 ? Py_NewRef(Py_None)
                                             : Py_BuildValue("(nn)", s.container_at,
                                                             s.container_end);
-        if (ambiguous_ids != NULL && span != NULL)
-            result = Py_BuildValue("(ON(nnnNnN))", s.out, span, s.doubles, s.widened,
-                                   s.unknown, unknown_ids, s.ambiguous, ambiguous_ids);
-        else {
-            Py_XDECREF(unknown_ids);
-            Py_XDECREF(ambiguous_ids);
-            Py_XDECREF(span);
-        }
+        if (span != NULL)
+            result = Py_BuildValue("(ON(nnnOnO))", s.out, span, s.doubles, s.widened,
+                                   s.unknown, s.unknown_ids, s.ambiguous, s.ambiguous_ids);
     } else if (rc == UNSURE) {
         PyErr_Clear();
         result = Py_NewRef(Py_None);
@@ -638,7 +616,8 @@ static PyMethodDef methods[] = {
     {"read", read_text, METH_VARARGS,
      "read(text, release=False) -> None | (bson, container_span, (doubles, widened, unknown, "
      "unknown_ids, ambiguous, ambiguous_ids)): the JSON form's BSON, or None when the Python "
-     "path must decide. release: text is a read-only file mapping whose read pages may go."},
+     "path must decide; the IDs as (rank in document order, ID) pairs, unsorted. release: "
+     "text is a read-only file mapping whose read pages may go."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,5 +5,10 @@ from mmap import mmap
 def read(
     text: bytes | mmap, release: bool = False, /
 ) -> (
-    tuple[bytes, tuple[int, int] | None, tuple[int, int, int, list[str], int, list[str]]] | None
+    tuple[
+        bytes,
+        tuple[int, int] | None,
+        tuple[int, int, int, list[tuple[int, str]], int, list[tuple[int, str]]],
+    ]
+    | None
 ): ...

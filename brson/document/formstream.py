@@ -54,7 +54,16 @@ def read_bson(text: bytes | mmap, release: bool = False) -> FormBson | None:
     if span is not None:  # a flat object of strings: what read_container_record reads
         start, end = span
         container = jsonform.read_container_record(json.loads(bytes(text[start:end])))
-    return FormBson(data, container, numberrecord.Restored(*counts))
+    doubles, widened, unknown, unknown_ids, ambiguous, ambiguous_ids = counts
+    numbers = numberrecord.Restored(
+        doubles, widened, unknown, _in_order(unknown_ids), ambiguous, _in_order(ambiguous_ids)
+    )
+    return FormBson(data, container, numbers)
+
+
+def _in_order(ranked: list[tuple[int, str]]) -> list[str]:
+    """Reported element IDs in document order (C finds them as elements close)."""
+    return [ident for _, ident in sorted(ranked)]
 
 
 def read_bson_python(data: bytes) -> tuple[jsonform.Form, bytes]:
