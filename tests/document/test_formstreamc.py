@@ -330,3 +330,36 @@ def test_from_json_refuses_as_the_python_path(
     if code:
         assert out == "" and written[0] is None
         assert err.count("\n") == 1 and str(form) in err, err
+
+
+def test_from_json_reads_only_regular_files(
+    samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The mapped input is refused as every input is (brson.fileio): a FIFO (not opened for
+    a read that would block), a directory, a missing file, one over --max-size; each one
+    line naming it, exit 2, no output. An empty file is JSON's error, not mmap's."""
+    import os
+
+    form = tmp_path / "form.json"
+    assert _cli(capsys, "to-json", samples_dir / SAMPLE, "-o", form)[0] == 0
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    size = form.stat().st_size
+    cases = [
+        ((fifo,), "not a regular file (a FIFO)"),
+        ((tmp_path,), "is a directory"),
+        ((tmp_path / "missing.json",), "no such file"),
+        ((form, "--max-size", str(size - 1)), "over the limit"),  # options go first
+        ((empty,), "invalid JSON"),
+    ]
+    for (src, *options), problem in cases:  # global options before the command
+        out = tmp_path / "out.brson"
+        code, stdout, err = _cli(capsys, *options, "from-json", src, "-o", out)
+        assert code == 2 and stdout == "" and not out.exists(), (src, err)
+        assert err.count("\n") == 1 and problem in err and str(src) in err, err
+    assert (
+        _cli(capsys, "--max-size", str(size), "from-json", form, "-o", tmp_path / "ok.brson")[0]
+        == 0
+    )
