@@ -363,3 +363,20 @@ def test_from_json_reads_only_regular_files(
         _cli(capsys, "--max-size", str(size), "from-json", form, "-o", tmp_path / "ok.brson")[0]
         == 0
     )
+
+
+@needs_c
+@pytest.mark.parametrize("version", ["1.6", "1.7"])
+def test_forms_jq_printed_again(version: str, tmp_path: Path) -> None:
+    """The README's pipeline: every sample's form through jq (1.6 drops the '.0' of integral
+    doubles and prints -0.0 as -0; 1.7 keeps them), read by C, as the Python path reads it."""
+    import subprocess
+
+    from tests.cli.test_jq_pipeline import jq_binary
+
+    jq = jq_binary(version)
+    for name in sorted(FORMS)[:20]:
+        form = tmp_path / "form.json"
+        form.write_text(FORMS[name])
+        printed = subprocess.run([jq, ".", str(form)], capture_output=True, check=True).stdout
+        assert assert_same(printed, taken=True) is not None
