@@ -387,15 +387,17 @@ static int member(State *s) {
     if ((rc = emit_byte(s, 0)))
         return rc;
     Frame *f = &s->frames[s->nframes - 1];
-    if (s->nframes == 1) { /* the top object: the record, "_id" (pymongo moves it first) */
+    if (s->nframes == 1) { /* the top object: the record, "_id" (pymongo moves it first), a
+                            * second "$container" */
         if (key_text - s->base == s->record_at) {
             s->len = type_at;
             s->p = s->base + s->record_end;
             return 1;
         }
         const char *k = s->buf + key_at;
-        if (strcmp(k, "$numbers") == 0 || strcmp(k, "_id") == 0)
-            return UNSURE;
+        if (strcmp(k, "$numbers") == 0 || strcmp(k, "_id") == 0 ||
+            (s->container_at >= 0 && strcmp(k, "$container") == 0))
+            return UNSURE; /* json.loads keeps a repeated key's last value at its first place */
     }
     if ((rc = check_key(s, f, key_at)) || (rc = expect(s, ':')))
         return rc;

@@ -184,6 +184,10 @@ def _deep(levels: int) -> str:
         '{"a": {"$document": {"k": 1}, "x": 1}, "$numbers": {"root": "i", "elements": []}}',
         '{"a\\u0000b": 1, "$numbers": {"root": "i", "elements": []}}',  # NUL in a key
         '{"a": "x\\u0000", "$numbers": {"root": "", "elements": []}}',
+        '{"$container": {"framing": "frdt", "codec": "lz4"}, "a": 1, "$container": '
+        '{"framing": "legacy", "codec": "lzma"}, "$numbers": {"root": "i", "elements": []}}',
+        '{"a": 1, "$container": {"framing": "legacy", "codec": "lzma"}, '
+        '"$numbers": {"root": "i", "elements": []}}',
         '{"_id": 1, "a": 2, "$numbers": {"root": "ii", "elements": []}}',
         '{"b": 1, "_id": 2, "$numbers": {"root": "ii", "elements": []}}',  # pymongo moves it
         '{"$numberLong": "5", "$numbers": {"root": "", "elements": []}}',
