@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from brson._speedups import load
 from brson.codecs import Codec
 from brson.document import bsondoc, jsonform, numberrecord
-from brson.errors import DocumentError
 
 if TYPE_CHECKING:
     from mmap import mmap
@@ -72,6 +71,3 @@ def read_bson_python(data: bytes) -> tuple[jsonform.Form, bytes]:
     text = jsonform.decode_text(data)
     form = jsonform.loads_form(text)
     return form, bsondoc.encode(form.doc)
-
-
-__all__ = ["ACCELERATED", "DocumentError", "FormBson", "read_bson", "read_bson_python"]
