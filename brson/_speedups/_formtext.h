@@ -7,7 +7,6 @@
 #define BRSON_FORMTEXT_H
 
 #define PY_SSIZE_T_CLEAN
-#define _GNU_SOURCE
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
@@ -478,6 +477,14 @@ static int is_signature(const char *p, Py_ssize_t n) {
     return 1;
 }
 
+/* The last '$' before limit, or NULL (memrchr is a GNU extension). */
+static const char *last_dollar(const char *base, const char *limit) {
+    while (limit > base)
+        if (*--limit == '$')
+            return limit;
+    return NULL;
+}
+
 /* One ["ID", "sig"] pair of the record's elements. */
 static int record_pair(State *s) {
     Py_ssize_t at, n, sat, sn;
@@ -526,7 +533,7 @@ static int read_record(State *s) {
     static const char key[] = "\"$numbers\"";
     const Py_ssize_t klen = (Py_ssize_t)sizeof key - 1;
     while (hit == NULL && limit > s->base) {
-        const char *q = memrchr(s->base, '$', (size_t)(limit - s->base));
+        const char *q = last_dollar(s->base, limit);
         if (q == NULL)
             return UNSURE;
         if (q > s->base && s->end - (q - 1) >= klen && memcmp(q - 1, key, (size_t)klen) == 0)
