@@ -384,3 +384,16 @@ def test_forms_jq_printed_again(version: str, tmp_path: Path) -> None:
         form.write_text(FORMS[name])
         printed = subprocess.run([jq, ".", str(form)], capture_output=True, check=True).stdout
         assert assert_same(printed, taken=True) is not None
+
+
+@needs_c
+@pytest.mark.parametrize("repeated", [None, 0, 15, 16, 17, 4000])
+def test_objects_of_many_keys(repeated: int | None) -> None:
+    """Past 16 keys an object's keys go into a hash set (one check a key, not one per pair);
+    a repeated key anywhere in it leaves the text to json.loads (which keeps its last value)."""
+    keys = [f"k{i}" for i in range(5000)]
+    if repeated is not None:
+        keys.append(keys[repeated])
+    body = ", ".join(f'"{key}": "{i}"' for i, key in enumerate(keys))
+    text = "{" + body + ', "$numbers": {"root": "", "elements": []}}'
+    assert (assert_same(text) is None) == (repeated is not None)
