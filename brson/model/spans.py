@@ -279,6 +279,22 @@ def slot_walk(buf: bytes, obj: elements.Element) -> tuple[array[int], array[int]
     return components, slots
 
 
+#: :func:`anchor_paths`' rows: (offset, key path, the elements on the way or ()).
+PathRows = list[tuple[int, tuple[str | int, ...], tuple[elements.Element, ...]]]
+
+
+def anchor_paths(
+    buf: bytes, span: tuple[int, int], offsets: list[int], chains: bool, slot: bool
+) -> PathRows | None:
+    """The key paths of the sorted ``offsets`` inside one anchor (a component, or with
+    ``slot`` a slot's own elements) by the compiled descent: what
+    :func:`brson.model.ids.locate.runs` finds in Python, which answers without C or where C
+    is unsure (None)."""
+    if not ACCELERATED or type(buf) is not bytes:
+        return None
+    return _spansc.paths(buf, span[0], span[1], offsets, chains, slot)
+
+
 def document_spans(buf: bytes, elem: elements.Element) -> list[tuple[int, int]]:
     """Spans of the documents in an array element (what the model makes a node of)."""
     return [

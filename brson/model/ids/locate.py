@@ -23,11 +23,13 @@ from brson.document import raw
 from brson.errors import ModelError
 from brson.model import Component, DataTree, IdRef, Member, Slot, elements
 from brson.model.node import Node
-from brson.model.spans import ASSETS, ComponentSpans, document_spans
+from brson.model.spans import ASSETS, ComponentSpans, anchor_paths, document_spans
 from brson.model.tree import Element
 
 #: A path inside an anchor: keys (str) and list positions (int).
 Path = tuple[str | int, ...]
+#: The elements a path went through (:mod:`brson.model.ids.kinds`).
+Chain = tuple[elements.Element, ...]
 
 
 class Location:
@@ -431,7 +433,7 @@ def _texts(
 
 
 def _component_found(
-    buf: bytes, span: tuple[int, int], inside: list[int]
+    buf: bytes, span: tuple[int, int], inside: list[int], chains: list[Chain] | None = None
 ) -> list[tuple[int, Path]]:
     """The paths of ``inside`` in the component at ``span``, indexed from the bytes."""
     index = elements.component_index(buf, *span)
@@ -439,7 +441,7 @@ def _component_found(
     fields = (
         elements.index(buf, data[2], data[3]) if data and data[0] == elements.DOCUMENT else None
     )
-    return _component_paths(buf, index, fields, inside)
+    return _component_paths(buf, index, fields, inside, chains)
 
 
 def _anchored(
@@ -513,18 +515,101 @@ def _anchored_in(
             yield component_text(slot_part, type_name), found, True
         layout: elements.Layout = ()
         for slot, own in on_slots.items():
-            slot_part = spans.slot_display_path(slot)
-            index, layout = elements.index_like(buf, *spans.slot_span(slot), layout)
-            children = index.get("Children")
-            if children is not None and children[0] == elements.ARRAY:
-                _, own = _cut(own, children)  # in no child (the array's own bytes): dropped
-            held = index.get("Components")
-            if held is not None and held[0] == elements.DOCUMENT:
-                here, own = _cut(own, held)
-                if here:
-                    yield slot_part, _paths(buf, [("Components", held)], here), False
-            if own:
-                yield slot_part, _paths(buf, list(index.items()), own), False
+            found, layout = _slot_found(buf, spans.slot_span(slot), own, layout)
+            if found:
+                yield spans.slot_display_path(slot), found, False
+
+
+def _slot_found(
+    buf: bytes,
+    span: tuple[int, int],
+    own: list[int],
+    layout: elements.Layout,
+    chains: list[Chain] | None = None,
+) -> tuple[list[tuple[int, Path]], elements.Layout]:
+    """The paths of ``own`` (sorted offsets in the slot at ``span`` and in none of its
+    components or children) as :func:`_slots` finds them: none in ``Children`` (the array's
+    own bytes), those in ``Components`` by that member alone; with the layout to expect."""
+    index, layout = elements.index_like(buf, *span, layout)
+    children = index.get("Children")
+    if children is not None and children[0] == elements.ARRAY:
+        _, own = _cut(own, children)  # in no child (the array's own bytes): dropped
+    found: list[tuple[int, Path]] = []
+    held = index.get("Components")
+    if held is not None and held[0] == elements.DOCUMENT:
+        here, own = _cut(own, held)
+        if here:
+            found = _paths(buf, [("Components", held)], here, None, chains)
+    if own:
+        found += _paths(buf, list(index.items()), own, None, chains)
+    return found, layout
+
+
+#: One run of :func:`runs`: the anchor's head, its component's number (-1: a slot's own
+#: elements), its slot's number (:data:`ASSETS` for a root asset), and ``(offset, path,
+#: chain)`` of the run's offsets that lead to an element, by offset (chains empty unless
+#: asked for).
+Run = tuple[str, int, int, list[tuple[int, Path, Chain]]]
+
+
+def runs(spans: ComponentSpans, offsets: list[int], chains: bool = False) -> Iterator[Run]:
+    """:func:`described`'s anchors and paths in byte order, for a reader that writes each
+    offset as it comes: the sorted ``offsets`` cut into runs of one anchor (a slot's own
+    elements may come in two runs, around its components)."""
+    buf = spans.tree.buffer
+    types = TypeLabels()
+    layout: elements.Layout = ()
+    trails: list[Chain] | None = [] if chains else None
+    count = len(offsets)
+    at = 0
+    with paused_gc():
+        while at < count:
+            offset = offsets[at]
+            number = spans.at(offset)
+            if number is not None:
+                span = spans.span(number)
+                upto = bisect_left(offsets, span[1], at)
+                slot = spans.slot_of(number)
+            else:
+                slot_number = spans.slot_at(offset)
+                if slot_number is None:
+                    at += 1
+                    continue
+                slot, number, upto, span = slot_number, -1, at + 1, spans.slot_span(slot_number)
+                while upto < count and spans.at(offsets[upto]) is None:
+                    if spans.slot_at(offsets[upto]) != slot:
+                        break
+                    upto += 1
+            inside = offsets[at:upto]
+            at = upto
+            rows = anchor_paths(buf, span, inside, chains, number < 0)
+            if rows is None:
+                if number >= 0:
+                    found = _component_found(buf, span, inside, trails)
+                else:
+                    found, layout = _slot_found(buf, span, inside, layout, trails)
+                if trails is None:
+                    rows = [(o, path, ()) for o, path in found]
+                else:
+                    rows = [
+                        (o, path, trail) for (o, path), trail in zip(found, trails, strict=True)
+                    ]
+                    trails.clear()
+                if number < 0:  # the Components member's offsets came first
+                    rows.sort(key=_first)
+            if not rows:
+                continue
+            slot_part = "<Assets>" if slot == ASSETS else spans.slot_display_path(slot)
+            head = (
+                slot_part
+                if number < 0
+                else component_text(slot_part, types.of(spans.component(number)))
+            )
+            yield head, number, slot, rows
+
+
+def _first(row: tuple[int, Path, Chain]) -> int:
+    return row[0]
 
 
 def _between(offsets: list[int], start: int, end: int) -> list[int]:
@@ -647,6 +732,7 @@ def _component_paths(
     index: dict[str, elements.Element],
     fields: dict[str, elements.Element] | None,
     offsets: list[int],
+    chains: list[Chain] | None = None,
 ) -> list[tuple[int, Path]]:
     """Paths inside a component from its index and its ``Data`` document's (``fields``)."""
     levels: dict[int, tuple[_Items, list[int]]] = {}
@@ -654,7 +740,7 @@ def _component_paths(
     if data is not None and fields is not None:
         inner: _Items = list(fields.items())
         levels[data[2]] = (inner, [elem[1] for _, elem in inner])
-    return _paths(buf, list(index.items()), offsets, levels)
+    return _paths(buf, list(index.items()), offsets, levels, chains)
 
 
 def _paths(
@@ -662,9 +748,11 @@ def _paths(
     items: _Items,
     offsets: list[int],
     levels: dict[int, tuple[_Items, list[int]]] | None = None,
+    chains: list[Chain] | None = None,
 ) -> list[tuple[int, Path]]:
     """Follow the documents holding each offset down to the element that starts there:
-    ``(offset, key path)`` for each that does.
+    ``(offset, key path)`` for each that does; with ``chains``, each one's elements on the
+    way appended there too (:mod:`brson.model.ids.kinds` reads them).
 
     A level is indexed once per anchor however many offsets pass through it (a component's
     ``Data`` holds many fields and few references); members take the O(1) member index.
@@ -679,6 +767,7 @@ def _paths(
             continue
         part, elem = items[at]
         where: Path = ()
+        trail: Chain = ()
         while True:
             etype, pos, vstart, vend = elem
             if offset >= vend:
@@ -686,8 +775,12 @@ def _paths(
             if offset == pos:
                 # Same rule as Location: an ``ID`` names the document holding it.
                 found.append((offset, where if part == "ID" else (*where, part)))
+                if chains is not None:
+                    chains.append(trail if part == "ID" else (*trail, elem))
                 break
             where = (*where, part)
+            if chains is not None:
+                trail = (*trail, elem)
             level = levels.get(vstart)
             if level is None:
                 if etype == elements.DOCUMENT:
