@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from brson.collector import paused_gc
@@ -295,6 +296,10 @@ def type_text(component: Component) -> str:
         return "?"
 
 
+#: An int32 ``Type`` element's head, where components start (``Component.type_index``).
+_TYPE_INT32 = b"\x10Type\x00"
+
+
 class TypeLabels:
     """``label(component)`` made once per ``Type`` value of one tree: a component's type
     name is a function of its ``type_index`` within a tree, and a closure or a reference
@@ -305,6 +310,17 @@ class TypeLabels:
     def __init__(self, label: Callable[[Component], str] = type_text) -> None:
         self._label = label
         self._known: dict[tuple[type, Any], str] = {}
+
+    def at(self, buf: bytes, span: tuple[int, int], component: Callable[[], Component]) -> str:
+        """:meth:`of` the component at ``span``, whose int32 ``Type`` (the engine's first
+        key) is read in place: its node (``component()``) is made for a new type only."""
+        start, end = span
+        if end - start > 25 and buf.startswith(_TYPE_INT32, start + 4):
+            index = int.from_bytes(buf[start + 10 : start + 14], "little", signed=True)
+            name = self._known.get((int, index))
+            if name is not None:
+                return name
+        return self.of(component())
 
     def of(self, component: Component) -> str:
         type_index = component.type_index
@@ -560,6 +576,7 @@ def runs(spans: ComponentSpans, offsets: list[int], chains: bool = False) -> Ite
     types = TypeLabels()
     layout: elements.Layout = ()
     trails: list[Chain] | None = [] if chains else None
+    last, slot_part = ASSETS - 1, ""
     count = len(offsets)
     at = 0
     with paused_gc():
@@ -599,13 +616,14 @@ def runs(spans: ComponentSpans, offsets: list[int], chains: bool = False) -> Ite
                     rows.sort(key=_first)
             if not rows:
                 continue
-            slot_part = "<Assets>" if slot == ASSETS else spans.slot_display_path(slot)
-            head = (
-                slot_part
-                if number < 0
-                else component_text(slot_part, types.of(spans.component(number)))
-            )
-            yield head, number, slot, rows
+            if slot != last:  # a slot's runs and its components' come one after another
+                last = slot
+                slot_part = "<Assets>" if slot == ASSETS else spans.slot_display_path(slot)
+            if number < 0:
+                yield slot_part, number, slot, rows
+                continue
+            label = types.at(buf, span, partial(spans.component, number))
+            yield component_text(slot_part, label), number, slot, rows
 
 
 def _first(row: tuple[int, Path, Chain]) -> int:
