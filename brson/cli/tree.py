@@ -215,6 +215,7 @@ def refs(
     def one(file: Path) -> None:
         with _about(file), progress(f"reading {file}", total=3) as bar:
             tree = load_tree(file)
+            tree.drop_stored_payload()  # never written back: only its BSON is read
             bar.stage("indexing IDs and references")
             listing = ReferenceListing(tree)
             bar.stage(f"locating {len(listing)} references")
