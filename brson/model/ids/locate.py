@@ -7,9 +7,10 @@ O(depth x siblings) each, so locating every reference of a big world one by one 
 (tens of microseconds a reference).  :func:`locate_many` walks the tree once and enters only
 the slots, components and documents whose byte spans hold a wanted offset (bisect over the
 sorted offsets); it gives the same anchors and paths as ``Location``, from the tree's own
-nodes, so what it returns stays identical to what navigation hands out; :func:`describe_many`
-(text only) makes the nodes it needs on the side, and :func:`described` finds each anchor in a
-tree's :class:`~brson.model.spans.ComponentSpans` with no walk.
+nodes, so what it returns stays identical to what navigation hands out.  :func:`runs` (text,
+in byte order) and :func:`described` find each anchor in a tree's
+:class:`~brson.model.spans.ComponentSpans` with no walk, and its paths by one compiled descent
+(:func:`~brson.model.spans.anchor_paths`).
 """
 
 from __future__ import annotations
@@ -412,40 +413,20 @@ def _locate(tree: DataTree, wanted: list[int], out: dict[int, Location]) -> None
 _NO_OWNER = object()
 
 
-def describe_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, str]:
-    """``offset -> Location.describe()`` of the element starting at each offset of an
-    unmodified tree (unresolvable ones absent), from the same walk as :func:`locate_many`.
-
-    For a reader that prints where many values are and keeps nothing (``brson refs``): no
-    Location is made, a component is indexed from the bytes without a node being kept on its
-    slot (a transient one reads its type name), and each anchor's head (slot path, type) is
-    made once for all the offsets inside it.
-    """
-    return {offset: text for offset, text, _ in _texts(_anchored(tree, offsets))}
-
-
 def described(spans: ComponentSpans, offsets: Iterable[int]) -> Iterator[tuple[int, str, bool]]:
-    """:func:`describe_many`'s answers in ``spans``' tree as ``(offset, description, whether a
-    component holds it)``, for a reader that also needs the anchor's kind (extract: a
-    reference leaving for a slot or for a component) and has the spans at hand: each
-    offset's component or slot is found by bisection over them, with no walk from the root
+    """``(offset, Location.describe(), whether a component holds it)`` of each offset of
+    ``spans``' tree that starts an element, for a reader that also needs the anchor's kind
+    (extract: a reference leaving for a slot or for a component): each offset's component
+    or slot is found by bisection over the spans (:func:`runs`), with no walk from the root
     through slot nodes (extract describes its leaving references in the source and in the
     result, a walk each)."""
-    return _texts(_anchored_in(spans, offsets))
-
-
-def _texts(
-    anchored: Iterator[tuple[str, list[tuple[int, Path]], bool]],
-) -> Iterator[tuple[int, str, bool]]:
-    """Each offset's description from its anchor's head and its path's text (few distinct
-    paths, a type's fields, for many references: each path's text is made once)."""
-    tails: dict[Path, str] = {}  # path -> path_text(path)
-    for head, found, held in anchored:
-        for offset, path in found:
+    tails: dict[Path, str] = {}  # path -> path_text(path): a type's few fields, many offsets
+    for head, number, _, found in runs(spans, sorted(set(offsets))):
+        for offset, path, _ in found:
             tail = tails.get(path)
             if tail is None:
                 tail = tails[path] = path_text(path)
-            yield offset, head + tail, held
+            yield offset, head + tail, number >= 0
 
 
 def _component_found(
@@ -458,82 +439,6 @@ def _component_found(
         elements.index(buf, data[2], data[3]) if data and data[0] == elements.DOCUMENT else None
     )
     return _component_paths(buf, index, fields, inside, chains)
-
-
-def _anchored(
-    tree: DataTree, offsets: Iterable[int]
-) -> Iterator[tuple[str, list[tuple[int, Path]], bool]]:
-    """Per anchor of the walk: its head (slot path, and type for a component), the paths of
-    the offsets inside it, whether a component holds them.  One step per anchor, not per
-    offset: a listing's readers take the offsets in their own loop."""
-    for anchor, head, found in anchored_paths(tree, offsets):
-        yield head, found, isinstance(anchor, Component)
-
-
-def anchored_paths(
-    tree: DataTree, offsets: Iterable[int]
-) -> Iterator[tuple[Slot | Component, str, list[tuple[int, Path]]]]:
-    """:func:`locate_many`'s answers per anchor, for a reader that keeps none of them: the
-    anchor (a node made for the walk, not kept on the tree: a slot entered on its own, a
-    component from its span; navigating from it reads what the tree's own node reads), its
-    head as :func:`anchor_text` writes it, and the paths of the offsets inside it."""
-    wanted = sorted(set(offsets))
-    if not wanted:
-        return
-    buf = tree.buffer
-    last: object = _NO_OWNER
-    slot_part = ""
-    types = TypeLabels()
-    with paused_gc():
-        for slot, span, items, inside in _walk(tree, wanted, own_nodes=False):
-            if slot is not last:  # a slot's segments come one after another
-                last = slot
-                slot_part = slot_text(slot)
-            if span is None:
-                assert slot is not None
-                yield slot, slot_part, _paths(buf, items, inside)
-                continue
-            found = _component_found(buf, span, inside)
-            if not found:
-                continue
-            component = Component(buf, *span)
-            component.tree, component.slot = tree, slot
-            yield component, component_text(slot_part, types.of(component)), found
-
-
-def _anchored_in(
-    spans: ComponentSpans, offsets: Iterable[int]
-) -> Iterator[tuple[str, list[tuple[int, Path]], bool]]:
-    """:func:`_anchored`'s answers, each offset's anchor found in ``spans``: the component
-    holding it, else the innermost slot; within a slot, what :func:`_slots` does with the
-    offsets it keeps (none in ``Children`` outside every child, those in ``Components``
-    outside every component by that member alone)."""
-    on_components: dict[int, list[int]] = {}
-    on_slots: dict[int, list[int]] = {}
-    for offset in sorted(set(offsets)):
-        number = spans.at(offset)
-        if number is not None:
-            on_components.setdefault(number, []).append(offset)
-        elif (slot := spans.slot_at(offset)) is not None:
-            on_slots.setdefault(slot, []).append(offset)
-    if not on_components and not on_slots:
-        return
-    buf = spans.tree.buffer
-    types = TypeLabels()
-    with paused_gc():
-        for number, inside in on_components.items():
-            found = _component_found(buf, spans.span(number), inside)
-            if not found:
-                continue
-            slot = spans.slot_of(number)
-            slot_part = "<Assets>" if slot == ASSETS else spans.slot_display_path(slot)
-            type_name = types.of(spans.component(number))
-            yield component_text(slot_part, type_name), found, True
-        layout: elements.Layout = ()
-        for slot, own in on_slots.items():
-            found, layout = _slot_found(buf, spans.slot_span(slot), own, layout)
-            if found:
-                yield spans.slot_display_path(slot), found, False
 
 
 def _slot_found(
@@ -652,19 +557,17 @@ def _is_document(elem: elements.Element | None) -> bool:
 _Segment = tuple[Slot | None, tuple[int, int] | None, _Items, list[int]]
 
 
-def _walk(tree: DataTree, wanted: list[int], own_nodes: bool = True) -> Iterator[_Segment]:
+def _walk(tree: DataTree, wanted: list[int]) -> Iterator[_Segment]:
     """Enter only the slots, components and root elements whose byte spans hold a wanted
     offset; components are found by their spans in the bytes (``Slot.components`` reads the
-    same ``Components`` member), so no component node is made here.  Without ``own_nodes``
-    (a reader that keeps only text) the slots entered are made on their own, not as their
-    parent's whole ``children`` list (see :func:`_children_holding`)."""
+    same ``Components`` member), so no component node is made here."""
     buf = tree.buffer
     for key, elem in tree.element_index().items():
         inside = _between(wanted, elem[1], elem[3])
         if not inside:
             continue
         if key == "Object" and elem[0] == elements.DOCUMENT:
-            yield from _slots(tree.root, buf, inside, own_nodes)
+            yield from _slots(tree.root, buf, inside)
         elif key == "Assets" and elem[0] == elements.ARRAY:
             for span in document_spans(buf, elem):
                 here = _between(inside, *span)
@@ -672,7 +575,7 @@ def _walk(tree: DataTree, wanted: list[int], own_nodes: bool = True) -> Iterator
                     yield None, span, [], here
 
 
-def _slots(root: Slot, buf: bytes, offsets: list[int], own_nodes: bool) -> Iterator[_Segment]:
+def _slots(root: Slot, buf: bytes, offsets: list[int]) -> Iterator[_Segment]:
     stack: list[tuple[Slot, list[int]]] = [(root, offsets)]
     layout: elements.Layout = ()
     while stack:
@@ -685,7 +588,7 @@ def _slots(root: Slot, buf: bytes, offsets: list[int], own_nodes: bool) -> Itera
         if children is not None and children[0] == elements.ARRAY:
             here, own = _cut(inside, children)
             if here:
-                stack += _children_holding(slot, buf, children, here, own_nodes)
+                stack += _children_holding(slot, buf, children, here)
         held = index.get("Components")
         if held is not None and held[0] == elements.DOCUMENT:
             here, own = _cut(own, held)
@@ -707,21 +610,19 @@ def _slots(root: Slot, buf: bytes, offsets: list[int], own_nodes: bool) -> Itera
 
 
 def _children_holding(
-    slot: Slot, buf: bytes, children: elements.Element, offsets: list[int], own_nodes: bool
+    slot: Slot, buf: bytes, children: elements.Element, offsets: list[int]
 ) -> list[tuple[Slot, list[int]]]:
     """The children of ``slot`` whose spans hold some of ``offsets`` (sorted, inside the
     ``Children`` element), with those offsets, in the children's order; an offset in no child
     (the array's own bytes) is dropped.  Each child holding offsets is found by bisecting
     the children's starts: a fresh view described in batches made every child of a wide
     slot per batch (an extract's holder can have tens of thousands of children: batches times
-    children).  ``own_nodes`` hands out the slot's own child nodes (what navigation gives);
-    otherwise only the children entered get a node, parented like the slot's own."""
+    children).  The slot's own child nodes are handed out (what navigation gives)."""
     if slot.modified:  # children held in memory: their spans are no offsets in ``buf``
         return [(kid, mine) for kid in slot.children if (mine := _between(offsets, *kid.span))]
     spans = document_spans(buf, children)
     starts = [span[0] for span in spans]
-    kids = slot.children if own_nodes else None
-    tree = slot.tree
+    kids = slot.children
     out: list[tuple[Slot, list[int]]] = []
     at, count = 0, len(offsets)
     while at < count:
@@ -729,18 +630,11 @@ def _children_holding(
         if k < 0:  # before the first child
             at = bisect_left(offsets, starts[0], at) if starts else count
             continue
-        start, end = spans[k]
-        upto = bisect_left(offsets, end, at)
+        upto = bisect_left(offsets, spans[k][1], at)
         if upto == at:  # past this child's end: on to the next child's start
             at = bisect_left(offsets, starts[k + 1], at) if k + 1 < len(starts) else count
             continue
-        if kids is not None:
-            kid = kids[k]
-        else:
-            kid = Slot(buf, start, end, slot)
-            kid.tree = tree
-            kid.parent = slot
-        out.append((kid, offsets[at:upto]))
+        out.append((kids[k], offsets[at:upto]))
         at = upto
     return out
 
