@@ -207,6 +207,9 @@ class ComponentSpans:
         ``PATH_LIMIT`` characters, read from at most that many ancestors (a listing asks
         it of every slot of a deep chain: reading the whole chain for each was its depth
         squared)."""
+        known = self._paths.get(slot)
+        if known is not None and len(known) < PATH_LIMIT:  # asked before (a slot's runs)
+            return known
         size, node = 0, slot  # the path's length, until it is known to be long
         while node != ASSETS:
             known = self._paths.get(node)
