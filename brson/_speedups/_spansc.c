@@ -190,9 +190,224 @@ static PyObject *walk(PyObject *self, PyObject *args) {
     return out;
 }
 
+
+/* -- paths: the key paths of offsets inside one anchor (model/ids/locate.py's _paths) ------
+ *
+ * paths(buf, start, end, offsets, chains, slot) -> [(offset, path, chain), ...] | None: for
+ * each offset (sorted) inside the document [start, end) (a component, or a slot's own
+ * elements), the key path down to the element starting there, as locate._paths gives it
+ * (keys as str, array positions as int, an ``ID`` key naming the document holding it), and
+ * with ``chains`` the elements on the way ((type, start, value start, value end) each; else
+ * ()); offsets that start no element are left out.  With ``slot``, offsets in the anchor's
+ * own Children array are left out (they belong to no child: locate._slot_found drops them).
+ * Each level entered is checked whole once, stricter than raw.index reads it (framing,
+ * ASCII keys, no key twice, an array's keys its positions): None when any is not, and
+ * Python answers or raises.  Sorted offsets enter each level once and resume where the last
+ * one stopped, so the cost is the levels' sizes plus the depth per offset. */
+#define MAX_DEPTH 256
+#define LEVEL_KEYS 256
+#define KEY_SLOTS 512
+
+typedef struct {
+    Py_ssize_t start, end; /* the level's value span */
+    Py_ssize_t pos, index; /* where the last search stopped (an element start) */
+} Level;
+
+typedef struct {
+    Py_ssize_t pos, vstart, vend, index;
+    int etype;
+} Step;
+
+/* Whether key [k, k + n) spells the decimal number i. */
+static int is_position(const unsigned char *k, Py_ssize_t n, Py_ssize_t i) {
+    char digits[24];
+    int d = 0;
+    do {
+        digits[d++] = (char)('0' + i % 10);
+        i /= 10;
+    } while (i > 0);
+    if (n != d) return 0;
+    for (int j = 0; j < d; j++)
+        if (k[j] != (unsigned char)digits[d - 1 - j]) return 0;
+    return 1;
+}
+
+/* 0 when the level [start, end) reads as described above, -1 when unsure. */
+static int check_level(const unsigned char *b, Py_ssize_t start, Py_ssize_t end, int array) {
+    if (!doc_spans(b, start, end)) return -1;
+    Py_ssize_t last = end - 1, pos = start + 4, n = 0;
+    Py_ssize_t keys[LEVEL_KEYS], sizes[LEVEL_KEYS];
+    int16_t table[KEY_SLOTS];
+    if (!array) memset(table, 0xff, sizeof table);
+    while (pos < last) {
+        Py_ssize_t key_end = find_nul(b, pos + 1, last);
+        if (key_end < 0) return -1;
+        Py_ssize_t klen = key_end - pos - 1;
+        const unsigned char *key = b + pos + 1;
+        for (Py_ssize_t j = 0; j < klen; j++)
+            if (key[j] >= 0x80) return -1;
+        if (array) {
+            if (!is_position(key, klen, n)) return -1;
+        } else {
+            if (n >= LEVEL_KEYS) return -1;
+            uint32_t h = 2166136261u;
+            for (Py_ssize_t j = 0; j < klen; j++) h = (h ^ key[j]) * 16777619u;
+            uint32_t at = h & (KEY_SLOTS - 1);
+            while (table[at] >= 0) {
+                int other = table[at];
+                if (sizes[other] == klen && memcmp(b + keys[other], key, (size_t)klen) == 0)
+                    return -1;
+                at = (at + 1) & (KEY_SLOTS - 1);
+            }
+            table[at] = (int16_t)n;
+            keys[n] = pos + 1;
+            sizes[n] = klen;
+        }
+        Py_ssize_t vend = value_end(b, b[pos], key_end + 1, last);
+        if (vend < 0) return -1;
+        pos = vend;
+        n++;
+    }
+    return pos == last ? 0 : -1;
+}
+
+static PyObject *element_tuple(const Step *step) {
+    return Py_BuildValue("(innn)", step->etype, step->pos, step->vstart, step->vend);
+}
+
+/* The (offset, path, chain) of one found element: steps[0..count) lead to it. */
+static PyObject *found_row(const unsigned char *b, PyObject *offset, const Step *steps,
+                           Py_ssize_t count, const char *arrays, int chains, PyObject *empty) {
+    const Step *last = &steps[count - 1];
+    /* an ID key names the document holding it */
+    if (!arrays[count - 1] && last->vstart - last->pos == 4 && memcmp(b + last->pos + 1, "ID", 3) == 0)
+        count--;
+    PyObject *path = PyTuple_New(count);
+    PyObject *chain = chains ? PyTuple_New(count) : Py_NewRef(empty);
+    PyObject *row = NULL;
+    if (path == NULL || chain == NULL) goto done;
+    for (Py_ssize_t j = 0; j < count; j++) {
+        const Step *step = &steps[j];
+        PyObject *part;
+        if (arrays[j]) {
+            part = PyLong_FromSsize_t(step->index);
+        } else {
+            const char *key = (const char *)b + step->pos + 1;
+            part = PyUnicode_FromStringAndSize(key, (Py_ssize_t)strlen(key));
+        }
+        if (part == NULL) goto done;
+        PyTuple_SET_ITEM(path, j, part);
+        if (chains) {
+            PyObject *elem = element_tuple(step);
+            if (elem == NULL) goto done;
+            PyTuple_SET_ITEM(chain, j, elem);
+        }
+    }
+    row = PyTuple_Pack(3, offset, path, chain);
+done:
+    Py_XDECREF(path);
+    Py_XDECREF(chain);
+    return row;
+}
+
+static PyObject *paths(PyObject *self, PyObject *args) {
+    PyObject *data, *offsets;
+    Py_ssize_t start, end;
+    int chains, slot;
+    if (!PyArg_ParseTuple(args, "OnnOpp", &data, &start, &end, &offsets, &chains, &slot))
+        return NULL;
+    if (!PyBytes_CheckExact(data) || !PyList_CheckExact(offsets)) Py_RETURN_NONE;
+    Py_ssize_t size = PyBytes_GET_SIZE(data);
+    if (start < 0 || end > size || end - start < 5) Py_RETURN_NONE;
+    const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(data);
+    Level levels[MAX_DEPTH];
+    Step steps[MAX_DEPTH];
+    char arrays[MAX_DEPTH];
+    Py_ssize_t cached = 0, previous = -1;
+    PyObject *empty = PyTuple_New(0);
+    PyObject *out = PyList_New(0);
+    if (empty == NULL || out == NULL) goto fail;
+    for (Py_ssize_t n = 0; n < PyList_GET_SIZE(offsets); n++) {
+        PyObject *item = PyList_GET_ITEM(offsets, n);
+        if (!PyLong_CheckExact(item)) goto unsure;
+        Py_ssize_t offset = PyLong_AsSsize_t(item);
+        if (offset == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            goto unsure;
+        }
+        if (offset < previous) goto unsure;
+        previous = offset;
+        Py_ssize_t s = start, e = end, depth = 0;
+        int array = 0;
+        for (;;) {
+            if (depth >= MAX_DEPTH) goto unsure;
+            Level *level = &levels[depth];
+            if (depth >= cached || level->start != s || level->end != e) {
+                if (check_level(b, s, e, array) < 0) goto unsure;
+                level->start = s;
+                level->end = e;
+                level->pos = s + 4;
+                level->index = 0;
+            }
+            cached = depth + 1;
+            Py_ssize_t pos = level->pos, index = level->index, last = e - 1, vstart = 0, vend = 0;
+            int hit = 0;
+            while (pos < last) { /* checked above: every read lies within the level */
+                vstart = find_nul(b, pos + 1, last) + 1;
+                vend = value_end(b, b[pos], vstart, last);
+                if (offset < vend) {
+                    hit = offset >= pos;
+                    break;
+                }
+                pos = vend;
+                index++;
+            }
+            level->pos = pos;
+            level->index = index;
+            if (!hit) break;
+            Step *step = &steps[depth];
+            step->pos = pos;
+            step->vstart = vstart;
+            step->vend = vend;
+            step->index = index;
+            step->etype = b[pos];
+            arrays[depth] = (char)array;
+            if (slot && depth == 0 && step->etype == 0x04 && vstart - pos == 10 &&
+                memcmp(b + pos + 1, "Children", 9) == 0)
+                break; /* the Children array's own bytes: no child holds the offset */
+            if (offset == pos) {
+                PyObject *row = found_row(b, item, steps, depth + 1, arrays, chains, empty);
+                if (row == NULL || PyList_Append(out, row) < 0) {
+                    Py_XDECREF(row);
+                    goto fail;
+                }
+                Py_DECREF(row);
+                break;
+            }
+            if (step->etype != 0x03 && step->etype != 0x04) break;
+            s = vstart;
+            e = vend;
+            array = step->etype == 0x04;
+            depth++;
+        }
+    }
+    Py_DECREF(empty);
+    return out;
+unsure:
+    Py_XDECREF(empty);
+    Py_XDECREF(out);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(empty);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"walk", walk, METH_VARARGS,
      "walk(buf, start, end) -> (components, slots) int64 triples, or None: Python decides."},
+    {"paths", paths, METH_VARARGS,
+     "paths(buf, start, end, offsets, chains, slot) -> [(offset, path, chain)] or None."},
     {NULL, NULL, 0, NULL},
 };
 

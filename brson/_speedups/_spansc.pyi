@@ -1,3 +1,12 @@
 """Types of the C walk of ComponentSpans (brson/_speedups/_spansc.c); spans.py calls it."""
 
 def walk(buf: bytes, start: int, end: int, /) -> tuple[bytes, bytes] | None: ...
+def paths(
+    buf: bytes,
+    start: int,
+    end: int,
+    offsets: list[int],
+    chains: bool,
+    slot: bool,
+    /,
+) -> list[tuple[int, tuple[str | int, ...], tuple[tuple[int, int, int, int], ...]]] | None: ...

@@ -215,6 +215,7 @@ def refs(
     def one(file: Path) -> None:
         with _about(file), progress(f"reading {file}", total=3) as bar:
             tree = load_tree(file)
+            tree.drop_stored_payload()  # never written back: only its BSON is read
             bar.stage("indexing IDs and references")
             listing = ReferenceListing(tree)
             bar.stage(f"locating {len(listing)} references")
@@ -255,21 +256,38 @@ def records_text(records: Iterable[Record]) -> list[str]:
     format per record, since that encoder is pure Python, a call per value, and was most of
     a listing's time."""
     encode = json.encoder.encode_basestring  # what ensure_ascii=False writes strings with
-    keys = [f"        {encode(key)}: " for key in RECORD_KEYS]
+    keys = [f"        {encode(key)}: %s" for key in RECORD_KEYS]
+    template = "      {\n" + ",\n".join(keys) + "\n      }"
+    few = _Quoted()  # the kinds: a few values, each quoted once
     parts: list[str] = []
     batch: list[str] = []
-    for record in records:
-        fields = ",\n".join(
-            key + ("null" if value is None else encode(value))
-            for key, value in zip(keys, record, strict=True)
+    for source, kind, member_id, target_id, internal, target, target_kind in records:
+        batch.append(
+            template
+            % (
+                encode(source),
+                few[kind],
+                "null" if member_id is None else encode(member_id),
+                encode(target_id),
+                few[internal],
+                "null" if target is None else encode(target),
+                few[target_kind],
+            )
         )
-        batch.append("      {\n" + fields + "\n      }")
         if len(batch) == 4096:
             parts.append((",\n" if parts else "\n") + ",\n".join(batch))
             batch = []
     if batch:
         parts.append((",\n" if parts else "\n") + ",\n".join(batch))
     return parts
+
+
+class _Quoted(dict[str | None, str]):
+    """Each value as JSON (null for None), quoted on first use."""
+
+    def __missing__(self, value: str | None) -> str:
+        text = self[value] = "null" if value is None else json.encoder.encode_basestring(value)
+        return text
 
 
 def _print_refs(file: Path, counts: dict[str, int], rows: list[Row]) -> None:

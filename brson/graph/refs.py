@@ -26,20 +26,21 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
-from brson.collector import drop_cycles, paused_gc
-from brson.model import Component, DataTree, IdRef, Member, Slot
+from brson.collector import paused_gc
+from brson.model import Component, DataTree, IdRef, Member, Slot, elements
 from brson.model.ids.index import IdIndex
+from brson.model.ids.kinds import source_kind, target_kind
 from brson.model.ids.locate import (
     Location,
     Path,
-    anchored_paths,
-    describe_many,
     element_at,
     locate_many,
     path_text,
+    runs,
 )
 from brson.model.ids.scan import ReferenceScan, definition_offsets, scan_references
 from brson.model.node import Node
+from brson.model.spans import ComponentSpans
 from brson.model.tree import Element
 
 #: Lookups answered one at a time before the graph locates all sources (or all targets) in
@@ -447,24 +448,11 @@ class ReferenceListing:
         """Each reference described (sources and targets located in one walk)."""
         scan = self._scan
         if scan is not None:
-            definitions = scan.definitions
-            offsets = [offset for offset, _ in scan.references]
-            described = describe_many(self.tree, [*offsets, *definitions.values()])
-            try:
-                with paused_gc():
-                    rows: list[Row] = [
-                        (
-                            described[offset],
-                            value,
-                            described[definitions[value]] if value in definitions else None,
-                        )
-                        for offset, value in scan.references
-                    ]
-            except KeyError:  # some place did not resolve: the graph's fallbacks decide
-                self._graph = ReferenceGraph.build(self.tree)
-            else:
+            rows = _scan_rows(self.tree, scan)
+            if rows is not None:
                 self._counts = _scan_counts(scan, len(rows))
                 return rows
+            self._graph = ReferenceGraph.build(self.tree)
         graph = self._graph
         assert graph is not None
         graph.locate_all()
@@ -535,62 +523,127 @@ def _scan_counts(scan: ReferenceScan, listed: int) -> dict[str, int]:
     }
 
 
-#: Anchors :func:`_scan_records` navigates between collections of the young generation: the
-#: nodes made on the way point at their owners, cycles that only a collection frees, and
-#: the walk runs with the collector paused.
-_DROP_EVERY = 64
+def _scan_rows(tree: DataTree, scan: ReferenceScan) -> list[Row] | None:
+    """:meth:`ReferenceListing.rows` from the scan and the tree's spans (no node but a few
+    for names); None when a definition does not resolve (the graph's fallbacks decide)."""
+    spans = ComponentSpans(tree)
+    targets = _targets(spans, scan, kinds=False)
+    if targets is None:
+        return None
+    definitions = scan.definitions
+    with paused_gc():
+        return [
+            (text, value, targets[at][0] if (at := definitions.get(value)) is not None else None)
+            for (_, value), (text, _, _) in zip(
+                scan.references, _sources(spans, scan, kinds=False), strict=True
+            )
+        ]
 
 
 def _scan_records(tree: DataTree, scan: ReferenceScan) -> Iterator[Record] | None:
     """:meth:`Reference.to_dict`'s values for every reference of ``scan``, as the graph
-    gives them (the same anchors and paths, :func:`source_of` and :func:`element_at`), from
-    one walk that keeps no node on the tree (the graph's nodes, each with its index, were
-    most of a listing's memory); None when a value or a definition does not resolve (the
-    graph's fallbacks decide)."""
-    tails: dict[Path, str] = {}
+    gives them, one at a time in byte order: places from the tree's spans, kinds from the
+    elements on each path (:mod:`brson.model.ids.kinds`; the nodes where it is unsure);
+    None when a definition does not resolve (the graph's fallbacks decide)."""
+    spans = ComponentSpans(tree)
+    targets = _targets(spans, scan, kinds=True)
+    if targets is None:
+        return None
+    return _joined(scan, _sources(spans, scan, kinds=True), targets)
 
-    def tail(path: Path) -> str:
-        text = tails.get(path)
+
+class _Tails:
+    """``path_text`` of each path once (a type's few fields for many references)."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[Path, str] = {}
+
+    def of(self, path: Path) -> str:
+        text = self._known.get(path)
         if text is None:
-            text = tails[path] = path_text(path)
+            text = self._known[path] = path_text(path)
         return text
 
-    definitions = scan.definitions
-    defined_at = set(definitions.values())
-    targets: dict[int, tuple[str, str | None]] = {}  # definition -> (described, kind)
-    sources: dict[int, tuple[str, str | None, str | None]] = {}
-    wanted = [*(at for at, _ in scan.references), *defined_at]
-    with paused_gc():
-        for n, (anchor, head, found) in enumerate(anchored_paths(tree, wanted), 1):
-            if n % _DROP_EVERY == 0:
-                drop_cycles()
-            for offset, path in found:
-                location = Location(anchor, path)
-                if offset in defined_at:  # a definition element, never a reference's
-                    element = element_at(location)
+
+def _anchor(spans: ComponentSpans, number: int, slot: int) -> Slot | Component:
+    """A run's anchor as a node (:func:`~brson.model.ids.locate.runs`), for the rules only
+    navigation answers."""
+    if number >= 0:
+        return spans.component(number)
+    return spans.slot(slot)
+
+
+def _targets(
+    spans: ComponentSpans, scan: ReferenceScan, kinds: bool
+) -> dict[int, tuple[str, str | None]] | None:
+    """Each referenced definition's offset -> (its description, with ``kinds`` the kind of
+    element it names, else None); None when one does not resolve."""
+    wanted = sorted(set(scan.definitions.values()))
+    buf = spans.tree.buffer
+    arrays: dict[int, bool] = {}
+    tails = _Tails()
+    out: dict[int, tuple[str, str | None]] = {}
+    for head, number, slot, found in runs(spans, wanted, kinds):
+        for offset, path, chain in found:
+            kind = None
+            if kinds:
+                sure = target_kind(buf, number >= 0, path, chain, arrays)
+                if sure is None:
+                    element = element_at(Location(_anchor(spans, number, slot), path))
                     kind = KINDS.get(type(element)) if element is not None else None
-                    targets[offset] = (head + tail(path), kind)
-                    continue
-                source = source_of(location)
-                sources[offset] = (
-                    head + tail(path),
+                else:
+                    kind = sure[0]
+            out[offset] = (head + tails.of(path), kind)
+    return out if len(out) == len(wanted) else None
+
+
+_UNKNOWN = ("<unknown>", None, None)
+
+
+def _sources(
+    spans: ComponentSpans, scan: ReferenceScan, kinds: bool
+) -> Iterator[tuple[str, str | None, str | None]]:
+    """Each reference's ``(description, source kind, member ID)`` in byte order (kinds None
+    without ``kinds``); a value that leads to no element is ``<unknown>``, as the graph
+    describes it."""
+    buf = spans.tree.buffer
+    offsets = [offset for offset, _ in scan.references]
+    lists: dict[int, list[elements.Element]] = {}
+    tails = _Tails()
+    at = 0
+    for head, number, slot, found in runs(spans, offsets, kinds):
+        for offset, path, chain in found:
+            while offsets[at] < offset:
+                yield _UNKNOWN
+                at += 1
+            at += 1
+            text = head + tails.of(path)
+            if not kinds:
+                yield text, None, None
+                continue
+            sure: tuple[str | None, str | None] | None
+            sure = source_kind(buf, number >= 0, path, chain, lists)
+            if sure is None:
+                source = source_of(Location(_anchor(spans, number, slot), path))
+                sure = (
                     KINDS.get(type(source)) if source is not None else None,
                     source.id if isinstance(source, Member) else None,
                 )
-    if len(sources) != len(scan.references) or len(targets) != len(defined_at):
-        return None  # some place did not resolve
-    return _joined(scan, sources, targets)
+            yield text, *sure
+    for _ in range(at, len(offsets)):
+        yield _UNKNOWN
 
 
 def _joined(
     scan: ReferenceScan,
-    sources: dict[int, tuple[str, str | None, str | None]],
+    sources: Iterator[tuple[str, str | None, str | None]],
     targets: dict[int, tuple[str, str | None]],
 ) -> Iterator[Record]:
-    """The records of :func:`_scan_records`, each source's part let go once joined."""
+    """The records of :func:`_scan_records`, each as its source comes."""
     definitions = scan.definitions
-    for offset, value in scan.references:
-        text, kind, member_id = sources.pop(offset)
+    for (_, value), (text, kind, member_id) in zip(scan.references, sources, strict=True):
         at = definitions.get(value)
         if at is None:
             yield text, kind, member_id, value, "external", None, None

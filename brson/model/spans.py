@@ -202,10 +202,39 @@ class ComponentSpans:
         return node
 
     def slot_display_path(self, slot: int) -> str:
-        """The slot's :meth:`Slot.display_path`: its :meth:`slot_path` while that is short
-        (the display path is the path itself then), else through :meth:`slot`."""
-        path = self.slot_path(slot)
-        return path if len(path) < PATH_LIMIT else self.slot(slot).display_path()
+        """The slot's :meth:`Slot.display_path` (of a node made by :meth:`slot`): its
+        :meth:`slot_path` while that is short, else ``…/`` and the path's last
+        ``PATH_LIMIT`` characters, read from at most that many ancestors (a listing asks
+        it of every slot of a deep chain: reading the whole chain for each was its depth
+        squared)."""
+        known = self._paths.get(slot)
+        if known is not None and len(known) < PATH_LIMIT:  # asked before (a slot's runs)
+            return known
+        size, node = 0, slot  # the path's length, until it is known to be long
+        while node != ASSETS:
+            known = self._paths.get(node)
+            if known is not None:
+                size += len(known)
+                break
+            size += len(self.slot_name(node)) + 1
+            if size > PATH_LIMIT:  # and more to come: long
+                break
+            node = self._parents[node]
+        else:
+            size -= 1  # no "/" before the root's name
+        if size < PATH_LIMIT:
+            return self.slot_path(slot)
+        parts: list[str] = []
+        size, node = 0, slot
+        while node != ASSETS:
+            name = self.slot_name(node)
+            parts.append(name)
+            size += len(name) + 1
+            parent = self._parents[node]
+            if size > PATH_LIMIT and parent != ASSETS:
+                return "…/" + "/".join(reversed(parts))[-PATH_LIMIT:]
+            node = parent
+        return "/".join(reversed(parts))
 
     def slot_start(self, slot: int) -> int:
         """Where slot ``slot`` starts (slots in walk order compare by it: parents first)."""
@@ -277,6 +306,22 @@ def slot_walk(buf: bytes, obj: elements.Element) -> tuple[array[int], array[int]
     components.frombytes(walked[0])
     slots.frombytes(walked[1])
     return components, slots
+
+
+#: :func:`anchor_paths`' rows: (offset, key path, the elements on the way or ()).
+PathRows = list[tuple[int, tuple[str | int, ...], tuple[elements.Element, ...]]]
+
+
+def anchor_paths(
+    buf: bytes, span: tuple[int, int], offsets: list[int], chains: bool, slot: bool
+) -> PathRows | None:
+    """The key paths of the sorted ``offsets`` inside one anchor (a component, or with
+    ``slot`` a slot's own elements) by the compiled descent: what
+    :func:`brson.model.ids.locate.runs` finds in Python, which answers without C or where C
+    is unsure (None)."""
+    if not ACCELERATED or type(buf) is not bytes:
+        return None
+    return _spansc.paths(buf, span[0], span[1], offsets, chains, slot)
 
 
 def document_spans(buf: bytes, elem: elements.Element) -> list[tuple[int, int]]:

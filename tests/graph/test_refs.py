@@ -30,7 +30,7 @@ from brson.errors import PATH_LIMIT
 from brson.graph import ReferenceGraph
 from brson.graph.refs import BATCH_AFTER, KINDS, ReferenceListing
 from brson.model import Component, DataTree, IdRef, Member, Slot
-from brson.model.ids.locate import describe_many, described, locate_many
+from brson.model.ids.locate import described, locate_many
 from brson.model.ids.scan import definition_offsets, scan_references
 
 from . import synth
@@ -291,7 +291,7 @@ def test_bulk_location_equals_one_by_one(path: Path) -> None:
     definitions = [tree.ids.where(i) for i in tree.ids]
     offsets = [d.offset for d in definitions if d is not None and d.offset]
     found = locate_many(tree, offsets)
-    described = describe_many(tree, offsets + [loc.offset or -1 for loc, _ in tree.ids.values])
+    described = _descriptions(tree, offsets + [loc.offset or -1 for loc, _ in tree.ids.values])
     for location in definitions:
         assert location is not None
         mine = found[location.offset]  # type: ignore[index]
@@ -476,18 +476,24 @@ def test_listing_falls_back_where_a_value_does_not_resolve() -> None:
     _check_listing(tree, graph)
 
 
+def _descriptions(tree: DataTree, offsets: list[int]) -> dict[int, str]:
+    from brson.model.spans import ComponentSpans
+
+    return {o: text for o, text, _ in described(ComponentSpans(tree), offsets)}
+
+
 @pytest.mark.parametrize("fanout", [2, 40])
 def test_described_walk_equals_located_on_wide_slots(fanout: int) -> None:
-    """The description walk makes only the children it enters (bisected by their starts);
-    the locating walk hands out the slots' own children: same answers for any offsets,
-    element starts or not (a length prefix, the bytes between children), in any subset."""
+    """The descriptions by the spans (bisected, no walk) are the locating walk's (the slots'
+    own children): same answers for any offsets, element starts or not (a length prefix,
+    the bytes between children), in any subset."""
     data = bson.encode(synth.world(200, seed=fanout, fanout=fanout, external=5))
     tree = brson.loads(data, name="world.bson")
     starts = [loc.offset or -1 for loc, _ in tree.ids.values]
     for offsets in (starts, starts[::5], list(range(0, len(data), 3)), [len(data) + 9, -4]):
         fresh = brson.loads(data, name="world.bson")
         expected = {o: loc.describe() for o, loc in locate_many(fresh, offsets).items()}
-        assert describe_many(tree, offsets) == expected
+        assert _descriptions(tree, offsets) == expected
 
 
 def test_spans_slot_names_and_paths_are_the_model_s(path: Path) -> None:

@@ -22,6 +22,8 @@ from brson._speedups import built
 from brson.document import raw
 from brson.errors import BrsonError
 from brson.model import spans as spans_module
+from brson.model.ids import locate
+from brson.model.ids.scan import id_spans, scan_ids
 from brson.model.spans import ComponentSpans
 from brson.model.tree import DataTree
 from tests.differential import check_built, part_trees_bson
@@ -178,3 +180,95 @@ def test_generated(doc: dict[str, object], rnd: random.Random) -> None:
         mutated = bytearray(buf)
         mutated[rnd.randrange(span[0], span[1])] = rnd.randrange(256)
         same(bytes(mutated), *span)
+
+
+# -- paths: the key paths of offsets inside one anchor ------------------------------------
+def python_paths(
+    buf: bytes, span: tuple[int, int], offsets: list[int], slot: bool
+) -> list[tuple[int, object, object]]:
+    """What ``locate.runs`` finds in Python for one anchor's offsets (rows by offset)."""
+    trails: list[locate.Chain] = []
+    if slot:
+        found, _ = locate._slot_found(buf, span, offsets, (), trails)
+    else:
+        found = locate._component_found(buf, span, offsets, trails)
+    rows = [(o, path, trail) for (o, path), trail in zip(found, trails, strict=True)]
+    return sorted(rows, key=lambda row: row[0])
+
+
+def same_paths(
+    buf: bytes, span: tuple[int, int], offsets: list[int], slot: bool, *, sure: bool = False
+) -> None:
+    """C gives the Python descent's rows (with and without the chains) or None; None
+    wherever Python raises."""
+    assert _spansc is not None
+    with_chains = _spansc.paths(buf, span[0], span[1], offsets, True, slot)
+    without = _spansc.paths(buf, span[0], span[1], offsets, False, slot)
+    try:
+        py = python_paths(buf, span, offsets, slot)
+    except BrsonError:
+        assert with_chains is None and without is None
+        return
+    if sure:
+        assert with_chains is not None
+    if with_chains is not None:
+        assert with_chains == py
+        assert without == [(o, path, ()) for o, path, _ in py]
+
+
+def anchors(buf: bytes) -> Iterator[tuple[tuple[int, int], list[int], bool]]:
+    """Each component and each slot of the tree in ``buf`` with offsets inside it that no
+    other anchor holds: every third byte (element starts or not), and the ID scan's."""
+    tree = DataTree(buf)
+    spans = ComponentSpans(tree)
+    scanned = {offset for offset, _ in scan_ids(buf, id_spans(tree)).references}
+    owned: dict[tuple[bool, int], list[int]] = {}
+    for offset in sorted(set(range(0, len(buf), 3)) | scanned):
+        number = spans.at(offset)
+        if number is not None:
+            owned.setdefault((False, number), []).append(offset)
+        elif (slot := spans.slot_at(offset)) is not None:
+            owned.setdefault((True, slot), []).append(offset)
+    for (slot, number), offsets in owned.items():
+        yield (spans.slot_span(number) if slot else spans.span(number)), offsets, slot
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_paths_on_real_trees(name: str) -> None:
+    buf = TREES[name]
+    for span, offsets, slot in anchors(buf):
+        same_paths(buf, span, offsets, slot, sure=True)
+
+
+@needs_c
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_paths_mutated(name: str) -> None:
+    """Bytes changed inside an anchor (lengths, types, keys): C agrees or gives up."""
+    buf = TREES[name]
+    rng = random.Random(name)
+    found = list(anchors(buf))
+    for _ in range(80):
+        span, offsets, slot = rng.choice(found)
+        mutated = bytearray(buf)
+        for _ in range(rng.randint(1, 3)):
+            mutated[rng.randrange(*span)] = rng.choice((0, 2, 3, 4, 0x7F, 0x80, rng.randrange(256)))
+        same_paths(bytes(mutated), span, offsets, slot)
+    assert _spansc is not None
+    span, offsets, slot = found[0]
+    assert _spansc.paths(buf, span[0], span[1], offsets[::-1], True, slot) in (None, [])
+    assert _spansc.paths(buf, -1, span[1], offsets, True, slot) is None
+    assert _spansc.paths(buf, span[0], len(buf) + 1, offsets, True, slot) is None
+
+
+@pytest.mark.slow
+@needs_c
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.dictionaries(_keys, _values, max_size=5), st.randoms(use_true_random=False))
+def test_paths_generated(doc: dict[str, object], rnd: random.Random) -> None:
+    buf = bson.encode({"ID": "x", "Data": doc})
+    offsets = list(range(0, len(buf), 2))
+    same_paths(buf, (0, len(buf)), offsets, rnd.random() < 0.5)
+    mutated = bytearray(buf)
+    mutated[rnd.randrange(4, len(buf))] = rnd.randrange(256)
+    same_paths(bytes(mutated), (0, len(buf)), offsets, rnd.random() < 0.5)

@@ -7,15 +7,17 @@ O(depth x siblings) each, so locating every reference of a big world one by one 
 (tens of microseconds a reference).  :func:`locate_many` walks the tree once and enters only
 the slots, components and documents whose byte spans hold a wanted offset (bisect over the
 sorted offsets); it gives the same anchors and paths as ``Location``, from the tree's own
-nodes, so what it returns stays identical to what navigation hands out; :func:`describe_many`
-(text only) makes the nodes it needs on the side, and :func:`described` finds each anchor in a
-tree's :class:`~brson.model.spans.ComponentSpans` with no walk.
+nodes, so what it returns stays identical to what navigation hands out.  :func:`runs` (text,
+in byte order) and :func:`described` find each anchor in a tree's
+:class:`~brson.model.spans.ComponentSpans` with no walk, and its paths by one compiled descent
+(:func:`~brson.model.spans.anchor_paths`).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from brson.collector import paused_gc
@@ -23,11 +25,13 @@ from brson.document import raw
 from brson.errors import ModelError
 from brson.model import Component, DataTree, IdRef, Member, Slot, elements
 from brson.model.node import Node
-from brson.model.spans import ASSETS, ComponentSpans, document_spans
+from brson.model.spans import ASSETS, ComponentSpans, anchor_paths, document_spans
 from brson.model.tree import Element
 
 #: A path inside an anchor: keys (str) and list positions (int).
 Path = tuple[str | int, ...]
+#: The elements a path went through (:mod:`brson.model.ids.kinds`).
+Chain = tuple[elements.Element, ...]
 
 
 class Location:
@@ -293,6 +297,10 @@ def type_text(component: Component) -> str:
         return "?"
 
 
+#: An int32 ``Type`` element's head, where components start (``Component.type_index``).
+_TYPE_INT32 = b"\x10Type\x00"
+
+
 class TypeLabels:
     """``label(component)`` made once per ``Type`` value of one tree: a component's type
     name is a function of its ``type_index`` within a tree, and a closure or a reference
@@ -303,6 +311,17 @@ class TypeLabels:
     def __init__(self, label: Callable[[Component], str] = type_text) -> None:
         self._label = label
         self._known: dict[tuple[type, Any], str] = {}
+
+    def at(self, buf: bytes, span: tuple[int, int], component: Callable[[], Component]) -> str:
+        """:meth:`of` the component at ``span``, whose int32 ``Type`` (the engine's first
+        key) is read in place: its node (``component()``) is made for a new type only."""
+        start, end = span
+        if end - start > 25 and buf.startswith(_TYPE_INT32, start + 4):
+            index = int.from_bytes(buf[start + 10 : start + 14], "little", signed=True)
+            name = self._known.get((int, index))
+            if name is not None:
+                return name
+        return self.of(component())
 
     def of(self, component: Component) -> str:
         type_index = component.type_index
@@ -394,44 +413,24 @@ def _locate(tree: DataTree, wanted: list[int], out: dict[int, Location]) -> None
 _NO_OWNER = object()
 
 
-def describe_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, str]:
-    """``offset -> Location.describe()`` of the element starting at each offset of an
-    unmodified tree (unresolvable ones absent), from the same walk as :func:`locate_many`.
-
-    For a reader that prints where many values are and keeps nothing (``brson refs``): no
-    Location is made, a component is indexed from the bytes without a node being kept on its
-    slot (a transient one reads its type name), and each anchor's head (slot path, type) is
-    made once for all the offsets inside it.
-    """
-    return {offset: text for offset, text, _ in _texts(_anchored(tree, offsets))}
-
-
 def described(spans: ComponentSpans, offsets: Iterable[int]) -> Iterator[tuple[int, str, bool]]:
-    """:func:`describe_many`'s answers in ``spans``' tree as ``(offset, description, whether a
-    component holds it)``, for a reader that also needs the anchor's kind (extract: a
-    reference leaving for a slot or for a component) and has the spans at hand: each
-    offset's component or slot is found by bisection over them, with no walk from the root
+    """``(offset, Location.describe(), whether a component holds it)`` of each offset of
+    ``spans``' tree that starts an element, for a reader that also needs the anchor's kind
+    (extract: a reference leaving for a slot or for a component): each offset's component
+    or slot is found by bisection over the spans (:func:`runs`), with no walk from the root
     through slot nodes (extract describes its leaving references in the source and in the
     result, a walk each)."""
-    return _texts(_anchored_in(spans, offsets))
-
-
-def _texts(
-    anchored: Iterator[tuple[str, list[tuple[int, Path]], bool]],
-) -> Iterator[tuple[int, str, bool]]:
-    """Each offset's description from its anchor's head and its path's text (few distinct
-    paths, a type's fields, for many references: each path's text is made once)."""
-    tails: dict[Path, str] = {}  # path -> path_text(path)
-    for head, found, held in anchored:
-        for offset, path in found:
+    tails: dict[Path, str] = {}  # path -> path_text(path): a type's few fields, many offsets
+    for head, number, _, found in runs(spans, sorted(set(offsets))):
+        for offset, path, _ in found:
             tail = tails.get(path)
             if tail is None:
                 tail = tails[path] = path_text(path)
-            yield offset, head + tail, held
+            yield offset, head + tail, number >= 0
 
 
 def _component_found(
-    buf: bytes, span: tuple[int, int], inside: list[int]
+    buf: bytes, span: tuple[int, int], inside: list[int], chains: list[Chain] | None = None
 ) -> list[tuple[int, Path]]:
     """The paths of ``inside`` in the component at ``span``, indexed from the bytes."""
     index = elements.component_index(buf, *span)
@@ -439,92 +438,101 @@ def _component_found(
     fields = (
         elements.index(buf, data[2], data[3]) if data and data[0] == elements.DOCUMENT else None
     )
-    return _component_paths(buf, index, fields, inside)
+    return _component_paths(buf, index, fields, inside, chains)
 
 
-def _anchored(
-    tree: DataTree, offsets: Iterable[int]
-) -> Iterator[tuple[str, list[tuple[int, Path]], bool]]:
-    """Per anchor of the walk: its head (slot path, and type for a component), the paths of
-    the offsets inside it, whether a component holds them.  One step per anchor, not per
-    offset: a listing's readers take the offsets in their own loop."""
-    for anchor, head, found in anchored_paths(tree, offsets):
-        yield head, found, isinstance(anchor, Component)
+def _slot_found(
+    buf: bytes,
+    span: tuple[int, int],
+    own: list[int],
+    layout: elements.Layout,
+    chains: list[Chain] | None = None,
+) -> tuple[list[tuple[int, Path]], elements.Layout]:
+    """The paths of ``own`` (sorted offsets in the slot at ``span`` and in none of its
+    components or children) as :func:`_slots` finds them: none in ``Children`` (the array's
+    own bytes), those in ``Components`` by that member alone; with the layout to expect."""
+    index, layout = elements.index_like(buf, *span, layout)
+    children = index.get("Children")
+    if children is not None and children[0] == elements.ARRAY:
+        _, own = _cut(own, children)  # in no child (the array's own bytes): dropped
+    found: list[tuple[int, Path]] = []
+    held = index.get("Components")
+    if held is not None and held[0] == elements.DOCUMENT:
+        here, own = _cut(own, held)
+        if here:
+            found = _paths(buf, [("Components", held)], here, None, chains)
+    if own:
+        found += _paths(buf, list(index.items()), own, None, chains)
+    return found, layout
 
 
-def anchored_paths(
-    tree: DataTree, offsets: Iterable[int]
-) -> Iterator[tuple[Slot | Component, str, list[tuple[int, Path]]]]:
-    """:func:`locate_many`'s answers per anchor, for a reader that keeps none of them: the
-    anchor (a node made for the walk, not kept on the tree: a slot entered on its own, a
-    component from its span; navigating from it reads what the tree's own node reads), its
-    head as :func:`anchor_text` writes it, and the paths of the offsets inside it."""
-    wanted = sorted(set(offsets))
-    if not wanted:
-        return
-    buf = tree.buffer
-    last: object = _NO_OWNER
-    slot_part = ""
-    types = TypeLabels()
-    with paused_gc():
-        for slot, span, items, inside in _walk(tree, wanted, own_nodes=False):
-            if slot is not last:  # a slot's segments come one after another
-                last = slot
-                slot_part = slot_text(slot)
-            if span is None:
-                assert slot is not None
-                yield slot, slot_part, _paths(buf, items, inside)
-                continue
-            found = _component_found(buf, span, inside)
-            if not found:
-                continue
-            component = Component(buf, *span)
-            component.tree, component.slot = tree, slot
-            yield component, component_text(slot_part, types.of(component)), found
+#: One run of :func:`runs`: the anchor's head, its component's number (-1: a slot's own
+#: elements), its slot's number (:data:`ASSETS` for a root asset), and ``(offset, path,
+#: chain)`` of the run's offsets that lead to an element, by offset (chains empty unless
+#: asked for).
+Run = tuple[str, int, int, list[tuple[int, Path, Chain]]]
 
 
-def _anchored_in(
-    spans: ComponentSpans, offsets: Iterable[int]
-) -> Iterator[tuple[str, list[tuple[int, Path]], bool]]:
-    """:func:`_anchored`'s answers, each offset's anchor found in ``spans``: the component
-    holding it, else the innermost slot; within a slot, what :func:`_slots` does with the
-    offsets it keeps (none in ``Children`` outside every child, those in ``Components``
-    outside every component by that member alone)."""
-    on_components: dict[int, list[int]] = {}
-    on_slots: dict[int, list[int]] = {}
-    for offset in sorted(set(offsets)):
-        number = spans.at(offset)
-        if number is not None:
-            on_components.setdefault(number, []).append(offset)
-        elif (slot := spans.slot_at(offset)) is not None:
-            on_slots.setdefault(slot, []).append(offset)
-    if not on_components and not on_slots:
-        return
+def runs(spans: ComponentSpans, offsets: list[int], chains: bool = False) -> Iterator[Run]:
+    """:func:`described`'s anchors and paths in byte order, for a reader that writes each
+    offset as it comes: the sorted ``offsets`` cut into runs of one anchor (a slot's own
+    elements may come in two runs, around its components)."""
     buf = spans.tree.buffer
     types = TypeLabels()
+    layout: elements.Layout = ()
+    trails: list[Chain] | None = [] if chains else None
+    last, slot_part = ASSETS - 1, ""
+    count = len(offsets)
+    at = 0
     with paused_gc():
-        for number, inside in on_components.items():
-            found = _component_found(buf, spans.span(number), inside)
-            if not found:
+        while at < count:
+            offset = offsets[at]
+            number = spans.at(offset)
+            if number is not None:
+                span = spans.span(number)
+                upto = bisect_left(offsets, span[1], at)
+                slot = spans.slot_of(number)
+            else:
+                slot_number = spans.slot_at(offset)
+                if slot_number is None:
+                    at += 1
+                    continue
+                slot, number, upto, span = slot_number, -1, at + 1, spans.slot_span(slot_number)
+                while upto < count and spans.at(offsets[upto]) is None:
+                    if spans.slot_at(offsets[upto]) != slot:
+                        break
+                    upto += 1
+            inside = offsets[at:upto]
+            at = upto
+            rows = anchor_paths(buf, span, inside, chains, number < 0)
+            if rows is None:
+                if number >= 0:
+                    found = _component_found(buf, span, inside, trails)
+                else:
+                    found, layout = _slot_found(buf, span, inside, layout, trails)
+                if trails is None:
+                    rows = [(o, path, ()) for o, path in found]
+                else:
+                    rows = [
+                        (o, path, trail) for (o, path), trail in zip(found, trails, strict=True)
+                    ]
+                    trails.clear()
+                if number < 0:  # the Components member's offsets came first
+                    rows.sort(key=_first)
+            if not rows:
                 continue
-            slot = spans.slot_of(number)
-            slot_part = "<Assets>" if slot == ASSETS else spans.slot_display_path(slot)
-            type_name = types.of(spans.component(number))
-            yield component_text(slot_part, type_name), found, True
-        layout: elements.Layout = ()
-        for slot, own in on_slots.items():
-            slot_part = spans.slot_display_path(slot)
-            index, layout = elements.index_like(buf, *spans.slot_span(slot), layout)
-            children = index.get("Children")
-            if children is not None and children[0] == elements.ARRAY:
-                _, own = _cut(own, children)  # in no child (the array's own bytes): dropped
-            held = index.get("Components")
-            if held is not None and held[0] == elements.DOCUMENT:
-                here, own = _cut(own, held)
-                if here:
-                    yield slot_part, _paths(buf, [("Components", held)], here), False
-            if own:
-                yield slot_part, _paths(buf, list(index.items()), own), False
+            if slot != last:  # a slot's runs and its components' come one after another
+                last = slot
+                slot_part = "<Assets>" if slot == ASSETS else spans.slot_display_path(slot)
+            if number < 0:
+                yield slot_part, number, slot, rows
+                continue
+            label = types.at(buf, span, partial(spans.component, number))
+            yield component_text(slot_part, label), number, slot, rows
+
+
+def _first(row: tuple[int, Path, Chain]) -> int:
+    return row[0]
 
 
 def _between(offsets: list[int], start: int, end: int) -> list[int]:
@@ -549,19 +557,17 @@ def _is_document(elem: elements.Element | None) -> bool:
 _Segment = tuple[Slot | None, tuple[int, int] | None, _Items, list[int]]
 
 
-def _walk(tree: DataTree, wanted: list[int], own_nodes: bool = True) -> Iterator[_Segment]:
+def _walk(tree: DataTree, wanted: list[int]) -> Iterator[_Segment]:
     """Enter only the slots, components and root elements whose byte spans hold a wanted
     offset; components are found by their spans in the bytes (``Slot.components`` reads the
-    same ``Components`` member), so no component node is made here.  Without ``own_nodes``
-    (a reader that keeps only text) the slots entered are made on their own, not as their
-    parent's whole ``children`` list (see :func:`_children_holding`)."""
+    same ``Components`` member), so no component node is made here."""
     buf = tree.buffer
     for key, elem in tree.element_index().items():
         inside = _between(wanted, elem[1], elem[3])
         if not inside:
             continue
         if key == "Object" and elem[0] == elements.DOCUMENT:
-            yield from _slots(tree.root, buf, inside, own_nodes)
+            yield from _slots(tree.root, buf, inside)
         elif key == "Assets" and elem[0] == elements.ARRAY:
             for span in document_spans(buf, elem):
                 here = _between(inside, *span)
@@ -569,7 +575,7 @@ def _walk(tree: DataTree, wanted: list[int], own_nodes: bool = True) -> Iterator
                     yield None, span, [], here
 
 
-def _slots(root: Slot, buf: bytes, offsets: list[int], own_nodes: bool) -> Iterator[_Segment]:
+def _slots(root: Slot, buf: bytes, offsets: list[int]) -> Iterator[_Segment]:
     stack: list[tuple[Slot, list[int]]] = [(root, offsets)]
     layout: elements.Layout = ()
     while stack:
@@ -582,7 +588,7 @@ def _slots(root: Slot, buf: bytes, offsets: list[int], own_nodes: bool) -> Itera
         if children is not None and children[0] == elements.ARRAY:
             here, own = _cut(inside, children)
             if here:
-                stack += _children_holding(slot, buf, children, here, own_nodes)
+                stack += _children_holding(slot, buf, children, here)
         held = index.get("Components")
         if held is not None and held[0] == elements.DOCUMENT:
             here, own = _cut(own, held)
@@ -604,21 +610,19 @@ def _slots(root: Slot, buf: bytes, offsets: list[int], own_nodes: bool) -> Itera
 
 
 def _children_holding(
-    slot: Slot, buf: bytes, children: elements.Element, offsets: list[int], own_nodes: bool
+    slot: Slot, buf: bytes, children: elements.Element, offsets: list[int]
 ) -> list[tuple[Slot, list[int]]]:
     """The children of ``slot`` whose spans hold some of ``offsets`` (sorted, inside the
     ``Children`` element), with those offsets, in the children's order; an offset in no child
     (the array's own bytes) is dropped.  Each child holding offsets is found by bisecting
     the children's starts: a fresh view described in batches made every child of a wide
     slot per batch (an extract's holder can have tens of thousands of children: batches times
-    children).  ``own_nodes`` hands out the slot's own child nodes (what navigation gives);
-    otherwise only the children entered get a node, parented like the slot's own."""
+    children).  The slot's own child nodes are handed out (what navigation gives)."""
     if slot.modified:  # children held in memory: their spans are no offsets in ``buf``
         return [(kid, mine) for kid in slot.children if (mine := _between(offsets, *kid.span))]
     spans = document_spans(buf, children)
     starts = [span[0] for span in spans]
-    kids = slot.children if own_nodes else None
-    tree = slot.tree
+    kids = slot.children
     out: list[tuple[Slot, list[int]]] = []
     at, count = 0, len(offsets)
     while at < count:
@@ -626,18 +630,11 @@ def _children_holding(
         if k < 0:  # before the first child
             at = bisect_left(offsets, starts[0], at) if starts else count
             continue
-        start, end = spans[k]
-        upto = bisect_left(offsets, end, at)
+        upto = bisect_left(offsets, spans[k][1], at)
         if upto == at:  # past this child's end: on to the next child's start
             at = bisect_left(offsets, starts[k + 1], at) if k + 1 < len(starts) else count
             continue
-        if kids is not None:
-            kid = kids[k]
-        else:
-            kid = Slot(buf, start, end, slot)
-            kid.tree = tree
-            kid.parent = slot
-        out.append((kid, offsets[at:upto]))
+        out.append((kids[k], offsets[at:upto]))
         at = upto
     return out
 
@@ -647,6 +644,7 @@ def _component_paths(
     index: dict[str, elements.Element],
     fields: dict[str, elements.Element] | None,
     offsets: list[int],
+    chains: list[Chain] | None = None,
 ) -> list[tuple[int, Path]]:
     """Paths inside a component from its index and its ``Data`` document's (``fields``)."""
     levels: dict[int, tuple[_Items, list[int]]] = {}
@@ -654,7 +652,7 @@ def _component_paths(
     if data is not None and fields is not None:
         inner: _Items = list(fields.items())
         levels[data[2]] = (inner, [elem[1] for _, elem in inner])
-    return _paths(buf, list(index.items()), offsets, levels)
+    return _paths(buf, list(index.items()), offsets, levels, chains)
 
 
 def _paths(
@@ -662,9 +660,11 @@ def _paths(
     items: _Items,
     offsets: list[int],
     levels: dict[int, tuple[_Items, list[int]]] | None = None,
+    chains: list[Chain] | None = None,
 ) -> list[tuple[int, Path]]:
     """Follow the documents holding each offset down to the element that starts there:
-    ``(offset, key path)`` for each that does.
+    ``(offset, key path)`` for each that does; with ``chains``, each one's elements on the
+    way appended there too (:mod:`brson.model.ids.kinds` reads them).
 
     A level is indexed once per anchor however many offsets pass through it (a component's
     ``Data`` holds many fields and few references); members take the O(1) member index.
@@ -679,6 +679,7 @@ def _paths(
             continue
         part, elem = items[at]
         where: Path = ()
+        trail: Chain = ()
         while True:
             etype, pos, vstart, vend = elem
             if offset >= vend:
@@ -686,8 +687,12 @@ def _paths(
             if offset == pos:
                 # Same rule as Location: an ``ID`` names the document holding it.
                 found.append((offset, where if part == "ID" else (*where, part)))
+                if chains is not None:
+                    chains.append(trail if part == "ID" else (*trail, elem))
                 break
             where = (*where, part)
+            if chains is not None:
+                trail = (*trail, elem)
             level = levels.get(vstart)
             if level is None:
                 if etype == elements.DOCUMENT:

@@ -1,0 +1,112 @@
+"""The kinds ``brson refs --json`` reads from the elements on each path
+(:mod:`brson.model.ids.kinds`) are the ones the model's nodes give (``source_of``,
+``element_at``): on every sample and fixture, synthetic worlds with SyncLists and
+document-valued members, and the same bytes with a key or a type changed.  Where the rules
+are not sure they say None and the listing asks the nodes; on engine-written trees they
+must be sure."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import bson
+import pytest
+
+from brson.errors import BrsonError
+from brson.graph.refs import KINDS, source_of
+from brson.model import Member
+from brson.model.ids.kinds import source_kind, target_kind
+from brson.model.ids.locate import Location, element_at, runs
+from brson.model.ids.scan import scan_references
+from brson.model.spans import ComponentSpans
+from brson.model.tree import DataTree
+from tests.differential import part_trees_bson
+from tests.graph.synth import world
+
+
+def _trees() -> Iterator[tuple[str, bytes]]:
+    yield from part_trees_bson().items()
+    for seed in (1, 2, 3):
+        yield f"synthetic {seed}", bson.encode(world(200, seed=seed, fanout=2 + seed, external=5))
+
+
+TREES = dict(_trees())
+
+
+def _anchor(spans: ComponentSpans, number: int, slot: int) -> object:
+    return spans.component(number) if number >= 0 else spans.slot(slot)
+
+
+def compare(buf: bytes, *, sure: bool) -> int:
+    """Check every reference's and every referenced definition's kinds against the nodes';
+    the number checked."""
+    tree = DataTree(buf)
+    try:
+        scan = scan_references(tree)
+        if scan is None:
+            return 0
+        spans = ComponentSpans(tree)
+        sources = [offset for offset, _ in scan.references]
+        targets = sorted(set(scan.definitions.values()))
+        rows = [(False, run) for run in runs(spans, sources, True)]
+        rows += [(True, run) for run in runs(spans, targets, True)]
+    except BrsonError:
+        return 0
+    checked = 0
+    lists: dict[int, list[object]] = {}
+    arrays: dict[int, bool] = {}
+    for target, (_, number, slot, found) in rows:
+        for _, path, chain in found:
+            location = Location(_anchor(spans, number, slot), path)  # type: ignore[arg-type]
+            try:
+                if target:
+                    element = element_at(location)
+                    expected: object = (KINDS.get(type(element)) if element is not None else None,)
+                else:
+                    source = source_of(location)
+                    expected = (
+                        KINDS.get(type(source)) if source is not None else None,
+                        source.id if isinstance(source, Member) else None,
+                    )
+            except BrsonError:
+                expected = None  # the nodes raise: the rules must not answer
+            if target:
+                got = target_kind(buf, number >= 0, path, chain, arrays)
+            else:
+                got = source_kind(buf, number >= 0, path, chain, lists)  # type: ignore[arg-type]
+            if sure:
+                assert got is not None, path
+            if got is not None:
+                assert got == expected, path
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_kinds_are_the_nodes(name: str) -> None:
+    compare(TREES[name], sure=True)
+
+
+def test_kinds_checked_widely() -> None:
+    assert sum(compare(buf, sure=True) for buf in TREES.values()) > 5000
+
+
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_kinds_on_changed_bytes(name: str) -> None:
+    """A key renamed (``Data``, ``ID`` no longer where the rules look) or an element's type
+    changed: the rules still agree with the nodes, or are not sure."""
+    buf = TREES[name]
+    rng = random.Random(name)
+    heads = [at for at in range(len(buf) - 6) if buf[at + 1 : at + 5] in (b"Data", b"ID\x00\x25")]
+    for _ in range(15):
+        if not heads:
+            break
+        mutated = bytearray(buf)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.choice(heads)
+            if rng.random() < 0.5:
+                mutated[at + 1] = ord(rng.choice("dXI"))  # the key renamed
+            else:
+                mutated[at] = rng.choice((0x02, 0x03, 0x04, 0x0A, 0x0D))  # the type changed
+        compare(bytes(mutated), sure=False)
