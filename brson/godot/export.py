@@ -33,7 +33,14 @@ from brson.collector import paused_gc
 from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.meshes import Converter
-from brson.godot.tscn import RENDERED, SceneNode, SubResource, write_chunks
+from brson.godot.tscn import (
+    RENDERED,
+    SceneNode,
+    SubResource,
+    quote,
+    rendered_metadata,
+    write_chunks,
+)
 from brson.godot.variant import dumps
 from brson.model import Component, DataTree, Slot, elements, transform
 from brson.model.ids.targets import Targets
@@ -286,35 +293,67 @@ def metadata_text_at(
     items: elements.Element | None,
     godot: int,
     type_texts: TypeTexts | None = None,
-    head: SlotHead | None = None,
 ) -> dict[str, Any] | None:
     """:func:`slot_metadata_text` of the unedited slot at ``span`` of the tree's bytes whose
-    ``Components`` list is the array ``items`` (None: it has no component), with its
-    :data:`SlotHead` when read already; None when the compiled writer is not sure."""
+    ``Components`` list is the array ``items`` (None: it has no component); None when the
+    compiled writer is not sure."""
+    texts = _compiled_texts(tree, span, items, godot, type_texts)
+    head = _tscnc.head(tree.buffer, *span) if texts is not None and _tscnc is not None else None
+    if texts is None or head is None:
+        return None
+    meta = _metadata_head(head)
+    rendered = RENDERED[godot]
+    meta[META_COMPONENTS] = rendered(texts[0])
+    meta[META_SLOT] = rendered(texts[1])
+    return meta
+
+
+def metadata_lines_at(
+    tree: DataTree,
+    span: tuple[int, int],
+    items: elements.Element | None,
+    godot: int,
+    type_texts: TypeTexts | None,
+    head: SlotHead,
+) -> list[str] | None:
+    """The TSCN lines of :func:`metadata_text_at`'s metadata, made straight from the texts
+    (``head``: the slot's :data:`SlotHead`); None when the compiled writer is not sure."""
+    texts = _compiled_texts(tree, span, items, godot, type_texts)
+    if texts is None:
+        return None
+    slot_id, name, tag = head[:3]
+    pairs = [(META_COMPONENTS, texts[0])]  # in sorted order, as the writer sorts keys
+    if slot_id is not None:
+        pairs.append((META_ID, quote(slot_id)))
+    if isinstance(name, str):
+        pairs.append((META_NAME, quote(name)))
+    pairs.append((META_SLOT, texts[1]))
+    if isinstance(tag, str):
+        pairs.append((META_TAG, quote(tag)))
+    return rendered_metadata(godot, pairs)
+
+
+def _compiled_texts(
+    tree: DataTree,
+    span: tuple[int, int],
+    items: elements.Element | None,
+    godot: int,
+    type_texts: TypeTexts | None,
+) -> tuple[str, str] | None:
+    """The slot's components and fields as Godot ``godot`` text, by the compiled writer."""
     buf = tree.buffer
     start, end = span
     fields = _tscnc.slot(buf, start, end, godot) if _tscnc is not None else None
     if fields is None:
         return None
     if items is None:
-        components: str | None = "[  ]" if godot == 3 else "[]"
-    else:
-        types = (type_texts or TypeTexts()).of(tree)
-        if types is None:
-            return None
-        # every item a component {Type: index, Data: {...}}, or None (the Python path)
-        components = _tscnc.components(types, buf, items[2], items[3], godot)
-        if components is None:
-            return None
-    if head is None:
-        head = _tscnc.head(buf, start, end)
-        if head is None:
-            return None
-    meta = _metadata_head(head)
-    rendered = RENDERED[godot]
-    meta[META_COMPONENTS] = rendered(components)
-    meta[META_SLOT] = rendered(fields)
-    return meta
+        return ("[  ]" if godot == 3 else "[]"), fields
+    types = (type_texts or TypeTexts()).of(tree)
+    if types is None:
+        return None
+    # every item a component {Type: index, Data: {...}}, or None (the Python path)
+    components = _tscnc.components(types, buf, items[2], items[3], godot)
+    return None if components is None else (components, fields)
 
 
 def _own_fields(slot: Slot) -> dict[str, Any] | None:

@@ -202,7 +202,7 @@ class StreamedScene:
             lines = [node_header(entry.name, mesh_type if row in mesh_lines else plain, parent)]
             lines += self._properties(entry, head)
             lines += mesh_lines.get(row, ())
-            lines += text.metadata_lines(self._metadata(entry, head))
+            lines += self._metadata(entry, head)
             entry.head = None
             last = not kids and not stack and gltf is None
             yield text.node(lines, last)
@@ -232,8 +232,8 @@ class StreamedScene:
             lines.append("visible = false")
         return lines
 
-    def _metadata(self, entry: _Row, head: SlotHead | None) -> dict[str, Any]:
-        """The row's metadata as :class:`~brson.godot.export.SlotNode` gives it."""
+    def _metadata(self, entry: _Row, head: SlotHead | None) -> list[str]:
+        """The row's metadata lines, as :class:`~brson.godot.export.SlotNode`'s are written."""
         tree, godot = self._tree, self.godot
         if entry is not self._top and head is not None:
             # what the slot's Components member reads: its Data, the array of components
@@ -243,13 +243,14 @@ class StreamedScene:
             if member is not None and member[0] == elements.DOCUMENT:
                 items = elements.member_index(tree.buffer, member[2], member[3]).get("Data")
                 if items is not None and items[0] == elements.ARRAY:
-                    meta = export.metadata_text_at(
+                    lines = export.metadata_lines_at(
                         tree, (start, end), items, godot, self._type_texts, head
                     )
-                    if meta is not None:
-                        return meta
+                    if lines is not None:
+                        return lines
         extra = export.root_extra(tree) if entry is self._top else {}
-        return export.node_metadata(entry.view(), godot, self._type_texts, extra)
+        meta = export.node_metadata(entry.view(), godot, self._type_texts, extra)
+        return self._text.metadata_lines(meta)
 
 
 @paused_gc()  # a bulk pass over every slot (brson.collector)

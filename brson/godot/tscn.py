@@ -688,6 +688,14 @@ def _metadata(
         yield f"metadata/{key} = {text if text is not None else writer.literal(value)}"
 
 
+def rendered_metadata(godot: int, pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """:func:`_metadata`'s lines for metadata whose keys are identifiers, given in sorted
+    order, and whose values are already written as literals of version ``godot``."""
+    if godot == 3:
+        return ["__meta__ = {\n" + ",\n".join(f'"{k}": {v}' for k, v in pairs) + "\n}"]
+    return [f"metadata/{k} = {v}" for k, v in pairs]
+
+
 def _meta3_text(metadata: Mapping[str, Any], keys: list[str]) -> str | None:
     """Godot 3's ``__meta__`` dictionary as :meth:`_Writer.literal` writes it, when every key
     is a string and every value a string or text already written (a slot's metadata: its
