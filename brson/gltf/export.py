@@ -557,9 +557,7 @@ def _provider_key(component: Component) -> str | None:
         type_name = component.type.full_name
     except BrsonError:
         return None
-    values = [
-        (key, value.get("Data")) for key, value in data.items() if isinstance(value, dict)
-    ]
+    values = [(key, value.get("Data")) for key, value in data.items() if isinstance(value, dict)]
     return repr((type_name, values))
 
 

@@ -23,7 +23,6 @@ from typing import Any
 from brson.assets.store import AssetStore
 from brson.codecs.limits import DEFAULT_MAX_SIZE
 from brson.collector import paused_gc
-from brson.errors import VariantError
 from brson.godot import export
 from brson.godot.export import (
     FALLBACK_NAME,
@@ -103,14 +102,9 @@ class StreamedScene:
     # --- the first pass: sub-resources, counts, errors ----------------------------------------
 
     def build(self, converter: Converter, on_slot: Callable[[], None] | None) -> None:
-        tree, godot, table, text = self._tree, self._godot_checked(), self._table, self._text
+        tree, table, text = self._tree, self._table, self._text
         buf = tree.buffer
-        starts, ends, first_kid, following = (
-            table.slot_starts,
-            table.slot_ends,
-            table.first_kid,
-            table.next_sibling,
-        )
+        starts, ends = table.slot_starts, table.slot_ends
         top = self._top
         meshes = self._gltf is None
         too_deep = False
@@ -118,7 +112,7 @@ class StreamedScene:
         while stack:
             entry = stack.pop()
             row = entry.row
-            head = entry.head = head_at(buf, starts[row], ends[row])
+            head = head_at(buf, starts[row], ends[row])
             is_root = entry is top
             if is_root:
                 slot = entry.view()
@@ -139,25 +133,16 @@ class StreamedScene:
             self.node_count += 1
             if on_slot is not None:
                 on_slot()
-            kid, index, kids = first_kid[row], 0, []
-            while kid >= 0:
-                kids.append(_Row(kid, entry, index, entry.depth + 1, None))
-                kid, index = following[kid], index + 1
+            kids = self._kids(entry, heads=False)
             if kids and entry.depth == MAX_SCENE_DEPTH:
                 too_deep = True
             stack.extend(reversed(kids))
-            entry.head = None  # read again when written: not held for every row
         if self._gltf is not None:
             self._gltf_lines = text.properties(export.gltf_node(self._gltf).properties)
         if too_deep:
             check_depth(MAX_SCENE_DEPTH)
         self.materials = sum(1 for m in converter.materials.values() if m is not None)
         self.notes = converter.summary()
-
-    def _godot_checked(self) -> int:
-        if self.godot not in NODE:
-            raise VariantError(f"unsupported Godot version {self.godot!r} (use 3 or 4)")
-        return self.godot
 
     # --- the second pass: the text --------------------------------------------------------------
 
@@ -169,7 +154,6 @@ class StreamedScene:
         text, godot, tree, table = self._text, self.godot, self._tree, self._table
         buf = tree.buffer
         starts, ends = table.slot_starts, table.slot_ends
-        first_kid, following = table.first_kid, table.next_sibling
         plain, mesh_type = NODE[godot], MESH_NODE[godot]
         mesh_lines, gltf = self._mesh_lines, self._gltf
         gltf_name = GLTF_NODE
@@ -183,12 +167,7 @@ class StreamedScene:
             entry = stack.pop()
             row, head = entry.row, entry.head
             # the children, named now: a name is made unique among its siblings
-            kids: list[_Row] = []
-            kid, index = first_kid[row], 0
-            while kid >= 0:
-                kid_head = head_at(buf, starts[kid], ends[kid])
-                kids.append(_Row(kid, entry, index, entry.depth + 1, kid_head))
-                kid, index = following[kid], index + 1
+            kids = self._kids(entry, heads=True)
             names = [self._name(kid_row) for kid_row in kids]
             if entry is top and gltf is not None:
                 names.append(GLTF_NODE)
@@ -211,6 +190,18 @@ class StreamedScene:
             lines = [node_header(gltf_name, NODE[4], ".")]
             yield text.node(lines + self._gltf_lines, True)
 
+    def _kids(self, entry: _Row, heads: bool) -> list[_Row]:
+        """The row's children in Children order, each with its head when ``heads``."""
+        table, buf = self._table, self._tree.buffer
+        starts, ends, following = table.slot_starts, table.slot_ends, table.next_sibling
+        kids: list[_Row] = []
+        kid, index, depth = table.first_kid[entry.row], 0, entry.depth + 1
+        while kid >= 0:
+            head = head_at(buf, starts[kid], ends[kid]) if heads else None
+            kids.append(_Row(kid, entry, index, depth, head))
+            kid, index = following[kid], index + 1
+        return kids
+
     def _name(self, entry: _Row) -> str:
         name = entry.head[1] if entry.head is not None else entry.view().name
         return name if isinstance(name, str) else ""
@@ -224,9 +215,8 @@ class StreamedScene:
                 value = export.node_transform(entry.view(), False, head)
                 lines = self._text.properties({"transform": value})
             else:
-                (xx, yx, zx, ox), (xy, yy, zy, oy), (xz, yz, zz, oz) = transform.compose(
-                    *vectors
-                )[:3]
+                matrix = transform.compose(*vectors)
+                (xx, yx, zx, ox), (xy, yy, zy, oy), (xz, yz, zz, oz) = matrix[:3]
                 lines = [self._text.transform((xx, yx, zx, xy, yy, zy, xz, yz, zz, ox, oy, oz))]
         if (head[3] if head is not None else entry.view().active) is False:
             lines.append("visible = false")

@@ -16,8 +16,7 @@ from brson.assets import AssetStore, identify, parse_url
 from brson.cli.app import main
 from brson.gltf import export_gltf
 from brson.meshx.mesh import Mesh
-from brson.model import Component
-from brson.model import slothead
+from brson.model import Component, slothead
 from brson.package import load_package
 from tests.differential import loadable_trees
 from tests.gltf.conftest import AVATAR, HANDEDNESS, ROOT, SAMPLES
