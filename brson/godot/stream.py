@@ -113,13 +113,16 @@ class StreamedScene:
             entry = stack.pop()
             row = entry.row
             head = head_at(buf, starts[row], ends[row])
-            is_root = entry is top
-            if is_root:
-                slot = entry.view()
-                root_transform = export.node_transform(slot, True, head)
+            # what export_scene reads of a slot, in its order, for the errors it raises
+            if head is None:
+                entry.view().name  # noqa: B018
+            if entry is top:
+                root_transform = export.node_transform(entry.view(), True, head)
                 self._root_lines = text.properties({"transform": root_transform})
             elif head is None or head_vectors(head) is None:
-                export.node_transform(entry.view(), False, head)  # its error, if any
+                export.node_transform(entry.view(), False, head)
+            if head is None:
+                entry.view().active  # noqa: B018
             drawn = None
             if meshes and (head is None or converter.may_draw(top.view(), head[7])):
                 drawn = converter.renderer(entry.view())
