@@ -601,13 +601,16 @@ static PyObject *component_types(const unsigned char *b, Py_ssize_t start, Py_ss
         Py_ssize_t is, ie;
         if (doc_item(b, pos, last, &is, &ie) != 1 || !ascii(b + pos + 1, is - pos - 2))
             goto none; /* the model's item reader refuses a key that is not UTF-8 */
-        /* its Type: the first element, an int32 (the engine layout Component.type_index reads) */
+        /* its Type: the first element, an int32 (the engine's layout) or an int64 (other
+         * writers'), what Component.type_index reads in place */
         Py_ssize_t tl, ts, te;
-        if (ie - is < 11 || b[is + 4] != 0x10 ||
+        int wide = ie - is > 4 && b[is + 4] == 0x12;
+        if (ie - is < 11 || (b[is + 4] != 0x10 && !wide) ||
             element_at(b, is + 4, ie - 1, &tl, &ts, &te) != 0 || tl != 4 ||
             memcmp(b + is + 5, "Type", 4) != 0)
             goto none;
-        if (append_new(found, PyLong_FromLong((long)(int32_t)i32(b + ts))) < 0) {
+        long long type = wide ? (long long)i64(b + ts) : (long long)(int32_t)i32(b + ts);
+        if (append_new(found, PyLong_FromLongLong(type)) < 0) {
             Py_DECREF(found);
             return NULL;
         }

@@ -26,6 +26,7 @@ from brson.collector import paused_gc
 from brson.errors import BrsonError
 from brson.fileio import same_file, write_atomic
 from brson.godot import export
+from brson.godot.stream import stream_scene
 from brson.godot.tscn import FORMAT
 from brson.model.slot import Slot
 
@@ -90,7 +91,7 @@ def export_godot(
         if output is not None:
             glb = output.with_suffix(".glb") if gltf else None
             with progress("exporting slots") as bar:
-                scene = export.export_scene(
+                scene = stream_scene(
                     tree,
                     godot,
                     top,
@@ -109,7 +110,7 @@ def export_godot(
             for note in scene.notes:
                 say_note(f"brson: note: {note}")
             say(
-                f"{output}: {len(scene.nodes)} nodes ({scene.meshes} with a mesh, "
+                f"{output}: {scene.node_count} nodes ({scene.meshes} with a mesh, "
                 f"{scene.materials} materials), Godot {godot} (format={FORMAT[godot]})"
             )
         if variant is not None:

@@ -152,6 +152,8 @@ class _Exporter:
         self.node_of: dict[int, int] = {}  # id(slot) -> node index
         self.mesh_cache: dict[tuple[str, tuple[str, ...]], tuple[int, Mesh] | None] = {}
         self.geometry: dict[str, Mesh | None] = {}
+        #: Procedural meshes by what their generator reads (:meth:`generated`).
+        self.shapes: dict[str, Mesh] = {}
         self.material_cache: dict[str, int] = {}
         self.texture_cache: dict[tuple[str, str], int | None] = {}
         self.sampler_cache: dict[tuple[Any, ...], int] = {}
@@ -320,8 +322,7 @@ class _Exporter:
                     self.warn(slot, f"mesh asset {url}: {exc}")
         else:
             try:
-                with np.errstate(all="ignore"):  # overflow is caught below as non-finite data
-                    mesh = procedural.generate(source)
+                mesh = self.generated(source)
             except (ValueError, ArithmeticError) as exc:
                 self.warn(slot, f"{kind}: cannot generate ({exc})")
             else:
@@ -336,6 +337,19 @@ class _Exporter:
             self.warn(slot, f"{kind}: vertex data is not finite (inf/NaN); node left empty")
             mesh = None
         self.geometry[key] = mesh
+        return mesh
+
+    def generated(self, source: Component) -> Mesh | None:
+        """``procedural.generate(source)``, once per distinct provider: a generator reads only
+        the component's type and fields, and copies of one object (a world's many copies of
+        a prefab) differ only in their IDs.  Meshes are only read from here on."""
+        key = _provider_key(source)
+        mesh = self.shapes.get(key) if key is not None else None
+        if mesh is None:
+            with np.errstate(all="ignore"):  # overflow is caught later as non-finite data
+                mesh = procedural.generate(source)
+            if key is not None and mesh is not None:
+                self.shapes[key] = mesh
         return mesh
 
     def mesh(
@@ -533,6 +547,18 @@ class _Exporter:
             }
             self.sampler_cache[key] = self.doc.add("samplers", sampler)
         return self.sampler_cache[key]
+
+
+def _provider_key(component: Component) -> str | None:
+    """A procedural mesh provider's type and every field's value, IDs left out (what its
+    generator can read); None when its data does not decode (the generator says why)."""
+    try:
+        data = component.data.decoded()
+        type_name = component.type.full_name
+    except BrsonError:
+        return None
+    values = [(key, value.get("Data")) for key, value in data.items() if isinstance(value, dict)]
+    return repr((type_name, values))
 
 
 def _texture_infos(material: dict[str, Any]) -> list[dict[str, Any]]:

@@ -33,7 +33,14 @@ from brson.collector import paused_gc
 from brson.errors import BrsonError, ModelError, VariantError
 from brson.godot import values as gv
 from brson.godot.meshes import Converter
-from brson.godot.tscn import RENDERED, SceneNode, SubResource, write_chunks
+from brson.godot.tscn import (
+    RENDERED,
+    SceneNode,
+    SubResource,
+    quote,
+    rendered_metadata,
+    write_chunks,
+)
 from brson.godot.variant import dumps
 from brson.model import Component, DataTree, Slot, elements, transform
 from brson.model.ids.targets import Targets
@@ -77,6 +84,11 @@ class SceneExport:
     meshes: int = 0
     materials: int = 0
 
+    @property
+    def node_count(self) -> int:
+        """Nodes made of slots (the glTF loader node not counted)."""
+        return len(self.nodes)
+
     def tscn(self) -> str:
         return "".join(self.tscn_chunks())
 
@@ -98,7 +110,7 @@ class SlotNode(SceneNode):
     deferred_metadata = True
 
     def __init__(
-        self, name: str, type: str, slot: Slot, type_texts: _TypeTexts | None = None
+        self, name: str, type: str, slot: Slot, type_texts: TypeTexts | None = None
     ) -> None:
         self.slot = slot
         #: The export's printed type names (one per export, gone with it).
@@ -117,12 +129,19 @@ class SlotNode(SceneNode):
         self.extra = dict(value)
 
     def deferred_metadata_for(self, godot: int) -> dict[str, Any]:
-        if _tscnc is not None:
-            meta = slot_metadata_text(self.slot, godot, self.type_texts)
-            if meta is not None:
-                meta.update(self.extra)
-                return meta
-        return self.metadata
+        return node_metadata(self.slot, godot, self.type_texts, self.extra)
+
+
+def node_metadata(
+    slot: Slot, godot: int, type_texts: TypeTexts | None, extra: dict[str, Any]
+) -> dict[str, Any]:
+    """A slot node's metadata for the writer of Godot ``godot``: rendered by the compiled
+    writer where it is sure, else decoded (:func:`slot_metadata`); ``extra`` keys added."""
+    meta = slot_metadata_text(slot, godot, type_texts) if _tscnc is not None else None
+    if meta is None:
+        meta = slot_metadata(slot)
+    meta.update(extra)
+    return meta
 
 
 # --- metadata and the Variant form --------------------------------------------------------------
@@ -190,11 +209,12 @@ def bson_extended(value: Any) -> Any:
     return json.loads(json_util.dumps(value, json_options=json_util.CANONICAL_JSON_OPTIONS))
 
 
-def _metadata_head(slot: Slot, head: SlotHead | None = None) -> dict[str, Any]:
+def _metadata_head(slot: Slot | SlotHead) -> dict[str, Any]:
     """The slot's ID, name and tag, each when a string: the first keys of both writers'
-    metadata (:func:`slot_metadata`, :func:`slot_metadata_text`); from ``head`` when given."""
+    metadata (:func:`slot_metadata`, :func:`slot_metadata_text`); read from its
+    :data:`SlotHead` when given that."""
     meta: dict[str, Any] = {}
-    slot_id, name, tag = head[:3] if head is not None else (slot.id, slot.name, slot.tag)
+    slot_id, name, tag = slot[:3] if isinstance(slot, tuple) else (slot.id, slot.name, slot.tag)
     if slot_id is not None:
         meta[META_ID] = slot_id
     if isinstance(name, str):
@@ -224,7 +244,7 @@ def _type_texts(tree: DataTree) -> tuple[str, ...] | None:
     return tuple(str(name) for name in types)
 
 
-class _TypeTexts:
+class TypeTexts:
     """:func:`_type_texts` of the tree's last ``Types`` list, for one export: kept by its
     slot nodes, not by the module, so the table goes with the export (a module cache kept
     the last tree's alive)."""
@@ -247,40 +267,93 @@ class _TypeTexts:
 
 
 def slot_metadata_text(
-    slot: Slot, godot: int, type_texts: _TypeTexts | None = None
+    slot: Slot, godot: int, type_texts: TypeTexts | None = None
 ) -> dict[str, Any] | None:
     """:func:`slot_metadata` with the components and slot fields already written as their
     Godot ``godot`` text by the compiled writer, from the slot's bytes; None when the slot was
     edited or the writer is not sure of something in it (the Python path then writes it, or
     says what is wrong)."""
     buf = slot.buffer
-    if _tscnc is None or slot.modified or not buf:
+    tree = slot.tree
+    if _tscnc is None or slot.modified or not buf or tree is None:
         return None
     start, end = slot.span
-    fields = _tscnc.slot(buf, start, end, godot)
-    if fields is None:
-        return None
-    tree = slot.tree
     member = slot.components_member
     items = member.element_index().get("Data") if member is not None else None
-    if items is None or items[0] != elements.ARRAY or tree is None:
-        if tree is None or slot.components:
+    if items is None or items[0] != elements.ARRAY:
+        if slot.components:
             return None
-        # what the Python path writes for no component list
-        components: str | None = "[  ]" if godot == 3 else "[]"
-    else:
-        types = (type_texts or _TypeTexts()).of(tree)
-        if types is None:
-            return None
-        # every item a component {Type: index, Data: {...}}, or None (the Python path)
-        components = _tscnc.components(types, buf, items[2], items[3], godot)
-        if components is None:
-            return None
-    meta = _metadata_head(slot, _tscnc.head(buf, start, end))
+        items = None  # no component list: what the Python path writes for that
+    return metadata_text_at(tree, (start, end), items, godot, type_texts)
+
+
+def metadata_text_at(
+    tree: DataTree,
+    span: tuple[int, int],
+    items: elements.Element | None,
+    godot: int,
+    type_texts: TypeTexts | None = None,
+) -> dict[str, Any] | None:
+    """:func:`slot_metadata_text` of the unedited slot at ``span`` of the tree's bytes whose
+    ``Components`` list is the array ``items`` (None: it has no component); None when the
+    compiled writer is not sure."""
+    texts = _compiled_texts(tree, span, items, godot, type_texts)
+    head = _tscnc.head(tree.buffer, *span) if texts is not None and _tscnc is not None else None
+    if texts is None or head is None:
+        return None
+    meta = _metadata_head(head)
     rendered = RENDERED[godot]
-    meta[META_COMPONENTS] = rendered(components)
-    meta[META_SLOT] = rendered(fields)
+    meta[META_COMPONENTS] = rendered(texts[0])
+    meta[META_SLOT] = rendered(texts[1])
     return meta
+
+
+def metadata_lines_at(
+    tree: DataTree,
+    span: tuple[int, int],
+    items: elements.Element | None,
+    godot: int,
+    type_texts: TypeTexts | None,
+    head: SlotHead,
+) -> list[str] | None:
+    """The TSCN lines of :func:`metadata_text_at`'s metadata, made straight from the texts
+    (``head``: the slot's :data:`SlotHead`); None when the compiled writer is not sure."""
+    texts = _compiled_texts(tree, span, items, godot, type_texts)
+    if texts is None:
+        return None
+    slot_id, name, tag = head[:3]
+    pairs = [(META_COMPONENTS, texts[0])]  # in sorted order, as the writer sorts keys
+    if slot_id is not None:
+        pairs.append((META_ID, quote(slot_id)))
+    if isinstance(name, str):
+        pairs.append((META_NAME, quote(name)))
+    pairs.append((META_SLOT, texts[1]))
+    if isinstance(tag, str):
+        pairs.append((META_TAG, quote(tag)))
+    return rendered_metadata(godot, pairs)
+
+
+def _compiled_texts(
+    tree: DataTree,
+    span: tuple[int, int],
+    items: elements.Element | None,
+    godot: int,
+    type_texts: TypeTexts | None,
+) -> tuple[str, str] | None:
+    """The slot's components and fields as Godot ``godot`` text, by the compiled writer."""
+    buf = tree.buffer
+    start, end = span
+    fields = _tscnc.slot(buf, start, end, godot) if _tscnc is not None else None
+    if fields is None:
+        return None
+    if items is None:
+        return ("[  ]" if godot == 3 else "[]"), fields
+    types = (type_texts or TypeTexts()).of(tree)
+    if types is None:
+        return None
+    # every item a component {Type: index, Data: {...}}, or None (the Python path)
+    components = _tscnc.components(types, buf, items[2], items[3], godot)
+    return None if components is None else (components, fields)
 
 
 def _own_fields(slot: Slot) -> dict[str, Any] | None:
@@ -343,6 +416,14 @@ def _slot_fields_from(slot: Slot, own: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def root_extra(tree: DataTree) -> dict[str, Any]:
+    """The scene root's metadata beside its slot's: the document's fields and its assets."""
+    extra: dict[str, Any] = {META_DOCUMENT: document_fields(tree)}
+    if "Assets" in tree:
+        extra[META_ASSETS] = [component_summary(c) for c in tree.assets]
+    return extra
+
+
 def document_fields(tree: DataTree) -> dict[str, Any]:
     """Root keys other than the slot tree and the assets (version, flags, type tables)."""
     return {key: tree.get(key) for key in tree if key not in ("Object", "Assets")}
@@ -354,7 +435,7 @@ def _head_matrix(head: SlotHead) -> transform.Matrix | None:
     return transform.compose(*vectors) if vectors is not None else None
 
 
-def _transform(slot: Slot, is_root: bool, head: SlotHead | None = None) -> gv.Transform3D:
+def node_transform(slot: Slot, is_root: bool, head: SlotHead | None = None) -> gv.Transform3D:
     matrix = _head_matrix(head) if head is not None and not is_root else None
     try:
         if matrix is None:
@@ -387,7 +468,7 @@ def slot_tree_value(tree: DataTree, slot: Slot | None = None) -> dict[str, Any]:
             id=current.id,
             tag=current.tag,
             active=current.active,
-            transform=_transform(current, is_root),
+            transform=node_transform(current, is_root),
             components=[component_summary(c) for c in current.components],
             slot=slot_fields(current),
         )
@@ -432,7 +513,7 @@ func _ready():
 """
 
 
-def _gltf_node(file_name: str) -> SceneNode:
+def gltf_node(file_name: str) -> SceneNode:
     """The node that shows the meshes of a glTF export (``brson.gltf``, exported with
     ``place_top=False``) in this scene's frame: glTF mirrored Z, so the node mirrors it back."""
     mirror = gv.Transform3D(
@@ -469,16 +550,14 @@ def export_scene(
         raise VariantError("a glTF file can be placed in Godot 4 scenes only")
     top = slot if slot is not None else tree.root
     converter = Converter(godot, Targets(tree), assets, max_size)
-    type_texts = _TypeTexts()
+    type_texts = TypeTexts()
     result = SceneExport(godot, SceneNode("", NODE[godot]))
     stack: list[tuple[Slot, SceneNode | None]] = [(top, None)]
     while stack:
         current, parent = stack.pop()
         node = _node(current, godot, converter, type_texts, parent is None, meshes=gltf is None)
         if parent is None:
-            node.extra[META_DOCUMENT] = document_fields(tree)
-            if "Assets" in tree:
-                node.extra[META_ASSETS] = [component_summary(c) for c in tree.assets]
+            node.extra.update(root_extra(tree))
             result.root = node
         else:
             parent.children.append(node)
@@ -489,7 +568,7 @@ def export_scene(
             on_slot()
         stack.extend((child, node) for child in reversed(current.children))
     if gltf is not None:
-        result.root.children.append(_gltf_node(gltf))
+        result.root.children.append(gltf_node(gltf))
     result.materials = sum(1 for m in converter.materials.values() if m is not None)
     result.notes = converter.summary()
     return result
@@ -499,14 +578,14 @@ def _node(
     slot: Slot,
     godot: int,
     converter: Converter,
-    type_texts: _TypeTexts,
+    type_texts: TypeTexts,
     is_root: bool,
     meshes: bool = True,
 ) -> SlotNode:
     head = slot_head(slot)
     name = head[1] if head is not None else slot.name
     node = SlotNode(name if isinstance(name, str) else "", NODE[godot], slot, type_texts)
-    node.properties["transform"] = _transform(slot, is_root, head)
+    node.properties["transform"] = node_transform(slot, is_root, head)
     if (head[3] if head is not None else slot.active) is False:
         node.properties["visible"] = False
     drawn = None

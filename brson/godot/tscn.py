@@ -194,27 +194,33 @@ def layout(root: SceneNode, godot: int, fallback: str = "Node") -> list[PlacedNo
     """
     _check_version(godot)
     out: list[PlacedNode] = []
-    root_name = _node_name(root, godot, fallback)
+    root_name = node_name(root.name, godot, fallback)
     stack: list[tuple[SceneNode, str, str | None, str, int]] = [(root, root_name, None, ".", 0)]
     while stack:
         node, name, parent, path, depth = stack.pop()
         out.append(PlacedNode(node, name, parent, path))
-        if node.children and depth == MAX_SCENE_DEPTH:
-            raise VariantError(
-                f"the tree is more than {MAX_SCENE_DEPTH} levels deep: a scene spells every "
-                "node's whole path, so deeper trees are not written"
-            )
-        names = unique_names([_node_name(c, godot, fallback) for c in node.children])
+        if node.children:
+            check_depth(depth)
+        names = unique_names([node_name(c.name, godot, fallback) for c in node.children])
         prefix = "" if path == "." else path + "/"
         for child, child_name in reversed(list(zip(node.children, names, strict=True))):
             stack.append((child, child_name, path, prefix + child_name, depth + 1))
     return out
 
 
-def _node_name(node: SceneNode, godot: int, fallback: str) -> str:
+def node_name(name: str | None, godot: int, fallback: str) -> str:
     """The name written (before siblings are made unique): valid for the engine and no longer
     than :data:`MAX_NODE_NAME` (the slot's whole name is in the node's metadata)."""
-    return sanitize_name(node.name, godot, fallback)[:MAX_NODE_NAME]
+    return sanitize_name(name, godot, fallback)[:MAX_NODE_NAME]
+
+
+def check_depth(depth: int) -> None:
+    """Refuse a node with children at :data:`MAX_SCENE_DEPTH` (the check of :func:`layout`)."""
+    if depth == MAX_SCENE_DEPTH:
+        raise VariantError(
+            f"the tree is more than {MAX_SCENE_DEPTH} levels deep: a scene spells every "
+            "node's whole path, so deeper trees are not written"
+        )
 
 
 # --- literals ---------------------------------------------------------------------------------
@@ -570,32 +576,78 @@ def write_chunks(
     Godot 3's header counts them); deferred metadata (:class:`SceneNode`) is read and written
     when its node's piece is made, so a caller writing the pieces out holds one node's.
     """
-    writer = _Writer(godot, default)
+    text = SceneText(godot, default)
     blocks: list[tuple[PlacedNode, list[str]]] = []
     for item in layout(root, godot, fallback):
-        header = f"[node name={quote(item.name)} type={quote(item.node.type)}"
-        if item.parent is not None:
-            header += f" parent={quote(item.parent)}"
-        lines = [header + "]", *_properties(writer, item.node.properties)]
+        lines = [
+            node_header(item.name, item.node.type, item.parent),
+            *text.properties(item.node.properties),
+        ]
         if not item.node.deferred_metadata:
-            lines.extend(_metadata(writer, item.node.metadata))
+            lines.extend(_metadata(text.writer, item.node.metadata))
         blocks.append((item, lines))
-    steps = len(writer.ids) + 1
-    if godot == 3:
-        head = f"[gd_scene load_steps={steps} format=2]" if steps > 1 else "[gd_scene format=2]"
-    else:
-        head = f"[gd_scene format={FORMAT[4]}]"
-    yield "".join(line + "\n" for line in [head, "", *writer.resource_lines])
+    yield text.head()
     last = len(blocks) - 1
     for number, (item, lines) in enumerate(blocks):
         if item.node.deferred_metadata:
-            metadata = item.node.deferred_metadata_for(godot)
-            lines.extend(_metadata(writer, metadata, bson_data=True))
-            if len(writer.ids) + 1 != steps:
-                raise VariantError("deferred metadata refers to a sub-resource")
-        lines.append("" if number == last else "\n")
-        yield "\n".join(lines)
+            lines.extend(text.metadata_lines(item.node.deferred_metadata_for(godot)))
+        yield text.node(lines, number == last)
         blocks[number] = (item, [])  # written: let its text go
+
+
+def node_header(name: str, type: str, parent: str | None) -> str:
+    """A node's first line: its written name, class and ``parent=`` path (None: the root)."""
+    header = f"[node name={quote(name)} type={quote(type)}"
+    if parent is not None:
+        header += f" parent={quote(parent)}"
+    return header + "]"
+
+
+class SceneText:
+    """The pieces of one scene's text, for a writer that makes its nodes' lines itself.
+
+    The order is the loader's: every property that refers to a sub-resource is written
+    (:meth:`properties`) before :meth:`head`, which lists them (and Godot 3 counts them);
+    then each node's piece (:meth:`node`) in file order, its BSON metadata added last
+    (:meth:`metadata_lines`).
+    """
+
+    def __init__(self, godot: int, default: Callable[[Any], Any] | None = None) -> None:
+        self.godot = godot
+        self.writer = _Writer(godot, default)
+        self._steps = 0
+
+    def properties(self, properties: Mapping[str, Any]) -> list[str]:
+        return list(_properties(self.writer, properties))
+
+    def transform(self, numbers: Sequence[float]) -> str:
+        """The ``transform`` property line of a Transform3D's twelve numbers, basis rows
+        first (what :meth:`properties` writes for the value)."""
+        name = "Transform" if self.godot == 3 else "Transform3D"
+        return "transform = " + self.writer.reals(name, numbers)
+
+    def head(self) -> str:
+        """The header and every sub-resource referenced so far."""
+        writer = self.writer
+        steps = self._steps = len(writer.ids) + 1
+        if self.godot == 3:
+            head = f"[gd_scene load_steps={steps} format=2]" if steps > 1 else "[gd_scene format=2]"
+        else:
+            head = f"[gd_scene format={FORMAT[4]}]"
+        return "".join(line + "\n" for line in [head, "", *writer.resource_lines])
+
+    def metadata_lines(self, metadata: Mapping[str, Any]) -> list[str]:
+        """Deferred metadata (decoded BSON, or text rendered for this version) as lines."""
+        lines = list(_metadata(self.writer, metadata, bson_data=True))
+        if len(self.writer.ids) + 1 != self._steps:
+            raise VariantError("deferred metadata refers to a sub-resource")
+        return lines
+
+    @staticmethod
+    def node(lines: list[str], last: bool) -> str:
+        """A node's piece from its lines (header, properties, metadata)."""
+        lines.append("" if last else "\n")
+        return "\n".join(lines)
 
 
 def _properties(writer: _Writer, properties: Mapping[str, Any]) -> Iterator[str]:
@@ -634,6 +686,14 @@ def _metadata(
         elif bson_data and type(value) in (dict, list):
             text = _bson_container4(value)
         yield f"metadata/{key} = {text if text is not None else writer.literal(value)}"
+
+
+def rendered_metadata(godot: int, pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """:func:`_metadata`'s lines for metadata whose keys are identifiers, given in sorted
+    order, and whose values are already written as literals of version ``godot``."""
+    if godot == 3:
+        return ["__meta__ = {\n" + ",\n".join(f'"{k}": {v}' for k, v in pairs) + "\n}"]
+    return [f"metadata/{k} = {v}" for k, v in pairs]
 
 
 def _meta3_text(metadata: Mapping[str, Any], keys: list[str]) -> str | None:

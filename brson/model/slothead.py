@@ -39,6 +39,12 @@ def slot_head(slot: Slot) -> SlotHead | None:
     return _tscnc.head(buf, start, end)
 
 
+def head_at(buf: bytes, start: int, end: int) -> SlotHead | None:
+    """The :data:`SlotHead` of the unedited slot document at ``[start, end)`` of ``buf``, or
+    None (no compiled reader, or a layout it is not sure of: read the slot's properties)."""
+    return _tscnc.head(buf, start, end) if _tscnc is not None else None
+
+
 def head_vectors(head: SlotHead) -> tuple[Any, Any, Any] | None:
     """Position, rotation and scale as ``Slot.local_matrix`` takes them (a missing one the
     identity's), or None when one is not a list of the right length (local_matrix then says

@@ -15,7 +15,8 @@ from brson._speedups import built
 from brson.assets import AssetStore, identify, parse_url
 from brson.cli.app import main
 from brson.gltf import export_gltf
-from brson.model import slothead
+from brson.meshx.mesh import Mesh
+from brson.model import Component, slothead
 from brson.package import load_package
 from tests.differential import loadable_trees
 from tests.gltf.conftest import AVATAR, HANDEDNESS, ROOT, SAMPLES
@@ -193,3 +194,37 @@ def test_same_document_with_and_without_the_slot_reader(
     fast = export()
     monkeypatch.setattr(slothead, "_tscnc", None)
     assert fast == export()
+
+
+def test_copies_of_a_procedural_mesh_are_generated_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Providers that differ only in their IDs (copies of a prefab) share one generated mesh;
+    one whose fields differ gets its own; the document is the one generating each gives."""
+    from brson.gltf import procedural
+    from brson.model.edit import SyncList
+
+    tree = brson.load(ROOT / "fixtures" / "tiny.brson")
+    for number, bevel in enumerate([0.1, 0.1, 0.1, 0.2]):
+        slot = tree.root.add_child(f"Box {number}")
+        box = slot.add_component(
+            "[FrooxEngine]FrooxEngine.BevelBoxMesh", {"Size": [1.0, 2.0, 3.0], "Bevel": bevel}
+        )
+        slot.add_component(
+            "[FrooxEngine]FrooxEngine.MeshRenderer", {"Mesh": box, "Materials": SyncList([])}
+        )
+    generated: list[str] = []
+    generate = procedural.generate
+
+    def counting(component: Component) -> Mesh | None:
+        generated.append(str(component.id))
+        return generate(component)
+
+    monkeypatch.setattr(procedural, "generate", counting)
+    document, report = export_gltf(tree)
+    assert len(generated) == 2 and report.meshes == 4
+    shared = json.dumps(document.json, sort_keys=True) + document.glb().hex()
+    # each provider generated on its own: the same document
+    monkeypatch.setattr("brson.gltf.export._provider_key", lambda component: None)
+    generated.clear()
+    document, report = export_gltf(tree)
+    assert len(generated) == 4
+    assert json.dumps(document.json, sort_keys=True) + document.glb().hex() == shared

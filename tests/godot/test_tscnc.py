@@ -381,8 +381,9 @@ def test_head(name: str) -> None:
         if not slot.buffer:
             continue
         start, end = slot.span
-        if real:
-            assert TSCNC.head(slot.buffer, start, end) is not None, slot.path
+        if real:  # every writer's layout, int32 or int64 component Types (mar_AimConstraint)
+            head = TSCNC.head(slot.buffer, start, end)
+            assert head is not None and head[7] is not None, slot.path
         same_head(slot.buffer, start, end)
         if number > 40:
             continue

@@ -30,6 +30,7 @@ import pytest
 
 import brson
 from brson.godot.export import export_scene
+from brson.godot.stream import stream_scene
 from brson.graph import ReferenceGraph
 from brson.graph.refs import ReferenceListing
 from brson.model.slot import Slot
@@ -312,6 +313,8 @@ _DEEP_OPERATIONS: dict[str, Callable[[brson.DataTree], object]] = {
     "refs --json records": lambda tree: list(ReferenceListing(tree).records()),
     "vars": variables,
     "godot": lambda tree: export_scene(tree, 4).tscn(),
+    "godot streamed": lambda tree: stream_scene(tree, 4).tscn(),
+    "godot 3 streamed": lambda tree: stream_scene(tree, 3).tscn(),
     "select": lambda tree: tree.find_all("Root/no/such/slot"),
     # the loose tiers: every name without its tags, paths below the root, an ID's start
     "select loosely": lambda tree: tree.find_all("<b>00001</b>x/no/such/slot"),
