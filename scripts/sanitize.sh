@@ -89,7 +89,8 @@ NO_C="godot3 or godot4 or meshx or folders"
 if [ $# -eq 0 ]; then
     set -- -k "not generated and not sql and not (fuzz_slice and ($NO_C))" \
         tests/test_speedups.py tests/document/test_rawc.py tests/model/test_idscanc.py \
-        tests/ops/test_fieldsc.py tests/graph/test_spansc.py tests/godot/test_tscnc.py \
+        tests/ops/test_fieldsc.py tests/ops/test_slotpass.py tests/graph/test_spansc.py \
+        tests/godot/test_tscnc.py \
         tests/document/test_jsonformc.py tests/document/test_formreadc.py \
         tests/document/test_formstreamc.py \
         tests/regressions/test_issue27_decoder_handoff.py tests/regressions/test_issue27_idscan.py \

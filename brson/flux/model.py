@@ -15,6 +15,8 @@ from collections.abc import Collection, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from bson.int64 import Int64
+
 from brson.errors import ModelError
 from brson.flux import catalog
 from brson.flux.catalog import IMPULSE, KINDS, READ, VALUE, WRITE
@@ -222,8 +224,9 @@ class Builder:
 
     def _type(self, raw: object) -> _Type | None:
         """The component type ``raw`` (a Types index or an inline name) names, cached by the
-        exact value (``True`` and ``1`` hash alike but name different things)."""
-        cacheable = type(raw) is int or type(raw) is str
+        exact value (``True`` and ``1`` hash alike but name different things; an int64 index
+        names what the int32 one does)."""
+        cacheable = type(raw) is int or type(raw) is str or type(raw) is Int64
         if cacheable and raw in self._known:
             return self._known[raw]
         name = self._name(raw)
@@ -364,11 +367,15 @@ class Builder:
         impulse = catalog.is_impulse(node_class, impulse_key or member)
         kind = IMPULSE if impulse else VALUE
         if target in self.flux.by_id:
-            edges.append(Edge(kind, node.id, member, target, target_node=target))
+            if not self.issues_only:  # an issue-free connection: only the full model keeps it
+                edges.append(Edge(kind, node.id, member, target, target_node=target))
             return
         owner = self.members.get(target)
         if owner is not None:
-            edges.append(Edge(kind, node.id, member, target, target_node=owner[0], output=owner[1]))
+            if not self.issues_only:
+                edges.append(
+                    Edge(kind, node.id, member, target, target_node=owner[0], output=owner[1])
+                )
             return
         helper = self.helpers.get(target)
         if helper is not None and catalog.is_global(helper.name) and not impulse:

@@ -39,6 +39,8 @@ _SHAPES = (
 
 #: One GUID's shape, what the compiled checks compare each mapped ID with.
 _GUID_SHAPE = _SHAPES[: _SHAPES.index(b"\n")]
+#: The GUID form the compiled checks are handed: (the class of each byte, one GUID's shape).
+GUID_FORM = (_TO_SHAPE, _GUID_SHAPE)
 
 if TYPE_CHECKING:
     from brson._speedups import _fieldsc

@@ -171,6 +171,16 @@ class GenerationRules(Family):
         if tally is not None:
             tally.note(info.path + ".UpdateOrder")
 
+    def counted(self, count: int) -> bool:
+        """Count ``count`` more int64 values where Resonite writes int32 (a slot the compiled
+        pass read), when their finding already has its first place; False otherwise (the
+        slot is then read in full, which notes that place)."""
+        tally = self.tallies.get("int64")
+        if tally is None or not tally.count:
+            return False
+        tally.count += count
+        return True
+
     def _width(self, ctx: Context, value: object, *, resonite_int32: bool) -> _Tally | None:
         """The tally a value of the wrong width belongs to (None when its width is right)."""
         # NeosVR files have no width rule: the redx sample is int64 throughout, a 2022 export

@@ -10,6 +10,8 @@ model's issues are the findings.  So the rules of what a connection is live once
 
 from __future__ import annotations
 
+from typing import Any
+
 from brson.flux import Issue
 from brson.flux.catalog import is_helper, is_node
 from brson.flux.model import (
@@ -19,6 +21,7 @@ from brson.flux.model import (
     NODE_WITHOUT_SLOT,
     Builder,
 )
+from brson.model.slot import Slot
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.context import ComponentInfo, Context, Family, is_int
 from brson.ops.validate.findings import Rule, Severity, rule
@@ -91,14 +94,18 @@ class ProtoFluxRules(Family):
             known = self.names.get(raw)
             keep = self.names[raw] = _protoflux(raw) if known is None else known
         if keep:
-            if self.builder is None:
-                census = ctx.census
-                self.builder = Builder(
-                    ctx.tree,
-                    issues_only=True,
-                    referenced=None if census is None else census.defined_values,
-                )
-            self.builder.add(info.slot, info.doc)
+            self.add(ctx, info.slot, info.doc)
+
+    def add(self, ctx: Context, slot: Slot | None, doc: dict[str, Any]) -> None:
+        """Hand a ProtoFlux component (decoded) to the model's builder."""
+        if self.builder is None:
+            census = ctx.census
+            self.builder = Builder(
+                ctx.tree,
+                issues_only=True,
+                referenced=None if census is None else census.defined_values,
+            )
+        self.builder.add(slot, doc)
 
     def finish(self, ctx: Context) -> None:
         if self.builder is None:

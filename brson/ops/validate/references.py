@@ -171,6 +171,14 @@ class ReferenceRules(Family):
             if isinstance(member, dict) and "ID" in member:
                 _check_id(ctx, member["ID"], f"{key} member ID", info)
 
+    def keep(self, slot: Slot, slot_id: str | None, link: str | None) -> None:
+        """What :meth:`slot` keeps of a slot the compiled pass found clean: its ID and its
+        ``ParentReference`` where some reference names them (the pass checked that)."""
+        if slot_id is not None:
+            self.slots.setdefault(slot_id, slot)
+        if link is not None:
+            self.links.append((slot, link))
+
     def component(self, ctx: Context, info: ComponentInfo) -> None:
         for what, value in info.scan_fields()[1]:
             _check_id(ctx, value, what, info)

@@ -24,7 +24,9 @@ from brson.document.bsondoc import decode_bytes, holds_dbref_mark
 from brson.errors import BrsonError
 from brson.model import elements
 from brson.model.slot import Slot, memoize_path
+from brson.model.transform import TRANSFORM_FIELDS
 from brson.model.tree import DataTree
+from brson.ops.validate import slotpass
 from brson.ops.validate.container import report_error
 from brson.ops.validate.context import ComponentInfo, Context, Family, SlotInfo
 from brson.ops.validate.document import DocumentRules, assets_of, children_of, components_of
@@ -68,7 +70,7 @@ def check_tree(tree: DataTree, findings: Findings) -> None:
                 hook(ctx)
             slot_hooks = _hooks(families, "slot")
             component_hooks = _hooks(families, "component")
-            if tree.child_node("Object", Slot) is not None:
+            if tree.child_node("Object", Slot) is not None and not _walk_rows(ctx, families):
                 _walk(ctx, tree.root, slot_hooks, component_hooks)
             for component in assets_of(ctx):
                 info = ComponentInfo(ctx, component.decoded(), None)
@@ -91,16 +93,102 @@ def _walk(ctx: Context, root: Slot, slot_hooks: Hooks, component_hooks: Hooks) -
         if decoded is None:
             _slot_by_nodes(ctx, slot, slot_hooks, component_hooks)
         else:
-            fields, components = decoded
-            info = SlotInfo(slot, fields)
-            for hook in slot_hooks:
-                hook(ctx, info)
-            infos = [ComponentInfo(ctx, doc, slot) for doc in components]
-            ComponentInfo.scan_all(infos)
-            for component_info in infos:
-                for hook in component_hooks:
-                    hook(ctx, component_info)
+            _slot_hooks(ctx, slot, decoded, slot_hooks, component_hooks)
         stack.extend(reversed(children_of(ctx, slot)))
+
+
+def _slot_hooks(
+    ctx: Context,
+    slot: Slot,
+    decoded: tuple[dict[str, Any], list[dict[str, Any]]],
+    slot_hooks: Hooks,
+    component_hooks: Hooks,
+) -> None:
+    """Every family on a slot decoded in one call, then on its components."""
+    fields, components = decoded
+    info = SlotInfo(slot, fields)
+    for hook in slot_hooks:
+        hook(ctx, info)
+    infos = [ComponentInfo(ctx, doc, slot) for doc in components]
+    ComponentInfo.scan_all(infos)
+    for component_info in infos:
+        for hook in component_hooks:
+            hook(ctx, component_info)
+
+
+def _walk_rows(ctx: Context, families: list[Family]) -> bool:
+    """The walk over the compiled slot pass's verdicts (:mod:`~brson.ops.validate.slotpass`):
+    only the slots it is unsure of are decoded and handed to every family; the others give
+    the families what they keep (types used, ProtoFlux components, referenced slot IDs and
+    links, integer widths) and, where a transform needs it, their transform members to the
+    transform rule.  False when the pass does not apply (the walk reads every slot then):
+    an edited or NeosVR tree, a malformed Types table, IDs that repeat, a ``$ref`` key."""
+    tree = ctx.tree
+    census = ctx.census
+    if tree.modified or ctx.legacy or not ctx.types_ok or census is None:
+        return False
+    if holds_dbref_mark(tree.buffer):
+        return False
+    by_type = {type(f): f for f in families}
+    flux = by_type[ProtoFluxRules]
+    assert isinstance(flux, ProtoFluxRules)
+    found = slotpass.verdicts(tree, len(ctx.type_names), flux.indices, census.defined_values)
+    if found is None:
+        return False
+    types, references, generations, transforms = (
+        by_type[TypeRules],
+        by_type[ReferenceRules],
+        by_type[GenerationRules],
+        by_type[TransformRules],
+    )
+    assert isinstance(types, TypeRules) and isinstance(references, ReferenceRules)
+    assert isinstance(generations, GenerationRules) and isinstance(transforms, TransformRules)
+    types.used_indices.update(i for i, used in enumerate(found.used) if used)
+    slot_hooks = _hooks(families, "slot")
+    component_hooks = _hooks(families, "component")
+    rows = slotpass.SlotRows(tree, found.slots)
+    verdicts = found.verdicts
+    refs = {row: (slot_id, link) for row, slot_id, link in found.refs}
+    widths = dict(found.widths)
+    spans = found.flux
+    flux_of: dict[int, list[int]] = {}
+    for at in range(0, len(spans), 3):
+        flux_of.setdefault(spans[at + 2], []).append(at)
+    wanted = {row for row, verdict in enumerate(verdicts) if verdict}
+    wanted.update(refs, widths, flux_of)
+    buf = tree.buffer
+    for row in sorted(wanted, key=rows.start):
+        slot = rows.slot(row)
+        verdict = verdicts[row]
+        count = widths.get(row)
+        if count is not None and not generations.counted(count):
+            verdict = slotpass.UNSURE  # the first place of its width finding: read in full
+        if verdict == slotpass.UNSURE:
+            decoded = _decoded_slot(slot, True)
+            if decoded is None:
+                _slot_by_nodes(ctx, slot, slot_hooks, component_hooks)
+            else:
+                _slot_hooks(ctx, slot, decoded, slot_hooks, component_hooks)
+            children_of(ctx, slot)  # its findings only: the pass walked the children
+            continue
+        if verdict == slotpass.TRANSFORM:
+            transforms.slot(ctx, SlotInfo(slot, _transform_members(slot)))
+        held = refs.get(row)
+        if held is not None:
+            references.keep(slot, *held)
+        for at in flux_of.get(row, ()):
+            flux.add(ctx, slot, decode_bytes(buf[spans[at] : spans[at + 1]], unmarked=True))
+    return True
+
+
+def _transform_members(slot: Slot) -> dict[str, Any]:
+    """A slot's transform members, decoded (what the transform rule reads of a slot)."""
+    fields = {}
+    for key, _ in TRANSFORM_FIELDS:
+        elem = slot.element(key)
+        if elem is not None and elem[0] == elements.DOCUMENT:
+            fields[key] = elements.decode_doc(slot.buffer, elem[2], elem[3])
+    return fields
 
 
 def _slot_by_nodes(ctx: Context, slot: Slot, slot_hooks: Hooks, component_hooks: Hooks) -> None:
