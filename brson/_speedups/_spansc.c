@@ -190,14 +190,23 @@ static int run(const unsigned char *buf, Py_ssize_t start, Py_ssize_t end, Tripl
     return result;
 }
 
-static PyObject *walk(PyObject *self, PyObject *args) {
+/* walk's and table's arguments (buf: bytes, start, end): 1 with the bytes, 0 where they are
+ * not bytes or the span lies outside them (the caller answers None), -1 on a Python error. */
+static int span_args(PyObject *args, const unsigned char **buf, Py_ssize_t *start,
+                     Py_ssize_t *end) {
     PyObject *data;
+    if (!PyArg_ParseTuple(args, "Onn", &data, start, end)) return -1;
+    if (!PyBytes_CheckExact(data)) return 0;
+    if (*start < 0 || *end > PyBytes_GET_SIZE(data) || *end - *start < 5) return 0;
+    *buf = (const unsigned char *)PyBytes_AS_STRING(data);
+    return 1;
+}
+
+static PyObject *walk(PyObject *self, PyObject *args) {
+    const unsigned char *buf;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "Onn", &data, &start, &end)) return NULL;
-    if (!PyBytes_CheckExact(data)) Py_RETURN_NONE;
-    Py_ssize_t size = PyBytes_GET_SIZE(data);
-    if (start < 0 || end > size || end - start < 5) Py_RETURN_NONE;
-    const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(data);
+    int given = span_args(args, &buf, &start, &end);
+    if (given <= 0) return given < 0 ? NULL : Py_NewRef(Py_None);
     Triples found = {NULL, 0, 0}, slots = {NULL, 0, 0};
     int done;
     Py_BEGIN_ALLOW_THREADS
@@ -296,13 +305,10 @@ static PyObject *slot_names(const unsigned char *buf, const Triples *names) {
 }
 
 static PyObject *table(PyObject *self, PyObject *args) {
-    PyObject *data;
+    const unsigned char *buf;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "Onn", &data, &start, &end)) return NULL;
-    if (!PyBytes_CheckExact(data)) Py_RETURN_NONE;
-    Py_ssize_t size = PyBytes_GET_SIZE(data);
-    if (start < 0 || end > size || end - start < 5) Py_RETURN_NONE;
-    const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(data);
+    int given = span_args(args, &buf, &start, &end);
+    if (given <= 0) return given < 0 ? NULL : Py_NewRef(Py_None);
     Triples found = {NULL, 0, 0}, slots = {NULL, 0, 0}, names = {NULL, 0, 0};
     int64_t *per_slot = NULL, *per_component = NULL;
     int done;
