@@ -14,6 +14,14 @@
  * triples (value start, value end, slot number) sorted by start; ``slots`` the int64 triples
  * (start, end, parent number) in walk order (a stack: the last child pushed is walked first,
  * as the Python walk pops them).
+ *
+ * table(buf: bytes, start, end) -> (slot columns, component columns, names) | None: the same
+ * walk as brson/model/spans.py's SlotTable holds it (DataTree.walk makes every slot's children
+ * and components from it), so that a walk of a big world makes no per-slot tables in Python:
+ * the int64 columns (start, end, first child, next sibling, first component, component
+ * stop) of every slot in walk order, (start, end, leading type) of every component by start,
+ * and each slot's name where its Name member holds a string in the engine's layout (None
+ * elsewhere).  spans.table_columns_py is its reference.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -123,9 +131,29 @@ static int by_start(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 
-/* 1 done, 0 not sure (the caller walks in Python), -1 out of memory. */
+/* Where the string a slot's ``Name`` member holds lies (``*at``, ``*size``: the UTF-8 bytes
+ * Slot.name decodes), for the member document buf[start:end] in the engine's {ID, Data}
+ * layout whose Data is a string, as raw.member_data_py finds it; *at stays -1 for anything
+ * else (another layout, another type, an empty or unterminated string): the model reads it. */
+static void name_span(const unsigned char *buf, Py_ssize_t start, Py_ssize_t end, int64_t *at,
+                      int64_t *size) {
+    if (end - start <= 21 || memcmp(buf + start + 4, "\x02ID\x00", 4) != 0) return;
+    Py_ssize_t n = i32(buf + start + 8), data_at = start + 12 + n;
+    if (n <= 0 || data_at + 6 > end || buf[data_at - 1] != 0 || buf[data_at] != 0x02 ||
+        memcmp(buf + data_at + 1, "Data\x00", 5) != 0)
+        return;
+    Py_ssize_t vstart = data_at + 6;
+    if (vstart + 4 > end) return;
+    Py_ssize_t length = i32(buf + vstart), vend = vstart + 4 + length;
+    if (length < 1 || vend != end - 1 || buf[vend - 1] != 0) return;
+    *at = vstart + 4;
+    *size = length - 1;
+}
+
+/* 1 done, 0 not sure (the caller walks in Python), -1 out of memory.  With ``names``, a
+ * (start, size, 0) triple per slot in ``slots``' order: its name's bytes (start -1: none). */
 static int run(const unsigned char *buf, Py_ssize_t start, Py_ssize_t end, Triples *found,
-               Triples *slots) {
+               Triples *slots, Triples *names) {
     Triples pending = {NULL, 0, 0};
     Elem elems[MAX_KEYS], held[MAX_KEYS];
     int result = 1;
@@ -136,6 +164,12 @@ static int run(const unsigned char *buf, Py_ssize_t start, Py_ssize_t end, Tripl
         if (push(slots, slot.a, slot.b, slot.c) < 0) { result = -1; break; }
         int count = index_doc(buf, (Py_ssize_t)slot.a, (Py_ssize_t)slot.b, elems);
         if (count < 0) { result = 0; break; }
+        if (names != NULL) {
+            int64_t at = -1, size = 0;
+            const Elem *name = find_key(buf, elems, count, "Name");
+            if (name != NULL && name->etype == 0x03) name_span(buf, name->vstart, name->vend, &at, &size);
+            if (push(names, at, size, 0) < 0) { result = -1; break; }
+        }
         const Elem *components = find_key(buf, elems, count, "Components");
         if (components != NULL && components->etype == 0x03) {
             int inner = index_doc(buf, components->vstart, components->vend, held);
@@ -156,18 +190,27 @@ static int run(const unsigned char *buf, Py_ssize_t start, Py_ssize_t end, Tripl
     return result;
 }
 
-static PyObject *walk(PyObject *self, PyObject *args) {
+/* walk's and table's arguments (buf: bytes, start, end): 1 with the bytes, 0 where they are
+ * not bytes or the span lies outside them (the caller answers None), -1 on a Python error. */
+static int span_args(PyObject *args, const unsigned char **buf, Py_ssize_t *start,
+                     Py_ssize_t *end) {
     PyObject *data;
+    if (!PyArg_ParseTuple(args, "Onn", &data, start, end)) return -1;
+    if (!PyBytes_CheckExact(data)) return 0;
+    if (*start < 0 || *end > PyBytes_GET_SIZE(data) || *end - *start < 5) return 0;
+    *buf = (const unsigned char *)PyBytes_AS_STRING(data);
+    return 1;
+}
+
+static PyObject *walk(PyObject *self, PyObject *args) {
+    const unsigned char *buf;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "Onn", &data, &start, &end)) return NULL;
-    if (!PyBytes_CheckExact(data)) Py_RETURN_NONE;
-    Py_ssize_t size = PyBytes_GET_SIZE(data);
-    if (start < 0 || end > size || end - start < 5) Py_RETURN_NONE;
-    const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(data);
+    int given = span_args(args, &buf, &start, &end);
+    if (given <= 0) return given < 0 ? NULL : Py_NewRef(Py_None);
     Triples found = {NULL, 0, 0}, slots = {NULL, 0, 0};
     int done;
     Py_BEGIN_ALLOW_THREADS
-    done = run(buf, start, end, &found, &slots);
+    done = run(buf, start, end, &found, &slots, NULL);
     if (done == 1 && found.count > 1)
         qsort(found.items, (size_t)found.count, sizeof(Triple), by_start);
     Py_END_ALLOW_THREADS
@@ -403,11 +446,128 @@ fail:
     return NULL;
 }
 
+/* The leading integer ``Type`` of the component document buf[start:end] as
+ * Component._leading_type reads it (int32, or int64 as other writers put it), when it is not
+ * negative; -1 for anything else (the model reads it). */
+static int64_t leading_type(const unsigned char *buf, int64_t start, int64_t end) {
+    if (end - start > 25 && memcmp(buf + start + 4, "\x10Type\x00", 6) == 0) {
+        int32_t value = i32(buf + start + 10);
+        return value < 0 ? -1 : value;
+    }
+    if (end - start > 29 && memcmp(buf + start + 4, "\x12Type\x00", 6) == 0) {
+        uint64_t u = 0;
+        for (int i = 7; i >= 0; i--) u = (u << 8) | buf[start + 10 + i];
+        return u > (uint64_t)INT64_MAX ? -1 : (int64_t)u;
+    }
+    return -1;
+}
+
+/* SlotTable's columns from a finished walk, column after column: per slot (start, end, first
+ * child, next sibling, first component, component stop), per component (start, end, type).
+ * Children are linked in ascending row order: the walk numbers a slot's children last first,
+ * so that puts them in array order.  A slot's components are one run of the components by
+ * start (they lie in its Components member, which holds no other slot's). */
+static void columns(const unsigned char *buf, const Triples *found, const Triples *slots,
+                    int64_t *per_slot, int64_t *per_component) {
+    Py_ssize_t n = slots->count, m = found->count;
+    int64_t *starts = per_slot, *ends = per_slot + n, *first_kid = per_slot + 2 * n,
+            *next_sibling = per_slot + 3 * n, *comp_first = per_slot + 4 * n,
+            *comp_stop = per_slot + 5 * n;
+    for (Py_ssize_t row = 0; row < n; row++) {
+        starts[row] = slots->items[row].a;
+        ends[row] = slots->items[row].b;
+        first_kid[row] = next_sibling[row] = comp_first[row] = comp_stop[row] = -1;
+    }
+    for (Py_ssize_t row = 1; row < n; row++) {
+        int64_t parent = slots->items[row].c; /* a row already pushed: 0 <= parent < row */
+        next_sibling[row] = first_kid[parent];
+        first_kid[parent] = row;
+    }
+    for (Py_ssize_t at = 0; at < m; at++) {
+        const Triple *c = &found->items[at];
+        per_component[at] = c->a;
+        per_component[m + at] = c->b;
+        per_component[2 * m + at] = leading_type(buf, c->a, c->b);
+        if (comp_first[c->c] < 0) comp_first[c->c] = at;
+        comp_stop[c->c] = at + 1;
+    }
+}
+
+/* Each slot's name (None where name_span found none, or its bytes are not UTF-8: the model
+ * reads it and raises what it raises). */
+static PyObject *slot_names(const unsigned char *buf, const Triples *names) {
+    PyObject *out = PyList_New(names->count);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t row = 0; row < names->count; row++) {
+        const Triple *span = &names->items[row];
+        PyObject *name = NULL;
+        if (span->a >= 0) {
+            name = PyUnicode_DecodeUTF8((const char *)buf + span->a, (Py_ssize_t)span->b, NULL);
+            if (name == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+                    Py_DECREF(out);
+                    return NULL;
+                }
+                PyErr_Clear();
+            }
+        }
+        if (name == NULL) name = Py_NewRef(Py_None);
+        PyList_SET_ITEM(out, row, name);
+    }
+    return out;
+}
+
+static PyObject *table(PyObject *self, PyObject *args) {
+    const unsigned char *buf;
+    Py_ssize_t start, end;
+    int given = span_args(args, &buf, &start, &end);
+    if (given <= 0) return given < 0 ? NULL : Py_NewRef(Py_None);
+    Triples found = {NULL, 0, 0}, slots = {NULL, 0, 0}, names = {NULL, 0, 0};
+    int64_t *per_slot = NULL, *per_component = NULL;
+    int done;
+    Py_BEGIN_ALLOW_THREADS
+    done = run(buf, start, end, &found, &slots, &names);
+    if (done == 1) {
+        if (found.count > 1)
+            qsort(found.items, (size_t)found.count, sizeof(Triple), by_start);
+        /* Counts are bounded by the buffer's size (each row is a document of 5 bytes or
+         * more), so these sizes cannot overflow. */
+        per_slot = PyMem_RawMalloc((size_t)(6 * slots.count + 1) * sizeof(int64_t));
+        per_component = PyMem_RawMalloc((size_t)(3 * found.count + 1) * sizeof(int64_t));
+        if (per_slot == NULL || per_component == NULL)
+            done = -1;
+        else
+            columns(buf, &found, &slots, per_slot, per_component);
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *out = NULL;
+    if (done < 0) {
+        PyErr_NoMemory();
+    } else if (done == 0) {
+        out = Py_NewRef(Py_None);
+    } else {
+        PyObject *names_list = slot_names(buf, &names);
+        if (names_list != NULL)
+            out = Py_BuildValue("(y#y#N)", (const char *)per_slot,
+                                6 * slots.count * (Py_ssize_t)sizeof(int64_t),
+                                (const char *)per_component,
+                                3 * found.count * (Py_ssize_t)sizeof(int64_t), names_list);
+    }
+    PyMem_RawFree(per_slot);
+    PyMem_RawFree(per_component);
+    PyMem_RawFree(found.items);
+    PyMem_RawFree(slots.items);
+    PyMem_RawFree(names.items);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"walk", walk, METH_VARARGS,
      "walk(buf, start, end) -> (components, slots) int64 triples, or None: Python decides."},
     {"paths", paths, METH_VARARGS,
      "paths(buf, start, end, offsets, chains, slot) -> [(offset, path, chain)] or None."},
+    {"table", table, METH_VARARGS,
+     "table(buf, start, end) -> (slot columns, component columns, names), or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -279,6 +279,6 @@ def _row_of(table: SlotTable, slot: Slot) -> int | None:
         return None
     start = slot.span[0]
     try:
-        return table.slot_starts.index(start)
+        return table.slot_starts.tolist().index(start)
     except ValueError:
         return None

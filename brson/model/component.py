@@ -18,18 +18,32 @@ if TYPE_CHECKING:
     from brson.model.documents import ComponentDoc
     from brson.model.edit import Removal
     from brson.model.slot import Slot
+    from brson.model.tree import DataTree
 
 
 #: Element header of an int32 `Type` (the first key of an engine-written component).
 _TYPE_INT32 = b"\x10Type\x00"
 #: The same in int64, as other writers put it (mar_AimConstraint.pg.brson).
 _TYPE_INT64 = b"\x12Type\x00"
+#: A node's allocation without its constructor (:meth:`Component.on_walked_slot`).
+_new_node = object.__new__
+
+
+def leading_type(buf: bytes, start: int, end: int) -> int | None:
+    """The integer ``Type`` of the component document ``buf[start:end]`` when it is the first
+    key (every writer's layout), read in place without indexing it; None otherwise."""
+    if end - start > 25:
+        if buf.startswith(_TYPE_INT32, start + 4):
+            return raw.int32_at(buf, start + 10)
+        if end - start > 29 and buf.startswith(_TYPE_INT64, start + 4):
+            return raw.int64_at(buf, start + 10)
+    return None
 
 
 class Component(Node):
     """``{"Type": index or name, "Data": {"ID", "persistent-ID", "UpdateOrder", "Enabled", …}}``."""
 
-    __slots__ = ("_data_node", "slot")
+    __slots__ = ("_data_node", "_type_at", "slot")
 
     def __init__(self, buf: bytes, start: int, end: int, owner: Node | None = None) -> None:
         # Not super(): its proxy object is a third of a node's construction, and a walk makes
@@ -40,6 +54,37 @@ class Component(Node):
         #: The Data node, kept here rather than in the overlay until it is edited: an
         #: overlay dict per component is one more object per component for the collector.
         self._data_node: Node | None = None
+        #: The leading ``Type`` index its slot's table read (``SlotTable.comp_types``; -1:
+        #: none): what :attr:`type` reads while the component is unedited.
+        self._type_at = -1
+
+    @classmethod
+    def on_walked_slot(
+        cls, buf: bytes, start: int, end: int, slot: Slot, tree: DataTree, type_at: int
+    ) -> Component:
+        """The component ``buf[start:end]`` of ``slot`` as its tree's table gives it
+        (:meth:`Slot.components`): what ``Component(buf, start, end, slot)`` makes, owned by the
+        slot until its ``Components`` member is asked for (:meth:`_attach`), with its tree and
+        its ``Type`` index from the table.  Each attribute set here, in one place per class: a
+        walk makes one node per component, and the constructors' calls (with ``Node``'s
+        attribute stores shared by every kind of node, which the interpreter cannot
+        specialize) were a third of a walk (tests/model/test_walk_table.py checks that
+        nothing is left unset)."""
+        self = _new_node(cls)
+        self._buf = buf
+        self._start = start
+        self._end = end
+        self._idx = None
+        self._vals = _NO_VALS
+        self._keys = None
+        self._owner = slot
+        self._dirty = False
+        self._tree = tree
+        self._key = "Components"
+        self.slot = slot
+        self._data_node = None
+        self._type_at = type_at
+        return self
 
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx
@@ -133,23 +178,16 @@ class Component(Node):
     def _leading_type(self) -> int | None:
         """An integer ``Type`` that is the first key (every writer's layout), read in place
         without indexing the component (a walk asks every component); None otherwise."""
-        buf, start = self._buf, self._start
-        if self._end - start > 25:
-            if buf.startswith(_TYPE_INT32, start + 4):
-                return raw.int32_at(buf, start + 10)
-            if self._end - start > 29 and buf.startswith(_TYPE_INT64, start + 4):
-                return raw.int64_at(buf, start + 10)
-        return None
+        return leading_type(self._buf, self._start, self._end)
 
     @property
     def type(self) -> TypeName:
         tree = self._tree
         if tree is not None and self._idx is None:  # a walk asks every component
-            buf, start = self._buf, self._start
-            if self._end - start > 25 and buf.startswith(_TYPE_INT32, start + 4):
-                at: int | None = raw.int32_at(buf, start + 10)  # _leading_type's first case
-            else:
-                at = self._leading_type()
+            # Unedited (an edit indexes first): the table's index, else the bytes'.
+            at: int | None = self._type_at
+            if at is not None and at < 0:
+                at = leading_type(self._buf, self._start, self._end)
             if at is not None:
                 types = tree.types
                 if 0 <= at < len(types):

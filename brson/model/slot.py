@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from brson.collector import deferred_full_collections
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from brson.model.documents import SlotDoc
     from brson.model.edit import Removal
     from brson.model.spans import SlotTable
+    from brson.model.tree import DataTree
 
 
 #: Slot keys that hold a Member (``{ID, Data}``), with the Python attribute that exposes them.
@@ -34,7 +35,9 @@ SLOT_MEMBERS = {
 }
 
 
-def _member_property(key: str, doc: str) -> property:
+def _member_accessors(key: str) -> tuple[Callable[[Slot], Any], Callable[[Slot, Any], None]]:
+    """What :func:`_member_property` makes a property of (the name's reads the table first)."""
+
     def fget(self: Slot) -> Any:
         if key not in self._vals and self._keys is None:
             # Unedited: the member's Data read where the engine's layout puts it, as
@@ -66,7 +69,28 @@ def _member_property(key: str, doc: str) -> property:
             value = [float(v) for v in value]
         member.value = value
 
-    return property(fget, fset, doc=doc)
+    return fget, fset
+
+
+def _member_property(key: str, doc: str) -> property:
+    return property(*_member_accessors(key), doc=doc)
+
+
+_read_name, _write_name = _member_accessors("Name")
+
+
+def _name(self: Slot) -> Any:
+    """The slot's name (Name member)."""
+    row = self._row
+    if row >= 0 and self._vals is _NO_VALS:
+        # Unedited, in its tree's table: the name the compiled walk decoded, where it did.
+        tree = self._tree
+        table = tree.slot_table if tree is not None else None
+        if table is not None:
+            name = table.names[row]
+            if name is not None:
+                return name
+    return _read_name(self)
 
 
 #: What a transform member's numbers are in every real file (:meth:`Slot._vector`).
@@ -100,6 +124,8 @@ _ONE_END = struct.Struct("=Q")
 _TWO_ENDS = struct.Struct("=2Q")
 #: A BSON length (:meth:`Slot._name_at` reads three in a row).
 _INT32 = struct.Struct("<i")
+#: A node's allocation without its constructor (:meth:`Slot.walked_child`).
+_new_node = object.__new__
 
 
 class Slot(Node):
@@ -144,6 +170,38 @@ class Slot(Node):
         #: components are made from there while it is unedited, and its document was checked
         #: by the compiled walk.
         self._row = -1
+
+    @classmethod
+    def walked_child(
+        cls, buf: bytes, start: int, end: int, parent: Slot, tree: DataTree | None, row: int
+    ) -> Slot:
+        """The child ``buf[start:end]`` of ``parent`` as a walk makes it from its tree's table
+        (row ``row``): what ``Slot(buf, start, end, parent)`` makes, linked to its parent and
+        tree as :meth:`children_list` links it.  Each attribute set here, in one place per
+        class: a walk makes one node per slot, and the constructors' calls (with ``Node``'s
+        attribute stores shared by every kind of node, which the interpreter cannot
+        specialize) were a third of a walk (tests/model/test_walk_table.py checks that
+        nothing is left unset)."""
+        self = _new_node(cls)
+        self._buf = buf
+        self._start = start
+        self._end = end
+        self._idx = None
+        self._vals = _NO_VALS
+        self._keys = None
+        self._owner = parent
+        self._dirty = False
+        self._tree = tree
+        self._key = None
+        self.parent = parent
+        self.path_memo = None
+        self._shape = None
+        self._ends = None
+        self._kids = None
+        self._listing = None
+        self._comps = None
+        self._row = row
+        return self
 
     @property
     def overlay(self) -> Mapping[str, Any]:
@@ -220,56 +278,53 @@ class Slot(Node):
         self._comps = items
         return items
 
-    def _table_components(self, table: SlotTable) -> list[Component]:
-        """:attr:`components` from the table: the nodes :meth:`_scan_components` makes, owned
-        the same way (a new list, as :attr:`components` gives)."""
-        row = self._row
+    def _table_components(self, table: SlotTable, row: int) -> list[Component]:
+        """:attr:`components` from the table (``row``: this slot's): the nodes
+        :meth:`_scan_components` makes, owned the same way (a new list, as :attr:`components`
+        gives)."""
         first = table.comp_first[row]
         if first < 0:
             return []
-        buf, tree, starts, ends = self._buf, self._tree, table.comp_starts, table.comp_ends
-        items: list[Component] = []
-        for at in range(first, table.comp_stop[row]):
-            component = Component(buf, starts[at], ends[at], self)
-            component._key = "Components"  # noqa: SLF001  (see Component._attach)
-            component._tree = tree  # noqa: SLF001
-            component.slot = self
-            items.append(component)
+        buf, starts, ends, types = self._buf, table.comp_starts, table.comp_ends, table.comp_types
+        make, tree = Component.on_walked_slot, self._tree
+        assert tree is not None  # a slot with a row has the tree of that table
+        items = [
+            make(buf, starts[at], ends[at], self, tree, types[at])
+            for at in range(first, table.comp_stop[row])
+        ]
         self._comps = items
         return list(items)
 
-    def _walked_kids(self) -> list[Slot]:
-        """:attr:`children`, from the table while this slot is unedited (:meth:`walk`)."""
-        table = self._table()
-        if table is not None:
-            return self._table_kids(table)
+    def _walked_kids(self, table: SlotTable | None) -> list[Slot]:
+        """:attr:`children` for :meth:`walk` (not to be changed), from ``table`` (the tree's)
+        while this slot has a row there and its children were neither handed out nor
+        edited: the same nodes :attr:`children` makes, kept the same way (none kept for a
+        leaf, as :attr:`children` keeps none)."""
+        row = self._row
+        if row >= 0 and table is not None and self._kids is None and self._vals is _NO_VALS:
+            row = table.first_kid[row]
+            if row < 0:
+                return []
+            buf, tree, following = self._buf, self._tree, table.next_sibling
+            starts, ends = table.slot_starts, table.slot_ends
+            items: list[Slot] = []
+            make = Slot.walked_child
+            while row >= 0:
+                items.append(make(buf, starts[row], ends[row], self, tree, row))
+                row = following[row]
+            self._kids = items
+            return items
         kids = self.children
-        tree = self._tree
-        table = tree.slot_table if tree is not None and self._row >= 0 else None
-        if table is not None and self._kids is not None and self._vals is _NO_VALS:
+        if (
+            table is not None
+            and self._row >= 0
+            and self._kids is not None
+            and self._vals is _NO_VALS
+        ):
             # Handed out before the walk, unedited: their rows carry the walk on below them.
             for kid, row in zip(kids, table.kids(self._row), strict=False):
                 kid.enter_table(table, row)
         return kids
-
-    def _table_kids(self, table: SlotTable) -> list[Slot]:
-        """:attr:`children` from the table: the same nodes, kept the same way (none kept
-        for a leaf, as :attr:`children` keeps none)."""
-        row = table.first_kid[self._row]
-        if row < 0:
-            return []
-        buf, tree, following = self._buf, self._tree, table.next_sibling
-        starts, ends = table.slot_starts, table.slot_ends
-        items: list[Slot] = []
-        while row >= 0:
-            kid = Slot(buf, starts[row], ends[row], self)
-            kid._tree = tree
-            kid.parent = self
-            kid._row = row
-            items.append(kid)
-            row = following[row]
-        self._kids = list(items)
-        return items
 
     def _own_vals(self) -> dict[str, Any]:
         vals = self._vals
@@ -339,21 +394,6 @@ class Slot(Node):
                     return (raw.DOCUMENT, pos, pos + 6, end)
         return None
 
-    def _table(self) -> SlotTable | None:
-        """The tree's table when this slot has a row in it and is unedited (its children and
-        components are then the table's)."""
-        tree = self._tree
-        if (
-            self._row < 0
-            or tree is None
-            or self._vals is not _NO_VALS
-            or self._keys is not None
-            or self._kids is not None
-            or self._listing is not None
-        ):
-            return None
-        return tree.slot_table
-
     def enter_table(self, table: SlotTable, row: int) -> None:
         """Give this slot its row in ``table`` (the tree's, made from the same bytes)."""
         if self._buf is self._tree_buffer() and table.slot_span(row) == (self._start, self._end):
@@ -381,7 +421,7 @@ class Slot(Node):
             self._idx = idx
         return idx
 
-    name = _member_property("Name", "The slot's name (Name member).")
+    name = property(_name, _write_name, doc="The slot's name (Name member).")
     tag = _member_property("Tag", "The slot's tag, or None.")
     active = _member_property("Active", "Whether the slot is active.")
     position = _member_property("Position", "Local position [x, y, z].")
@@ -452,15 +492,13 @@ class Slot(Node):
     @property
     def components(self) -> list[Component]:
         items: list[Any] | None = self._comps
-        if (
-            items is None
-            and self._listing is None
-            and self._vals is _NO_VALS
-            and self._keys is None
-        ):
-            table = self._table()
-            if table is not None:
-                return self._table_components(table)
+        if items is None and self._listing is None and self._vals is _NO_VALS:
+            row = self._row
+            if row >= 0:  # in its tree's table (and unedited: its components are the table's)
+                tree = self._tree
+                table = tree.slot_table if tree is not None else None
+                if table is not None:
+                    return self._table_components(table, row)
             items = self._scan_components()
         if items is None:
             member = self.components_member
@@ -594,12 +632,14 @@ class Slot(Node):
     def walk(self) -> Iterator[Slot]:
         """This slot and its descendants, depth-first, parents before children."""
         stack: list[Slot] = [self]
+        tree = self._tree
+        table = tree.slot_table if tree is not None else None  # made once, by a tree's walk
         with deferred_full_collections():  # every slot handed out is kept (brson.collector)
             while stack:
                 slot = stack.pop()
                 yield slot
                 # After the yield: the loop may have edited the slot.
-                stack.extend(reversed(slot._walked_kids()))  # noqa: SLF001  (Slot's own)
+                stack.extend(reversed(slot._walked_kids(table)))  # noqa: SLF001  (Slot's own)
 
     def find_component(self, type_name: str) -> Component | None:
         """The first component on this slot (not its children) whose type ``type_name`` names

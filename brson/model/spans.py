@@ -20,6 +20,7 @@ from brson._speedups import load
 from brson.collector import paused_gc
 from brson.errors import PATH_LIMIT
 from brson.model import Component, DataTree, Slot, elements
+from brson.model.component import leading_type
 from brson.model.slot import PATH_MEMO_LIMIT
 
 #: The slot number of a component in the root ``Assets`` (NeosVR asset providers).
@@ -88,43 +89,13 @@ class ComponentSpans:
         self, buf: bytes, top: elements.Element | None, assets: list[tuple[int, int]]
     ) -> None:
         """The reference walk, for a tree C is not sure of (or without C)."""
-        found: list[tuple[int, int, int]] = []  # (start, end, slot number)
-        slots: list[tuple[int, int, int]] = []  # (start, end, parent number)
-        pending: list[tuple[int, int, int]] = []
-        if top is not None and top[0] == elements.DOCUMENT:
-            pending.append((top[2], top[3], ASSETS))
-        found += [(start, end, ASSETS) for start, end in assets]
-        layout: elements.Layout = ()
-        index_like, member_index, array_items = (
-            elements.index_like,
-            elements.member_index,
-            elements.array_items,
-        )
-        document, listing = elements.DOCUMENT, elements.ARRAY
         with paused_gc():
-            # Per slot: one index call and one per array, the spans taken straight from the
-            # array items (every slot of a world walks here; helpers per slot were a third).
-            while pending:
-                start, end, parent = pending.pop()
-                number = len(slots)
-                slots.append((start, end, parent))
-                index, layout = index_like(buf, start, end, layout)
-                held = index.get("Components")
-                if held is not None and held[0] == document:
-                    data = member_index(buf, held[2], held[3]).get("Data")
-                    if data is not None and data[0] == listing:
-                        found += [
-                            (item[2], item[3], number)
-                            for item in array_items(buf, data[2], data[3])
-                            if item[0] == document
-                        ]
-                kids = index.get("Children")
-                if kids is not None and kids[0] == listing:
-                    pending += [
-                        (item[2], item[3], number)
-                        for item in array_items(buf, kids[2], kids[3])
-                        if item[0] == document
-                    ]
+            found, slots, self._layout = (
+                walk_py(buf, top[2], top[3])
+                if top is not None and top[0] == elements.DOCUMENT
+                else ([], [], ())
+            )
+            found += [(start, end, ASSETS) for start, end in assets]
             found.sort()
             self._starts = array("q", [start for start, _, _ in found])
             self._ends = array("q", [end for _, end, _ in found])
@@ -133,7 +104,6 @@ class ComponentSpans:
             self._slot_starts = array("q", [start for start, _, _ in slots])
             self._slot_ends = array("q", [end for _, end, _ in slots])
             self._parents = array("q", [parent for _, _, parent in slots])
-        self._layout = layout
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -291,6 +261,50 @@ class ComponentSpans:
         return memo if memo is not None else "/".join(names if base is None else [base, *names])
 
 
+Triples = list[tuple[int, int, int]]
+
+
+def walk_py(buf: bytes, start: int, end: int) -> tuple[Triples, Triples, elements.Layout]:
+    """The walk of the slot tree whose root is the document ``buf[start:end]`` in Python (the
+    reference of the compiled walk, which answers only where it is sure): components as
+    ``(start, end, slot number)`` in walk order, slots as ``(start, end, parent number)`` in
+    walk order (the root first, parent :data:`ASSETS`), and the last key layout met."""
+    found: Triples = []
+    slots: Triples = []
+    pending: Triples = [(start, end, ASSETS)]
+    layout: elements.Layout = ()
+    index_like, member_index, array_items = (
+        elements.index_like,
+        elements.member_index,
+        elements.array_items,
+    )
+    document, listing = elements.DOCUMENT, elements.ARRAY
+    # Per slot: one index call and one per array, the spans taken straight from the array
+    # items (every slot of a world walks here; helpers per slot were a third).
+    while pending:
+        start, end, parent = pending.pop()
+        number = len(slots)
+        slots.append((start, end, parent))
+        index, layout = index_like(buf, start, end, layout)
+        held = index.get("Components")
+        if held is not None and held[0] == document:
+            data = member_index(buf, held[2], held[3]).get("Data")
+            if data is not None and data[0] == listing:
+                found += [
+                    (item[2], item[3], number)
+                    for item in array_items(buf, data[2], data[3])
+                    if item[0] == document
+                ]
+        kids = index.get("Children")
+        if kids is not None and kids[0] == listing:
+            pending += [
+                (item[2], item[3], number)
+                for item in array_items(buf, kids[2], kids[3])
+                if item[0] == document
+            ]
+    return found, slots, layout
+
+
 def slot_walk(buf: bytes, obj: elements.Element) -> tuple[array[int], array[int]] | None:
     """The compiled walk of the slot tree whose root is the ``Object`` element ``obj``:
     components as ``(start, end, slot number)`` triples by start, slots as ``(start, end,
@@ -335,60 +349,56 @@ def document_spans(buf: bytes, elem: elements.Element) -> list[tuple[int, int]]:
 
 class SlotTable:
     """Every slot of an unmodified tree's ``Object`` and its components, from one compiled
-    walk (:func:`slot_walk`), for :meth:`DataTree.walk`: each slot's children and
-    components are made from here, not from an index of the slot's keys (one dict of a
-    dozen tuples per slot was most of a walk).  Rows are the compiled walk's slot numbers;
-    row 0 is the root.  Only for trees C is sure of: every slot's document was checked
-    there (lengths, unique ASCII keys), which is what lets a slot read its ``Name`` at the
-    engine's place without indexing (:meth:`Slot.element`)."""
+    walk (``_spansc.table``), for :meth:`DataTree.walk`: each slot's children, components and
+    name, and each component's type index, are read from here, not from an index of the
+    slot's keys (one dict of a dozen tuples per slot was most of a walk).  Rows are the
+    compiled walk's slot numbers; row 0 is the root.  Only for trees C is sure of: every
+    slot's document was checked there (lengths, unique ASCII keys), which is what lets a slot
+    read its ``Name`` at the engine's place without indexing (:meth:`Slot.element`)."""
 
     __slots__ = (
         "comp_ends",
         "comp_first",
         "comp_starts",
         "comp_stop",
+        "comp_types",
         "first_kid",
+        "names",
         "next_sibling",
         "slot_ends",
         "slot_starts",
     )
 
-    def __init__(self, components: array[int], slots: array[int]) -> None:
-        count = len(slots) // 3
-        parents = slots[2::3]
+    def __init__(self, per_slot: bytes, per_component: bytes, names: list[str | None]) -> None:
+        """From :func:`table_columns`' answer: int64 columns, one after the other (read in
+        place: a copy of each would be a transient 0.1x of the BSON on a real world)."""
+        slots, components = memoryview(per_slot).cast("q"), memoryview(per_component).cast("q")
+        count, held = len(names), len(components) // 3
+        self.slot_starts = slots[:count]
+        self.slot_ends = slots[count : 2 * count]
         #: Each slot's first child (in Children order) and each slot's next sibling, -1 for
-        #: none.  The compiled walk numbers the children of a slot last first, so linking them
-        #: in ascending order puts them in array order.
-        first_kid = array("q", [-1]) * count
-        next_sibling = array("q", [-1]) * count
-        for row in range(1, count):
-            parent = parents[row]
-            next_sibling[row] = first_kid[parent]
-            first_kid[parent] = row
-        #: Each slot's components are one run of the components by start (they lie in its
-        #: Components member, which holds no other slot's): where the run starts (-1 for
-        #: none) and stops.
-        comp_first = array("q", [-1]) * count
-        comp_stop = array("q", [-1]) * count
-        for at, owner in enumerate(components[2::3]):
-            if comp_first[owner] < 0:
-                comp_first[owner] = at
-            comp_stop[owner] = at + 1
-        self.slot_starts = slots[0::3]
-        self.slot_ends = slots[1::3]
-        self.first_kid = first_kid
-        self.next_sibling = next_sibling
-        self.comp_first = comp_first
-        self.comp_stop = comp_stop
-        self.comp_starts = components[0::3]
-        self.comp_ends = components[1::3]
+        #: none.
+        self.first_kid = slots[2 * count : 3 * count]
+        self.next_sibling = slots[3 * count : 4 * count]
+        #: Each slot's components are one run of the components by start: where the run
+        #: starts (-1 for none) and stops.
+        self.comp_first = slots[4 * count : 5 * count]
+        self.comp_stop = slots[5 * count :]
+        self.comp_starts = components[:held]
+        self.comp_ends = components[held : 2 * held]
+        #: Each component's ``Type`` index where it leads its document (-1: the component
+        #: reads it).
+        self.comp_types = components[2 * held :]
+        #: Each slot's name where its ``Name`` member holds a string in the engine's layout
+        #: (None: the slot reads it).
+        self.names = names
 
     @classmethod
     def build(cls, tree: DataTree) -> SlotTable | None:
         """The table of ``tree``'s original bytes, or None without C or where it is unsure."""
         obj = tree.element_index().get("Object")
-        walked = slot_walk(tree.buffer, obj) if obj is not None else None
-        return cls(*walked) if walked is not None else None
+        columns = table_columns(tree.buffer, obj) if obj is not None else None
+        return cls(*columns) if columns is not None else None
 
     def slot_span(self, row: int) -> tuple[int, int]:
         return self.slot_starts[row], self.slot_ends[row]
@@ -401,3 +411,64 @@ class SlotTable:
             out.append(kid)
             kid = following[kid]
         return out
+
+
+Columns = tuple[bytes, bytes, list[str | None]]
+
+
+def table_columns(buf: bytes, obj: elements.Element) -> Columns | None:
+    """:class:`SlotTable`'s columns for the slot tree whose root is the ``Object`` element
+    ``obj``, from the compiled walk; None without C or where it is unsure."""
+    if not ACCELERATED or type(buf) is not bytes or obj[0] != elements.DOCUMENT:
+        return None
+    return _spansc.table(buf, obj[2], obj[3])
+
+
+def table_columns_py(buf: bytes, start: int, end: int) -> Columns:
+    """The reference of the compiled ``table``: :class:`SlotTable`'s columns from
+    :func:`walk_py` (raises where that raises).  Per slot, in walk order: start, end, first
+    child and next sibling (children linked in ascending row order: the walk numbers a slot's
+    children last first, so that gives array order), first component and component stop;
+    per component, by start: start, end, leading ``Type`` index (-1: none or negative);
+    names as :func:`name_of` reads them."""
+    found, slots, _ = walk_py(buf, start, end)
+    found.sort()
+    count = len(slots)
+    first_kid, next_sibling = [-1] * count, [-1] * count
+    for row in range(1, count):
+        parent = slots[row][2]
+        next_sibling[row] = first_kid[parent]
+        first_kid[parent] = row
+    comp_first, comp_stop = [-1] * count, [-1] * count
+    for at, (_, _, owner) in enumerate(found):
+        if comp_first[owner] < 0:
+            comp_first[owner] = at
+        comp_stop[owner] = at + 1
+    types = [leading_type(buf, start, end) for start, end, _ in found]
+    per_slot = array("q", [start for start, _, _ in slots])
+    per_slot += array("q", [end for _, end, _ in slots])
+    for column in (first_kid, next_sibling, comp_first, comp_stop):
+        per_slot += array("q", column)
+    per_component = array("q", [start for start, _, _ in found])
+    per_component += array("q", [end for _, end, _ in found])
+    per_component += array("q", [-1 if at is None or at < 0 else at for at in types])
+    names = [name_of(buf, start, end) for start, end, _ in slots]
+    return per_slot.tobytes(), per_component.tobytes(), names
+
+
+def name_of(buf: bytes, start: int, end: int) -> str | None:
+    """The slot ``buf[start:end]``'s name where its ``Name`` member holds a non-empty-framed
+    string in the engine's layout (what ``Slot.name`` decodes there), else None (another
+    layout or type, or bytes that are not UTF-8: the slot reads it, and raises)."""
+    elem = elements.index_like(buf, start, end, ())[0].get("Name")
+    if elem is None or elem[0] != elements.DOCUMENT:
+        return None
+    data = elements.member_data(buf, elem[2], elem[3])
+    if data is None or data[0] != elements.STRING or data[3] - data[2] < 5:
+        return None
+    if buf[data[3] - 1] != 0:
+        return None
+    try:
+        return buf[data[2] + 4 : data[3] - 1].decode()
+    except UnicodeDecodeError:
+        return None

@@ -50,11 +50,11 @@ class DataTree(Node):
     __slots__ = (
         "_generation",
         "_ids",
-        "_slot_table",
         "_stored",
         "_table_tried",
         "_types",
         "container",
+        "slot_table",
         "source",
     )
 
@@ -74,8 +74,12 @@ class DataTree(Node):
         #: Counts edits anywhere in the tree (caches derived from content check it).
         self._generation = 0
         self._stored = stored
-        #: The compiled walk of the original slots (:meth:`walk`), made on the first walk.
-        self._slot_table: SlotTable | None = None
+        #: The table of the original slots (:class:`~brson.model.spans.SlotTable`, the
+        #: compiled walk) once a walk made it; None before, or where the compiled walk was not
+        #: sure.  The original bytes do not change, so it stays true of every slot that was
+        #: not edited.  Read it, never set it (an attribute, not a property: every slot of a
+        #: walk reads it).
+        self.slot_table: SlotTable | None = None
         self._table_tried = False
 
     @property
@@ -217,18 +221,11 @@ class DataTree(Node):
             from brson.model.spans import SlotTable
 
             self._table_tried = True
-            self._slot_table = SlotTable.build(self)
-        table = self._slot_table
+            self.slot_table = SlotTable.build(self)
+        table = self.slot_table
         if table is not None:
             root.enter_table(table, 0)
         return root.walk()
-
-    @property
-    def slot_table(self) -> SlotTable | None:
-        """The table of the original slots once a walk made it (None before, or where the
-        compiled walk was not sure): the original bytes do not change, so it stays true of
-        every slot that was not edited."""
-        return self._slot_table
 
     def components(self) -> Iterator[Component]:
         """Every component on every slot, then the root Assets."""

@@ -174,10 +174,11 @@ class _Parser:
         self.pos += 1
 
     def ident(self, stops: str) -> str:
-        start = self.pos
-        while self.pos < len(self.text) and self.text[self.pos] not in stops:
-            self.pos += 1
-        return self.text[start : self.pos]
+        """The text from here to the first of ``stops`` (or the end), consumed."""
+        found = _run_without(stops).match(self.text, self.pos)
+        assert found is not None  # a starred class matches at any position, if only ""
+        self.pos = found.end()
+        return found.group()
 
     def type_name(self, stops: str) -> TypeName:
         self.depth += 1
@@ -244,6 +245,13 @@ class _Parser:
                 name=name, args=tuple(args), arg_style="dotnet", arg_qualifiers=tuple(quals)
             )
         return TypePart(name=name)
+
+
+@lru_cache(maxsize=64)
+def _run_without(stops: str) -> re.Pattern[str]:
+    """A run of characters none of which is in ``stops`` (a world's type table is parsed on
+    every load: one regex match a name, not a Python step a character)."""
+    return re.compile(f"[^{re.escape(stops)}]*" if stops else r"[\s\S]*")
 
 
 def _well_formed(name: str) -> bool:

@@ -72,8 +72,12 @@ def c_walk(buf: bytes, start: int, end: int) -> Arrays | None:
 
 
 def same(buf: bytes, start: int, end: int, *, sure: bool = False) -> None:
-    """C gives the Python walk's arrays or None; None wherever Python raises."""
+    """C gives the Python walk's arrays or None; None wherever Python raises.  The same of
+    the slot table's columns (``table``), which ride the same walk."""
+    assert _spansc is not None
     c = c_walk(buf, start, end)
+    table = _spansc.table(buf, start, end)
+    assert (table is None) is (c is None)
     try:
         py = python_walk(buf, start, end)
     except BrsonError:
@@ -83,6 +87,7 @@ def same(buf: bytes, start: int, end: int, *, sure: bool = False) -> None:
         assert c is not None
     if c is not None:
         assert c == py
+        assert table == spans_module.table_columns_py(buf, start, end)
 
 
 def object_span(buf: bytes) -> tuple[int, int] | None:
@@ -153,9 +158,10 @@ def test_mutated_and_truncated(name: str) -> None:
         same(buf, start, cut)
         same(buf[:cut], start, min(end, cut))
     assert _spansc is not None
-    assert _spansc.walk(buf, -1, end) is None
-    assert _spansc.walk(buf, start, len(buf) + 1) is None
-    assert _spansc.walk(bytearray(buf), start, end) is None  # type: ignore[arg-type]
+    for run in (_spansc.walk, _spansc.table):
+        assert run(buf, -1, end) is None
+        assert run(buf, start, len(buf) + 1) is None
+        assert run(bytearray(buf), start, end) is None  # type: ignore[arg-type]
 
 
 _keys = st.sampled_from(["Name", "Children", "Components", "Data", "ID", "x", "Ä"])

@@ -15,8 +15,10 @@ import pytest
 
 import brson
 from brson.document import raw
-from brson.errors import ModelError
+from brson.errors import BrsonError, ModelError
 from brson.model import spans as spans_module
+from brson.model.component import Component
+from brson.model.slot import Slot
 from brson.model.tree import DataTree
 from tests.differential import part_trees_bson
 from tests.graph.synth import world
@@ -149,3 +151,127 @@ def test_edits_on_walked_nodes_are_written() -> None:
         c.fields["Enabled"].value for s in again.walk() if s.depth == 3 for c in s.components
     ]
     assert enabled and not any(enabled)
+
+
+def _odd_world() -> bytes:
+    """A world whose names and types take every path the table does not answer for: names
+    that are no string, empty, in another member layout, not UTF-8; types that are int64,
+    negative, out of range, a name, or not the first key."""
+    doc = world(40, seed=17)
+    slots: list[dict[str, Any]] = []
+    pending = [doc["Object"]]
+    while pending:
+        slot = pending.pop()
+        slots.append(slot)
+        pending += slot["Children"]
+    names: list[Any] = ["", None, 5, "Ä ✓ <b>x</b>", "\x00inside", "NOT-UTF8"]
+    for slot, name in zip(slots[1:], names, strict=False):
+        slot["Name"]["Data"] = name
+    swapped = slots[len(names) + 1]["Name"]
+    slots[len(names) + 1]["Name"] = {"Data": "swapped", "ID": swapped["ID"]}
+    components = [c for slot in slots for c in slot["Components"]["Data"]]
+    types: list[Any] = [bson.Int64(2), -1, 999, "[FrooxEngine]FrooxEngine.Comp3", bson.Int64(-5)]
+    for component, kind in zip(components, types, strict=False):
+        component["Type"] = kind
+    late = components[len(types)]
+    data_first = {"Data": late["Data"], "Type": 1}
+    late.clear()
+    late.update(data_first)
+    data = bson.encode(doc)
+    # "NOT-UTF8" becomes bytes no UTF-8 decoder takes (same length, so framing holds).
+    assert data.count(b"NOT-UTF8") == 1
+    return data.replace(b"NOT-UTF8", b"\xff\xfe\xfdUTF8\xc3")
+
+
+def _outcome(read: Any) -> Any:
+    try:
+        return read()
+    except BrsonError as error:  # the model's errors, the same either way
+        return type(error).__name__, str(error)
+
+
+def _odd_listing(tree: DataTree) -> list[Any]:
+    out: list[Any] = []
+    for slot in tree.walk():
+        out.append((slot.span, _outcome(lambda s=slot: s.name)))
+        for component in slot.components:
+            out.append((component.span, _outcome(lambda c=component: c.type)))
+            out.append(_outcome(lambda c=component: c.type_index))
+    return out
+
+
+def test_odd_names_and_types_read_as_without_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _odd_world()
+    tree = brson.loads(data, name="odd.bson")
+    listing = _odd_listing(tree)
+    assert (tree.slot_table is not None) is spans_module.ACCELERATED
+    with monkeypatch.context() as patch:
+        patch.setattr(spans_module, "ACCELERATED", False)
+        reference = brson.loads(data, name="reference.bson")
+        assert _odd_listing(reference) == listing
+        assert reference.slot_table is None
+    flat = [entry[1] for entry in listing if isinstance(entry, tuple) and len(entry) == 2]
+    assert "" in flat and None in flat and 5 in flat and "Ä ✓ <b>x</b>" in flat
+    assert any(isinstance(x, tuple) and x[0] == "DocumentError" for x in flat)
+
+
+@needs_c
+def test_the_table_holds_what_the_model_reads() -> None:
+    """The table's names and type indices are the model's where it answers, None / -1 where
+    it leaves them to the model (a name that is not a string, bytes that are not UTF-8, a
+    ``Type`` not first or negative)."""
+    tree = brson.loads(_odd_world(), name="odd.bson")
+    slots = list(tree.walk())
+    table = tree.slot_table
+    assert table is not None
+    rows = {table.slot_span(row): row for row in range(len(table.names))}
+    answered = 0
+    for slot in slots:
+        name = table.names[rows[slot.span]]
+        if name is not None:
+            assert name == _outcome(lambda s=slot: s.member("Name").value)  # type: ignore[union-attr]
+            answered += 1
+    assert answered < len(slots)
+    starts = list(table.comp_starts)
+    left = 0
+    for slot in slots:
+        for component in slot.components:
+            at = table.comp_types[starts.index(component.span[0])]
+            raw_type = component.type_index
+            if at >= 0:
+                assert at == raw_type
+                continue
+            left += 1
+            leads = component.keys()[0] == "Type"
+            assert not leads or not isinstance(raw_type, int) or raw_type < 0
+    assert left == 4  # -1, the name, Int64(-5), the one whose Data comes first
+
+
+def _slot_names(cls: type) -> set[str]:
+    return {name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())}
+
+
+@needs_c
+def test_walked_nodes_have_every_attribute_their_constructor_sets() -> None:
+    """Walked slots and their components are made without their constructors
+    (``Slot.walked_child``, ``Component.on_walked_slot``): each must have every attribute
+    set, to what the constructor and the links the walk makes would give."""
+    tree = brson.loads(bson.encode(world(60, seed=19)), name="world.bson")
+    for slot in tree.walk():
+        components = slot.components
+        if slot.parent is None:
+            continue
+        made = Slot(slot.buffer, *slot.span, slot.parent)
+        made.tree, made.parent = slot.tree, slot.parent
+        for name in _slot_names(Slot):
+            if name not in ("_row", "_kids", "_comps"):  # what the walk gave it since
+                assert getattr(slot, name) == getattr(made, name), name
+        for component in components:
+            plain = Component(component.buffer, *component.span, slot)
+            plain.tree, plain.slot = slot.tree, slot
+            for name in _slot_names(Component):
+                value = getattr(component, name)  # set, or AttributeError
+                if name == "_key":
+                    assert value == "Components"
+                elif name != "_type_at":
+                    assert value == getattr(plain, name), name
