@@ -26,6 +26,7 @@ from brson.errors import BrsonError
 from tests.conftest import SAMPLES
 from tests.differential import check_built, loadable_trees
 from tests.document.test_jsonform import _documents, values
+from tests.tiers import examples
 
 JSONFORMC = built("_jsonformc")
 needs_c = pytest.mark.skipif(JSONFORMC is None, reason="the C JSON form renderer is not built")
@@ -96,7 +97,7 @@ def test_real_samples_are_rendered_in_c() -> None:
 @needs_c
 @pytest.mark.slow
 @given(_documents(values))
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 def test_generated_documents(doc: dict[str, Any]) -> None:
     assert_same(bsondoc.encode(doc))
 

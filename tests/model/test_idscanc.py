@@ -22,6 +22,7 @@ from brson._speedups import built
 from brson.model.ids import scan as idscan
 from brson.model.numbering import highest_number, is_sequential, numbered_ids_in_bytes
 from tests.differential import check_built, loaded_buffers
+from tests.tiers import examples
 
 _idscanc = built("_idscanc")
 needs_c = pytest.mark.skipif(_idscanc is None, reason="the C ID scan is not built")
@@ -178,7 +179,7 @@ _GUIDS = st.sampled_from(
 
 @pytest.mark.slow
 @needs_c
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.tuples(_KEYS, _GUIDS, st.binary(max_size=6), st.sampled_from([b"\x02", b"\x01"])),
