@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import random
 import re
 from collections import Counter
 from pathlib import Path
@@ -31,9 +32,10 @@ from brson.ops.diff import diff
 from brson.ops.extract import extract
 from brson.ops.validate import Severity, validate
 from brson.package import load_package
+from tests.tiers import EXHAUSTIVE
 
 from .conftest import CORPUS, Check
-from .oracle import View, file_view, is_guid, type_table_problems, typed, view
+from .oracle import GUID, View, file_view, is_guid, type_table_problems, typed, view
 from .writers import BROTLI_SETTINGS, Sample, decoded
 
 pytestmark = pytest.mark.slow  # every operation on every sample and writer variant: minutes of CPU
@@ -374,20 +376,62 @@ def _extract_checks(
     )
 
 
-#: How many slots of a writer variant are extracted through the API (real files: all of them).
+#: How many slots of a writer variant are extracted through the API in an exhaustive run
+#: (real files: all of them).
 VARIANT_SLOTS = 30
+#: Slots drawn at random (seeded by the file's name) on top of the structured spread: a real
+#: file's, a variant's.
+RANDOM_SLOTS = (6, 2)
+_ID = re.compile(GUID.pattern.removesuffix(r"\Z"))
+
+
+def extract_spread(src: View, name: str, real: bool) -> list[str]:
+    """The slots whose extraction takes each path, instead of every slot: the root, a middle
+    slot and the deepest leaf (:func:`picks`), the first slot holding ProtoFlux, the first
+    whose components name a root asset, the first whose components reference another slot's
+    slot or component (references that leave the subtree: keep, null and fail differ), the
+    first whose components reference only what they hold, and a seeded random draw."""
+    owner: dict[str, str] = {s: s for s in src.slot_order}
+    owner.update({c: h for c, h in src.holder.items() if h is not None})
+    assets = {c for c, h in src.holder.items() if h is None}
+    chosen = list(dict.fromkeys(picks(src).values()))
+    firsts: dict[str, str] = {}
+    for cid in src.component_order:
+        sid = src.holder[cid]
+        if sid is None:
+            continue
+        named = set(_ID.findall(repr(src.components[cid][2])))
+        if "ProtoFlux" in src.components[cid][0]:
+            firsts.setdefault("protoflux", sid)
+        if named & assets:
+            firsts.setdefault("asset", sid)
+        if any(owner.get(i, sid) != sid for i in named):
+            firsts.setdefault("leaving", sid)
+        elif named - {cid}:
+            firsts.setdefault("inside", sid)
+    chosen += [s for s in firsts.values() if s not in chosen]
+    rest = [s for s in src.slot_order if s not in chosen]
+    draw = RANDOM_SLOTS[0] if real else RANDOM_SLOTS[1]
+    chosen += random.Random(name).sample(rest, min(draw, len(rest)))
+    return chosen
 
 
 def test_extract(
     path: Path, sample: Sample, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Every slot with each --external mode through the API (of a variant: every slot up to
-    :data:`VARIANT_SLOTS`, else an even spread of them), three slots through the CLI."""
+    """Each --external mode through the API on a structured spread of slots
+    (:func:`extract_spread`; BRSON_EXHAUSTIVE=1: every slot of a real file, an even spread
+    of :data:`VARIANT_SLOTS` of a variant's), three slots through the CLI."""
     tree = brson.load(path)
     src = source_view(path)
     errors_before = findings_of(path)[0]
     every = list(tree.walk())
-    if sample.variant not in ("", "main tree"):
+    real = sample.variant in ("", "main tree")
+    if not EXHAUSTIVE:
+        wanted = set(extract_spread(src, sample.name, real))
+        every = [s for s in every if s.id in wanted]
+        check(len(every) == len(wanted), "every slot of the spread is in the tree")
+    elif not real:
         every = every[:: -(-len(every) // VARIANT_SLOTS)]
     for slot in every:
         kept = extract(tree, slot, "keep")
