@@ -146,7 +146,13 @@ test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target WARM=warm \
 	  suite pure sanitize lint typecheck fuzz-short vendor-check wheel-check
 
-.PHONY: suite pure fast warm
+.PHONY: suite pure fast warm test-exhaustive
+# `make test` with every sweep in full (BRSON_EXHAUSTIVE=1; tests/tiers.py): extract on every
+# slot of every real file, the full hypothesis example counts, the long fuzz slices, the whole
+# scan library. After changing an operation's core or a generator, and before a release.
+test-exhaustive:
+	BRSON_EXHAUSTIVE=1 $(MAKE) test
+
 # pytest rewrites each test module's asserts at import and caches the result in __pycache__;
 # on a fresh clone the suite's and the pure pass's workers, started together, would each
 # rewrite every module (a collection: 18 s of CPU cold, 10 s from the cache). `make test` has
