@@ -211,7 +211,7 @@ def test_nesting_past_the_limit_takes_the_python_path() -> None:
 def test_pieces_and_record_of_a_big_document() -> None:
     """Tiny pieces and a record of several pieces (each at most a quarter MiB) give the
     same text as one piece: the resumable stack and the record's cuts lose nothing."""
-    slots = [{"ID": f"id{i:06d}", "v": [float(i), i], "n": f"slot {i}"} for i in range(30000)]
+    slots = [{"ID": f"id{i:06d}", "v": [float(i), i], "n": f"slot {i}"} for i in range(16000)]
     data = bsondoc.encode({"Object": {"ID": "root", "Children": slots}, "x": 1})
     assert_same(data, taken=True)
     assert JSONFORMC is not None

@@ -22,7 +22,7 @@ from brson._speedups import built
 from brson.model.ids import scan as idscan
 from brson.model.numbering import highest_number, is_sequential, numbered_ids_in_bytes
 from tests.differential import check_built, loaded_buffers
-from tests.tiers import examples
+from tests.tiers import examples, sweep
 
 _idscanc = built("_idscanc")
 needs_c = pytest.mark.skipif(_idscanc is None, reason="the C ID scan is not built")
@@ -124,7 +124,7 @@ def test_mutated(buffers: list[bytes]) -> None:
     """Bytes flipped, IDs copied over others (repeats), keys changed, spans cut anywhere."""
     rng = random.Random(14)
     for buf in buffers[:40]:
-        for _ in range(10):
+        for _ in range(sweep(10, 4)):
             data = bytearray(buf)
             for _ in range(rng.randint(1, 20)):
                 at = rng.randrange(len(data))
