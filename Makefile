@@ -135,10 +135,11 @@ gltf-tools:
 # CPU seconds (user + sys of every process), measured at load average 6-14 on the shared
 # 2-CPU machine: lint 2, typecheck 18 (no mypy cache), vendor-check 6, wheel-check 41, pure
 # 106 (500 tests), sanitize 220 (700 tests), fuzz-short about 100, warm 18 (a pytest process
-# after it collects in 10, not 18), suite about 750 (an estimate: 5,085 tests;
-# tests/conformance's 1,299 cells 267 in one process, extract 89 and set 31 of that; a `brson`
-# process costs 0.6 s before it reads a byte, and the CLI, engine and pipeline tests start
-# hundreds), setup (venv and pip install -e, C extensions compiled) 55. About 1,300 s in all:
+# after it collects in 10, not 18), suite 711 (5,702 tests, every engine, CI=true, at load
+# average 9-12 and with PYTHONDONTWRITEBYTECODE set, so each `brson` process compiled brson
+# again; the default depth of tests/tiers.py: extract through the API on a spread of slots 38
+# in one process, 88 on every slot; a `brson` process costs 0.6 s before it reads a byte, and
+# the CLI, engine and pipeline tests start hundreds), setup (venv and pip install -e, C extensions compiled) 55. About 1,300 s in all:
 # about 11 min on two idle CPUs, over the 5-minute aim.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
