@@ -136,10 +136,11 @@ gltf-tools:
 # CPU seconds (user + sys of every process), measured at load average 6-14 on the shared
 # 2-CPU machine: lint 2, typecheck 18 (no mypy cache), vendor-check 6, wheel-check 41, pure
 # 106 (500 tests), sanitize 220 (700 tests), fuzz-short about 100, warm 18 (a pytest process
-# after it collects in 10, not 18), suite about 750 (an estimate: 5,085 tests;
-# tests/conformance's 1,299 cells 267 in one process, extract 89 and set 31 of that; a `brson`
-# process costs 0.6 s before it reads a byte, and the CLI, engine and pipeline tests start
-# hundreds), setup (venv and pip install -e, C extensions compiled) 55. About 1,300 s in all:
+# after it collects in 10, not 18), suite 711 (5,702 tests, every engine, CI=true, at load
+# average 9-12 and with PYTHONDONTWRITEBYTECODE set, so each `brson` process compiled brson
+# again; the default depth of tests/tiers.py: extract through the API on a spread of slots 38
+# in one process, 88 on every slot; a `brson` process costs 0.6 s before it reads a byte, and
+# the CLI, engine and pipeline tests start hundreds), setup (venv and pip install -e, C extensions compiled) 55. About 1,300 s in all:
 # about 11 min on two idle CPUs, over the 5-minute aim.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
@@ -147,7 +148,13 @@ test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target WARM=warm \
 	  suite pure sanitize lint typecheck fuzz-short vendor-check wheel-check
 
-.PHONY: suite pure fast warm
+.PHONY: suite pure fast warm test-exhaustive
+# `make test` with every sweep in full (BRSON_EXHAUSTIVE=1; tests/tiers.py): extract on every
+# slot of every real file, the full hypothesis example counts, the long fuzz slices, the whole
+# scan library. After changing an operation's core or a generator, and before a release.
+test-exhaustive:
+	BRSON_EXHAUSTIVE=1 $(MAKE) test
+
 # pytest rewrites each test module's asserts at import and caches the result in __pycache__;
 # on a fresh clone the suite's and the pure pass's workers, started together, would each
 # rewrite every module (a collection: 18 s of CPU cold, 10 s from the cache). `make test` has

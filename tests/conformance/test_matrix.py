@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import random
 import re
 from collections import Counter
 from pathlib import Path
@@ -31,10 +32,11 @@ from brson.ops.diff import diff
 from brson.ops.extract import extract
 from brson.ops.validate import Severity, validate
 from brson.package import load_package
+from tests.tiers import EXHAUSTIVE
 
 from .conftest import CORPUS, Check
 from .oracle import View, file_view, is_guid, type_table_problems, typed, view
-from .writers import BROTLI_SETTINGS, Sample, decoded
+from .writers import BROTLI_SETTINGS, Sample, decoded, slots
 
 pytestmark = pytest.mark.slow  # every operation on every sample and writer variant: minutes of CPU
 
@@ -374,20 +376,86 @@ def _extract_checks(
     )
 
 
-#: How many slots of a writer variant are extracted through the API (real files: all of them).
+#: How many slots of a writer variant are extracted through the API in an exhaustive run
+#: (real files: all of them).
 VARIANT_SLOTS = 30
+#: Slots drawn at random (seeded by the file's name) on top of the structured spread: a real
+#: file's, a variant's.
+RANDOM_SLOTS = (6, 2)
+
+
+def _ids(value: Any, defined: set[str], referenced: set[str]) -> None:
+    """The IDs ``value`` defines (``ID`` and ``*-ID`` keys) and those it references, its
+    children slots and its link to its parent excluded."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("Children", "ParentReference"):
+                continue
+            if is_guid(item):
+                (defined if key == "ID" or str(key).endswith("-ID") else referenced).add(item)
+            else:
+                _ids(item, defined, referenced)
+    elif isinstance(value, list):
+        for item in value:
+            if is_guid(item):
+                referenced.add(item)
+            else:
+                _ids(item, defined, referenced)
+
+
+def extract_spread(src: View, name: str, real: bool) -> list[str]:
+    """The slots whose extraction takes each path, instead of every slot: the root, a middle
+    slot and the deepest leaf (:func:`picks`), the first slot holding ProtoFlux, the first
+    naming a root asset, the first with references to another slot's elements or to no
+    element of the file (keep, null and fail differ), the first with references only to its
+    own, and a seeded random draw."""
+    owner: dict[str, str] = {}
+    own: dict[str, tuple[set[str], set[str]]] = {}
+    for slot, _ in slots(src.doc):
+        defined: set[str] = set()
+        referenced: set[str] = set()
+        _ids(slot, defined, referenced)
+        own[slot["ID"]] = (defined, referenced)
+        owner.update(dict.fromkeys(defined, slot["ID"]))
+    assets: set[str] = set()
+    _ids(src.doc.get("Assets") or [], assets, set())
+    chosen = list(dict.fromkeys(picks(src).values()))
+    firsts: dict[str, str] = {}
+    for sid in src.slot_order:
+        defined, referenced = own[sid]
+        outside = referenced - defined
+        if any("ProtoFlux" in src.components[c][0] for c in defined if c in src.components):
+            firsts.setdefault("protoflux", sid)
+        if outside & assets:
+            firsts.setdefault("asset", sid)
+        if outside - assets:
+            firsts.setdefault("leaving", sid)
+        elif referenced & defined:
+            firsts.setdefault("inside", sid)
+    chosen += [s for s in firsts.values() if s not in chosen]
+    rest = [s for s in src.slot_order if s not in chosen]
+    draw = RANDOM_SLOTS[0] if real else RANDOM_SLOTS[1]
+    chosen += random.Random(name).sample(rest, min(draw, len(rest)))
+    return chosen
 
 
 def test_extract(
     path: Path, sample: Sample, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Every slot with each --external mode through the API (of a variant: every slot up to
-    :data:`VARIANT_SLOTS`, else an even spread of them), three slots through the CLI."""
+    """Each --external mode through the API on a structured spread of slots
+    (:func:`extract_spread`; BRSON_EXHAUSTIVE=1: every slot of a real file, an even spread
+    of :data:`VARIANT_SLOTS` of a variant's); through the CLI the root, a middle slot and the
+    deepest leaf of a real file, the middle slot of a variant (all three when exhaustive)."""
     tree = brson.load(path)
     src = source_view(path)
     errors_before = findings_of(path)[0]
     every = list(tree.walk())
-    if sample.variant not in ("", "main tree"):
+    real = sample.variant in ("", "main tree")
+    if not EXHAUSTIVE:
+        wanted = set(extract_spread(src, sample.name, real))
+        every = [s for s in every if s.id in wanted]
+        check(len(every) == len(wanted), "every slot of the spread is in the tree")
+    elif not real:
         every = every[:: -(-len(every) // VARIANT_SLOTS)]
     for slot in every:
         kept = extract(tree, slot, "keep")
@@ -402,7 +470,10 @@ def test_extract(
         except GraphError:
             check(bool(kept.report.external), "fail mode failed with no external reference")
     check(not tree.modified, "extracting leaves the source unmodified")
-    for which, slot_id in picks(src).items():
+    through_cli = picks(src)
+    if not (real or EXHAUSTIVE):  # the API checked this convention on each slot above
+        through_cli = {"middle": through_cli["middle"]}
+    for which, slot_id in through_cli.items():
         for mode in ("keep", "null", "fail"):
             out = tmp_path / f"{which}-{mode}{path.suffix if not sample.package else '.brson'}"
             code, stdout, err = run(

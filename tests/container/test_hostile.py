@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from brson.container import unpack
 from brson.document import bsondoc
 from brson.errors import BrsonError
+from tests.tiers import examples
 
 from .support import FIXTURES, real_files
 
@@ -78,19 +79,19 @@ def mutations(draw: st.DrawFn) -> tuple[bytes, str | None]:
 
 @pytest.mark.slow
 @given(mutations())
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), suppress_health_check=[HealthCheck.too_slow])
 def test_mutated_inputs_raise_only_brson_errors(case: tuple[bytes, str | None]) -> None:
     read(*case)
 
 
 @given(st.binary(max_size=64), st.sampled_from(NAMES))
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 def test_random_bytes_raise_only_brson_errors(data: bytes, name: str | None) -> None:
     read(data, name)
 
 
 @given(st.binary(max_size=48), st.sampled_from([0, 1, 2, 3]), st.sampled_from(NAMES))
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 def test_random_payload_after_frdt_header(payload: bytes, kind: int, name: str | None) -> None:
     """A correct header in front of garbage: each codec's own validation must hold."""
     read(b"FrDT\0\0\0\0" + bytes([kind]) + payload, name)

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brson.document import raw
+from tests.tiers import examples
 
 #: The rule as first written, starting at the element's type byte.
 LEADING_INDEX = re.compile(rb"(?:\x10Type\x00(.{4})|\x12Type\x00(.{8}))\x03Data\x00", re.DOTALL)
@@ -58,7 +59,7 @@ def _same(data: bytes) -> None:
     assert raw.type_index_values(found) == {i for _, _, i in raw.component_type_indices(data)}
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.one_of(PIECES, st.binary(max_size=6)), max_size=40))
 def test_generated_bytes(parts: list[bytes]) -> None:
     _same(b"".join(parts))

@@ -23,6 +23,7 @@ from brson.document import bsondoc, jsonform, numberrecord
 from brson.errors import DocumentError
 from tests.differential import check_built, loadable_trees
 from tests.document.test_jsonform import _documents, values
+from tests.tiers import examples
 
 FORMREADC = built("_formreadc")
 needs_c = pytest.mark.skipif(FORMREADC is None, reason="the C form reader is not built")
@@ -118,7 +119,7 @@ def test_every_sample_and_fixture(name: str, monkeypatch: pytest.MonkeyPatch) ->
 @needs_c
 @pytest.mark.slow
 @given(doc=_documents(values))
-@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_generated_documents(doc: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     text = _form_text(bsondoc.encode(doc))
     assert_same(text, monkeypatch)

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from brson.container import unpack
 from brson.document import bsondoc, jsonform
 from brson.errors import DocumentError
+from tests.tiers import examples
 
 ROUND_TRIP_FILES = real_files() + sorted(
     p for p in FIXTURES.glob("*.*son") if p.name.startswith(("tiny", "neos", "multi", "stored"))
@@ -212,7 +213,7 @@ values = st.recursive(
 
 @pytest.mark.slow
 @given(_documents(values))
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 def test_json_form_round_trip_generated(doc: dict[str, Any]) -> None:
     raw = bsondoc.encode(doc)
     assert bsondoc.encode(bsondoc.decode(raw)) == raw
@@ -269,7 +270,7 @@ def _streamed(raw: bytes, indent: int | None, container: Any = None, chunk: int 
 
 @pytest.mark.slow
 @given(_documents(values), st.sampled_from([None, {"framing": "frdt", "codec": "lz4"}]))
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 def test_streamed_form_is_the_reference_text(doc: dict[str, Any], container: Any) -> None:
     raw = bsondoc.encode(doc)
     decoded = bsondoc.decode(raw)
@@ -290,7 +291,7 @@ def test_streamed_form_of_files_is_the_reference_text(path: Path) -> None:
 
 @pytest.mark.slow
 @given(_documents(values))
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 def test_in_place_reader_is_from_jsonable(doc: dict[str, Any]) -> None:
     raw = bsondoc.encode(doc)
     text = jsonform.dumps(bsondoc.decode(raw))
@@ -328,7 +329,7 @@ def test_depth_limit_is_the_same_for_every_writer() -> None:
 
 @pytest.mark.slow  # 100 generated documents both ways: about 3.5 s of CPU
 @given(_documents(values))
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 def test_number_record_streamed_and_whole_agree(doc: dict[str, Any]) -> None:
     """The ``$numbers`` record is the same whether the document is walked in chunks or
     rendered whole, and reading it back gives the identical BSON."""

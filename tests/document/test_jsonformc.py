@@ -26,6 +26,7 @@ from brson.errors import BrsonError
 from tests.conftest import SAMPLES
 from tests.differential import check_built, loadable_trees
 from tests.document.test_jsonform import _documents, values
+from tests.tiers import examples
 
 JSONFORMC = built("_jsonformc")
 needs_c = pytest.mark.skipif(JSONFORMC is None, reason="the C JSON form renderer is not built")
@@ -96,7 +97,7 @@ def test_real_samples_are_rendered_in_c() -> None:
 @needs_c
 @pytest.mark.slow
 @given(_documents(values))
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 def test_generated_documents(doc: dict[str, Any]) -> None:
     assert_same(bsondoc.encode(doc))
 
@@ -210,7 +211,7 @@ def test_nesting_past_the_limit_takes_the_python_path() -> None:
 def test_pieces_and_record_of_a_big_document() -> None:
     """Tiny pieces and a record of several pieces (each at most a quarter MiB) give the
     same text as one piece: the resumable stack and the record's cuts lose nothing."""
-    slots = [{"ID": f"id{i:06d}", "v": [float(i), i], "n": f"slot {i}"} for i in range(30000)]
+    slots = [{"ID": f"id{i:06d}", "v": [float(i), i], "n": f"slot {i}"} for i in range(16000)]
     data = bsondoc.encode({"Object": {"ID": "root", "Children": slots}, "x": 1})
     assert_same(data, taken=True)
     assert JSONFORMC is not None

@@ -28,6 +28,7 @@ from brson.document import raw
 from brson.errors import BrsonError
 from tests.conftest import SAMPLES
 from tests.differential import check_built, part_trees_bson, sample_parts
+from tests.tiers import examples
 
 
 def _load_rawc() -> ModuleType | None:
@@ -239,7 +240,7 @@ ints = st.one_of(st.integers(-8, 300), st.sampled_from([-(1 << 31), 1 << 31, 1 <
 
 @pytest.mark.slow
 @needs_c
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=200), ints, ints)
 def test_random_bytes(buf: bytes, start: int, end: int) -> None:
     same_all(buf, start, end, ((), ((b"\x02a\x00", "a", 2),)))
@@ -283,7 +284,7 @@ documents = st.recursive(
 
 @pytest.mark.slow
 @needs_c
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @given(documents, st.data())
 def test_generated_documents(doc: dict[str, Any], data: st.DataObject) -> None:
     """Well-formed documents (members, components, arrays, every type), then mutated."""

@@ -15,6 +15,7 @@ from brson.codecs.varint import write_varint
 from brson.errors import BrsonError
 from brson.meshx.format import MAGIC, MeshXError, read, write
 from brson.meshx.mesh import POINTS, TRIANGLES, Blendshape, BlendshapeFrame, Bone, Mesh, Submesh
+from tests.tiers import examples
 
 
 def sample(bones: int = 3, big_index: bool = False) -> Mesh:
@@ -249,7 +250,7 @@ def test_other_refusals() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_mutations_raise_only_brson_errors(data: st.DataObject) -> None:
     raw = bytearray(write(sample(), lz4=data.draw(st.booleans())))

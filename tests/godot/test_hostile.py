@@ -38,10 +38,13 @@ from brson.godot import (
     loads,
     loads_prefix,
 )
+from tests.tiers import examples
 
 from .cases import CASES3, CASES4, crafted
 
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 #: Most bytes Python may hold at once while refusing an absurd count (measured: under 3.5 KB).
 REFUSAL_PEAK = 16 * 1024
 

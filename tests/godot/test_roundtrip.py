@@ -8,11 +8,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from brson.godot import dumps, loads, loads_prefix
+from tests.tiers import examples
 
 from .cases import CASES3, CASES4, crafted, full_object, random_values
 from .strategies import same, values
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _check_roundtrip(value: Any, godot: int) -> None:

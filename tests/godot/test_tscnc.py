@@ -27,6 +27,7 @@ from brson.godot import export, tscn
 from brson.godot.export import export_scene, slot_metadata, slot_metadata_text
 from brson.model import Slot, slothead
 from tests.differential import check_built, loadable_trees
+from tests.tiers import examples
 
 TSCNC = built("_tscnc")
 needs_c = pytest.mark.skipif(TSCNC is None, reason="the C metadata writer is not built")
@@ -262,7 +263,7 @@ VALUES = st.recursive(
 
 @pytest.mark.slow
 @needs_c
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.text(max_size=6), VALUES, max_size=6))
 def test_generated_documents(doc: dict[str, Any]) -> None:
     try:
@@ -279,7 +280,7 @@ def test_generated_documents(doc: dict[str, Any]) -> None:
         max_size=6,
     )
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_metadata_lines_as_the_writer(metadata: dict[str, str]) -> None:
     """A node's metadata lines from strings and written text are the general writer's."""
     for godot in (3, 4):

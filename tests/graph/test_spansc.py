@@ -28,6 +28,7 @@ from brson.model.spans import ComponentSpans
 from brson.model.tree import DataTree
 from tests.differential import check_built, part_trees_bson
 from tests.graph.synth import world
+from tests.tiers import examples
 
 _spansc = built("_spansc")
 
@@ -175,7 +176,7 @@ _values = st.recursive(
 
 @pytest.mark.slow
 @needs_c
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.dictionaries(_keys, _values, max_size=5), st.randoms(use_true_random=False))
 def test_generated(doc: dict[str, object], rnd: random.Random) -> None:
     buf = bson.encode({"Object": doc})

@@ -26,6 +26,7 @@ from .test_depth import time_bound
 sys.path.insert(0, str(PROJECT_ROOT))
 from fuzz import targets
 from fuzz.harness import mutate
+from tests.tiers import examples
 
 pytestmark = pytest.mark.slow  # every fuzz target on mutated seeds
 
@@ -48,7 +49,7 @@ def test_every_seed_passes(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(data=st.data())
 def test_mutated_seeds_raise_only_brson_errors(name: str, data: st.DataObject) -> None:
     pool = SEEDS[name]

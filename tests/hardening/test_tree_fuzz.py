@@ -1,5 +1,6 @@
 """A fixed slice of the structure-aware fuzzer (fuzz/trees.py): hostile data trees through
-every command, in-process. ``make fuzz`` runs the long version (FUZZ_TREE_RUNS)."""
+every command, in-process. ``make fuzz`` runs the long version (FUZZ_TREE_RUNS), and
+BRSON_EXHAUSTIVE=1 a longer slice."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from fuzz.trees import MUTATIONS, hostile_tree, run_commands  # noqa: E402
+from tests.tiers import sweep  # noqa: E402
 
 pytestmark = pytest.mark.slow  # hostile trees through 18 commands each
 
-SLICE = 48
+SLICE = sweep(48, 16)
 
 
 @pytest.mark.parametrize("chunk", range(4))

@@ -22,6 +22,7 @@ from brson._speedups import built
 from brson.model.ids import scan as idscan
 from brson.model.numbering import highest_number, is_sequential, numbered_ids_in_bytes
 from tests.differential import check_built, loaded_buffers
+from tests.tiers import examples, sweep
 
 _idscanc = built("_idscanc")
 needs_c = pytest.mark.skipif(_idscanc is None, reason="the C ID scan is not built")
@@ -123,7 +124,7 @@ def test_mutated(buffers: list[bytes]) -> None:
     """Bytes flipped, IDs copied over others (repeats), keys changed, spans cut anywhere."""
     rng = random.Random(14)
     for buf in buffers[:40]:
-        for _ in range(10):
+        for _ in range(sweep(10, 4)):
             data = bytearray(buf)
             for _ in range(rng.randint(1, 20)):
                 at = rng.randrange(len(data))
@@ -178,7 +179,7 @@ _GUIDS = st.sampled_from(
 
 @pytest.mark.slow
 @needs_c
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.tuples(_KEYS, _GUIDS, st.binary(max_size=6), st.sampled_from([b"\x02", b"\x01"])),

@@ -23,6 +23,7 @@ import brson
 from brson.model import DataTree, Slot, transform
 from brson.model.slot import SLOT_MEMBERS
 from tests.differential import loadable_trees
+from tests.tiers import examples
 
 TRS = {"Position": (0.0, 0.0, 0.0), "Rotation": (0.0, 0.0, 0.0, 1.0), "Scale": (1.0, 1.0, 1.0)}
 
@@ -159,7 +160,7 @@ member_data = st.one_of(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.dictionaries(st.sampled_from(sorted(SLOT_MEMBERS)), member_data))
 def test_generated_members(members: dict[str, Any]) -> None:
     tree = _built(_slot_doc(members))

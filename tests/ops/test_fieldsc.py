@@ -28,6 +28,7 @@ from brson.ops.validate.context import ComponentInfo, Context
 from brson.ops.validate.findings import Findings
 from tests.conftest import FIXTURES
 from tests.differential import check_built, loaded_buffers
+from tests.tiers import examples
 
 _fieldsc = built("_fieldsc")
 needs_c = pytest.mark.skipif(_fieldsc is None, reason="validate's C loop is not built")
@@ -169,14 +170,14 @@ _DATA = st.dictionaries(_KEYS, st.one_of(_VALUES, _MEMBERS), max_size=8)
 
 @pytest.mark.slow
 @needs_c
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(_DATA, max_size=5))
 def test_generated(datas: list[dict[str, Any]]) -> None:
     same(datas)
 
 
 @needs_c
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_VALUES, max_size=12))
 def test_generated_guids(values: list[Any]) -> None:
     assert c_guids(values) == context.all_guids_py(values)
@@ -209,7 +210,7 @@ _ANY_KEY = st.one_of(
 
 
 @needs_c
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_ANY_KEY)
 def test_key_rule_is_the_forms_rule(key: str) -> None:
     """The C loop holds no key rule of its own: a key is checked for a GUID exactly when

@@ -25,6 +25,7 @@ import brson
 from brson.document import raw
 from brson.model.component import Component
 from brson.ops.validate import RULES, Finding, Severity, unreadable, validate
+from tests.tiers import examples
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
@@ -320,7 +321,7 @@ def test_parent_reference_cycles_are_findings_not_hangs() -> None:
     assert len(loop) == 1 and "GetActiveUserSelf" in loop[0].message
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_mutated_files_give_findings_never_exceptions(data: st.DataObject) -> None:
     """Flipped bytes, cut files and spliced junk: validate returns findings (errors when the

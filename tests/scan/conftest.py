@@ -1,5 +1,6 @@
-"""The scan tests' library: ~1,800 generated archives (fixtures/scan/make_corpus.py) made
-once per session, and one clean single-worker index every other scan is compared with.
+"""The scan tests' library: generated archives (fixtures/scan/make_corpus.py; ~700, or
+~1,800 with BRSON_EXHAUSTIVE=1) made once per session, and one clean single-worker index every
+other scan is compared with.
 
 duckdb, pyarrow and dask are imported at the top on purpose: without the ``scan``/``dask``
 extras these tests fail (an error at collection), they never skip."""
@@ -20,10 +21,12 @@ import pytest
 from brson.scan import engine
 from brson.scan.extract import Options
 from brson.scan.schema import TABLES
+from tests.tiers import sweep
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-#: Items in the test library (plus ~280 duplicates, broken, hostile and real files).
-ITEMS = 1500
+#: Items in the test library (plus duplicates, broken, hostile and real files): enough for
+#: a scan killed mid-way to have committed several shards of 40 and have more to go.
+ITEMS = sweep(1500, 600)
 #: Bombs are refused at this size instead of being decompressed to 4 GiB's check (fast).
 MAX_SIZE = 32 << 20
 OPTIONS = Options(max_size=MAX_SIZE)
@@ -77,3 +80,17 @@ def sql(index: Path) -> Callable[[str], list[tuple[Any, ...]]]:
             con.close()
 
     return run
+
+
+#: The pytest-xdist group of every test that reads the library: one worker builds the library
+#: and its clean index once, instead of each worker building its own.
+LIBRARY_GROUP = "scan-library"
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if item.path.is_relative_to(here) and ("corpus" in fixtures or "clean_index" in fixtures):
+            item.add_marker(pytest.mark.xdist_group(LIBRARY_GROUP))

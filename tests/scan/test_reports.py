@@ -17,7 +17,7 @@ import pytest
 import brson
 from brson.ops.validate import validate
 from brson.scan import query
-from tests.scan.conftest import MAX_SIZE
+from tests.scan.conftest import ITEMS, MAX_SIZE
 
 pytestmark = pytest.mark.slow  # every report over an index of the whole corpus
 
@@ -120,7 +120,7 @@ def test_assets(clean_index: Path, truth: Truth) -> None:
     sizes = query.run(
         clean_index, "SELECT count(*) FROM assets WHERE scheme = 'packdb' AND size > 0"
     ).rows
-    assert sizes[0][0] > 40
+    assert sizes[0][0] > ITEMS // 25 * 2 // 3  # a package every 25 items, NeosVR's excepted
 
 
 def test_duplicates(clean_index: Path, truth: Truth, corpus: Path) -> None:

@@ -13,8 +13,9 @@ import pytest
 
 from brson.cli.app import main
 from fuzz.trees import hostile_tree
+from tests.tiers import sweep
 
-SEEDS = 30
+SEEDS = sweep(30, 12)
 
 
 @pytest.mark.slow
