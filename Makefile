@@ -134,11 +134,12 @@ gltf-tools:
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # CPU seconds (user + sys of every process), measured at load average 6-14 on the shared
 # 2-CPU machine: lint 2, typecheck 18 (no mypy cache), vendor-check 6, wheel-check 41, pure
-# 106 (500 tests), sanitize 220 (700 tests), fuzz-short about 100, warm 18 (a pytest process
+# 106 (measured at 500 tests; 675 now), sanitize 283 (1,052 tests, one process), fuzz-short 45 (ten targets, each
+# process instrumenting only the modules it imports), warm 18 (a pytest process
 # after it collects in 10, not 18), suite about 750 (an estimate: 5,085 tests;
 # tests/conformance's 1,299 cells 267 in one process, extract 89 and set 31 of that; a `brson`
 # process costs 0.6 s before it reads a byte, and the CLI, engine and pipeline tests start
-# hundreds), setup (venv and pip install -e, C extensions compiled) 55. About 1,300 s in all:
+# hundreds), setup (venv and pip install -e, C extensions compiled) 55-64. About 1,300 s in all:
 # about 11 min on two idle CPUs, over the 5-minute aim.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
@@ -250,9 +251,10 @@ fuzz: $(STAMP)
 	fi
 
 # A short slice of the same (what CI runs besides the in-suite hypothesis mutation tests): every
-# target, each with the runs (after its seed corpus) that reach most of what 2,000 reached on
-# the fixed seed. FUZZ_SHORT's `target:runs` entries are FUZZ_TARGETS' form for a count of
-# its own.
+# target, each after its seed corpus with runs for a few seconds of CPU (per input: sql about
+# 0.13 s, one DuckDB opened; loads, patch, gltf, folders 10-20 ms; the Godot and MeshX readers
+# well under 1 ms). FUZZ_SHORT's `target:runs` entries are FUZZ_TARGETS' form with a count of
+# its own. Measured: 45 s of CPU in all (on a fresh clone: corpora seeded), at load average 12.
 FUZZ_SHORT ?= loads:400 validate:1000 godot3:2000 godot4:2000 package:300 gltf:200 \
   meshx:2000 patch:400 folders:300 sql:30
 fuzz-short: $(STAMP)
