@@ -141,7 +141,7 @@ gltf-tools:
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # CPU seconds (user + sys of every process), measured at load average 6-14 on the shared
 # 2-CPU machine: lint 2, typecheck 18 (no mypy cache), vendor-check 6, wheel-check 41, pure
-# 106 (measured at 500 tests; 675 now), sanitize 283 (1,052 tests, one process), fuzz-short 45 (ten targets, each
+# 73 (409 tests; 102 with the 675 before the coverage cut, same conditions), sanitize 283 (1,052 tests, one process), fuzz-short 45 (ten targets, each
 # process instrumenting only the modules it imports), warm 18 (a pytest process
 # after it collects in 10, not 18), suite about 750 (an estimate: 5,085 tests;
 # tests/conformance's 1,299 cells 267 in one process, extract 89 and set 31 of that; a `brson`
@@ -192,7 +192,8 @@ typecheck: $(STAMP)
 # wall (155 s CPU, 2,527 tests). Side by side, at load average 1.3-1.9 (other jobs using about
 # one CPU at times), lint and mypy from their caches: 116 s wall, 198 s CPU (2,822 tests on 2
 # workers; collection 9.5 s of CPU per worker with bytecode cached, 18 s without). Over the
-# 90-second aim: the fast tier's tests themselves are about 170 s of CPU.
+# 90-second aim: the fast tier's tests themselves are about 170 s of CPU. Later, at load
+# average 1.5-3, mypy without a cache: 126 s wall, 215 s CPU (3,713 fast tests), still over.
 check: $(STAMP)
 	$(MAKE) -j --output-sync=target lint typecheck fast
 
