@@ -141,8 +141,10 @@ gltf-tools:
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # CPU seconds (user + sys of every process), measured at load average 6-14 on the shared
 # 2-CPU machine: lint 2, typecheck 18 (no mypy cache), vendor-check 6, wheel-check 41, pure
-# 73 (409 tests; 102 with the 675 before the coverage cut, same conditions), sanitize 283 (1,052 tests, one process), fuzz-short 45 (ten targets, each
-# process instrumenting only the modules it imports), warm 18 (a pytest process
+# 73 (409 tests; 102 with the 675 before the coverage cut, same conditions), sanitize 283
+# (1,052 tests in one process, measured before two hypothesis tests, about an eighth of its
+# time, left it), fuzz-short 45 (ten targets, each process instrumenting only the modules it
+# imports), warm 18 (a pytest process
 # after it collects in 10, not 18), suite about 750 (an estimate: 5,085 tests;
 # tests/conformance's 1,299 cells 267 in one process, extract 89 and set 31 of that; a `brson`
 # process costs 0.6 s before it reads a byte, and the CLI, engine and pipeline tests start
