@@ -207,6 +207,7 @@ def test_nesting_past_the_limit_takes_the_python_path() -> None:
     assert _python_form(_nested(jsonform.MAX_DEPTH + 1), 1, None, True) is None
 
 
+@pytest.mark.slow
 @needs_c
 def test_pieces_and_record_of_a_big_document() -> None:
     """Tiny pieces and a record of several pieces (each at most a quarter MiB) give the

@@ -110,6 +110,7 @@ def buffers() -> list[bytes]:
     return [buf for _path, buf in loaded_buffers()]
 
 
+@pytest.mark.slow
 @needs_c
 def test_samples_and_fixtures(buffers: list[bytes]) -> None:
     assert buffers

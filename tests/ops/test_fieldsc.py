@@ -97,6 +97,7 @@ def documents() -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.slow
 @needs_c
 def test_samples_and_fixtures(documents: list[dict[str, Any]]) -> None:
     assert documents

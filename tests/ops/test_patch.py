@@ -349,6 +349,7 @@ def _leaves(node: object, path: tuple[object, ...] = ()) -> list[tuple[object, .
     return out
 
 
+@pytest.mark.slow
 def test_hostile_patches_fail_cleanly() -> None:
     """Every part of a real patch replaced by a value of another shape: the apply either
     works, reports conflicts, or raises PatchError, never another exception."""

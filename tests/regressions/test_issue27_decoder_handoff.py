@@ -111,6 +111,7 @@ def framing_inputs() -> list[bytes]:
     return found
 
 
+@pytest.mark.slow
 def test_c_check_answers_as_python() -> None:
     rawc = built("_rawc")
     if rawc is None:
@@ -120,6 +121,7 @@ def test_c_check_answers_as_python() -> None:
             assert rawc.first_overrun(data, depth) == first_overrun_py(data, depth)
 
 
+@pytest.mark.slow
 def test_framed_documents_decode() -> None:
     """What the check lets through decodes, and every real sample passes it (fixtures hold
     hostile documents on purpose)."""

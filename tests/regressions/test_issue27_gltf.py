@@ -139,6 +139,7 @@ def test_valid_strided_accessor_reads_the_same_as_before(tmp_path: Path) -> None
 
 
 # -- MeshX: one budget per run -----------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "export",
     [["export-gltf"], ["export-godot", "--godot", "3"]],
@@ -269,6 +270,7 @@ def test_buffer_files_share_the_run_limit(tmp_path: Path) -> None:
 
 
 # -- scale ---------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["wide", "chained", "wide-meshes", "chained-meshes"])
 def test_import_work_is_linear_in_nodes(shape: str) -> None:
     """Every added slot re-serialised the whole tree (a fresh ID source per edit) and was

@@ -276,6 +276,7 @@ def _deepest(n: int) -> str:
     return "0" + ".0" * n
 
 
+@pytest.mark.slow
 def test_reveal_is_linear_in_depth(tmp_path: Path) -> None:
     """``/api/reveal`` of the deepest slot: one descent, and an answer without keys (a key
     is as long as its depth; listing each level's children with theirs was depth squared)."""
