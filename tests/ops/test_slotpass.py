@@ -72,11 +72,16 @@ def _trees() -> list[tuple[str, DataTree]]:
 
 @needs_c
 @pytest.mark.parametrize("name", [name for name, _ in _trees()])
-def test_verdicts_match_the_families(name: str) -> None:
+def test_verdicts_match_the_families(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     tree = loadable_trees()[name]
     got = _verdicts(tree)
     if got is None:
-        pytest.skip("the pass does not apply to this tree")
+        # the pass declines this tree (legacy, a type table it cannot read, repeated IDs, or
+        # bytes C is unsure of): validate then takes the walk, and reports the same
+        with_pass = validate(tree)
+        monkeypatch.setattr(slotpass, "verdicts", lambda *args: None)
+        assert validate(tree) == with_pass, name
+        return
     ctx, found, flux_types = got
     rows = slotpass.SlotRows(tree, found.slots)
     flux_rows = [found.flux[at + 2] for at in range(0, len(found.flux), 3)]
@@ -117,14 +122,17 @@ def _both_ways(data: bytes, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
 @needs_c
 @pytest.mark.parametrize(
     "path",
-    sorted(p for d in (SAMPLES, FIXTURES / "validate", FIXTURES / "real") for p in d.glob("*.*")),
+    sorted(
+        p
+        for d in (SAMPLES, FIXTURES / "validate", FIXTURES / "real")
+        for p in d.glob("*.*")
+        if p.suffix not in (".md", ".py") and p.is_file()
+    ),
     ids=lambda p: p.name,
 )
 def test_same_findings_with_and_without_the_pass(
     path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if path.suffix in (".md", ".py") or not path.is_file():
-        pytest.skip("not an archive")
     _both_ways(path.read_bytes(), path.name, monkeypatch)
 
 
