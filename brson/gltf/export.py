@@ -525,7 +525,7 @@ class _Exporter:
                 except BrsonError as exc:
                     self.warn(slot, f"texture asset {url}: {exc.message}; a placeholder is used")
             if image is None:
-                image = images.placeholder(), "image/png"
+                image = images.PLACEHOLDER, "image/png"
             source = self.doc.image(image[0], image[1], name=str(url) if url else None)
             texture: dict[str, Any] = {"source": source, "sampler": self.sampler(component)}
             result = self.doc.add("textures", texture)

@@ -4,8 +4,11 @@ slots hidden or omitted, node extras, and the command's report."""
 
 from __future__ import annotations
 
+import io
 import json
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,6 +79,32 @@ def test_missing_texture_is_a_warning_with_url_and_slot() -> None:
     (warning,) = report.warnings
     assert "Handedness/Sign" in warning and "@packdb:///" in warning and "placeholder" in warning
     assert report.images == 1  # the placeholder
+
+
+def test_placeholder_needs_no_pillow(tmp_path: Path) -> None:
+    """A missing texture's placeholder is the 2 x 2 magenta/black checker, and an export whose
+    textures are all missing never imports Pillow (its resident memory is paid for nothing)."""
+    from PIL import Image
+
+    tree_file, out = tmp_path / "handedness.brson", tmp_path / "handedness.glb"
+    brson.dump(load_package(HANDEDNESS).tree, tree_file)  # the tree alone: no texture asset
+    script = (
+        "import sys; from brson.cli.app import main; "
+        f"code = main(['export-gltf', {str(tree_file)!r}, '-o', {str(out)!r}]); "
+        "print(code, 'PIL' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1] == "0 False", done.stdout + done.stderr
+    doc = gltf_json(out)
+    (image,) = doc["images"]
+    view = doc["bufferViews"][image["bufferView"]]
+    data = out.read_bytes()
+    chunk = data[20 + struct.unpack_from("<I", data, 12)[0] + 8 :]  # the BIN chunk's bytes
+    png = chunk[view["byteOffset"] : view["byteOffset"] + view["byteLength"]]
+    pixels = list(Image.open(io.BytesIO(png)).convert("RGB").getdata())
+    assert pixels == [(255, 0, 255), (0, 0, 0), (0, 0, 0), (255, 0, 255)]
 
 
 @pytest.mark.engine  # the Khronos glTF-Validator
