@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -115,18 +115,24 @@ class Document:
         return out
 
     def glb(self) -> bytes:
+        return b"".join(self._glb_pieces())
+
+    def _glb_pieces(self) -> list[bytes]:
+        """The ``.glb`` file in order: header, JSON chunk, BIN chunk, written one after the
+        other, as a whole file made of them would hold the JSON and the buffer twice more."""
         body = json.dumps(self.finish(), separators=(",", ":"), allow_nan=False).encode("utf-8")
-        body += b" " * (-len(body) % 4)
-        chunks = struct.pack("<II", len(body), 0x4E4F534A) + body
+        pad = b" " * (-len(body) % 4)
+        pieces = [struct.pack("<II", len(body) + len(pad), 0x4E4F534A), body, pad]
         if self.buffer:
-            chunks += struct.pack("<II", len(self.buffer), 0x004E4942) + bytes(self.buffer)
-        return struct.pack("<III", 0x46546C67, 2, 12 + len(chunks)) + chunks
+            # The buffer as it is, not a copy (a file's write takes a bytearray).
+            pieces += [struct.pack("<II", len(self.buffer), 0x004E4942), cast(bytes, self.buffer)]
+        return [struct.pack("<III", 0x46546C67, 2, 12 + sum(map(len, pieces))), *pieces]
 
     def save(self, path: str | Path) -> list[Path]:
         """Write ``.glb``, or ``.gltf`` with a ``.bin`` beside it; the files written."""
         target = Path(path)
         if target.suffix.lower() != ".gltf":
-            write_atomic(target, self.glb())
+            write_atomic(target, self._glb_pieces())
             return [target]
         bin_path = target.with_suffix(".bin")
         text = json.dumps(self.finish(bin_path.name), indent=1, allow_nan=False)
