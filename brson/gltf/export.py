@@ -98,6 +98,10 @@ class _TypeTable:
         self._types: list[Any] | None = None
         self._labels: tuple[str, ...] = ()
         self._renderers: frozenset[int] = frozenset()
+        #: :meth:`read`'s answers by the components' type indices: a world repeats a few
+        #: sets of components over its slots, and the nodes share one (read-only) label list
+        #: per set instead of holding a list each until the JSON is written.
+        self._seen: dict[tuple[int, ...], tuple[list[str], bool]] = {}
 
     def _load(self, slot: Slot) -> bool:
         tree = slot.tree
@@ -113,6 +117,7 @@ class _TypeTable:
                 i for i, t in enumerate(types) if t.full_name.removeprefix(_ENGINE) in _RENDERERS
             )
             self._types = types
+            self._seen = {}
         return True
 
     def read(self, slot: Slot, indices: tuple[int, ...] | None) -> tuple[list[str] | None, bool]:
@@ -120,12 +125,16 @@ class _TypeTable:
         whether one may be a renderer (False only when every type is known and none is)."""
         if indices is None or not self._load(slot):
             return None, indices != ()  # a slot without components renders nothing
+        found = self._seen.get(indices)
+        if found is not None:
+            return found
         count = len(self._labels)
         if not all(0 <= i < count for i in indices):
             return None, True
-        labels = self._labels
-        renderers = self._renderers
-        return [labels[i] for i in indices], any(i in renderers for i in indices)
+        labels, renderers = self._labels, self._renderers
+        found = [labels[i] for i in indices], any(i in renderers for i in indices)
+        self._seen[indices] = found
+        return found
 
 
 class _Exporter:
