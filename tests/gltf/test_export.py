@@ -257,3 +257,23 @@ def test_copies_of_a_procedural_mesh_are_generated_once(monkeypatch: pytest.Monk
     document, report = export_gltf(tree)
     assert len(generated) == 4
     assert json.dumps(document.json, sort_keys=True) + document.glb().hex() == shared
+
+
+def test_glb_json_chunk_is_json_dumps_in_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The .glb's JSON chunk, encoded a batch of nodes at a time, is byte for byte the whole
+    document's compact ``json.dumps``: on the largest sample (batches smaller than its node
+    count, not a divisor of it) and on edges (no keys, an empty array, an array of exactly one
+    batch and of one batch and one more)."""
+    from brson.gltf import document as gltf_document
+
+    monkeypatch.setattr(gltf_document, "_BATCH", 10)
+    package = load_package(SAMPLES / "mar_coresys.resonitepackage")
+    document, _report = export_gltf(package.tree)
+    assert document.count("nodes") > 10 and document.count("nodes") % 10
+    whole = json.dumps(document.finish(), separators=(",", ":"), allow_nan=False)
+    data = document.glb()
+    (length,) = struct.unpack_from("<I", data, 12)
+    assert data[20 : 20 + length].rstrip(b" ") == whole.encode("utf-8")
+    for value in ({}, {"a": [], "b": {"c": ["\u00e9", 1.5]}}, {"a": [1] * 10}, {"a": [{}] * 11}):
+        pieces = gltf_document._compact_json(value)
+        assert b"".join(pieces) == json.dumps(value, separators=(",", ":")).encode()
