@@ -67,7 +67,7 @@ def metallic_roughness(data: bytes) -> bytes:
 
 #: A 2 x 2 magenta/black checker PNG standing in for a missing texture (RGB, no filter, the
 #: bytes Pillow writes for it).  A constant: an export whose textures are all missing (no asset
-#: cache given) then never imports Pillow, about 15 MB of resident memory and its start-up time.
+#: cache given) then never imports Pillow (megabytes of resident memory, and its start-up time).
 PLACEHOLDER = (
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x02\x00\x00\x00\x02\x08\x02\x00\x00\x00"
     b"\xfd\xd4\x9as\x00\x00\x00\x12IDATx\x9cc\xf8\xcf\xf0\x9f\x01\x02\xfe3\xfc\x07\x00\x1b"
