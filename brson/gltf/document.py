@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -23,6 +24,8 @@ _COMPONENT = {
     np.dtype(np.uint32): UNSIGNED_INT,
 }
 GENERATOR = "brson"
+#: Items of a long top-level array written to a .glb's JSON at a time.
+_BATCH = 512
 
 
 class Document:
@@ -115,18 +118,25 @@ class Document:
         return out
 
     def glb(self) -> bytes:
-        body = json.dumps(self.finish(), separators=(",", ":"), allow_nan=False).encode("utf-8")
-        body += b" " * (-len(body) % 4)
-        chunks = struct.pack("<II", len(body), 0x4E4F534A) + body
+        return b"".join(self._glb_pieces())
+
+    def _glb_pieces(self) -> list[bytes]:
+        """The ``.glb`` file in order: header, JSON chunk, BIN chunk, written one after the
+        other, as a whole file made of them would hold the JSON and the buffer twice more."""
+        body = list(_compact_json(self.finish()))
+        length = sum(map(len, body))
+        pad = b" " * (-length % 4)
+        pieces = [struct.pack("<II", length + len(pad), 0x4E4F534A), *body, pad]
         if self.buffer:
-            chunks += struct.pack("<II", len(self.buffer), 0x004E4942) + bytes(self.buffer)
-        return struct.pack("<III", 0x46546C67, 2, 12 + len(chunks)) + chunks
+            # The buffer as it is, not a copy (a file's write takes a bytearray).
+            pieces += [struct.pack("<II", len(self.buffer), 0x004E4942), cast(bytes, self.buffer)]
+        return [struct.pack("<III", 0x46546C67, 2, 12 + sum(map(len, pieces))), *pieces]
 
     def save(self, path: str | Path) -> list[Path]:
         """Write ``.glb``, or ``.gltf`` with a ``.bin`` beside it; the files written."""
         target = Path(path)
         if target.suffix.lower() != ".gltf":
-            write_atomic(target, self.glb())
+            write_atomic(target, self._glb_pieces())
             return [target]
         bin_path = target.with_suffix(".bin")
         text = json.dumps(self.finish(bin_path.name), indent=1, allow_nan=False)
@@ -136,3 +146,26 @@ class Document:
             written.append(bin_path)
         write_atomic(target, text.encode("utf-8"))
         return written
+
+
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+def _compact_json(document: dict[str, Any]) -> Iterator[bytes]:
+    """``json.dumps(document, separators=(",", ":"))`` encoded, the same bytes, in pieces: a
+    long top-level array (a world's nodes) a batch of items at a time, so that the text is
+    never held whole beside the encoder's pieces of it and its encoded copy."""
+    sep = b"{"
+    for key, value in document.items():
+        yield sep + _compact(key) + b":"
+        sep = b","
+        if isinstance(value, list) and len(value) > _BATCH:
+            yield b"["
+            for at in range(0, len(value), _BATCH):
+                text = _compact(value[at : at + _BATCH])[1:-1]
+                yield text if at == 0 else b"," + text
+            yield b"]"
+        else:
+            yield _compact(value)
+    yield b"}" if sep == b"," else b"{}"

@@ -67,7 +67,7 @@ def _kind(component: Component) -> str:
 
 
 def _finite(values: list[float], what: str, slot: Slot) -> list[float]:
-    if not all(math.isfinite(v) for v in values):
+    if not all(map(math.isfinite, values)):
         raise ModelError(f"{what} {values} is not finite", path=slot.path)
     return values
 
@@ -98,6 +98,10 @@ class _TypeTable:
         self._types: list[Any] | None = None
         self._labels: tuple[str, ...] = ()
         self._renderers: frozenset[int] = frozenset()
+        #: :meth:`read`'s answers by the components' type indices: a world repeats a few
+        #: sets of components over its slots, and the nodes share one (read-only) label list
+        #: per set instead of holding a list each until the JSON is written.
+        self._seen: dict[tuple[int, ...], tuple[list[str], bool]] = {}
 
     def _load(self, slot: Slot) -> bool:
         tree = slot.tree
@@ -113,28 +117,24 @@ class _TypeTable:
                 i for i, t in enumerate(types) if t.full_name.removeprefix(_ENGINE) in _RENDERERS
             )
             self._types = types
+            self._seen = {}
         return True
 
-    def _known(self, slot: Slot, indices: tuple[int, ...] | None) -> bool:
+    def read(self, slot: Slot, indices: tuple[int, ...] | None) -> tuple[list[str] | None, bool]:
+        """The components' ``type_label``s (None when an index is not in the table) and
+        whether one may be a renderer (False only when every type is known and none is)."""
         if indices is None or not self._load(slot):
-            return False
+            return None, indices != ()  # a slot without components renders nothing
+        found = self._seen.get(indices)
+        if found is not None:
+            return found
         count = len(self._labels)
-        return all(0 <= i < count for i in indices)
-
-    def labels(self, slot: Slot, indices: tuple[int, ...] | None) -> list[str] | None:
-        """The components' ``type_label``s, or None when an index is not in the table."""
-        if not self._known(slot, indices):
-            return None
-        assert indices is not None
-        return [self._labels[i] for i in indices]
-
-    def may_render(self, slot: Slot, indices: tuple[int, ...] | None) -> bool:
-        """False when every component's type is known and none is a renderer."""
-        if not indices:
-            return indices is None
-        if not self._known(slot, indices):
-            return True
-        return any(i in self._renderers for i in indices)
+        if not all(0 <= i < count for i in indices):
+            return None, True
+        labels, renderers = self._labels, self._renderers
+        found = [labels[i] for i in indices], any(i in renderers for i in indices)
+        self._seen[indices] = found
+        return found
 
 
 class _Exporter:
@@ -165,27 +165,30 @@ class _Exporter:
         self.report.warnings.append(where + message)
 
     # -- nodes ----------------------------------------------------------------------------
-    def node(self, slot: Slot, head: SlotHead | None) -> dict[str, Any]:
+    def node(self, slot: Slot, head: SlotHead | None, labels: list[str] | None) -> dict[str, Any]:
+        """The slot's glTF node; ``labels`` its components' type labels when already known."""
         vectors = head_vectors(head) if head is not None else None
         if vectors is None:
             slot.local_matrix()  # raises a ModelError naming the slot for malformed transforms
             position = slot.position if slot.position is not None else [0.0, 0.0, 0.0]
             rotation = slot.rotation if slot.rotation is not None else [0.0, 0.0, 0.0, 1.0]
             scale = slot.scale if slot.scale is not None else [1.0, 1.0, 1.0]
+            position = [float(v) for v in position]
+            rotation = [float(v) for v in rotation]
+            scale = [float(v) for v in scale]
         else:
-            position, rotation, scale = vectors
+            position, rotation, scale = vectors  # a head's lists hold floats only
         name = head[1] if head is not None else slot.name
         node: dict[str, Any] = {"name": name if isinstance(name, str) else ""}
-        t = frame.translation(_finite([float(v) for v in position], "Position", slot))
-        r = frame.rotation(_finite([float(v) for v in rotation], "Rotation", slot))
-        s = _finite([float(v) for v in scale], "Scale", slot)
+        t = frame.translation(_finite(position, "Position", slot))
+        r = frame.rotation(_finite(rotation, "Rotation", slot))
+        s = _finite(list(scale), "Scale", slot)
         if t != [0.0, 0.0, 0.0]:
             node["translation"] = t
         if r != [0.0, 0.0, 0.0, 1.0] and r != [-0.0, -0.0, 0.0, 1.0]:
             node["rotation"] = r
         if s != [1.0, 1.0, 1.0]:
             node["scale"] = s
-        labels = self.types.labels(slot, head[7]) if head is not None else None
         node["extras"] = {
             "resonite_id": head[0] if head is not None else slot.id,
             "resonite_components": (
@@ -203,7 +206,10 @@ class _Exporter:
             inactive = (head[3] if head is not None else slot.active) is False
             if inactive and self.omit_inactive:
                 continue
-            node = self.node(slot, head)
+            labels, may_render = (
+                self.types.read(slot, head[7]) if head is not None else (None, True)
+            )
+            node = self.node(slot, head, labels)
             if inactive:
                 node["extensions"] = {VISIBILITY: {"visible": False}}
                 self.doc.use(VISIBILITY)
@@ -214,7 +220,7 @@ class _Exporter:
                 roots.append(index)
             else:
                 parent.setdefault("children", []).append(index)
-            if head is None or self.types.may_render(slot, head[7]):
+            if may_render:
                 self.renderers(slot, node)
             if on_slot is not None:
                 on_slot()
@@ -525,7 +531,7 @@ class _Exporter:
                 except BrsonError as exc:
                     self.warn(slot, f"texture asset {url}: {exc.message}; a placeholder is used")
             if image is None:
-                image = images.placeholder(), "image/png"
+                image = images.PLACEHOLDER, "image/png"
             source = self.doc.image(image[0], image[1], name=str(url) if url else None)
             texture: dict[str, Any] = {"source": source, "sampler": self.sampler(component)}
             result = self.doc.add("textures", texture)

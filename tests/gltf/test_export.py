@@ -4,8 +4,11 @@ slots hidden or omitted, node extras, and the command's report."""
 
 from __future__ import annotations
 
+import io
 import json
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,6 +79,32 @@ def test_missing_texture_is_a_warning_with_url_and_slot() -> None:
     (warning,) = report.warnings
     assert "Handedness/Sign" in warning and "@packdb:///" in warning and "placeholder" in warning
     assert report.images == 1  # the placeholder
+
+
+def test_placeholder_needs_no_pillow(tmp_path: Path) -> None:
+    """A missing texture's placeholder is the 2 x 2 magenta/black checker, and an export whose
+    textures are all missing never imports Pillow (its resident memory is paid for nothing)."""
+    from PIL import Image
+
+    tree_file, out = tmp_path / "handedness.brson", tmp_path / "handedness.glb"
+    brson.dump(load_package(HANDEDNESS).tree, tree_file)  # the tree alone: no texture asset
+    script = (
+        "import sys; from brson.cli.app import main; "
+        f"code = main(['export-gltf', {str(tree_file)!r}, '-o', {str(out)!r}]); "
+        "print(code, 'PIL' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1] == "0 False", done.stdout + done.stderr
+    doc = gltf_json(out)
+    (image,) = doc["images"]
+    view = doc["bufferViews"][image["bufferView"]]
+    data = out.read_bytes()
+    chunk = data[20 + struct.unpack_from("<I", data, 12)[0] + 8 :]  # the BIN chunk's bytes
+    png = chunk[view["byteOffset"] : view["byteOffset"] + view["byteLength"]]
+    pixels = list(Image.open(io.BytesIO(png)).convert("RGB").getdata())
+    assert pixels == [(255, 0, 255), (0, 0, 0), (0, 0, 0), (255, 0, 255)]
 
 
 @pytest.mark.engine  # the Khronos glTF-Validator
@@ -228,3 +257,23 @@ def test_copies_of_a_procedural_mesh_are_generated_once(monkeypatch: pytest.Monk
     document, report = export_gltf(tree)
     assert len(generated) == 4
     assert json.dumps(document.json, sort_keys=True) + document.glb().hex() == shared
+
+
+def test_glb_json_chunk_is_json_dumps_in_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The .glb's JSON chunk, encoded a batch of nodes at a time, is byte for byte the whole
+    document's compact ``json.dumps``: on the largest sample (batches smaller than its node
+    count, not a divisor of it) and on edges (no keys, an empty array, an array of exactly one
+    batch and of one batch and one more)."""
+    from brson.gltf import document as gltf_document
+
+    monkeypatch.setattr(gltf_document, "_BATCH", 10)
+    package = load_package(SAMPLES / "mar_coresys.resonitepackage")
+    document, _report = export_gltf(package.tree)
+    assert document.count("nodes") > 10 and document.count("nodes") % 10
+    whole = json.dumps(document.finish(), separators=(",", ":"), allow_nan=False)
+    data = document.glb()
+    (length,) = struct.unpack_from("<I", data, 12)
+    assert data[20 : 20 + length].rstrip(b" ") == whole.encode("utf-8")
+    for value in ({}, {"a": [], "b": {"c": ["\u00e9", 1.5]}}, {"a": [1] * 10}, {"a": [{}] * 11}):
+        pieces = gltf_document._compact_json(value)
+        assert b"".join(pieces) == json.dumps(value, separators=(",", ":")).encode()
