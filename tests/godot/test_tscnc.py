@@ -158,6 +158,7 @@ def test_c_answers_real_samples(monkeypatch: pytest.MonkeyPatch) -> None:
             assert answered == len(slots)
 
 
+@pytest.mark.slow
 @needs_c
 @GODOT
 @pytest.mark.parametrize("name", sorted(TREES))

@@ -181,6 +181,7 @@ def check(src: DataTree, slot: Slot, result: ExtractResult, external: str = "kee
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "slot_id"), every_slot())
 def test_every_slot_of_every_sample(name: str, slot_id: str) -> None:
     src = source(name)

@@ -177,6 +177,7 @@ def test_generated(datas: list[dict[str, Any]]) -> None:
     same(datas)
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_VALUES, max_size=12))
