@@ -241,6 +241,7 @@ def anchors(buf: bytes) -> Iterator[tuple[tuple[int, int], list[int], bool]]:
         yield (spans.slot_span(number) if slot else spans.span(number)), offsets, slot
 
 
+@pytest.mark.slow
 @needs_c
 @pytest.mark.parametrize("name", sorted(TREES))
 def test_paths_on_real_trees(name: str) -> None:

@@ -128,6 +128,7 @@ _VARIANTS = [
 ]
 
 
+@pytest.mark.slow
 @needs_c
 def test_mutated(documents: list[dict[str, Any]]) -> None:
     """IDs replaced by near-GUIDs and other values, keys renamed, members emptied."""
