@@ -7,6 +7,7 @@ import re
 import struct
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,6 +60,7 @@ def _same(data: bytes) -> None:
     assert raw.type_index_values(found) == {i for _, _, i in raw.component_type_indices(data)}
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.one_of(PIECES, st.binary(max_size=6)), max_size=40))
 def test_generated_bytes(parts: list[bytes]) -> None:

@@ -78,6 +78,7 @@ def assert_same(data: bytes, *, taken: bool | None = None) -> None:
                 assert _form(data, True, *args) == expected
 
 
+@pytest.mark.slow
 @needs_c
 @pytest.mark.parametrize("name", sorted(TREES))
 def test_every_sample_and_fixture(name: str) -> None:

@@ -218,6 +218,7 @@ def variants(layout: raw.Layout, rng: random.Random) -> list[Any]:
     return [layout, tuple(changed), extra]
 
 
+@pytest.mark.slow
 @needs_c
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_mutated_real_documents(name: str) -> None:

@@ -121,6 +121,7 @@ def metadata_lines(meta: Any, godot: int = 4) -> list[str]:
     return list(tscn._metadata(writer, meta, bson_data=True))
 
 
+@pytest.mark.slow
 @needs_c
 @GODOT
 @pytest.mark.parametrize("name", sorted(TREES))
@@ -157,6 +158,7 @@ def test_c_answers_real_samples(monkeypatch: pytest.MonkeyPatch) -> None:
             assert answered == len(slots)
 
 
+@pytest.mark.slow
 @needs_c
 @GODOT
 @pytest.mark.parametrize("name", sorted(TREES))
@@ -178,6 +180,7 @@ def test_whole_export(name: str, godot: int, monkeypatch: pytest.MonkeyPatch) ->
     assert fast == slow
 
 
+@pytest.mark.slow
 @needs_c
 @pytest.mark.parametrize("name", sorted(TREES))
 def test_mutated_slots(name: str) -> None:
@@ -273,6 +276,7 @@ def test_generated_documents(doc: dict[str, Any]) -> None:
     same_value(buf, 0x03, 0, len(buf))
 
 
+@pytest.mark.slow
 @given(
     st.dictionaries(
         st.text(max_size=8),

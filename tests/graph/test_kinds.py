@@ -92,6 +92,7 @@ def test_kinds_checked_widely() -> None:
     assert sum(compare(buf, sure=True) for buf in TREES.values()) > 5000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TREES))
 def test_kinds_on_changed_bytes(name: str) -> None:
     """A key renamed (``Data``, ``ID`` no longer where the rules look) or an element's type

@@ -428,6 +428,7 @@ def test_graph_is_a_snapshot() -> None:
     assert len(fresh) == len(graph) - 1 and not fresh.stale
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_synthetic_worlds(seed: int) -> None:
     doc = synth.world(300, seed=seed, fanout=3 + seed, external=10)

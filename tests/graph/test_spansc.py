@@ -140,6 +140,7 @@ def test_component_spans_same_either_way(name: str, monkeypatch: pytest.MonkeyPa
         assert getattr(first, field) == getattr(second, field), field
 
 
+@pytest.mark.slow
 @needs_c
 @pytest.mark.parametrize("name", sorted(TREES))
 def test_mutated_and_truncated(name: str) -> None:
@@ -240,6 +241,7 @@ def anchors(buf: bytes) -> Iterator[tuple[tuple[int, int], list[int], bool]]:
         yield (spans.slot_span(number) if slot else spans.span(number)), offsets, slot
 
 
+@pytest.mark.slow
 @needs_c
 @pytest.mark.parametrize("name", sorted(TREES))
 def test_paths_on_real_trees(name: str) -> None:
@@ -248,6 +250,7 @@ def test_paths_on_real_trees(name: str) -> None:
         same_paths(buf, span, offsets, slot, sure=True)
 
 
+@pytest.mark.slow
 @needs_c
 @pytest.mark.parametrize("name", sorted(TREES))
 def test_paths_mutated(name: str) -> None:

@@ -226,6 +226,7 @@ def _read_member(member: Member) -> int:
     return count
 
 
+@pytest.mark.slow
 def test_reading_everything_changes_nothing(path: Path) -> None:
     tree = brson.load(path)
     original = stored_bson(path)
@@ -302,6 +303,7 @@ def _edits(tree: DataTree, doc: dict[str, Any]) -> list[Edit]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", range(6))
 def test_edit_changes_only_that_and_undo_restores_bytes(path: Path, edit: int) -> None:
     tree = brson.load(path)

@@ -162,6 +162,7 @@ def test_json_form_of_samples_matches_its_schema(path: Path) -> None:
     assert check(form, "jsonform") == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ARCHIVES, ids=ids_of(ARCHIVES))
 def test_json_form_with_its_container_matches_its_schema(path: Path) -> None:
     """What to-json writes: the ``$container`` record first, then the document."""

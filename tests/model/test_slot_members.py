@@ -160,6 +160,7 @@ member_data = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(200))
 @given(st.dictionaries(st.sampled_from(sorted(SLOT_MEMBERS)), member_data))
 def test_generated_members(members: dict[str, Any]) -> None:

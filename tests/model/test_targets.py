@@ -43,6 +43,7 @@ def load(name: str) -> brson.DataTree | None:
         return None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_targets_match_the_index(name: str) -> None:
     indexed, fresh = load(name), load(name)

@@ -82,6 +82,7 @@ def _both_ways(a: DataTree, b: DataTree) -> list[tuple[Diff, Diff]]:
     return pairs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FLUX_SAMPLES)
 @pytest.mark.parametrize("seed", range(6))
 def test_focused_connections_are_the_full_graphs(name: str, seed: int) -> None:

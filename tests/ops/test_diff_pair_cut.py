@@ -122,6 +122,7 @@ def _both(a: bytes, b: bytes) -> tuple[dict[str, Any], list[str], dict[str, Any]
     return pair_body, list(pair_diff.lines()), whole_body, list(whole_diff.lines())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("seed", range(8))
 def test_pair_cut_is_the_whole_cut(name: str, seed: int) -> None:

@@ -181,6 +181,7 @@ def check(src: DataTree, slot: Slot, result: ExtractResult, external: str = "kee
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "slot_id"), every_slot())
 def test_every_slot_of_every_sample(name: str, slot_id: str) -> None:
     src = source(name)
@@ -208,6 +209,7 @@ def test_every_slot_of_every_sample(name: str, slot_id: str) -> None:
     assert extract(src, slot_id).tree.to_bson() == result.tree.to_bson()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "slot_id"), every_slot())
 def test_every_extraction_validates_clean(name: str, slot_id: str) -> None:
     """No error or warning, except (with ``keep``) one dangling-reference warning for each

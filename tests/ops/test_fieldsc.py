@@ -128,6 +128,7 @@ _VARIANTS = [
 ]
 
 
+@pytest.mark.slow
 @needs_c
 def test_mutated(documents: list[dict[str, Any]]) -> None:
     """IDs replaced by near-GUIDs and other values, keys renamed, members emptied."""
@@ -177,6 +178,7 @@ def test_generated(datas: list[dict[str, Any]]) -> None:
     same(datas)
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_VALUES, max_size=12))

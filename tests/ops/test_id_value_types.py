@@ -89,6 +89,7 @@ COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("place", list(PLACES))
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_id_values_of_other_types_are_findings_or_errors(

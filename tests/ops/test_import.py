@@ -42,6 +42,7 @@ def component_types(tree: DataTree) -> list[str]:
     return [str(c.type) for c in tree.components()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", range(36))  # every slot of the standin sample
 def test_import_every_slot_of_a_sample_into_another(samples_dir: Path, n: int) -> None:
     slot_id = list(brson.load(samples_dir / STANDIN).walk())[n].id

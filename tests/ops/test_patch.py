@@ -142,6 +142,7 @@ def through_json(patch: dict[str, object]) -> dict[str, object]:
     return loaded
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", list(EDITS))
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
 def test_apply_gives_b_byte_identical(path: Path, edit: str) -> None:

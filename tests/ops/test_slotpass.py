@@ -164,6 +164,7 @@ def _mutations(buf: bytes, seed: int) -> list[bytes]:
     return out
 
 
+@pytest.mark.slow
 @needs_c
 @pytest.mark.parametrize(
     "name", ["mar_AimConstraint.pg.brson", "orange3134_AvatarRootIdentification.brson"]

@@ -93,6 +93,7 @@ HOSTILE_SQL = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sql", HOSTILE_SQL)
 def test_query_cannot_touch_files_or_the_network(index: Path, tmp_path: Path, sql: str) -> None:
     before = _marker(index)
