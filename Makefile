@@ -198,10 +198,10 @@ typecheck: $(STAMP)
 # The edit-test loop: lint, types and the fast tier side by side (the aim: under 90 s wall on
 # 2 idle CPUs). Sweeps that repeat one path (mutations, every slot, generated examples) are
 # `slow` and run in `make test`; each area keeps its real-sample, error-path and API tests here.
-# Measured on the shared 2-CPU machine, mypy without a cache, at load average 6-9 from other
-# jobs: 155 s CPU (3,188 fast tests; 255 s CPU and 4,448 tests before the sweeps moved to
-# `slow`), 203 s wall under that load (388 s before); on two idle CPUs 155 s of CPU is about
-# 80 s of wall (an estimate: the machine was never idle while measured).
+# Measured on the shared 2-CPU machine with mypy's cache removed: at load average 0.5-1.9,
+# 115 s wall, 175 s of CPU (3,201 fast tests, 98 s of them); over the 90-second aim by about
+# 30 s of the fast tier's CPU. (At load 6-9 before the sweeps moved to `slow`: 255 s of CPU,
+# 4,448 tests.)
 check: $(STAMP)
 	$(MAKE) -j --output-sync=target lint typecheck fast
 
