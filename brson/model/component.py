@@ -1,5 +1,5 @@
 """A component: ``{"Type", "Data"}``, its type through the tree's ``Types`` table, and its
-fields as members (identity of what it hands out: :mod:`brson.model.node`)."""
+fields as members (identity of what it hands out: :mod:`brson.model.overlay`)."""
 
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ class Component(Node):
 
     @property
     def data(self) -> Node:
-        """The ``Data`` document's node, one per component (:mod:`brson.model.node`): a view
+        """The ``Data`` document's node, one per component (:mod:`brson.model.overlay`): a view
         kept in an attribute, so an unedited component allocates no overlay; its first edit
         registers it in the overlay, which writes it."""
         vals = self._vals

@@ -36,10 +36,14 @@ from brson.model.ids.forms import defines_id
 from brson.model.ids.locate import Location
 from brson.model.node import Node
 from brson.model.numbering import FreshIds, id_elements
+from brson.model.overlay import detach, refuse_detached
 from brson.model.typename import TypeName
 
 References = Literal["report", "null", "fail"]
 REFERENCE_POLICIES: tuple[str, ...] = ("report", "null", "fail")
+
+#: Why a removed element refuses edits (:func:`brson.model.overlay.detach`).
+REMOVED = "removed from its tree"
 
 #: Keys every component's Data starts with, in the engine's order (a file's own order wins).
 COMPONENT_HEAD = ("ID", "persistent-ID", "UpdateOrder", "Enabled")
@@ -240,6 +244,7 @@ def delete(slot: Slot, references: References | str = "null") -> Removal:
     removal = _remove(slot, references, own_link)
     parent.set("Children", [item for item in parent.children_list() if item is not slot])
     parent.children_list()
+    detach(slot, REMOVED)
     return removal
 
 
@@ -297,6 +302,7 @@ def remove_component(component: Component, references: References | str = "null"
             "Assets",
             [item for item in tree.child_nodes("Assets", Component) or [] if item is not component],
         )
+        detach(component, REMOVED)
         return removal
     member = slot.components_member
     assert member is not None
@@ -304,6 +310,7 @@ def remove_component(component: Component, references: References | str = "null"
         "Data",
         [item for item in member.child_nodes("Data", Component) or [] if item is not component],
     )
+    detach(component, REMOVED)
     return removal
 
 
@@ -430,6 +437,7 @@ def _coerce(value: Any, current: Any, tree: DataTree) -> Any:
 
 # -- removal and the references it leaves -----------------------------------------------------
 def _remove(element: Slot | Component, references: str, parent_link: str | None) -> Removal:
+    refuse_detached(element)
     if references not in REFERENCE_POLICIES:
         raise ValueError(f"references must be one of {', '.join(REFERENCE_POLICIES)}")
     tree = tree_of(element)

@@ -3,7 +3,7 @@
 Why no pydantic object per element: a big world has millions of members, and building one
 for each costs 2-4x a plain decode and ~10x the BSON in memory.  The model's classes index
 the bytes and decode on access; ``model()`` validates into :mod:`brson.model.documents` on
-demand.  When two reads give the same object: :mod:`brson.model.node`.
+demand.  When two reads give the same object: :mod:`brson.model.overlay`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class Member(Node):
     """A field: ``{"ID": ..., "Data": ...}``.  ``value`` is Data; lists hold Members.
 
     Members are views: two reads give two equal objects, a stale one forwards to the member
-    an edit registered (the identity contract: :mod:`brson.model.node`)."""
+    an edit registered (the identity contract: :mod:`brson.model.overlay`)."""
 
     __slots__ = ("_data", "_items")
 
@@ -216,8 +216,8 @@ class Member(Node):
     def delete_key(self, key: str) -> None:
         Node.delete_key(self._live(), key)
 
-    def touch(self) -> None:
-        Node.touch(self._live())
+    def touch(self, key: str | None = None) -> None:
+        Node.touch(self._live(), key)
 
     @property
     def modified(self) -> bool:

@@ -6,19 +6,11 @@ values it hands out are decoded then.  An edit marks the node and its ancestors 
 Serializing a clean node returns its original bytes; a dirty one re-assembles itself from
 original element bytes plus encoded new values, so untouched content stays byte-identical.
 
-The identity contract (when two reads give the same object), stated here for the model:
-
-* Kept (:meth:`Node.child_node`): the root slot, slots, components, the lists holding them and
-  a slot's ``Components`` member are one object each for the life of the tree
-  (``slot.children[0] is slot.children[0]``): references, the ID index and edits hold them.
-  So is a component's ``Data`` node (``c.data is c.data``).
-* Views (:meth:`Node.child_view`): members, ~40 a slot (keeping one per member read was most of
-  the memory and a third of the time of reading every value).  Two reads give two equal
-  (``==``, one hash) objects: compare members by ``id`` or ``==``, never ``is``.
-* A view's first edit registers it with its owner (:meth:`Node.touch`): every later read of
-  that key gives that object, and the owner writes it.  A view read before is stale: a member
-  forwards its reads and edits to the registered one; another node refuses an edit
-  (ModelError) rather than lose it.
+Which child nodes a node keeps (one object each for the life of the tree) and which it hands
+out as views, and what an edit does to views read before it, is the identity contract: stated
+once, in :mod:`brson.model.overlay`, with the tree's record of its edits.  Here: kept children
+are held by :meth:`Node.child_node`, views made by :meth:`Node.child_view`, and a view's first
+edit registers it with its owner (:meth:`Node.touch`).
 """
 
 from __future__ import annotations
@@ -230,8 +222,10 @@ class Node:
             vals = self._vals = {}
         return vals
 
-    def touch(self) -> None:
-        """Mark this node and its ancestors as needing re-assembly."""
+    def touch(self, key: str | None = None) -> None:
+        """Mark this node and its ancestors as needing re-assembly, and tell the top one
+        (the data tree, which records it: :mod:`brson.model.overlay`) that ``key`` of this
+        node was edited (None: a value inside one of its lists was changed in place)."""
         node: Node = self
         while True:
             node._dirty = True
@@ -245,7 +239,7 @@ class Node:
                 owner = node._owner  # a view may attach elsewhere (Member's lazy owner)
                 assert owner is not None
             node = owner
-        node.after_edit()
+        node.after_edit(self, key)
 
     def _attach(self, owner: Node) -> None:
         """A view's first edit: its owner holds it from now on, so the owner writes it and
@@ -264,8 +258,9 @@ class Node:
                 "read it again from its component or slot"
             )
 
-    def after_edit(self) -> None:
-        """Hook for the top node of a tree (the data tree drops caches derived from content)."""
+    def after_edit(self, edited: Node, key: str | None) -> None:
+        """Hook for the top node of a tree, after ``edited``'s ``key`` was edited below it
+        (the data tree records the edit and drops caches derived from content)."""
 
     def set(self, key: str, value: Any) -> None:
         """Set one raw key of this document to ``value`` (plain values, a Node or a list of
@@ -277,7 +272,7 @@ class Node:
             self._keys = [*self.keys(), key]
         self._own_vals()[key] = value
         _adopt(value, self)
-        self.touch()
+        self.touch(key)
 
     def delete_key(self, key: str) -> None:
         """Remove one raw key of this document (nothing when absent).  Named apart from
@@ -286,7 +281,7 @@ class Node:
         if Node.__contains__(self, key):
             self._keys = [k for k in self.keys() if k != key]
             self._own_vals().pop(key, None)
-            self.touch()
+            self.touch(key)
 
     @property
     def modified(self) -> bool:

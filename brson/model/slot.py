@@ -1,5 +1,5 @@
 """A slot: ``ID``, its member fields (``Name``, ``Position``…), ``Components`` and
-``Children`` (identity of what it hands out: :mod:`brson.model.node`)."""
+``Children`` (identity of what it hands out: :mod:`brson.model.overlay`)."""
 
 from __future__ import annotations
 
@@ -451,7 +451,7 @@ class Slot(Node):
         gives its ``id`` and lets an edit keep the value's width."""
         if self.etype(key) not in (None, 0x03):
             return None
-        # Components is kept, the rest are views (the identity contract: brson.model.node).
+        # Components is kept, the rest are views (the identity contract: brson.model.overlay).
         if key == "Components":
             member = self.child_node(key, Member)
         else:

@@ -1,5 +1,5 @@
-"""The data tree: the root document, what :func:`brson.load` returns (identity of what it
-hands out: :mod:`brson.model.node`)."""
+"""The data tree: the root document, what :func:`brson.load` returns; it owns the record of
+its edits (identity of what it hands out, and the edits: :mod:`brson.model.overlay`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from brson.model import slotmatch
 from brson.model.component import Component
 from brson.model.ids.forms import ID_HEAD, is_guid
 from brson.model.member import Member
-from brson.model.node import Node
+from brson.model.node import _NO_VALS, Node
+from brson.model.overlay import Edits, detach
 from brson.model.slot import Slot
 from brson.model.typename import TypeName, is_type_name
 
@@ -48,6 +49,7 @@ class DataTree(Node):
     """The root document; what :func:`brson.load` returns."""
 
     __slots__ = (
+        "_edits",
         "_generation",
         "_ids",
         "_stored",
@@ -81,6 +83,12 @@ class DataTree(Node):
         #: walk reads it).
         self.slot_table: SlotTable | None = None
         self._table_tried = False
+        self._edits = Edits(self)
+
+    @property
+    def edits(self) -> Edits:
+        """Every node an edit changed, with the keys it changed (:mod:`brson.model.overlay`)."""
+        return self._edits
 
     @property
     def ids_if_built(self) -> IdIndex | None:
@@ -327,7 +335,27 @@ class DataTree(Node):
         return validated(DataTreeDoc, self.decoded(), None)
 
     # -- writing --------------------------------------------------------------------------
-    def after_edit(self) -> None:
+    def after_edit(self, edited: Node, key: str | None) -> None:
+        self._edits.record(edited, key)
+        self._ids = None
+        self._types = None
+        self._generation += 1
+
+    def discard_edits(self) -> None:
+        """Drop every edit: the tree reads and writes as its original bytes again.  Every
+        object read from it before is detached (:mod:`brson.model.overlay`): an edit
+        through one raises ModelError, and reads give new objects.  Nothing happens to an
+        unmodified tree (what it handed out stays valid)."""
+        if not self._dirty:
+            return
+        for value in self._vals.values():
+            for node in value if type(value) is list else (value,):
+                if isinstance(node, Node):
+                    detach(node, "read before its tree's edits were discarded")
+        self._vals = _NO_VALS
+        self._keys = None
+        self._dirty = False
+        self._edits.clear()
         self._ids = None
         self._types = None
         self._generation += 1

@@ -417,7 +417,7 @@ def _stage(
             root.set("Children", [holder])
         else:
             kids.append(holder)
-            root.touch()
+            root.touch("Children")
     values: dict[str, Any] = {}
     for key in tree:
         if key == "Object":

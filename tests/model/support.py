@@ -12,11 +12,14 @@ import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bson
 
 from brson.container import unpack
+
+if TYPE_CHECKING:
+    from brson.model import Component, DataTree, Slot
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
@@ -82,3 +85,16 @@ def raw_components(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 def is_guid(value: object) -> bool:
     return isinstance(value, str) and GUID.match(value) is not None
+
+
+def standin_visual() -> tuple[DataTree, Slot, Component]:
+    """The loading stand-in's tree, its ``Visual`` slot and that slot's MeshRenderer."""
+    import brson
+    from brson.model import Component, Slot
+
+    tree = brson.load(sample(STANDIN))
+    visual = tree.find("Visual")
+    assert isinstance(visual, Slot)
+    renderer = visual.find_component("MeshRenderer")
+    assert isinstance(renderer, Component)
+    return tree, visual, renderer

@@ -18,16 +18,9 @@ import brson
 from brson.errors import DocumentError, ModelError
 from brson.model import Component, DataTree, Member, Slot
 
-from .support import STANDIN, sample
+from .support import STANDIN, sample, standin_visual
 
-
-def _standin() -> tuple[DataTree, Slot, Component]:
-    tree = brson.load(sample(STANDIN))
-    visual = tree.find("Visual")
-    assert isinstance(visual, Slot)
-    renderer = visual.find_component("MeshRenderer")
-    assert isinstance(renderer, Component)
-    return tree, visual, renderer
+_standin = standin_visual
 
 
 def _reloaded(tree: DataTree) -> tuple[DataTree, Slot, Component]:

@@ -117,7 +117,7 @@ class Location:
                     raise ModelError(f"no value at {path!r}")
                 if n + 1 == len(path) - 1:  # a bare value inside an array
                     items[nxt] = value
-                    node.touch()
+                    node.touch(str(part))
                     return
                 item = items[nxt]
                 if not isinstance(item, Node):

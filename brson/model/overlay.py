@@ -1,0 +1,181 @@
+"""A data tree's edits, in one place, and when two reads give the same object.
+
+Each node keeps what it holds in memory (:attr:`Node.overlay`: the child nodes it handed out,
+which keep their identity, and the values an edit gave it); the node and its ancestors are
+then marked modified, and writing re-assembles only those from their original element bytes
+plus the new values.  :class:`Edits`, which the :class:`~brson.model.tree.DataTree` owns
+(``tree.edits``), is the record of what changed: every node whose own keys an edit set or
+removed, with those keys, in the order they were first edited.  ``tree.modified`` is true
+exactly when it holds an edit; ``tree.discard_edits()`` drops them all and the tree reads and
+writes as its original bytes again.
+
+The identity contract (when two reads give the same object), for the whole model:
+
+* Kept: the root slot, every slot, every component, a component's ``Data`` node, a slot's
+  ``Components`` member and the raw lists holding them (``children_list()``) are one object
+  each for the life of the tree: ``tree.root is tree.root``,
+  ``tree.root.children[0] is tree.root.children[0]``, ``c.data is c.data``.  References, the
+  ID index and edits hold them.  ``slot.children`` and ``slot.components`` are new lists of
+  those objects on each call (compare their items, not the lists).
+* Views: members (``slot.member("Name")``, ``component["X"]``, ``component.fields``), ~40 a
+  slot, are not kept (one object per member read was most of the memory and a third of the
+  time of reading every value).  Two reads give two objects that compare equal (``==``, one
+  hash: the same field of the same tree): compare members by ``==`` or ``id``, never ``is``.
+* After an edit: the first edit through a view registers that object with its owner: every
+  later read of the field gives that object, and writing writes it.  A member read before
+  the edit is stale: it forwards its reads and edits to the registered one; another kind of
+  node refuses an edit (ModelError, "read it again") rather than lose it.
+* After an add: ``slot.add_child(...)`` and ``slot.add_component(...)`` return the object
+  later reads give (``parent.children[-1] is new``).
+* After a move: the moved slot is the same object at its new place (``slot.parent is new``),
+  with the same components, children and member edits.
+* After a remove: the removed slot or component still reads as it was, but it and everything
+  below it are detached: no list of the tree holds them, ``tree.edits`` no longer lists edits
+  made below them, and an edit through any of them raises ModelError (it would not be
+  written).  Moving a removed slot back in (:meth:`Slot.move`) attaches it again.
+* After ``tree.discard_edits()``: every object read before is detached the same way; reads
+  give new objects over the original bytes.
+* Across trees nothing is shared: two loads of one file give two trees with no node in common
+  (``slot.tree`` names the one a node belongs to).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from brson.errors import ModelError
+from brson.model.node import Node
+
+if TYPE_CHECKING:
+    from brson.model.tree import DataTree
+
+
+class _Removed:
+    """What :attr:`Edit.changes` gives for a key the edit removed."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "REMOVED"
+
+
+#: The value :attr:`Edit.changes` gives for a key an edit removed.
+REMOVED: Any = _Removed()
+
+
+class Edit(NamedTuple):
+    """One edited node: the keys an edit set or removed on it, in first-edit order (a
+    key set twice is listed once)."""
+
+    node: Node
+    keys: tuple[str, ...]
+
+    @property
+    def changes(self) -> dict[str, Any]:
+        """What the node holds now for each edited key (a value, a node, a list of them), or
+        :data:`REMOVED`."""
+        held: Mapping[str, Any] = self.node.overlay
+        present = set(self.node.keys())
+        return {key: held.get(key) if key in present else REMOVED for key in self.keys}
+
+
+class Edits:
+    """The edits of one data tree (see the module docstring); its ``edits`` attribute."""
+
+    __slots__ = ("_by_node", "_tree")
+
+    def __init__(self, tree: DataTree) -> None:
+        self._tree = tree
+        #: id(node) -> (node, keys edited).  Keyed by identity: members compare equal across
+        #: views of one field, and the node an edit registered is the one that holds it.
+        self._by_node: dict[int, tuple[Node, list[str]]] = {}
+
+    def record(self, node: Node, key: str | None) -> None:
+        """Note an edit of ``node``'s ``key`` (None: a value inside a list or document the
+        node holds was changed in place, the node's keys are the same)."""
+        entry = self._by_node.get(id(node))
+        if entry is None:
+            entry = self._by_node[id(node)] = (node, [])
+        if key is not None and key not in entry[1]:
+            entry[1].append(key)
+
+    def __bool__(self) -> bool:
+        return bool(self._by_node)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __iter__(self) -> Iterator[Edit]:
+        """The edits still in the tree, in the order their nodes were first edited (an edit
+        below a removed element is not: it will not be written)."""
+        tree = self._tree
+        for node, keys in list(self._by_node.values()):
+            if _attached(node, tree):
+                yield Edit(node, tuple(keys))
+
+    def __contains__(self, node: object) -> bool:
+        """Whether an edit changed ``node``'s own keys (``node.modified`` also says so of
+        every node above an edit)."""
+        entry = self._by_node.get(id(node))
+        return entry is not None and entry[0] is node and _attached(entry[0], self._tree)
+
+    def keys(self, node: Node) -> tuple[str, ...]:
+        """The keys edits set or removed on ``node`` (empty when none did)."""
+        entry = self._by_node.get(id(node))
+        return tuple(entry[1]) if entry is not None and entry[0] is node else ()
+
+    def clear(self) -> None:
+        """Forget every edit (the tree's :meth:`~brson.model.tree.DataTree.discard_edits`)."""
+        self._by_node.clear()
+
+
+def detach(node: Node, why: str) -> None:
+    """Cut ``node`` (and so everything below it) off its tree: it still reads as it was,
+    and an edit through it raises ModelError saying ``why`` (it would not be written).
+    Setting it into a node of a tree again (``Node.set``) attaches it there."""
+    node.owner = Detached(why)
+
+
+def refuse_detached(node: Node) -> None:
+    """ModelError when ``node`` is detached (it or an owner of it is): for an edit that would
+    change the tree before the edit of ``node`` itself refuses (a removal nulls references
+    first)."""
+    top: Node = node
+    while (owner := top.owner) is not None:
+        top = owner
+    if isinstance(top, Detached):
+        top.after_edit(node, None)
+
+
+class Detached(Node):
+    """The owner of a detached node (:func:`detach`): the top its edits reach, refusing."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        Node.__init__(self, b"", 0, 0)
+        self.why = why
+
+    def after_edit(self, edited: Node, key: str | None) -> None:
+        raise ModelError(
+            f"this element was {self.why}, so an edit through it would not be written; "
+            "read it again from the tree"
+        )
+
+
+def _attached(node: Node, tree: DataTree) -> bool:
+    """Whether ``node`` is held, owner by owner, up to ``tree`` (what the tree writes)."""
+    while node is not tree:
+        owner = node.owner
+        if owner is None or not _holds(owner, node):
+            return False
+        node = owner
+    return True
+
+
+def _holds(owner: Node, node: Node) -> bool:
+    for value in owner.overlay.values():
+        if value is node or (type(value) is list and any(item is node for item in value)):
+            return True
+    return False
