@@ -109,16 +109,16 @@ class Edits:
     def __iter__(self) -> Iterator[Edit]:
         """The edits still in the tree, in the order their nodes were first edited (an edit
         below a removed element is not: it will not be written)."""
-        tree = self._tree
+        attached = _Attachment(self._tree)
         for node, keys in list(self._by_node.values()):
-            if _attached(node, tree):
+            if attached(node):
                 yield Edit(node, tuple(keys))
 
     def __contains__(self, node: object) -> bool:
         """Whether an edit changed ``node``'s own keys (``node.modified`` also says so of
         every node above an edit)."""
         entry = self._by_node.get(id(node))
-        return entry is not None and entry[0] is node and _attached(entry[0], self._tree)
+        return entry is not None and entry[0] is node and _Attachment(self._tree)(entry[0])
 
     def keys(self, node: Node) -> tuple[str, ...]:
         """The keys edits set or removed on ``node`` (empty when none did)."""
@@ -164,18 +164,41 @@ class Detached(Node):
         )
 
 
-def _attached(node: Node, tree: DataTree) -> bool:
-    """Whether ``node`` is held, owner by owner, up to ``tree`` (what the tree writes)."""
-    while node is not tree:
-        owner = node.owner
-        if owner is None or not _holds(owner, node):
-            return False
-        node = owner
-    return True
+class _Attachment:
+    """Whether nodes are held, owner by owner, up to the tree (what the tree writes), for
+    one listing: each node's answer and each owner's held objects are worked out once, so
+    listing edits costs the nodes on their chains and the lists those hold, not that times
+    the edits (siblings' edits all pass their parent's ``Children``)."""
 
+    __slots__ = ("_held", "_known")
 
-def _holds(owner: Node, node: Node) -> bool:
-    for value in owner.overlay.values():
-        if value is node or (type(value) is list and any(item is node for item in value)):
-            return True
-    return False
+    def __init__(self, tree: DataTree) -> None:
+        self._known: dict[int, bool] = {id(tree): True}
+        self._held: dict[int, set[int]] = {}
+
+    def __call__(self, node: Node) -> bool:
+        known = self._known
+        chain: list[Node] = []  # kept alive while their ids are keys
+        state = known.get(id(node))
+        while state is None:
+            chain.append(node)
+            owner = node.owner
+            if owner is None or id(node) not in self._holding(owner):
+                state = False
+            else:
+                node = owner
+                state = known.get(id(node))
+        for passed in chain:
+            known[id(passed)] = state
+        return state
+
+    def _holding(self, owner: Node) -> set[int]:
+        held = self._held.get(id(owner))
+        if held is None:
+            held = self._held[id(owner)] = set()
+            for value in owner.overlay.values():
+                if type(value) is list:
+                    held.update(id(item) for item in value if isinstance(item, Node))
+                elif isinstance(value, Node):
+                    held.add(id(value))
+        return held

@@ -14,7 +14,10 @@ import pytest
 import brson
 from brson.errors import ModelError
 from brson.model import DataTree, Member, Slot
+from brson.model.edit import new_slot
+from brson.model.numbering import FreshIds
 from brson.model.overlay import REMOVED, Edit
+from tests.regressions.test_issue12_scaling import _linear, _lines
 
 from .support import LEGACY, STANDIN, sample, standin_visual
 
@@ -193,3 +196,22 @@ def test_two_loads_share_nothing() -> None:
     first, second = a.root.member("Name"), b.root.member("Name")
     assert first is not None and first != second  # the same field of another tree
     assert a.find("Visual").tree is a  # type: ignore[union-attr]
+
+
+def _edits_listing_work(n: int) -> int:
+    """Lines run listing the edits of ``n`` sibling slots, each renamed (each edited Name
+    member's chain passes the same ``Children`` list of ``n``)."""
+    tree, visual, _ = _standin()
+    ids = FreshIds.for_tree(tree)
+    kids = [new_slot(visual, f"kid {i}", ids=ids) for i in range(n)]
+    visual.set("Children", [*visual.children_list(), *kids])
+    visual.children_list()
+    for kid in kids:
+        kid.name = "renamed"
+    assert len(tree.edits) == n + 1
+    return _lines(lambda: (list(tree.edits), kids[-1].member("Name") in tree.edits))
+
+
+@pytest.mark.slow
+def test_listing_edits_is_linear_in_the_edits() -> None:
+    _linear(_edits_listing_work, 100, "listing tree.edits")
