@@ -52,6 +52,10 @@ BATCH_AFTER = 32
 RECORD_KEYS = ("from", "source_kind", "member_id", "target_id", "kind", "target", "target_kind")
 #: :meth:`Reference.to_dict`'s values.
 Record = tuple[str, str | None, str | None, str, str, str | None, str | None]
+#: A :data:`Record` with its ``from`` text in two parts, the anchor's description and the
+#: path's (``from`` is their concatenation): each part is one string shared by every record
+#: of its run or path, so a listing held whole costs a tuple per reference, not its text.
+RecordParts = tuple[str, str, str | None, str | None, str, str, str | None, str | None]
 
 #: What a reference's source or target is, as reported by :meth:`Reference.to_dict`.
 KINDS: dict[type, str] = {Slot: "slot", Component: "component", Member: "member", IdRef: "id"}
@@ -465,12 +469,25 @@ class ReferenceListing:
 
     def records(self) -> Iterator[Record]:
         """Each reference as :meth:`Reference.to_dict` gives it (its values, in
-        :data:`RECORD_KEYS` order), in file order, one at a time (``brson refs --json``
-        writes each as it comes).  An unmodified tree's references and targets come from the
-        scan and are located in one walk (:func:`~brson.model.ids.locate.locate_many`, the
-        graph's own nodes), with no ID index, no second pass over the definitions and no
-        :class:`Reference`; the graph answers where the scan does not (see :meth:`rows`).
-        :meth:`counts` is known once the first record is."""
+        :data:`RECORD_KEYS` order), in file order, one at a time: :meth:`record_parts`
+        with ``from`` joined."""
+        for head, tail, kind, member_id, value, internal, target, target_is in self.record_parts():
+            yield head + tail, kind, member_id, value, internal, target, target_is
+
+    def table(self) -> list[RecordParts]:
+        """Every :meth:`record_parts`, held: all of a listing that can fail, computed before
+        any of it is written (``brson refs --json`` then encodes it straight to its output);
+        :meth:`counts` is known after."""
+        with paused_gc():  # a tuple per reference: nothing for the collector to free
+            return list(self.record_parts())
+
+    def record_parts(self) -> Iterator[RecordParts]:
+        """:meth:`records` with each ``from`` in two parts (:data:`RecordParts`), in file
+        order.  An unmodified tree's references and targets come from the scan and are
+        located in one walk (:func:`~brson.model.ids.locate.runs`, the tree's spans), with no
+        ID index, no second pass over the definitions and no :class:`Reference`; the graph
+        answers where the scan does not (see :meth:`rows`).  :meth:`counts` is known once
+        the first record is."""
         scan = self._scan
         if scan is not None:
             records = _scan_records(self.tree, scan)
@@ -484,7 +501,17 @@ class ReferenceListing:
         graph.locate_all()
         self._counts = graph.counts()
         for ref in graph:
-            yield tuple(ref.to_dict().values())
+            entry = ref.to_dict()
+            yield (
+                entry["from"],
+                "",
+                entry["source_kind"],
+                entry["member_id"],
+                entry["target_id"],
+                entry["kind"],
+                entry["target"],
+                entry["target_kind"],
+            )
 
     def entries(self) -> list[dict[str, Any]]:
         """:meth:`records` as :meth:`Reference.to_dict` gives them."""
@@ -533,18 +560,23 @@ def _scan_rows(tree: DataTree, scan: ReferenceScan) -> list[Row] | None:
     definitions = scan.definitions
     with paused_gc():
         return [
-            (text, value, targets[at][0] if (at := definitions.get(value)) is not None else None)
-            for (_, value), (text, _, _) in zip(
+            (
+                head + tail,
+                value,
+                targets[at][0] if (at := definitions.get(value)) is not None else None,
+            )
+            for (_, value), (head, tail, _, _) in zip(
                 scan.references, _sources(spans, scan, kinds=False), strict=True
             )
         ]
 
 
-def _scan_records(tree: DataTree, scan: ReferenceScan) -> Iterator[Record] | None:
-    """:meth:`Reference.to_dict`'s values for every reference of ``scan``, as the graph
-    gives them, one at a time in byte order: places from the tree's spans, kinds from the
-    elements on each path (:mod:`brson.model.ids.kinds`; the nodes where it is unsure);
-    None when a definition does not resolve (the graph's fallbacks decide)."""
+def _scan_records(tree: DataTree, scan: ReferenceScan) -> Iterator[RecordParts] | None:
+    """:data:`RecordParts` (:meth:`Reference.to_dict`'s values) for every reference of
+    ``scan``, as the graph gives them, one at a time in byte order: places from the tree's
+    spans, kinds from the elements on each path (:mod:`brson.model.ids.kinds`; the nodes
+    where it is unsure); None when a definition does not resolve (the graph's fallbacks
+    decide)."""
     spans = ComponentSpans(tree)
     targets = _targets(spans, scan, kinds=True)
     if targets is None:
@@ -599,15 +631,16 @@ def _targets(
     return out if len(out) == len(wanted) else None
 
 
-_UNKNOWN = ("<unknown>", None, None)
+_UNKNOWN = ("<unknown>", "", None, None)
+
+#: :func:`_sources`' answer per reference: its description in two parts (the anchor's, the
+#: path's), its kind and member ID (None without ``kinds``).
+Source = tuple[str, str, str | None, str | None]
 
 
-def _sources(
-    spans: ComponentSpans, scan: ReferenceScan, kinds: bool
-) -> Iterator[tuple[str, str | None, str | None]]:
-    """Each reference's ``(description, source kind, member ID)`` in byte order (kinds None
-    without ``kinds``); a value that leads to no element is ``<unknown>``, as the graph
-    describes it."""
+def _sources(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> Iterator[Source]:
+    """Each reference's :data:`Source` in byte order; a value that leads to no element is
+    ``<unknown>``, as the graph describes it."""
     buf = spans.tree.buffer
     offsets = [offset for offset, _ in scan.references]
     lists: dict[int, list[elements.Element]] = {}
@@ -619,9 +652,9 @@ def _sources(
                 yield _UNKNOWN
                 at += 1
             at += 1
-            text = head + tails.of(path)
+            tail = tails.of(path)
             if not kinds:
-                yield text, None, None
+                yield head, tail, None, None
                 continue
             sure: tuple[str | None, str | None] | None
             sure = source_kind(buf, number >= 0, path, chain, lists)
@@ -631,21 +664,21 @@ def _sources(
                     KINDS.get(type(source)) if source is not None else None,
                     source.id if isinstance(source, Member) else None,
                 )
-            yield text, *sure
+            yield head, tail, *sure
     for _ in range(at, len(offsets)):
         yield _UNKNOWN
 
 
 def _joined(
     scan: ReferenceScan,
-    sources: Iterator[tuple[str, str | None, str | None]],
+    sources: Iterator[Source],
     targets: dict[int, tuple[str, str | None]],
-) -> Iterator[Record]:
+) -> Iterator[RecordParts]:
     """The records of :func:`_scan_records`, each as its source comes."""
     definitions = scan.definitions
-    for (_, value), (text, kind, member_id) in zip(scan.references, sources, strict=True):
+    for (_, value), (head, tail, kind, member_id) in zip(scan.references, sources, strict=True):
         at = definitions.get(value)
         if at is None:
-            yield text, kind, member_id, value, "external", None, None
+            yield head, tail, kind, member_id, value, "external", None, None
         else:
-            yield text, kind, member_id, value, "internal", *targets[at]
+            yield head, tail, kind, member_id, value, "internal", *targets[at]

@@ -28,7 +28,7 @@ from model.support import (
 import brson
 from brson.cli.app import main
 from brson.cli.tree import entry_end, entry_head, records_text
-from brson.graph.refs import RECORD_KEYS, Record, ReferenceListing
+from brson.graph.refs import RECORD_KEYS, RecordParts, ReferenceListing
 
 SAMPLES = sample_files()
 
@@ -245,27 +245,33 @@ def test_committed_schemas_are_current(tmp_path: Path, capsys: pytest.CaptureFix
 def test_refs_json_text_is_json_dumps() -> None:
     """``refs --json`` writes its records without the indenting encoder: the same text as
     ``json.dumps(indent=2, ensure_ascii=False)``, for every sample's entries and odd ones
-    (no references, text needing escapes, non-ASCII)."""
-    entries: list[tuple[Path, dict[str, int], list[str], list[Record]]] = []
+    (no references, text needing escapes in either part of ``from``, non-ASCII, runs of
+    records sharing an anchor's text over more than one part)."""
+    entries: list[tuple[Path, dict[str, int], list[str], list[RecordParts]]] = []
     for path in sample_files():
         listing = ReferenceListing(brson.load(path))
-        records = list(listing.records())
-        entries.append((path, listing.counts(), listing.external_ids(), records))
-    odd: Record = ('Root/"é"\n\\\x00\u2028', None, None, "x", "external", None, "\u00ff")
-    entries.append((Path("ü.brson"), {}, ["x"], [odd] * 5000))
+        table = listing.table()
+        assert [(head + tail, *rest) for head, tail, *rest in table] == list(listing.records())
+        entries.append((path, listing.counts(), listing.external_ids(), table))
+    anchor = 'Root/"é"\n\\\x00\u2028'
+    odd: RecordParts = (anchor, ':T."\\x"\t', None, None, "x", "external", None, "\u00ff")
+    other: RecordParts = (anchor + "/b", "", "member", "m\x7f", "y", "internal", "\u0085", "id")
+    entries.append((Path("ü.brson"), {}, ["x"], [odd] * 5000 + [other, odd] * 2))
     entries.append((Path("none.brson"), {"ids": 0}, [], []))
-    parts = []
-    for path, counts, external, records in entries:
-        references = records_text(records)
-        head = entry_head(path, counts, external)
-        parts += [",\n" if parts else "[\n", head, *references, entry_end(references)]
+    parts: list[str] = []
+    for path, counts, external, table in entries:
+        parts += [",\n" if parts else "[\n", entry_head(path, counts, external)]
+        parts += [*records_text(table), entry_end(bool(table))]
     expected = [
         {
             "file": str(path),
             "counts": counts,
             "external_ids": external,
-            "references": [dict(zip(RECORD_KEYS, record, strict=True)) for record in records],
+            "references": [
+                dict(zip(RECORD_KEYS, (head + tail, *rest), strict=True))
+                for head, tail, *rest in table
+            ],
         }
-        for path, counts, external, records in entries
+        for path, counts, external, table in entries
     ]
     assert "".join([*parts, "\n]"]) == json.dumps(expected, indent=2, ensure_ascii=False)
