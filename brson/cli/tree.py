@@ -230,6 +230,7 @@ def refs(
                 rows = listing.rows()
                 bar.advance()
         if listed is not None:
+            del tree, listing  # only the table is written: the tree's buffer goes first
             listed.add(chain((head,), records_text(table), (entry_end(bool(table)),)))
             return
         _print_refs(file, listing.counts(), rows)
@@ -260,8 +261,8 @@ def records_text(records: Iterable[RecordParts]) -> Iterator[str]:
     writes them in a file's entry (:func:`entry_head`), in parts of a few thousand records
     (the first starting with the newline after the list's ``[``), made as they are written:
     one format per record, since that encoder is pure Python, a call per value, and was most
-    of a listing's time.  ``from`` is its two parts escaped apart (JSON escapes character by
-    character): the path's once, the anchor's once a run."""
+    of a listing's time.  ``from`` and ``target`` are their two parts escaped apart (JSON
+    escapes character by character): each path's once, a source's anchor once a run."""
     encode = json.encoder.encode_basestring  # what ensure_ascii=False writes strings with
     keys = [f"        {encode(key)}: %s" for key in RECORD_KEYS]
     keys[0] = keys[0] % "%s%s"  # the anchor's text without its closing quote, the path's
@@ -271,7 +272,7 @@ def records_text(records: Iterable[RecordParts]) -> Iterator[str]:
     last, anchor = None, ""
     batch: list[str] = []
     lead = "\n"
-    for head, tail, kind, member_id, target_id, internal, target, target_kind in records:
+    for head, tail, kind, member_id, target_id, internal, at, at_tail, at_kind in records:
         if head is not last:  # a run's records share their anchor's text
             last, anchor = head, encode(head)[:-1]
         batch.append(
@@ -283,11 +284,11 @@ def records_text(records: Iterable[RecordParts]) -> Iterator[str]:
                 "null" if member_id is None else encode(member_id),
                 encode(target_id),
                 few[internal],
-                "null" if target is None else encode(target),
-                few[target_kind],
+                "null" if at is None else encode(at)[:-1] + paths[at_tail],
+                few[at_kind],
             )
         )
-        if len(batch) == 4096:
+        if len(batch) == 512:  # a few hundred KiB a write: the text is never held whole
             yield lead + ",\n".join(batch)
             batch, lead = [], ",\n"
     if batch:

@@ -52,10 +52,11 @@ BATCH_AFTER = 32
 RECORD_KEYS = ("from", "source_kind", "member_id", "target_id", "kind", "target", "target_kind")
 #: :meth:`Reference.to_dict`'s values.
 Record = tuple[str, str | None, str | None, str, str, str | None, str | None]
-#: A :data:`Record` with its ``from`` text in two parts, the anchor's description and the
-#: path's (``from`` is their concatenation): each part is one string shared by every record
-#: of its run or path, so a listing held whole costs a tuple per reference, not its text.
-RecordParts = tuple[str, str, str | None, str | None, str, str, str | None, str | None]
+#: A :data:`Record` with its ``from`` and ``target`` texts each in two parts, the anchor's
+#: description and the path's (the text is their concatenation; a target's first part None
+#: for none): each part is one string shared by every record of its anchor or path, so a
+#: listing held whole costs a tuple per reference, not its text.
+RecordParts = tuple[str, str, str | None, str | None, str, str, str | None, str, str | None]
 
 #: What a reference's source or target is, as reported by :meth:`Reference.to_dict`.
 KINDS: dict[type, str] = {Slot: "slot", Component: "component", Member: "member", IdRef: "id"}
@@ -471,8 +472,19 @@ class ReferenceListing:
         """Each reference as :meth:`Reference.to_dict` gives it (its values, in
         :data:`RECORD_KEYS` order), in file order, one at a time: :meth:`record_parts`
         with ``from`` joined."""
-        for head, tail, kind, member_id, value, internal, target, target_is in self.record_parts():
-            yield head + tail, kind, member_id, value, internal, target, target_is
+        for (
+            head,
+            tail,
+            kind,
+            member_id,
+            value,
+            internal,
+            at,
+            at_tail,
+            at_kind,
+        ) in self.record_parts():
+            target = None if at is None else at + at_tail
+            yield head + tail, kind, member_id, value, internal, target, at_kind
 
     def table(self) -> list[RecordParts]:
         """Every :meth:`record_parts`, held: all of a listing that can fail, computed before
@@ -510,6 +522,7 @@ class ReferenceListing:
                 entry["target_id"],
                 entry["kind"],
                 entry["target"],
+                "",
                 entry["target_kind"],
             )
 
@@ -607,27 +620,32 @@ def _anchor(spans: ComponentSpans, number: int, slot: int) -> Slot | Component:
     return spans.slot(slot)
 
 
-def _targets(
-    spans: ComponentSpans, scan: ReferenceScan, kinds: bool
-) -> dict[int, tuple[str, str | None]] | None:
-    """Each referenced definition's offset -> (its description, with ``kinds`` the kind of
-    element it names, else None); None when one does not resolve."""
+#: :func:`_targets`' answer per definition: its description in two parts (the anchor's, the
+#: path's), the kind of element it names (None without ``kinds``).
+Target = tuple[str, str, str | None]
+
+
+def _targets(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> dict[int, Target] | None:
+    """Each referenced definition's offset -> its :data:`Target` (without ``kinds``, the
+    description whole in the first part: rows hold it once per definition); None when one
+    does not resolve."""
     wanted = sorted(set(scan.definitions.values()))
     buf = spans.tree.buffer
     arrays: dict[int, bool] = {}
     tails = _Tails()
-    out: dict[int, tuple[str, str | None]] = {}
+    out: dict[int, Target] = {}
     for head, number, slot, found in runs(spans, wanted, kinds):
         for offset, path, chain in found:
-            kind = None
-            if kinds:
-                sure = target_kind(buf, number >= 0, path, chain, arrays)
-                if sure is None:
-                    element = element_at(Location(_anchor(spans, number, slot), path))
-                    kind = KINDS.get(type(element)) if element is not None else None
-                else:
-                    kind = sure[0]
-            out[offset] = (head + tails.of(path), kind)
+            if not kinds:
+                out[offset] = (head + tails.of(path), "", None)
+                continue
+            sure = target_kind(buf, number >= 0, path, chain, arrays)
+            if sure is None:
+                element = element_at(Location(_anchor(spans, number, slot), path))
+                kind = KINDS.get(type(element)) if element is not None else None
+            else:
+                kind = sure[0]
+            out[offset] = (head, tails.of(path), kind)
     return out if len(out) == len(wanted) else None
 
 
@@ -672,13 +690,13 @@ def _sources(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> Iterato
 def _joined(
     scan: ReferenceScan,
     sources: Iterator[Source],
-    targets: dict[int, tuple[str, str | None]],
+    targets: dict[int, Target],
 ) -> Iterator[RecordParts]:
     """The records of :func:`_scan_records`, each as its source comes."""
     definitions = scan.definitions
     for (_, value), (head, tail, kind, member_id) in zip(scan.references, sources, strict=True):
         at = definitions.get(value)
         if at is None:
-            yield head, tail, kind, member_id, value, "external", None, None
+            yield head, tail, kind, member_id, value, "external", None, "", None
         else:
             yield head, tail, kind, member_id, value, "internal", *targets[at]

@@ -28,7 +28,7 @@ from model.support import (
 import brson
 from brson.cli.app import main
 from brson.cli.tree import entry_end, entry_head, records_text
-from brson.graph.refs import RECORD_KEYS, RecordParts, ReferenceListing
+from brson.graph.refs import RECORD_KEYS, Record, RecordParts, ReferenceListing
 
 SAMPLES = sample_files()
 
@@ -245,18 +245,28 @@ def test_committed_schemas_are_current(tmp_path: Path, capsys: pytest.CaptureFix
 def test_refs_json_text_is_json_dumps() -> None:
     """``refs --json`` writes its records without the indenting encoder: the same text as
     ``json.dumps(indent=2, ensure_ascii=False)``, for every sample's entries and odd ones
-    (no references, text needing escapes in either part of ``from``, non-ASCII, runs of
-    records sharing an anchor's text over more than one part)."""
+    (no references, text needing escapes in either part of ``from`` and ``target``,
+    non-ASCII, runs of records sharing an anchor's text over more than one write)."""
     entries: list[tuple[Path, dict[str, int], list[str], list[RecordParts]]] = []
     for path in sample_files():
         listing = ReferenceListing(brson.load(path))
         table = listing.table()
-        assert [(head + tail, *rest) for head, tail, *rest in table] == list(listing.records())
+        assert [_record(parts) for parts in table] == list(listing.records())
         entries.append((path, listing.counts(), listing.external_ids(), table))
     anchor = 'Root/"é"\n\\\x00\u2028'
-    odd: RecordParts = (anchor, ':T."\\x"\t', None, None, "x", "external", None, "\u00ff")
-    other: RecordParts = (anchor + "/b", "", "member", "m\x7f", "y", "internal", "\u0085", "id")
-    entries.append((Path("ü.brson"), {}, ["x"], [odd] * 5000 + [other, odd] * 2))
+    odd: RecordParts = (anchor, ':T."\\x"\t', None, None, "x", "external", None, "", "\u00ff")
+    other: RecordParts = (
+        anchor + "/b",
+        "",
+        "member",
+        "m\x7f",
+        "y",
+        "internal",
+        "\u0085",
+        ':"',
+        "id",
+    )
+    entries.append((Path("ü.brson"), {}, ["x"], [odd] * 5000 + [other, odd] * 300))
     entries.append((Path("none.brson"), {"ids": 0}, [], []))
     parts: list[str] = []
     for path, counts, external, table in entries:
@@ -267,11 +277,15 @@ def test_refs_json_text_is_json_dumps() -> None:
             "file": str(path),
             "counts": counts,
             "external_ids": external,
-            "references": [
-                dict(zip(RECORD_KEYS, (head + tail, *rest), strict=True))
-                for head, tail, *rest in table
-            ],
+            "references": [dict(zip(RECORD_KEYS, _record(row), strict=True)) for row in table],
         }
         for path, counts, external, table in entries
     ]
     assert "".join([*parts, "\n]"]) == json.dumps(expected, indent=2, ensure_ascii=False)
+
+
+def _record(parts: RecordParts) -> Record:
+    """The record whose texts ``parts`` holds in two parts each."""
+    head, tail, kind, member_id, value, internal, at, at_tail, at_kind = parts
+    target = None if at is None else at + at_tail
+    return head + tail, kind, member_id, value, internal, target, at_kind
