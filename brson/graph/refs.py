@@ -470,61 +470,47 @@ class ReferenceListing:
 
     def records(self) -> Iterator[Record]:
         """Each reference as :meth:`Reference.to_dict` gives it (its values, in
-        :data:`RECORD_KEYS` order), in file order, one at a time: :meth:`record_parts`
-        with ``from`` joined."""
-        for (
-            head,
-            tail,
-            kind,
-            member_id,
-            value,
-            internal,
-            at,
-            at_tail,
-            at_kind,
-        ) in self.record_parts():
+        :data:`RECORD_KEYS` order), in file order: :meth:`table` with its texts joined."""
+        for head, tail, kind, member_id, value, internal, at, at_tail, at_kind in self.table():
             target = None if at is None else at + at_tail
             yield head + tail, kind, member_id, value, internal, target, at_kind
 
     def table(self) -> list[RecordParts]:
-        """Every :meth:`record_parts`, held: all of a listing that can fail, computed before
-        any of it is written (``brson refs --json`` then encodes it straight to its output);
-        :meth:`counts` is known after."""
-        with paused_gc():  # a tuple per reference: nothing for the collector to free
-            return list(self.record_parts())
-
-    def record_parts(self) -> Iterator[RecordParts]:
-        """:meth:`records` with each ``from`` in two parts (:data:`RecordParts`), in file
-        order.  An unmodified tree's references and targets come from the scan and are
-        located in one walk (:func:`~brson.model.ids.locate.runs`, the tree's spans), with no
-        ID index, no second pass over the definitions and no :class:`Reference`; the graph
-        answers where the scan does not (see :meth:`rows`).  :meth:`counts` is known once
-        the first record is."""
+        """Every reference's :data:`RecordParts`, in file order: all of a listing that can
+        fail, computed before any of it is written (``brson refs --json`` then encodes it
+        straight to its output, never holding its text).  An unmodified tree's references
+        and targets come from the scan and are located in one walk
+        (:func:`~brson.model.ids.locate.runs`, the tree's spans), with no ID index, no second
+        pass over the definitions and no :class:`Reference`; the graph answers where the
+        scan does not (see :meth:`rows`)."""
         scan = self._scan
         if scan is not None:
-            records = _scan_records(self.tree, scan)
-            if records is not None:
-                self._counts = _scan_counts(scan, len(scan.references))
-                yield from records
-                return
+            table = _scan_table(self.tree, scan)
+            if table is not None:
+                self._counts = _scan_counts(scan, len(table))
+                return table
             self._graph = ReferenceGraph.build(self.tree)
         graph = self._graph
         assert graph is not None
         graph.locate_all()
         self._counts = graph.counts()
+        out: list[RecordParts] = []
         for ref in graph:
             entry = ref.to_dict()
-            yield (
-                entry["from"],
-                "",
-                entry["source_kind"],
-                entry["member_id"],
-                entry["target_id"],
-                entry["kind"],
-                entry["target"],
-                "",
-                entry["target_kind"],
+            out.append(
+                (
+                    entry["from"],
+                    "",
+                    entry["source_kind"],
+                    entry["member_id"],
+                    entry["target_id"],
+                    entry["kind"],
+                    entry["target"],
+                    "",
+                    entry["target_kind"],
+                )
             )
+        return out
 
     def entries(self) -> list[dict[str, Any]]:
         """:meth:`records` as :meth:`Reference.to_dict` gives them."""
@@ -584,17 +570,28 @@ def _scan_rows(tree: DataTree, scan: ReferenceScan) -> list[Row] | None:
         ]
 
 
-def _scan_records(tree: DataTree, scan: ReferenceScan) -> Iterator[RecordParts] | None:
-    """:data:`RecordParts` (:meth:`Reference.to_dict`'s values) for every reference of
-    ``scan``, as the graph gives them, one at a time in byte order: places from the tree's
-    spans, kinds from the elements on each path (:mod:`brson.model.ids.kinds`; the nodes
-    where it is unsure); None when a definition does not resolve (the graph's fallbacks
-    decide)."""
+def _scan_table(tree: DataTree, scan: ReferenceScan) -> list[RecordParts] | None:
+    """:data:`RecordParts` (:meth:`Reference.to_dict`'s values) of every reference of
+    ``scan``, as the graph gives them, in byte order: places from the tree's spans, kinds
+    from the elements on each path (:mod:`brson.model.ids.kinds`; the nodes where it is
+    unsure); None when a definition does not resolve (the graph's fallbacks decide)."""
     spans = ComponentSpans(tree)
     targets = _targets(spans, scan, kinds=True)
     if targets is None:
         return None
-    return _joined(scan, _sources(spans, scan, kinds=True), targets)
+    definitions = scan.definitions
+    out: list[RecordParts] = []
+    append = out.append
+    with paused_gc():  # a tuple per reference: nothing for the collector to free
+        for (_, value), (head, tail, kind, member_id) in zip(
+            scan.references, _sources(spans, scan, kinds=True), strict=True
+        ):
+            at = definitions.get(value)
+            if at is None:
+                append((head, tail, kind, member_id, value, "external", None, "", None))
+            else:
+                append((head, tail, kind, member_id, value, "internal", *targets[at]))
+    return out
 
 
 class _Tails:
@@ -685,18 +682,3 @@ def _sources(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> Iterato
             yield head, tail, *sure
     for _ in range(at, len(offsets)):
         yield _UNKNOWN
-
-
-def _joined(
-    scan: ReferenceScan,
-    sources: Iterator[Source],
-    targets: dict[int, Target],
-) -> Iterator[RecordParts]:
-    """The records of :func:`_scan_records`, each as its source comes."""
-    definitions = scan.definitions
-    for (_, value), (head, tail, kind, member_id) in zip(scan.references, sources, strict=True):
-        at = definitions.get(value)
-        if at is None:
-            yield head, tail, kind, member_id, value, "external", None, "", None
-        else:
-            yield head, tail, kind, member_id, value, "internal", *targets[at]
