@@ -7,6 +7,7 @@ import os
 import pty
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,11 @@ from model.support import (
 import brson
 from brson.cli.app import main
 from brson.cli.tree import entry_end, entry_head, records_text
+from brson.codecs import Codec
+from brson.container import unpack
+from brson.container.frdt import pack
 from brson.graph.refs import RECORD_KEYS, Record, RecordParts, ReferenceListing
+from brson.model.ids.scan import scan_references
 
 SAMPLES = sample_files()
 
@@ -289,3 +294,50 @@ def _record(parts: RecordParts) -> Record:
     head, tail, kind, member_id, value, internal, at, at_tail, at_kind = parts
     target = None if at is None else at + at_tail
     return head + tail, kind, member_id, value, internal, target, at_kind
+
+
+def test_refs_json_text_is_made_as_it_is_written() -> None:
+    """A file's references are encoded a few hundred at a time, each part made when the
+    output asks for it: the listing's text is never held whole (it is ~0.9x the BSON on a
+    world whose paths are long)."""
+    taken = 0
+
+    def table() -> Iterator[RecordParts]:
+        nonlocal taken
+        for n in range(5000):
+            taken += 1
+            yield (f"Root/{n}", ":T.x", "member", "m", "x", "external", None, "", None)
+
+    parts = records_text(table())
+    first = next(parts)
+    assert 0 < taken <= 1000 and first.count('"from"') == taken
+    rest = list(parts)
+    assert taken == 5000 and sum(p.count('"from"') for p in [first, *rest]) == 5000
+
+
+def test_refs_json_file_failing_part_way_leaves_no_part_of_its_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that loads but fails while its references are listed (a member ID that is not
+    UTF-8, met at the last reference) is one error line; the list holds the other files'
+    entries, whole, and nothing of its own."""
+    good = sample(STANDIN)
+    _, buf = unpack(good.read_bytes())
+    scan = scan_references(brson.loads(buf))
+    assert scan is not None
+    member = buf.rfind(b"\x02ID\x00", 0, scan.references[-1][0])
+    broken = bytearray(buf)
+    broken[member + 11] = 0xFF  # inside the ID string, after its length
+    bad = tmp_path / "bad.brson"
+    bad.write_bytes(pack(bytes(broken), Codec.BROTLI))
+    brson.load(bad)  # loads: the listing is what fails
+    again = tmp_path / "again.brson"
+    again.write_bytes(good.read_bytes())
+    code, alone, _ = run(capsys, "refs", "--json", str(good), str(again))
+    assert code == 0
+    code, out, err = run(capsys, "refs", "--json", str(good), str(bad), str(again))
+    assert code == 2
+    assert err == f"brson: {bad}: bson error at offset {member + 4}: string is not UTF-8\n"
+    assert out == alone
+    code, out, err = run(capsys, "refs", "--json", str(bad))
+    assert (code, out, err.count("\n")) == (2, "[]\n", 1)
