@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TextIO, TypeVar
 
 import typer
 from rich.console import Console
@@ -420,12 +420,40 @@ def print_json_text(parts: list[str]) -> None:
     a call per value; and too big to hold twice, joined)."""
 
     def show() -> None:
-        out = sys.stderr if State.data_on_stdout else sys.stdout
+        out = _report_stream()
         for part in parts:
             out.write(part)
         out.write("\n")
 
     _report(show)
+
+
+class JsonList:
+    """A JSON list written as :func:`print_json_text` writes it, each entry as soon as it is
+    whole (a listing too big to hold as text until the last file is read).  The caller
+    computes all of an entry that can fail before handing over its text, so a file that
+    fails leaves no part of its entry, and :meth:`close` ends the list (``[]`` when no entry
+    came).  For a command that writes no output file: inside :func:`outputs` the report
+    waits for the outputs, which an entry written now would not."""
+
+    def __init__(self) -> None:
+        self.entries = 0
+
+    def add(self, parts: Iterable[str]) -> None:
+        """One entry, its text in ``parts`` (written as each comes)."""
+        out = _report_stream()
+        out.write(",\n" if self.entries else "[\n")
+        for part in parts:
+            out.write(part)
+        self.entries += 1
+
+    def close(self) -> None:
+        _report_stream().write("\n]\n" if self.entries else "[]\n")
+
+
+def _report_stream() -> TextIO:
+    """:func:`report_console`'s stream, for text written as is."""
+    return sys.stderr if State.data_on_stdout else sys.stdout
 
 
 def _report(show: Callable[[], object]) -> None:

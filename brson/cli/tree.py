@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,6 +15,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from brson.cli.common import (
+    JsonList,
     check_folder_output,
     end_inputs,
     expand_inputs,
@@ -21,13 +23,12 @@ from brson.cli.common import (
     load_tree,
     note,
     outputs,
-    print_json_text,
     progress,
     stdout,
 )
 from brson.errors import BrsonError, ModelError
 from brson.fileio import FileError, write_atomic
-from brson.graph.refs import RECORD_KEYS, Record, ReferenceListing, Row
+from brson.graph.refs import RECORD_KEYS, RecordParts, ReferenceListing, Row
 from brson.model import Component, Slot
 from brson.model.typename import TypeName
 
@@ -210,7 +211,7 @@ def refs(
 ) -> None:
     """References: every ID-shaped value, internal (names an element of the file) or
     external (names nothing here; kept as is)."""
-    parts: list[str] = []  # the JSON text, in parts
+    listed = JsonList() if json_out else None
 
     def one(file: Path) -> None:
         with _about(file), progress(f"reading {file}", total=3) as bar:
@@ -219,19 +220,24 @@ def refs(
             bar.stage("indexing IDs and references")
             listing = ReferenceListing(tree)
             bar.stage(f"locating {len(listing)} references")
-            if json_out:
-                references = records_text(listing.records())
+            if listed is not None:
+                # All of the entry that can fail, before any of it is written; its text is
+                # then encoded straight to the output, never held whole.
+                table = listing.table()
                 bar.advance()
                 head = entry_head(file, listing.counts(), listing.external_ids())
-                parts.extend([",\n" if parts else "[\n", head, *references, entry_end(references)])
-                return
-            rows = listing.rows()
-            bar.advance()
+            else:
+                rows = listing.rows()
+                bar.advance()
+        if listed is not None:
+            del tree, listing  # only the table is written: the tree's buffer goes first
+            listed.add(chain((head,), records_text(table), (entry_end(bool(table)),)))
+            return
         _print_refs(file, listing.counts(), rows)
 
     failed = for_each_input(expand_inputs(files), one)
-    if json_out:
-        print_json_text([*parts, "\n]"] if parts else ["[]"])
+    if listed is not None:
+        listed.close()
     end_inputs(failed)
 
 
@@ -244,49 +250,62 @@ def entry_head(file: Path, counts: dict[str, int], external_ids: list[str]) -> s
     return "\n".join("  " + line for line in text.split("\n")) + ',\n    "references": ['
 
 
-def entry_end(references: list[str]) -> str:
-    """The end of :func:`entry_head`'s entry after its references' parts."""
+def entry_end(references: bool) -> str:
+    """The end of :func:`entry_head`'s entry after its references' parts (whether it had
+    any)."""
     return "\n    ]\n  }" if references else "]\n  }"
 
 
-def records_text(records: Iterable[Record]) -> list[str]:
-    """References' records (strings and None, in :data:`RECORD_KEYS` order) as the
-    indenting encoder writes them in a file's entry (:func:`entry_head`), in parts of a few
-    thousand records (the first starting with the newline after the list's ``[``): one
-    format per record, since that encoder is pure Python, a call per value, and was most of
-    a listing's time."""
+def records_text(records: Iterable[RecordParts]) -> Iterator[str]:
+    """References' records (:data:`~brson.graph.refs.RecordParts`) as the indenting encoder
+    writes them in a file's entry (:func:`entry_head`), in parts of a few thousand records
+    (the first starting with the newline after the list's ``[``), made as they are written:
+    one format per record, since that encoder is pure Python, a call per value, and was most
+    of a listing's time.  ``from`` and ``target`` are their two parts escaped apart (JSON
+    escapes character by character): each path's once, a source's anchor once a run."""
     encode = json.encoder.encode_basestring  # what ensure_ascii=False writes strings with
     keys = [f"        {encode(key)}: %s" for key in RECORD_KEYS]
+    keys[0] = keys[0] % "%s%s"  # the anchor's text without its closing quote, the path's
     template = "      {\n" + ",\n".join(keys) + "\n      }"
     few = _Quoted()  # the kinds: a few values, each quoted once
-    parts: list[str] = []
+    paths = _Quoted(opened=False)  # the paths' texts: a type's few fields, many records
+    last, anchor = None, ""
     batch: list[str] = []
-    for source, kind, member_id, target_id, internal, target, target_kind in records:
+    lead = "\n"
+    for head, tail, kind, member_id, target_id, internal, at, at_tail, at_kind in records:
+        if head is not last:  # a run's records share their anchor's text
+            last, anchor = head, encode(head)[:-1]
         batch.append(
             template
             % (
-                encode(source),
+                anchor,
+                paths[tail],
                 few[kind],
                 "null" if member_id is None else encode(member_id),
                 encode(target_id),
                 few[internal],
-                "null" if target is None else encode(target),
-                few[target_kind],
+                "null" if at is None else encode(at)[:-1] + paths[at_tail],
+                few[at_kind],
             )
         )
-        if len(batch) == 4096:
-            parts.append((",\n" if parts else "\n") + ",\n".join(batch))
-            batch = []
+        if len(batch) == 512:  # a few hundred KiB a write: the text is never held whole
+            yield lead + ",\n".join(batch)
+            batch, lead = [], ",\n"
     if batch:
-        parts.append((",\n" if parts else "\n") + ",\n".join(batch))
-    return parts
+        yield lead + ",\n".join(batch)
 
 
 class _Quoted(dict[str | None, str]):
-    """Each value as JSON (null for None), quoted on first use."""
+    """Each value as JSON (null for None), quoted on first use; without its opening quote
+    unless ``opened`` (the end of a string whose start is written before it)."""
+
+    def __init__(self, opened: bool = True) -> None:
+        super().__init__()
+        self.cut = 0 if opened else 1
 
     def __missing__(self, value: str | None) -> str:
-        text = self[value] = "null" if value is None else json.encoder.encode_basestring(value)
+        encode = json.encoder.encode_basestring
+        text = self[value] = "null" if value is None else encode(value)[self.cut :]
         return text
 
 

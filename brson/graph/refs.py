@@ -52,6 +52,11 @@ BATCH_AFTER = 32
 RECORD_KEYS = ("from", "source_kind", "member_id", "target_id", "kind", "target", "target_kind")
 #: :meth:`Reference.to_dict`'s values.
 Record = tuple[str, str | None, str | None, str, str, str | None, str | None]
+#: A :data:`Record` with its ``from`` and ``target`` texts each in two parts, the anchor's
+#: description and the path's (the text is their concatenation; a target's first part None
+#: for none): each part is one string shared by every record of its anchor or path, so a
+#: listing held whole costs a tuple per reference, not its text.
+RecordParts = tuple[str, str, str | None, str | None, str, str, str | None, str, str | None]
 
 #: What a reference's source or target is, as reported by :meth:`Reference.to_dict`.
 KINDS: dict[type, str] = {Slot: "slot", Component: "component", Member: "member", IdRef: "id"}
@@ -465,26 +470,47 @@ class ReferenceListing:
 
     def records(self) -> Iterator[Record]:
         """Each reference as :meth:`Reference.to_dict` gives it (its values, in
-        :data:`RECORD_KEYS` order), in file order, one at a time (``brson refs --json``
-        writes each as it comes).  An unmodified tree's references and targets come from the
-        scan and are located in one walk (:func:`~brson.model.ids.locate.locate_many`, the
-        graph's own nodes), with no ID index, no second pass over the definitions and no
-        :class:`Reference`; the graph answers where the scan does not (see :meth:`rows`).
-        :meth:`counts` is known once the first record is."""
+        :data:`RECORD_KEYS` order), in file order: :meth:`table` with its texts joined."""
+        for head, tail, kind, member_id, value, internal, at, at_tail, at_kind in self.table():
+            target = None if at is None else at + at_tail
+            yield head + tail, kind, member_id, value, internal, target, at_kind
+
+    def table(self) -> list[RecordParts]:
+        """Every reference's :data:`RecordParts`, in file order: all of a listing that can
+        fail, computed before any of it is written (``brson refs --json`` then encodes it
+        straight to its output, never holding its text).  An unmodified tree's references
+        and targets come from the scan and are located in one walk
+        (:func:`~brson.model.ids.locate.runs`, the tree's spans), with no ID index, no second
+        pass over the definitions and no :class:`Reference`; the graph answers where the
+        scan does not (see :meth:`rows`)."""
         scan = self._scan
         if scan is not None:
-            records = _scan_records(self.tree, scan)
-            if records is not None:
-                self._counts = _scan_counts(scan, len(scan.references))
-                yield from records
-                return
+            table = _scan_table(self.tree, scan)
+            if table is not None:
+                self._counts = _scan_counts(scan, len(table))
+                return table
             self._graph = ReferenceGraph.build(self.tree)
         graph = self._graph
         assert graph is not None
         graph.locate_all()
         self._counts = graph.counts()
+        out: list[RecordParts] = []
         for ref in graph:
-            yield tuple(ref.to_dict().values())
+            entry = ref.to_dict()
+            out.append(
+                (
+                    entry["from"],
+                    "",
+                    entry["source_kind"],
+                    entry["member_id"],
+                    entry["target_id"],
+                    entry["kind"],
+                    entry["target"],
+                    "",
+                    entry["target_kind"],
+                )
+            )
+        return out
 
     def entries(self) -> list[dict[str, Any]]:
         """:meth:`records` as :meth:`Reference.to_dict` gives them."""
@@ -533,23 +559,39 @@ def _scan_rows(tree: DataTree, scan: ReferenceScan) -> list[Row] | None:
     definitions = scan.definitions
     with paused_gc():
         return [
-            (text, value, targets[at][0] if (at := definitions.get(value)) is not None else None)
-            for (_, value), (text, _, _) in zip(
+            (
+                head + tail,
+                value,
+                targets[at][0] if (at := definitions.get(value)) is not None else None,
+            )
+            for (_, value), (head, tail, _, _) in zip(
                 scan.references, _sources(spans, scan, kinds=False), strict=True
             )
         ]
 
 
-def _scan_records(tree: DataTree, scan: ReferenceScan) -> Iterator[Record] | None:
-    """:meth:`Reference.to_dict`'s values for every reference of ``scan``, as the graph
-    gives them, one at a time in byte order: places from the tree's spans, kinds from the
-    elements on each path (:mod:`brson.model.ids.kinds`; the nodes where it is unsure);
-    None when a definition does not resolve (the graph's fallbacks decide)."""
+def _scan_table(tree: DataTree, scan: ReferenceScan) -> list[RecordParts] | None:
+    """:data:`RecordParts` (:meth:`Reference.to_dict`'s values) of every reference of
+    ``scan``, as the graph gives them, in byte order: places from the tree's spans, kinds
+    from the elements on each path (:mod:`brson.model.ids.kinds`; the nodes where it is
+    unsure); None when a definition does not resolve (the graph's fallbacks decide)."""
     spans = ComponentSpans(tree)
     targets = _targets(spans, scan, kinds=True)
     if targets is None:
         return None
-    return _joined(scan, _sources(spans, scan, kinds=True), targets)
+    definitions = scan.definitions
+    out: list[RecordParts] = []
+    append = out.append
+    with paused_gc():  # a tuple per reference: nothing for the collector to free
+        for (_, value), (head, tail, kind, member_id) in zip(
+            scan.references, _sources(spans, scan, kinds=True), strict=True
+        ):
+            at = definitions.get(value)
+            if at is None:
+                append((head, tail, kind, member_id, value, "external", None, "", None))
+            else:
+                append((head, tail, kind, member_id, value, "internal", *targets[at]))
+    return out
 
 
 class _Tails:
@@ -575,39 +617,45 @@ def _anchor(spans: ComponentSpans, number: int, slot: int) -> Slot | Component:
     return spans.slot(slot)
 
 
-def _targets(
-    spans: ComponentSpans, scan: ReferenceScan, kinds: bool
-) -> dict[int, tuple[str, str | None]] | None:
-    """Each referenced definition's offset -> (its description, with ``kinds`` the kind of
-    element it names, else None); None when one does not resolve."""
+#: :func:`_targets`' answer per definition: its description in two parts (the anchor's, the
+#: path's), the kind of element it names (None without ``kinds``).
+Target = tuple[str, str, str | None]
+
+
+def _targets(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> dict[int, Target] | None:
+    """Each referenced definition's offset -> its :data:`Target` (without ``kinds``, the
+    description whole in the first part: rows hold it once per definition); None when one
+    does not resolve."""
     wanted = sorted(set(scan.definitions.values()))
     buf = spans.tree.buffer
     arrays: dict[int, bool] = {}
     tails = _Tails()
-    out: dict[int, tuple[str, str | None]] = {}
+    out: dict[int, Target] = {}
     for head, number, slot, found in runs(spans, wanted, kinds):
         for offset, path, chain in found:
-            kind = None
-            if kinds:
-                sure = target_kind(buf, number >= 0, path, chain, arrays)
-                if sure is None:
-                    element = element_at(Location(_anchor(spans, number, slot), path))
-                    kind = KINDS.get(type(element)) if element is not None else None
-                else:
-                    kind = sure[0]
-            out[offset] = (head + tails.of(path), kind)
+            if not kinds:
+                out[offset] = (head + tails.of(path), "", None)
+                continue
+            sure = target_kind(buf, number >= 0, path, chain, arrays)
+            if sure is None:
+                element = element_at(Location(_anchor(spans, number, slot), path))
+                kind = KINDS.get(type(element)) if element is not None else None
+            else:
+                kind = sure[0]
+            out[offset] = (head, tails.of(path), kind)
     return out if len(out) == len(wanted) else None
 
 
-_UNKNOWN = ("<unknown>", None, None)
+_UNKNOWN = ("<unknown>", "", None, None)
+
+#: :func:`_sources`' answer per reference: its description in two parts (the anchor's, the
+#: path's), its kind and member ID (None without ``kinds``).
+Source = tuple[str, str, str | None, str | None]
 
 
-def _sources(
-    spans: ComponentSpans, scan: ReferenceScan, kinds: bool
-) -> Iterator[tuple[str, str | None, str | None]]:
-    """Each reference's ``(description, source kind, member ID)`` in byte order (kinds None
-    without ``kinds``); a value that leads to no element is ``<unknown>``, as the graph
-    describes it."""
+def _sources(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> Iterator[Source]:
+    """Each reference's :data:`Source` in byte order; a value that leads to no element is
+    ``<unknown>``, as the graph describes it."""
     buf = spans.tree.buffer
     offsets = [offset for offset, _ in scan.references]
     lists: dict[int, list[elements.Element]] = {}
@@ -619,9 +667,9 @@ def _sources(
                 yield _UNKNOWN
                 at += 1
             at += 1
-            text = head + tails.of(path)
+            tail = tails.of(path)
             if not kinds:
-                yield text, None, None
+                yield head, tail, None, None
                 continue
             sure: tuple[str | None, str | None] | None
             sure = source_kind(buf, number >= 0, path, chain, lists)
@@ -631,21 +679,6 @@ def _sources(
                     KINDS.get(type(source)) if source is not None else None,
                     source.id if isinstance(source, Member) else None,
                 )
-            yield text, *sure
+            yield head, tail, *sure
     for _ in range(at, len(offsets)):
         yield _UNKNOWN
-
-
-def _joined(
-    scan: ReferenceScan,
-    sources: Iterator[tuple[str, str | None, str | None]],
-    targets: dict[int, tuple[str, str | None]],
-) -> Iterator[Record]:
-    """The records of :func:`_scan_records`, each as its source comes."""
-    definitions = scan.definitions
-    for (_, value), (text, kind, member_id) in zip(scan.references, sources, strict=True):
-        at = definitions.get(value)
-        if at is None:
-            yield text, kind, member_id, value, "external", None, None
-        else:
-            yield text, kind, member_id, value, "internal", *targets[at]

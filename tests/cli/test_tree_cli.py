@@ -7,6 +7,7 @@ import os
 import pty
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,11 @@ from model.support import (
 import brson
 from brson.cli.app import main
 from brson.cli.tree import entry_end, entry_head, records_text
-from brson.graph.refs import RECORD_KEYS, Record, ReferenceListing
+from brson.codecs import Codec
+from brson.container import unpack
+from brson.container.frdt import pack
+from brson.graph.refs import RECORD_KEYS, Record, RecordParts, ReferenceListing
+from brson.model.ids.scan import scan_references
 
 SAMPLES = sample_files()
 
@@ -245,27 +250,94 @@ def test_committed_schemas_are_current(tmp_path: Path, capsys: pytest.CaptureFix
 def test_refs_json_text_is_json_dumps() -> None:
     """``refs --json`` writes its records without the indenting encoder: the same text as
     ``json.dumps(indent=2, ensure_ascii=False)``, for every sample's entries and odd ones
-    (no references, text needing escapes, non-ASCII)."""
-    entries: list[tuple[Path, dict[str, int], list[str], list[Record]]] = []
+    (no references, text needing escapes in either part of ``from`` and ``target``,
+    non-ASCII, runs of records sharing an anchor's text over more than one write)."""
+    entries: list[tuple[Path, dict[str, int], list[str], list[RecordParts]]] = []
     for path in sample_files():
         listing = ReferenceListing(brson.load(path))
-        records = list(listing.records())
-        entries.append((path, listing.counts(), listing.external_ids(), records))
-    odd: Record = ('Root/"é"\n\\\x00\u2028', None, None, "x", "external", None, "\u00ff")
-    entries.append((Path("ü.brson"), {}, ["x"], [odd] * 5000))
+        table = listing.table()
+        assert [_record(parts) for parts in table] == list(listing.records())
+        entries.append((path, listing.counts(), listing.external_ids(), table))
+    anchor = 'Root/"é"\n\\\x00\u2028'
+    odd: RecordParts = (anchor, ':T."\\x"\t', None, None, "x", "external", None, "", "\u00ff")
+    other: RecordParts = (
+        anchor + "/b",
+        "",
+        "member",
+        "m\x7f",
+        "y",
+        "internal",
+        "\u0085",
+        ':"',
+        "id",
+    )
+    entries.append((Path("ü.brson"), {}, ["x"], [odd] * 5000 + [other, odd] * 300))
     entries.append((Path("none.brson"), {"ids": 0}, [], []))
-    parts = []
-    for path, counts, external, records in entries:
-        references = records_text(records)
-        head = entry_head(path, counts, external)
-        parts += [",\n" if parts else "[\n", head, *references, entry_end(references)]
+    parts: list[str] = []
+    for path, counts, external, table in entries:
+        parts += [",\n" if parts else "[\n", entry_head(path, counts, external)]
+        parts += [*records_text(table), entry_end(bool(table))]
     expected = [
         {
             "file": str(path),
             "counts": counts,
             "external_ids": external,
-            "references": [dict(zip(RECORD_KEYS, record, strict=True)) for record in records],
+            "references": [dict(zip(RECORD_KEYS, _record(row), strict=True)) for row in table],
         }
-        for path, counts, external, records in entries
+        for path, counts, external, table in entries
     ]
     assert "".join([*parts, "\n]"]) == json.dumps(expected, indent=2, ensure_ascii=False)
+
+
+def _record(parts: RecordParts) -> Record:
+    """The record whose texts ``parts`` holds in two parts each."""
+    head, tail, kind, member_id, value, internal, at, at_tail, at_kind = parts
+    target = None if at is None else at + at_tail
+    return head + tail, kind, member_id, value, internal, target, at_kind
+
+
+def test_refs_json_text_is_made_as_it_is_written() -> None:
+    """A file's references are encoded a few hundred at a time, each part made when the
+    output asks for it: the listing's text is never held whole (it is ~0.9x the BSON on a
+    world whose paths are long)."""
+    taken = 0
+
+    def table() -> Iterator[RecordParts]:
+        nonlocal taken
+        for n in range(5000):
+            taken += 1
+            yield (f"Root/{n}", ":T.x", "member", "m", "x", "external", None, "", None)
+
+    parts = records_text(table())
+    first = next(parts)
+    assert 0 < taken <= 1000 and first.count('"from"') == taken
+    rest = list(parts)
+    assert taken == 5000 and sum(p.count('"from"') for p in [first, *rest]) == 5000
+
+
+def test_refs_json_file_failing_part_way_leaves_no_part_of_its_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that loads but fails while its references are listed (a member ID that is not
+    UTF-8, met at the last reference) is one error line; the list holds the other files'
+    entries, whole, and nothing of its own."""
+    good = sample(STANDIN)
+    _, buf = unpack(good.read_bytes())
+    scan = scan_references(brson.loads(buf))
+    assert scan is not None
+    member = buf.rfind(b"\x02ID\x00", 0, scan.references[-1][0])
+    broken = bytearray(buf)
+    broken[member + 11] = 0xFF  # inside the ID string, after its length
+    bad = tmp_path / "bad.brson"
+    bad.write_bytes(pack(bytes(broken), Codec.BROTLI))
+    brson.load(bad)  # loads: the listing is what fails
+    again = tmp_path / "again.brson"
+    again.write_bytes(good.read_bytes())
+    code, alone, _ = run(capsys, "refs", "--json", str(good), str(again))
+    assert code == 0
+    code, out, err = run(capsys, "refs", "--json", str(good), str(bad), str(again))
+    assert code == 2
+    assert err == f"brson: {bad}: bson error at offset {member + 4}: string is not UTF-8\n"
+    assert out == alone
+    code, out, err = run(capsys, "refs", "--json", str(bad))
+    assert (code, out, err.count("\n")) == (2, "[]\n", 1)

@@ -47,6 +47,7 @@ def _source(
     lists: dict[int, list[elements.Element]],
 ) -> tuple[str, str | None]:
     best: elements.Element | None = None  # the member holding the value so far
+    known: elements.Element | None = None  # best's ID element, where its index was read
     entered: elements.Element | None = None  # the member whose Data the path has entered
     fields = False  # the path has entered a component's Data document
     for part, elem in zip(path[:-1], chain, strict=False):
@@ -54,7 +55,7 @@ def _source(
             items = _members(buf, entered, lists)
             if items is None or type(part) is not int or not 0 <= part < len(items):
                 break
-            best, entered = items[part], None
+            best, known, entered = items[part], None, None
         elif best is not None:
             if part != "Data":
                 break
@@ -63,24 +64,28 @@ def _source(
             if part == "Data" and not fields:
                 fields = True
             elif fields and type(part) is str and elem[0] == elements.DOCUMENT:
-                if "ID" not in elements.member_index(buf, elem[2], elem[3]):
+                known = elements.member_index(buf, elem[2], elem[3]).get("ID")
+                if known is None:
                     break
                 best = elem
             else:
                 break
         elif type(part) is str and elem[0] == elements.DOCUMENT:
-            if _member_id(buf, elem) is None:  # a slot's member names itself by its ID
+            known = elements.member_index(buf, elem[2], elem[3]).get("ID")
+            if _id_text(buf, known) is None:  # a slot's member names itself by its ID
                 break
             best = elem
         else:
             break
     if best is None:
         return ("component" if component else "slot"), None
-    return "member", _member_id(buf, best)
+    if known is None:
+        known = elements.member_index(buf, best[2], best[3]).get("ID")
+    return "member", _id_text(buf, known)
 
 
-def _member_id(buf: bytes, member: elements.Element) -> str | None:
-    found = elements.member_index(buf, member[2], member[3]).get("ID")
+def _id_text(buf: bytes, found: elements.Element | None) -> str | None:
+    """A member's ID from its ``ID`` element (None: no ID, or one that is no string)."""
     if found is None:
         return None
     if found[0] != elements.STRING:
