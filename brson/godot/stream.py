@@ -18,8 +18,9 @@ on every sample); an edited tree, a tree the compiled walk is unsure of, or no c
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from brson._speedups import load
 from brson.assets.store import AssetStore
 from brson.codecs.limits import DEFAULT_MAX_SIZE
 from brson.collector import paused_gc
@@ -46,6 +47,15 @@ from brson.model import DataTree, Slot, elements, transform
 from brson.model.ids.targets import Targets
 from brson.model.slothead import SlotHead, head_at, head_vectors
 from brson.model.spans import SlotTable
+
+if TYPE_CHECKING:
+    from brson._speedups import _tscnc
+else:
+    _tscnc = load("_tscnc")
+
+#: Nodes' pieces are joined into chunks of about this many characters before they are
+#: written: a write and an encode a node cost more than the text of a small slot.
+_CHUNK = 1 << 18
 
 
 class _Row:
@@ -160,6 +170,9 @@ class StreamedScene:
         plain, mesh_type = NODE[godot], MESH_NODE[godot]
         mesh_lines, gltf = self._mesh_lines, self._gltf
         gltf_name = GLTF_NODE
+        types = self._type_texts.of(tree)
+        pieces: list[str] = []
+        size = 0
         yield text.head()
         top = self._top
         top.head = head_at(buf, starts[top.row], ends[top.row])
@@ -181,17 +194,37 @@ class StreamedScene:
             for kid_row, kid_name in zip(kids, names, strict=False):
                 kid_row.name, kid_row.path = kid_name, prefix + kid_name
             parent = None if entry.parent is None else entry.parent.path
-            lines = [node_header(entry.name, mesh_type if row in mesh_lines else plain, parent)]
-            lines += self._properties(entry, head)
-            lines += mesh_lines.get(row, ())
-            lines += self._metadata(entry, head)
-            entry.head = None
+            kind = mesh_type if row in mesh_lines else plain
             last = not kids and not stack and gltf is None
-            yield text.node(lines, last)
+            piece = None
+            if parent is not None and head is not None and _tscnc is not None:
+                extra = mesh_lines.get(row)
+                piece = _tscnc.node(
+                    buf, starts[row], ends[row], godot, types, head, entry.name, parent, kind,
+                    "\n".join(extra) if extra is not None else None, last,
+                )
+            if piece is None:
+                piece = self.node_text(entry, kind, parent, last)
+            entry.head = None
+            pieces.append(piece)
+            size += len(piece)
+            if size >= _CHUNK:
+                yield "".join(pieces)
+                pieces, size = [], 0
             stack.extend(reversed(kids))
+        if pieces:
+            yield "".join(pieces)
         if gltf is not None:
             lines = [node_header(gltf_name, NODE[4], ".")]
             yield text.node(lines + self._gltf_lines, True)
+
+    def node_text(self, entry: _Row, kind: str, parent: str | None, last: bool) -> str:
+        """The row's piece of the text (its head read); ``_tscnc.node``'s reference."""
+        lines = [node_header(entry.name, kind, parent)]
+        lines += self._properties(entry, entry.head)
+        lines += self._mesh_lines.get(entry.row, ())
+        lines += self._metadata(entry, entry.head)
+        return self._text.node(lines, last)
 
     def _kids(self, entry: _Row, heads: bool) -> list[_Row]:
         """The row's children in Children order, each with its head when ``heads``."""
