@@ -118,6 +118,8 @@ class StreamedScene:
         top = self._top
         meshes = self._gltf is None
         too_deep = False
+        #: may_draw's answer per tuple of component types (many slots share one)
+        drawable: dict[tuple[int, ...] | None, bool] = {}
         stack = [top]
         while stack:
             entry = stack.pop()
@@ -129,12 +131,24 @@ class StreamedScene:
             if entry is top:
                 root_transform = export.node_transform(entry.view(), True, head)
                 self._root_lines = text.properties({"transform": root_transform})
-            elif head is None or head_vectors(head) is None:
+            elif head is None or not (
+                # head_vectors(head) is not None, without making the vectors
+                (head[4] is None or len(head[4]) == 3)
+                and (head[5] is None or len(head[5]) == 4)
+                and (head[6] is None or len(head[6]) == 3)
+            ):
                 export.node_transform(entry.view(), False, head)
             if head is None:
                 entry.view().active  # noqa: B018
             drawn = None
-            if meshes and (head is None or converter.may_draw(top.view(), head[7])):
+            if meshes and head is not None:
+                kinds = head[7]
+                may = drawable.get(kinds)
+                if may is None:
+                    may = drawable[kinds] = converter.may_draw(top.view(), kinds)
+            else:
+                may = meshes
+            if may:
                 drawn = converter.renderer(entry.view())
             if drawn is not None:
                 mesh, material = drawn
@@ -166,7 +180,7 @@ class StreamedScene:
         """The TSCN text: the header and sub-resources, then a piece per node."""
         text, godot, tree, table = self._text, self.godot, self._tree, self._table
         buf = tree.buffer
-        starts, ends = table.slot_starts, table.slot_ends
+        starts, ends, first_kid = table.slot_starts, table.slot_ends, table.first_kid
         plain, mesh_type = NODE[godot], MESH_NODE[godot]
         mesh_lines, gltf = self._mesh_lines, self._gltf
         gltf_name = GLTF_NODE
@@ -183,16 +197,17 @@ class StreamedScene:
             entry = stack.pop()
             row, head = entry.row, entry.head
             # the children, named now: a name is made unique among its siblings
-            kids = self._kids(entry, heads=True)
-            names = [self._name(kid_row) for kid_row in kids]
-            if entry is top and gltf is not None:
-                names.append(GLTF_NODE)
-            names = unique_names([node_name(n, godot, FALLBACK_NAME) for n in names])
-            if entry is top and gltf is not None:
-                gltf_name = names[-1]
-            prefix = "" if entry.path == "." else entry.path + "/"
-            for kid_row, kid_name in zip(kids, names, strict=False):
-                kid_row.name, kid_row.path = kid_name, prefix + kid_name
+            kids = self._kids(entry, heads=True) if first_kid[row] >= 0 else []
+            if kids or entry is top:
+                names = [self._name(kid_row) for kid_row in kids]
+                if entry is top and gltf is not None:
+                    names.append(GLTF_NODE)
+                names = unique_names([node_name(n, godot, FALLBACK_NAME) for n in names])
+                if entry is top and gltf is not None:
+                    gltf_name = names[-1]
+                prefix = "" if entry.path == "." else entry.path + "/"
+                for kid_row, kid_name in zip(kids, names, strict=False):
+                    kid_row.name, kid_row.path = kid_name, prefix + kid_name
             parent = None if entry.parent is None else entry.parent.path
             kind = mesh_type if row in mesh_lines else plain
             last = not kids and not stack and gltf is None
