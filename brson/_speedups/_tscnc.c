@@ -17,6 +17,7 @@
 #include <Python.h>
 #include "_bsonwire.h"
 #include <string.h>
+#include "_shortfloat.h" /* shortest_repr: repr(x) without dtoa's bignums */
 
 #define MAX_DEPTH 100
 #define MAX_KEYS 64 /* duplicate check by pairwise compare; more keys: not sure */
@@ -110,10 +111,12 @@ static int put_double(Out *o, double x) {
                        : snprintf(buf, sizeof buf, "%lld.0", (long long)x);
         return out_put(o, buf, m);
     }
-    char *text = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
-    if (text == NULL)
+    char fast[32];
+    char *text = NULL;
+    if (shortest_repr(x, fast) < 0 &&
+        (text = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL)) == NULL)
         return -1;
-    const char *t = text;
+    const char *t = text != NULL ? text : fast;
     int neg = t[0] == '-';
     const char *body = t + neg;
     Py_ssize_t n = (Py_ssize_t)strlen(t);
