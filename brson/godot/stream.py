@@ -7,8 +7,10 @@ an export's time on a world of many small slots.  Here the slots are rows of the
 walk (:class:`~brson.model.spans.SlotTable`), read from their bytes (:func:`slot_head`, the
 compiled metadata writer) twice: a first pass finds the meshes and materials (the
 sub-resources, listed first) and the errors the scene would raise; the second writes each
-node's piece as its row is reached, from the same reads, and lets it go.  A slot view is made
-only for a row the compiled readers are not sure of, and for the renderers a mesh comes from.
+node's piece as its row is reached, from the same reads (one compiled call a node,
+``_tscnc.node``, whose reference is :meth:`StreamedScene.node_text`), and lets it go.  A slot
+view is made only for a row the compiled readers are not sure of, and for the renderers a mesh
+comes from.
 
 The text is :func:`export_scene`'s, byte for byte (tests/godot/test_stream.py holds it to that
 on every sample); an edited tree, a tree the compiled walk is unsure of, or no compiled code:
@@ -214,9 +216,10 @@ class StreamedScene:
             piece = None
             if parent is not None and head is not None and _tscnc is not None:
                 extra = mesh_lines.get(row)
+                extra_text = "\n".join(extra) if extra is not None else None
+                span, name = (starts[row], ends[row]), entry.name
                 piece = _tscnc.node(
-                    buf, starts[row], ends[row], godot, types, head, entry.name, parent, kind,
-                    "\n".join(extra) if extra is not None else None, last,
+                    buf, *span, godot, types, head, name, parent, kind, extra_text, last
                 )
             if piece is None:
                 piece = self.node_text(entry, kind, parent, last)
