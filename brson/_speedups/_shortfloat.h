@@ -6,7 +6,7 @@
  * Python's dtoa reaches them through bignum arithmetic (~0.7 us each, most of the compiled
  * writer's time); Ryu finds the same digits with two 128-bit products.  Both pick the shortest
  * digits in the interval of decimals that round to x and, among those, the one closest to x
- * (ties to even), so the texts are the same; tests/godot/test_tscnc.py holds them to repr on
+ * (ties to even), so the texts are the same; tests/godot/test_tscnnode.py holds them to repr on
  * random and generated doubles.  Only normal doubles whose power of five is in the tables
  * below (about 1e-48 < |x| < 1e48) take this path: shortest_repr answers -1 for the rest and
  * the caller runs dtoa.
@@ -18,6 +18,7 @@
 #define RYU_INV_BITS 125
 #define RYU_BITS 125
 
+#ifdef __SIZEOF_INT128__ /* else (32-bit targets) every double goes to dtoa */
 typedef unsigned __int128 ryu_u128;
 
 static const uint64_t POW5_INV_SPLIT[32][2] = {
@@ -230,9 +231,14 @@ static int ryu_digits(uint64_t mantissa, uint32_t exponent, uint64_t *digits, in
     return 0;
 }
 
+#endif
+
 /* repr(x) into out (room for 32 bytes): its length, or -1 (zero, subnormal, nan, inf, or
  * outside the tables: ask dtoa). */
 static int shortest_repr(double x, char *out) {
+#ifndef __SIZEOF_INT128__
+    return -1;
+#else
     uint64_t bits;
     memcpy(&bits, &x, 8);
     uint64_t mantissa = bits & ((1ull << 52) - 1);
@@ -296,4 +302,5 @@ static int shortest_repr(double x, char *out) {
     }
     out[w] = 0;
     return w;
+#endif
 }
