@@ -5,8 +5,8 @@
 # the ID scan's collision guard and the fuzz slice. Any report fails the run.
 #
 # The sanitized modules are built into a copy of the source tree (brson/, tests/, fixtures/,
-# fuzz/, pyproject.toml; ../shared is linked beside it), and the tests run there: the checkout's
-# own modules stay as they are, so the rest of `make test` runs at the same time. Python puts
+# fuzz/, scripts/, pyproject.toml; ../shared is linked beside it), and the tests run there: the
+# checkout's own modules stay as they are, so the rest of `make test` runs at the same time. Python puts
 # the copy first on sys.path (the current directory and PYTHONPATH, which the tests' child
 # processes inherit), ahead of the editable install's finder. The interpreter is not
 # instrumented, so libasan is preloaded (it must come first), leaks are not reported
@@ -42,7 +42,7 @@ trap 'exit 130' INT TERM
 # (not what other steps write meanwhile: the fuzz findings and corpora, caches, builds)
 tar -cf - --exclude=node_modules --exclude=__pycache__ --exclude='*.so' --exclude='*.egg-info' \
     --exclude=fuzz/findings --exclude='fuzz/corpus-*' \
-    brson tests fixtures fuzz pyproject.toml | tar -xf - -C "$COPY"
+    brson tests fixtures fuzz scripts pyproject.toml | tar -xf - -C "$COPY"
 [ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$WORK/shared"
 DIR="$COPY/brson/_speedups"
 for source in "$DIR"/_*.c; do
