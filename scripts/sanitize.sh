@@ -5,8 +5,8 @@
 # the ID scan's collision guard and the fuzz slice. Any report fails the run.
 #
 # The sanitized modules are built into a copy of the source tree (brson/, tests/, fixtures/,
-# fuzz/, pyproject.toml; ../shared is linked beside it), and the tests run there: the checkout's
-# own modules stay as they are, so the rest of `make test` runs at the same time. Python puts
+# fuzz/, scripts/, pyproject.toml; ../shared is linked beside it), and the tests run there: the
+# checkout's own modules stay as they are, so the rest of `make test` runs at the same time. Python puts
 # the copy first on sys.path (the current directory and PYTHONPATH, which the tests' child
 # processes inherit), ahead of the editable install's finder. The interpreter is not
 # instrumented, so libasan is preloaded (it must come first), leaks are not reported
@@ -42,7 +42,7 @@ trap 'exit 130' INT TERM
 # (not what other steps write meanwhile: the fuzz findings and corpora, caches, builds)
 tar -cf - --exclude=node_modules --exclude=__pycache__ --exclude='*.so' --exclude='*.egg-info' \
     --exclude=fuzz/findings --exclude='fuzz/corpus-*' \
-    brson tests fixtures fuzz pyproject.toml | tar -xf - -C "$COPY"
+    brson tests fixtures fuzz scripts pyproject.toml | tar -xf - -C "$COPY"
 [ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$WORK/shared"
 DIR="$COPY/brson/_speedups"
 for source in "$DIR"/_*.c; do
@@ -94,7 +94,7 @@ if [ $# -eq 0 ]; then
     set -- -k "not generated and not sql and not (fuzz_slice and ($NO_C)) and not mutated_seeds and not key_rule" \
         tests/test_speedups.py tests/document/test_rawc.py tests/model/test_idscanc.py \
         tests/ops/test_fieldsc.py tests/ops/test_slotpass.py tests/graph/test_spansc.py \
-        tests/godot/test_tscnc.py \
+        tests/godot/test_tscnc.py tests/godot/test_tscnnode.py \
         tests/document/test_jsonformc.py tests/document/test_formreadc.py \
         tests/document/test_formstreamc.py \
         tests/regressions/test_issue27_decoder_handoff.py tests/regressions/test_issue27_idscan.py \

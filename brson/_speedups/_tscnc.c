@@ -17,6 +17,7 @@
 #include <Python.h>
 #include "_bsonwire.h"
 #include <string.h>
+#include "_shortfloat.h" /* shortest_repr: repr(x) without dtoa's bignums */
 
 #define MAX_DEPTH 100
 #define MAX_KEYS 64 /* duplicate check by pairwise compare; more keys: not sure */
@@ -110,10 +111,12 @@ static int put_double(Out *o, double x) {
                        : snprintf(buf, sizeof buf, "%lld.0", (long long)x);
         return out_put(o, buf, m);
     }
-    char *text = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
-    if (text == NULL)
+    char fast[32];
+    char *text = NULL;
+    if (shortest_repr(x, fast) < 0 &&
+        (text = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL)) == NULL)
         return -1;
-    const char *t = text;
+    const char *t = text != NULL ? text : fast;
     int neg = t[0] == '-';
     const char *body = t + neg;
     Py_ssize_t n = (Py_ssize_t)strlen(t);
@@ -413,6 +416,27 @@ static int put_component(Out *o, const unsigned char *b, Py_ssize_t start, Py_ss
 /* The components of a slot: the array at [start, end) (Components' Data), every item a
  * component document, as the Godot 3 or 4 list of their summaries; types: the tree's type names
  * by index. */
+static int put_components(Out *o, const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
+                          PyObject *types) {
+    int rc, count = 0;
+    if (!doc_spans(b, start, end))
+        return UNSURE;
+    if ((rc = out_put(o, o->godot3 ? "[ " : "[", o->godot3 ? 2 : 1)) != 0)
+        return rc;
+    Py_ssize_t pos = start + 4, stop = end - 1;
+    while (pos < stop) {
+        Py_ssize_t vstart, vend;
+        if (doc_item(b, pos, stop, &vstart, &vend) != 1)
+            return UNSURE;
+        if (count++ > 0 && out_put(o, ", ", 2) < 0)
+            return -1;
+        if ((rc = put_component(o, b, vstart, vend, NULL, types)) != 0)
+            return rc;
+        pos = vend;
+    }
+    return pos != stop ? UNSURE : o->godot3 ? out_put(o, " ]", 2) : out_put(o, "]", 1);
+}
+
 static PyObject *py_components(PyObject *self, PyObject *args) {
     Py_buffer view;
     PyObject *types;
@@ -426,27 +450,7 @@ static PyObject *py_components(PyObject *self, PyObject *args) {
         PyBuffer_Release(&view);
         return NULL;
     }
-    int rc = UNSURE, count = 0;
-    const unsigned char *b = view.buf;
-    if (!span_ok(&view, start, end) || !doc_spans(b, start, end))
-        goto done;
-    if ((rc = out_put(&o, o.godot3 ? "[ " : "[", o.godot3 ? 2 : 1)) != 0)
-        goto done;
-    Py_ssize_t pos = start + 4, stop = end - 1;
-    while (pos < stop) {
-        rc = UNSURE;
-        Py_ssize_t vstart, vend;
-        if (doc_item(b, pos, stop, &vstart, &vend) != 1)
-            goto done;
-        if (count++ > 0 && (rc = out_put(&o, ", ", 2)) != 0)
-            goto done;
-        rc = put_component(&o, b, vstart, vend, NULL, types);
-        if (rc != 0)
-            goto done;
-        pos = vend;
-    }
-    rc = pos != stop ? UNSURE : o.godot3 ? out_put(&o, " ]", 2) : out_put(&o, "]", 1);
-done:
+    int rc = span_ok(&view, start, end) ? put_components(&o, view.buf, start, end, types) : UNSURE;
     PyBuffer_Release(&view);
     return finish(&o, rc);
 }
@@ -723,6 +727,8 @@ done:
     return result;
 }
 
+#include "_tscnnode.h" /* node(): a whole node's piece, from the writers above */
+
 static PyMethodDef methods[] = {
     {"value", py_value, METH_VARARGS,
      "value(buf, etype, start, end, godot): the BSON value at [start, end) as Godot 3 or 4 "
@@ -738,6 +744,9 @@ static PyMethodDef methods[] = {
     {"components", py_components, METH_VARARGS,
      "components(types, buf, start, end, godot): the components of the array at [start, end) "
      "as Godot 3 or 4 text (type names by index from types), or None."},
+    {"node", py_node, METH_VARARGS,
+     "node(buf, start, end, godot, types, head, name, parent, kind, extra, last): the piece of "
+     "a streamed scene's node for the slot at [start, end), or None."},
     {NULL, NULL, 0, NULL},
 };
 

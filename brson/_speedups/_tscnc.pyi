@@ -12,3 +12,16 @@ def reals(numbers: Sequence[float], godot: int) -> str | None: ...
 def head(
     buf: bytes, start: int, end: int
 ) -> tuple[Any, Any, Any, Any, Any, Any, Any, tuple[int, ...] | None] | None: ...
+def node(
+    buf: bytes,
+    start: int,
+    end: int,
+    godot: int,
+    types: tuple[str, ...] | None,
+    head: tuple[Any, ...],
+    name: str,
+    parent: str,
+    kind: str,
+    extra: str | None,
+    last: bool,
+) -> str | None: ...

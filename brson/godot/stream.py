@@ -7,8 +7,10 @@ an export's time on a world of many small slots.  Here the slots are rows of the
 walk (:class:`~brson.model.spans.SlotTable`), read from their bytes (:func:`slot_head`, the
 compiled metadata writer) twice: a first pass finds the meshes and materials (the
 sub-resources, listed first) and the errors the scene would raise; the second writes each
-node's piece as its row is reached, from the same reads, and lets it go.  A slot view is made
-only for a row the compiled readers are not sure of, and for the renderers a mesh comes from.
+node's piece as its row is reached, from the same reads (one compiled call a node,
+``_tscnc.node``, whose reference is :meth:`StreamedScene.node_text`), and lets it go.  A slot
+view is made only for a row the compiled readers are not sure of, and for the renderers a mesh
+comes from.
 
 The text is :func:`export_scene`'s, byte for byte (tests/godot/test_stream.py holds it to that
 on every sample); an edited tree, a tree the compiled walk is unsure of, or no compiled code:
@@ -18,8 +20,9 @@ on every sample); an edited tree, a tree the compiled walk is unsure of, or no c
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from brson._speedups import load
 from brson.assets.store import AssetStore
 from brson.codecs.limits import DEFAULT_MAX_SIZE
 from brson.collector import paused_gc
@@ -46,6 +49,15 @@ from brson.model import DataTree, Slot, elements, transform
 from brson.model.ids.targets import Targets
 from brson.model.slothead import SlotHead, head_at, head_vectors
 from brson.model.spans import SlotTable
+
+if TYPE_CHECKING:
+    from brson._speedups import _tscnc
+else:
+    _tscnc = load("_tscnc")
+
+#: Nodes' pieces are joined into chunks of about this many characters before they are
+#: written: a write and an encode a node cost more than the text of a small slot.
+_CHUNK = 1 << 18
 
 
 class _Row:
@@ -108,6 +120,8 @@ class StreamedScene:
         top = self._top
         meshes = self._gltf is None
         too_deep = False
+        #: may_draw's answer per tuple of component types (many slots share one)
+        drawable: dict[tuple[int, ...] | None, bool] = {}
         stack = [top]
         while stack:
             entry = stack.pop()
@@ -119,12 +133,24 @@ class StreamedScene:
             if entry is top:
                 root_transform = export.node_transform(entry.view(), True, head)
                 self._root_lines = text.properties({"transform": root_transform})
-            elif head is None or head_vectors(head) is None:
+            elif head is None or not (
+                # head_vectors(head) is not None, without making the vectors
+                (head[4] is None or len(head[4]) == 3)
+                and (head[5] is None or len(head[5]) == 4)
+                and (head[6] is None or len(head[6]) == 3)
+            ):
                 export.node_transform(entry.view(), False, head)
             if head is None:
                 entry.view().active  # noqa: B018
             drawn = None
-            if meshes and (head is None or converter.may_draw(top.view(), head[7])):
+            if meshes and head is not None:
+                kinds = head[7]
+                may = drawable.get(kinds)
+                if may is None:
+                    may = drawable[kinds] = converter.may_draw(top.view(), kinds)
+            else:
+                may = meshes
+            if may:
                 drawn = converter.renderer(entry.view())
             if drawn is not None:
                 mesh, material = drawn
@@ -156,10 +182,13 @@ class StreamedScene:
         """The TSCN text: the header and sub-resources, then a piece per node."""
         text, godot, tree, table = self._text, self.godot, self._tree, self._table
         buf = tree.buffer
-        starts, ends = table.slot_starts, table.slot_ends
+        starts, ends, first_kid = table.slot_starts, table.slot_ends, table.first_kid
         plain, mesh_type = NODE[godot], MESH_NODE[godot]
         mesh_lines, gltf = self._mesh_lines, self._gltf
         gltf_name = GLTF_NODE
+        types = self._type_texts.of(tree)
+        pieces: list[str] = []
+        size = 0
         yield text.head()
         top = self._top
         top.head = head_at(buf, starts[top.row], ends[top.row])
@@ -170,28 +199,50 @@ class StreamedScene:
             entry = stack.pop()
             row, head = entry.row, entry.head
             # the children, named now: a name is made unique among its siblings
-            kids = self._kids(entry, heads=True)
-            names = [self._name(kid_row) for kid_row in kids]
-            if entry is top and gltf is not None:
-                names.append(GLTF_NODE)
-            names = unique_names([node_name(n, godot, FALLBACK_NAME) for n in names])
-            if entry is top and gltf is not None:
-                gltf_name = names[-1]
-            prefix = "" if entry.path == "." else entry.path + "/"
-            for kid_row, kid_name in zip(kids, names, strict=False):
-                kid_row.name, kid_row.path = kid_name, prefix + kid_name
+            kids = self._kids(entry, heads=True) if first_kid[row] >= 0 else []
+            if kids or entry is top:
+                names = [self._name(kid_row) for kid_row in kids]
+                if entry is top and gltf is not None:
+                    names.append(GLTF_NODE)
+                names = unique_names([node_name(n, godot, FALLBACK_NAME) for n in names])
+                if entry is top and gltf is not None:
+                    gltf_name = names[-1]
+                prefix = "" if entry.path == "." else entry.path + "/"
+                for kid_row, kid_name in zip(kids, names, strict=False):
+                    kid_row.name, kid_row.path = kid_name, prefix + kid_name
             parent = None if entry.parent is None else entry.parent.path
-            lines = [node_header(entry.name, mesh_type if row in mesh_lines else plain, parent)]
-            lines += self._properties(entry, head)
-            lines += mesh_lines.get(row, ())
-            lines += self._metadata(entry, head)
-            entry.head = None
+            kind = mesh_type if row in mesh_lines else plain
             last = not kids and not stack and gltf is None
-            yield text.node(lines, last)
+            piece = None
+            if parent is not None and head is not None and _tscnc is not None:
+                extra = mesh_lines.get(row)
+                extra_text = "\n".join(extra) if extra is not None else None
+                span, name = (starts[row], ends[row]), entry.name
+                piece = _tscnc.node(
+                    buf, *span, godot, types, head, name, parent, kind, extra_text, last
+                )
+            if piece is None:
+                piece = self.node_text(entry, kind, parent, last)
+            entry.head = None
+            pieces.append(piece)
+            size += len(piece)
+            if size >= _CHUNK:
+                yield "".join(pieces)
+                pieces, size = [], 0
             stack.extend(reversed(kids))
+        if pieces:
+            yield "".join(pieces)
         if gltf is not None:
             lines = [node_header(gltf_name, NODE[4], ".")]
             yield text.node(lines + self._gltf_lines, True)
+
+    def node_text(self, entry: _Row, kind: str, parent: str | None, last: bool) -> str:
+        """The row's piece of the text (its head read); ``_tscnc.node``'s reference."""
+        lines = [node_header(entry.name, kind, parent)]
+        lines += self._properties(entry, entry.head)
+        lines += self._mesh_lines.get(entry.row, ())
+        lines += self._metadata(entry, entry.head)
+        return self._text.node(lines, last)
 
     def _kids(self, entry: _Row, heads: bool) -> list[_Row]:
         """The row's children in Children order, each with its head when ``heads``."""
