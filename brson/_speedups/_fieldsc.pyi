@@ -21,3 +21,13 @@ def slots(
 ) -> tuple[
     bytes, bytes, bytes, list[tuple[int, str | None, str | None]], list[tuple[int, int]]
 ]: ...
+def nodes(
+    buf: bytes,
+    spans: bytes,
+    table: bytes,
+    shape: bytes,
+    names: tuple[bytes, bytes, bytes],
+    mask: bytes,
+    referenced: set[str],
+    /,
+) -> list[tuple[int, str, list[tuple[str, str | None, str | list[str | None] | None]]] | None]: ...

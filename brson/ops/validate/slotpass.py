@@ -29,6 +29,7 @@ from brson.model.spans import slot_walk
 from brson.model.transform import TRANSFORM_FIELDS
 from brson.model.tree import DataTree
 from brson.ops.validate.context import GUID_FORM
+from brson.ops.validate.protoflux import NodeRead
 
 if TYPE_CHECKING:
     from brson._speedups import _fieldsc
@@ -62,6 +63,9 @@ NAMES = tuple(
         DEFINING_KEY_SUFFIX,
     )
 )
+
+#: The keys ``_fieldsc.nodes`` reads of a component (the order it expects).
+NODE_NAMES = (ID_KEY.encode("ascii"), b"Data", b"Type")
 
 CLEAN, TRANSFORM, UNSURE = 0, 1, 2
 
@@ -110,6 +114,32 @@ def verdicts(
     listed = array("q")
     listed.frombytes(found[2])
     return SlotVerdicts(slots, found[0], found[1], listed, found[3], found[4])
+
+
+class NodeReads:
+    """What the ProtoFlux rules keep of each component of ``spans`` (the pass's ``flux``
+    list) when it is a node (``mask``: a byte per Types index), read from its bytes
+    (:func:`brson.flux.model.connectable` of its ``Data``), or None: it is decoded.  Read a
+    run of components at a time as the walk asks for them in order, so that what is read
+    and not yet handed on stays a few hundred components, not the tree's."""
+
+    RUN = 256
+
+    def __init__(self, tree: DataTree, spans: array[int], mask: bytes, referenced: set[str]):
+        self._args = (tree.buffer, spans, mask, referenced)
+        self._first = 0
+        self._read: list[NodeRead | None] = []
+
+    def __getitem__(self, index: int) -> NodeRead | None:
+        if not self._first <= index < self._first + len(self._read):
+            buf, spans, mask, referenced = self._args
+            self._first = first = index - index % self.RUN
+            if _fieldsc is None:
+                self._read = [None] * self.RUN
+            else:
+                run = spans[3 * first : 3 * (first + self.RUN)].tobytes()
+                self._read = _fieldsc.nodes(buf, run, *GUID_FORM, NODE_NAMES, mask, referenced)
+        return self._read[index - self._first]
 
 
 class SlotRows:

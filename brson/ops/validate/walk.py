@@ -151,6 +151,9 @@ def _walk_rows(ctx: Context, families: list[Family]) -> bool:
     refs = {row: (slot_id, link) for row, slot_id, link in found.refs}
     widths = dict(found.widths)
     spans = found.flux
+    reads = slotpass.NodeReads(
+        tree, spans, flux.node_mask(ctx) if spans else b"", census.defined_values
+    )
     flux_of: dict[int, list[int]] = {}
     for at in range(0, len(spans), 3):
         flux_of.setdefault(spans[at + 2], []).append(at)
@@ -177,7 +180,11 @@ def _walk_rows(ctx: Context, families: list[Family]) -> bool:
         if held is not None:
             references.keep(slot, *held)
         for at in flux_of.get(row, ()):
-            flux.add(ctx, slot, decode_bytes(buf[spans[at] : spans[at + 1]], unmarked=True))
+            read = reads[at // 3]
+            if read is not None:
+                flux.add_node(ctx, slot, read)
+            else:
+                flux.add(ctx, slot, decode_bytes(buf[spans[at] : spans[at + 1]], unmarked=True))
     return True
 
 
