@@ -19,7 +19,7 @@ def slots(
     referenced: set[str],
     /,
 ) -> tuple[
-    bytes, bytes, bytes, list[tuple[int, str | None, str | None]], list[tuple[int, int]]
+    bytes, bytes, bytes, list[tuple[int, str | None, str | None]], list[tuple[int, int]], bytes
 ]: ...
 def nodes(
     buf: bytes,

@@ -6,7 +6,7 @@
 /* ---- slots(): the slot rules over a tree's bytes, a verdict per slot ----
 
    slots(buf, rows, table, shape, members, names, ntypes, flux, referenced)
-       -> (verdicts, used, flux, refs, widths)
+       -> (verdicts, used, flux, refs, widths, transforms)
 
    For each slot of `rows` (the compiled slot walk's int64 triples: start, end, parent), whether
    the slot rules can find nothing in it, read from its bytes without decoding it.  A verdict is
@@ -18,7 +18,9 @@
    components whose index `flux` marks (int64 triples: start, end, row), and `refs` the
    (row, slot ID or None, ParentReference or None) of each slot whose ID or link is in
    `referenced` (the IDs some reference names), and `widths` the (row, count) of the int64
-   Types and UpdateOrders of each slot that has some (the width rule counts them).
+   Types and UpdateOrders of each slot that has some (the width rule counts them), and
+   `transforms` the elements (int64 triples: start, end, row) of the transform members of
+   each TRANSFORM slot, all that it has (what the transform rule reads of it).
 
    The keys come from the caller (ops/validate: the one statement of the rules): `members` the
    slot's member keys with what their Data must be (MEMBER_*), `names` (ID, ParentReference,
@@ -403,11 +405,12 @@ done:
 
 /* One slot's verdict (-1 with an error set). */
 static int slot(Pass *p, Py_ssize_t start, Py_ssize_t end, int64_t row, Spans *flux,
-                PyObject *refs, PyObject *widths) {
+                Spans *moves, PyObject *refs, PyObject *widths) {
     const unsigned char *b = p->b;
     Item own[KEYS], inner[KEYS];
     Py_ssize_t pos = start + 4, last = end - 1;
-    int count = 0, verdict = CLEAN, has_name = 0;
+    Py_ssize_t moved[16][2]; /* the transform members' element spans */
+    int count = 0, verdict = CLEAN, has_name = 0, nmoved = 0;
     const Item *id = NULL, *link = NULL, *components = NULL;
     p->widths = 0;
     /* The slot's own elements; Children is the next rows' (the walk read its items). */
@@ -477,8 +480,12 @@ static int slot(Pass *p, Py_ssize_t start, Py_ssize_t end, int64_t row, Spans *f
                     (kind == MEMBER_BOOL && etype != 0x08) ||
                     (kind == MEMBER_INT64 && etype != 0x12))
                     return UNSURE;
-                if (kind >= MEMBER_VECTOR && transform(p, data, kind) != CLEAN)
-                    verdict = TRANSFORM;
+                if (kind >= MEMBER_VECTOR) {
+                    moved[nmoved][0] = it->key - 1;
+                    moved[nmoved++][1] = it->vend;
+                    if (transform(p, data, kind) != CLEAN)
+                        verdict = TRANSFORM;
+                }
                 break;
             }
             if (m == p->nmembers) {
@@ -521,6 +528,12 @@ static int slot(Pass *p, Py_ssize_t start, Py_ssize_t end, int64_t row, Spans *f
         Py_XDECREF(entry);
         if (failed)
             return -1;
+    }
+    for (int i = 0; verdict == TRANSFORM && i < nmoved; i++) {
+        if (add_span(moves, moved[i][0], moved[i][1], row) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
     }
     return verdict;
 unsure:
@@ -579,7 +592,7 @@ slots(PyObject *self, PyObject *args)
     PyObject *used = PyBytes_FromStringAndSize(NULL, ntypes);
     PyObject *refs = PyList_New(0), *widths = PyList_New(0);
     PyObject *out = NULL;
-    Spans flux = {NULL, 0, 0};
+    Spans flux = {NULL, 0, 0}, moves = {NULL, 0, 0};
     if (verdicts == NULL || used == NULL || refs == NULL || widths == NULL)
         goto done;
     p.used = (unsigned char *)PyBytes_AS_STRING(used);
@@ -594,7 +607,8 @@ slots(PyObject *self, PyObject *args)
             v[row] = UNSURE;
             continue;
         }
-        int got = slot(&p, (Py_ssize_t)span[0], (Py_ssize_t)span[1], row, &flux, refs, widths);
+        int got = slot(&p, (Py_ssize_t)span[0], (Py_ssize_t)span[1], row, &flux, &moves, refs,
+                       widths);
         if (got < 0)
             goto done;
         v[row] = (unsigned char)got;
@@ -603,12 +617,16 @@ slots(PyObject *self, PyObject *args)
         const char *none = "";
         PyObject *listed = PyBytes_FromStringAndSize(flux.at ? (const char *)flux.at : none,
                                                      flux.count * (Py_ssize_t)sizeof(int64_t));
-        if (listed != NULL)
-            out = PyTuple_Pack(5, verdicts, used, listed, refs, widths);
+        PyObject *members = PyBytes_FromStringAndSize(moves.at ? (const char *)moves.at : none,
+                                                      moves.count * (Py_ssize_t)sizeof(int64_t));
+        if (listed != NULL && members != NULL)
+            out = PyTuple_Pack(6, verdicts, used, listed, refs, widths, members);
         Py_XDECREF(listed);
+        Py_XDECREF(members);
     }
 done:
     PyMem_Free(flux.at);
+    PyMem_Free(moves.at);
     Py_XDECREF(verdicts);
     Py_XDECREF(used);
     Py_XDECREF(refs);

@@ -301,10 +301,11 @@ class Builder:
     def add_node(self, slot: Slot | None, raw: object, node_id: str, members: Members) -> None:
         """Take one node component read down to what :func:`connectable` keeps of its
         ``Data`` (``members``; ``node_id`` its ID, ``raw`` its ``Type``): what :meth:`add`
-        does with it decoded.  ``raw`` must name a node (:meth:`is_node`)."""
+        does with it decoded.  ``raw`` must name a node (:meth:`is_node`) and ``node_id``
+        be an ID (:func:`~brson.model.ids.forms.is_guid`)."""
         kind = self._type(raw)
-        if kind is None or not kind.node or not is_guid(node_id):
-            raise ValueError(f"add_node: {raw!r}, {node_id!r} names no node")
+        if kind is None or not kind.node:
+            raise ValueError(f"add_node: {raw!r} names no node")
         self._add_node(node_id, kind, slot, members)
 
     def _add_node(self, node_id: str, kind: _Type, slot: Slot | None, members: Members) -> None:

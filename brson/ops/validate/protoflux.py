@@ -10,6 +10,7 @@ model's issues are the findings.  So the rules of what a connection is live once
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from brson.flux import Issue
@@ -119,9 +120,10 @@ class ProtoFluxRules(Family):
         builder = self._builder(ctx)
         return bytes(builder.is_node(index) for index in range(len(ctx.type_names)))
 
-    def add_node(self, ctx: Context, slot: Slot, read: NodeRead) -> None:
-        """Hand a node component read from its bytes (``_fieldsc.nodes``) to the builder."""
-        self._builder(ctx).add_node(slot, *read)
+    def node_adder(self, ctx: Context) -> Callable[[Slot, int, str, Members], None]:
+        """What takes a node component read from its bytes (``_fieldsc.nodes``: its
+        :data:`NodeRead` after its slot): the builder's :meth:`~Builder.add_node`."""
+        return self._builder(ctx).add_node
 
     def finish(self, ctx: Context) -> None:
         if self.builder is None:
