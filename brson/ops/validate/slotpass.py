@@ -186,8 +186,8 @@ class SlotRows:
             node = made.get(row)
         tree, buf, slots = self._tree, self._tree.buffer, self._slots
         for number in reversed(chain):
-            kid = Slot(buf, slots[3 * number], slots[3 * number + 1], node)
-            kid.tree = tree
-            kid.parent = node
-            made[number] = node = kid
+            # as Slot(buf, start, end, node) with its tree and parent set (no table row)
+            made[number] = node = Slot.walked_child(
+                buf, slots[3 * number], slots[3 * number + 1], node, tree, -1
+            )
         return node
