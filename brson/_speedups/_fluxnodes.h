@@ -89,23 +89,12 @@ static PyObject *member_entry(const Pass *p, const Item *field, int *unsure) {
         *unsure = 1;
         Py_RETURN_NONE;
     }
-    PyObject *member_id = Py_NewRef(Py_None), *held = NULL, *out = NULL;
+    PyObject *held = NULL, *out = NULL;
     const Item *id = find(b, inner, count, &p->names[N_ID]);
-    if (id != NULL && id->etype == 0x02) {
-        PyObject *text = text_of(b, id);
-        if (text == NULL)
-            goto done;
-        int found = PySet_Contains(p->referenced, text);
-        if (found < 0) {
-            Py_DECREF(text);
-            goto done;
-        }
-        if (found) {
-            Py_SETREF(member_id, text);
-        } else {
-            Py_DECREF(text);
-        }
-    }
+    PyObject *member_id =
+        id != NULL && id->etype == 0x02 ? referenced_text(p, id) : Py_NewRef(Py_None);
+    if (member_id == NULL)
+        return NULL;
     const Item *data = find(b, inner, count, &p->names[N_DATA]);
     if (data != NULL && data->etype == 0x04) {
         held = held_list(p, data, 5);

@@ -366,33 +366,34 @@ static PyObject *text_of(const unsigned char *b, const Item *it) {
     return PyUnicode_DecodeUTF8((const char *)b + it->v + 4, it->vend - it->v - 5, NULL);
 }
 
+/* A string item's text when it is in `referenced`, else None (new reference; NULL with an
+   error set). */
+static PyObject *referenced_text(const Pass *p, const Item *it) {
+    PyObject *text = text_of(p->b, it);
+    if (text == NULL)
+        return NULL;
+    int found = PySet_Contains(p->referenced, text);
+    if (found > 0)
+        return text;
+    Py_DECREF(text);
+    if (found < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 /* Appends (row, the ID or None, the link or None) when either is referenced: 0, -1 error. */
 static int note_refs(Pass *p, int64_t row, const Item *id, const Item *link, PyObject *refs) {
     PyObject *values[2] = {NULL, NULL};
     const Item *items[2] = {id, link};
-    int any = 0, result = -1;
+    int result = -1;
     for (int i = 0; i < 2; i++) {
-        if (items[i] == NULL)
-            continue;
-        PyObject *text = text_of(p->b, items[i]);
-        if (text == NULL)
+        values[i] = items[i] == NULL ? Py_NewRef(Py_None) : referenced_text(p, items[i]);
+        if (values[i] == NULL)
             goto done;
-        int found = PySet_Contains(p->referenced, text);
-        if (found < 0) {
-            Py_DECREF(text);
-            goto done;
-        }
-        if (found) {
-            values[i] = text;
-            any = 1;
-        } else {
-            Py_DECREF(text);
-        }
     }
     result = 0;
-    if (any) {
-        PyObject *entry = Py_BuildValue("(LOO)", (long long)row, values[0] ? values[0] : Py_None,
-                                        values[1] ? values[1] : Py_None);
+    if (values[0] != Py_None || values[1] != Py_None) {
+        PyObject *entry = Py_BuildValue("(LOO)", (long long)row, values[0], values[1]);
         if (entry == NULL || PyList_Append(refs, entry) < 0)
             result = -1;
         Py_XDECREF(entry);
