@@ -22,19 +22,17 @@ import pytest
 from bson.errors import BSONError
 from bson.int64 import Int64
 
-import brson
 from brson._speedups import built
 from brson.document.bsondoc import decode_bytes
-from brson.errors import BrsonError
 from brson.flux.model import connectable
-from brson.model.ids.scan import IdCensus
 from brson.model.tree import DataTree
-from brson.ops.validate import slotpass, validate
-from brson.ops.validate.context import GUID_FORM, Context
-from brson.ops.validate.findings import Findings
+from brson.ops.validate import slotpass
+from brson.ops.validate.context import GUID_FORM
 from brson.ops.validate.protoflux import ProtoFluxRules
 from tests.conftest import SAMPLES
 from tests.differential import loadable_trees
+from tests.ops.test_slotpass import _both_ways
+from tests.ops.test_slotpass import _verdicts as slotpass_verdicts
 
 fieldsc = built("_fieldsc")
 needs_c = pytest.mark.skipif(fieldsc is None, reason="validate's C loop is not built")
@@ -65,19 +63,16 @@ def _check(buf: bytes, spans: list[tuple[int, int]], mask: bytes, referenced: se
 def _tree_nodes(tree: DataTree) -> tuple[list[tuple[int, int]], bytes, set[str], set[int]] | None:
     """The ProtoFlux component spans the slot pass lists, the node mask, the referenced IDs
     and the node type indices; None where the pass declines the tree."""
-    ctx = Context(tree, Findings())
-    census = IdCensus.scan(tree)
-    if ctx.legacy or not ctx.types_ok or census is None or tree.modified:
+    got = slotpass_verdicts(tree)
+    if got is None:
         return None
-    ctx.census = census
+    ctx, found, _ = got
+    assert ctx.census is not None
     flux = ProtoFluxRules()
     flux.root(ctx)
-    found = slotpass.verdicts(tree, len(ctx.type_names), flux.indices, census.defined_values)
-    if found is None:
-        return None
     spans = [(found.flux[at], found.flux[at + 1]) for at in range(0, len(found.flux), 3)]
     mask = flux.node_mask(ctx)
-    return spans, mask, census.defined_values, {i for i, node in enumerate(mask) if node}
+    return spans, mask, ctx.census.defined_values, {i for i, node in enumerate(mask) if node}
 
 
 def _node_trees() -> list[str]:
@@ -239,19 +234,9 @@ def test_cut_shifted_and_repeated_keys() -> None:
             _check(bytes(broken), [(0, len(buf))], mask, set())
 
 
-def _findings_both_ways(data: bytes, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    try:
-        tree = brson.loads(data, name=name)
-    except (BrsonError, MemoryError):
-        return
-    with_reads = validate(tree)
-    with monkeypatch.context() as patched:
-        patched.setattr(slotpass.NodeReads, "__getitem__", lambda self, index: None)
-        decoded = validate(brson.loads(data, name=name))
-    assert with_reads == decoded, name
-
-
 @needs_c
 @pytest.mark.parametrize("name", _node_trees())
 def test_same_findings_with_nodes_decoded(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    _findings_both_ways(loadable_trees()[name].buffer, f"{name}.bson", monkeypatch)
+    # every node decoded: NodeReads answers None for each
+    off = (slotpass.NodeReads, "__getitem__", lambda self, at: None)
+    _both_ways(loadable_trees()[name].buffer, f"{name}.bson", monkeypatch, off)

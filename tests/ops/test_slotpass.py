@@ -118,15 +118,21 @@ def test_verdicts_match_the_families(name: str, monkeypatch: pytest.MonkeyPatch)
         assert refs.get(row, (None, None)) == wanted
 
 
-def _both_ways(data: bytes, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``validate`` of the bytes with the pass and with the walk decoding every slot."""
+def _both_ways(
+    data: bytes,
+    name: str,
+    monkeypatch: pytest.MonkeyPatch,
+    off: tuple[object, str, Any] = (slotpass, "verdicts", lambda *args: None),
+) -> None:
+    """``validate`` of the bytes with the pass and with the walk decoding every slot (or with
+    ``off``, another (object, attribute, value), patched in)."""
     try:
         tree = brson.loads(data, name=name)
     except (BrsonError, MemoryError):
         return
     with_pass = validate(tree)
     with monkeypatch.context() as patched:
-        patched.setattr(slotpass, "verdicts", lambda *args: None)
+        patched.setattr(*off)
         without = validate(brson.loads(data, name=name))
     assert with_pass == without, name
 
