@@ -12,8 +12,9 @@ every call when the extension is missing or ``BRSON_PURE_PYTHON`` is set:
   check before pymongo's decoder (:mod:`brson.document.framing`);
 - ``_idscanc``: the one-pass ID scan and its definition table (:mod:`brson.model.ids.scan`);
 - ``_spansc``: the walk that finds every component's byte span (:mod:`brson.model.spans`);
-- ``_fieldsc``: validate's per-field loop (:mod:`brson.ops.validate.context`) and its pass over
-  the slot table (:mod:`brson.ops.validate.slotpass`);
+- ``_fieldsc``: validate's per-field loop (:mod:`brson.ops.validate.context`), its pass over
+  the slot table and its read of ProtoFlux nodes (:mod:`brson.ops.validate.slotpass`, twin
+  :func:`brson.flux.model.connectable`);
 - ``_tscnc``: the Godot 3 and 4 metadata writer (:mod:`brson.godot.export`);
 - ``_jsonformc``: the JSON form's renderer and number record (:mod:`brson.document.jsonform`);
 - ``_formreadc``: the JSON form read back, its tags and number types restored in one walk

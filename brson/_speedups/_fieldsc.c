@@ -240,6 +240,7 @@ scan_all(PyObject *self, PyObject *args)
 }
 
 #include "_slotpass.h"
+#include "_fluxnodes.h"
 
 static PyMethodDef methods[] = {
     {"guids", guids, METH_VARARGS, "Whether every value is a str of the GUID shape."},
@@ -247,6 +248,8 @@ static PyMethodDef methods[] = {
      "The non-member keys of each Data dict when every ID is a GUID, else None."},
     {"slots", slots, METH_VARARGS,
      "The slot rules' verdict on each slot of a walk, from the bytes: (verdicts, used, flux, refs, widths)."},
+    {"nodes", nodes, METH_VARARGS,
+     "Each ProtoFlux node component's (Type index, ID, connectable members), or None: decode it."},
     {NULL, NULL, 0, NULL},
 };
 

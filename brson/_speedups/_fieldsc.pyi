@@ -19,5 +19,15 @@ def slots(
     referenced: set[str],
     /,
 ) -> tuple[
-    bytes, bytes, bytes, list[tuple[int, str | None, str | None]], list[tuple[int, int]]
+    bytes, bytes, bytes, list[tuple[int, str | None, str | None]], list[tuple[int, int]], bytes
 ]: ...
+def nodes(
+    buf: bytes,
+    spans: bytes,
+    table: bytes,
+    shape: bytes,
+    names: tuple[bytes, bytes, bytes],
+    mask: bytes,
+    referenced: set[str],
+    /,
+) -> list[tuple[int, str, list[tuple[str, str | None, str | list[str | None] | None]]] | None]: ...

@@ -6,7 +6,7 @@
 /* ---- slots(): the slot rules over a tree's bytes, a verdict per slot ----
 
    slots(buf, rows, table, shape, members, names, ntypes, flux, referenced)
-       -> (verdicts, used, flux, refs, widths)
+       -> (verdicts, used, flux, refs, widths, transforms)
 
    For each slot of `rows` (the compiled slot walk's int64 triples: start, end, parent), whether
    the slot rules can find nothing in it, read from its bytes without decoding it.  A verdict is
@@ -18,7 +18,9 @@
    components whose index `flux` marks (int64 triples: start, end, row), and `refs` the
    (row, slot ID or None, ParentReference or None) of each slot whose ID or link is in
    `referenced` (the IDs some reference names), and `widths` the (row, count) of the int64
-   Types and UpdateOrders of each slot that has some (the width rule counts them).
+   Types and UpdateOrders of each slot that has some (the width rule counts them), and
+   `transforms` the elements (int64 triples: start, end, row) of the transform members of
+   each TRANSFORM slot, all that it has (what the transform rule reads of it).
 
    The keys come from the caller (ops/validate: the one statement of the rules): `members` the
    slot's member keys with what their Data must be (MEMBER_*), `names` (ID, ParentReference,
@@ -364,33 +366,34 @@ static PyObject *text_of(const unsigned char *b, const Item *it) {
     return PyUnicode_DecodeUTF8((const char *)b + it->v + 4, it->vend - it->v - 5, NULL);
 }
 
+/* A string item's text when it is in `referenced`, else None (new reference; NULL with an
+   error set). */
+static PyObject *referenced_text(const Pass *p, const Item *it) {
+    PyObject *text = text_of(p->b, it);
+    if (text == NULL)
+        return NULL;
+    int found = PySet_Contains(p->referenced, text);
+    if (found > 0)
+        return text;
+    Py_DECREF(text);
+    if (found < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 /* Appends (row, the ID or None, the link or None) when either is referenced: 0, -1 error. */
 static int note_refs(Pass *p, int64_t row, const Item *id, const Item *link, PyObject *refs) {
     PyObject *values[2] = {NULL, NULL};
     const Item *items[2] = {id, link};
-    int any = 0, result = -1;
+    int result = -1;
     for (int i = 0; i < 2; i++) {
-        if (items[i] == NULL)
-            continue;
-        PyObject *text = text_of(p->b, items[i]);
-        if (text == NULL)
+        values[i] = items[i] == NULL ? Py_NewRef(Py_None) : referenced_text(p, items[i]);
+        if (values[i] == NULL)
             goto done;
-        int found = PySet_Contains(p->referenced, text);
-        if (found < 0) {
-            Py_DECREF(text);
-            goto done;
-        }
-        if (found) {
-            values[i] = text;
-            any = 1;
-        } else {
-            Py_DECREF(text);
-        }
     }
     result = 0;
-    if (any) {
-        PyObject *entry = Py_BuildValue("(LOO)", (long long)row, values[0] ? values[0] : Py_None,
-                                        values[1] ? values[1] : Py_None);
+    if (values[0] != Py_None || values[1] != Py_None) {
+        PyObject *entry = Py_BuildValue("(LOO)", (long long)row, values[0], values[1]);
         if (entry == NULL || PyList_Append(refs, entry) < 0)
             result = -1;
         Py_XDECREF(entry);
@@ -403,11 +406,12 @@ done:
 
 /* One slot's verdict (-1 with an error set). */
 static int slot(Pass *p, Py_ssize_t start, Py_ssize_t end, int64_t row, Spans *flux,
-                PyObject *refs, PyObject *widths) {
+                Spans *moves, PyObject *refs, PyObject *widths) {
     const unsigned char *b = p->b;
     Item own[KEYS], inner[KEYS];
     Py_ssize_t pos = start + 4, last = end - 1;
-    int count = 0, verdict = CLEAN, has_name = 0;
+    Py_ssize_t moved[16][2]; /* the transform members' element spans */
+    int count = 0, verdict = CLEAN, has_name = 0, nmoved = 0;
     const Item *id = NULL, *link = NULL, *components = NULL;
     p->widths = 0;
     /* The slot's own elements; Children is the next rows' (the walk read its items). */
@@ -477,8 +481,12 @@ static int slot(Pass *p, Py_ssize_t start, Py_ssize_t end, int64_t row, Spans *f
                     (kind == MEMBER_BOOL && etype != 0x08) ||
                     (kind == MEMBER_INT64 && etype != 0x12))
                     return UNSURE;
-                if (kind >= MEMBER_VECTOR && transform(p, data, kind) != CLEAN)
-                    verdict = TRANSFORM;
+                if (kind >= MEMBER_VECTOR) {
+                    moved[nmoved][0] = it->key - 1;
+                    moved[nmoved++][1] = it->vend;
+                    if (transform(p, data, kind) != CLEAN)
+                        verdict = TRANSFORM;
+                }
                 break;
             }
             if (m == p->nmembers) {
@@ -521,6 +529,12 @@ static int slot(Pass *p, Py_ssize_t start, Py_ssize_t end, int64_t row, Spans *f
         Py_XDECREF(entry);
         if (failed)
             return -1;
+    }
+    for (int i = 0; verdict == TRANSFORM && i < nmoved; i++) {
+        if (add_span(moves, moved[i][0], moved[i][1], row) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
     }
     return verdict;
 unsure:
@@ -579,7 +593,7 @@ slots(PyObject *self, PyObject *args)
     PyObject *used = PyBytes_FromStringAndSize(NULL, ntypes);
     PyObject *refs = PyList_New(0), *widths = PyList_New(0);
     PyObject *out = NULL;
-    Spans flux = {NULL, 0, 0};
+    Spans flux = {NULL, 0, 0}, moves = {NULL, 0, 0};
     if (verdicts == NULL || used == NULL || refs == NULL || widths == NULL)
         goto done;
     p.used = (unsigned char *)PyBytes_AS_STRING(used);
@@ -594,7 +608,8 @@ slots(PyObject *self, PyObject *args)
             v[row] = UNSURE;
             continue;
         }
-        int got = slot(&p, (Py_ssize_t)span[0], (Py_ssize_t)span[1], row, &flux, refs, widths);
+        int got = slot(&p, (Py_ssize_t)span[0], (Py_ssize_t)span[1], row, &flux, &moves, refs,
+                       widths);
         if (got < 0)
             goto done;
         v[row] = (unsigned char)got;
@@ -603,12 +618,16 @@ slots(PyObject *self, PyObject *args)
         const char *none = "";
         PyObject *listed = PyBytes_FromStringAndSize(flux.at ? (const char *)flux.at : none,
                                                      flux.count * (Py_ssize_t)sizeof(int64_t));
-        if (listed != NULL)
-            out = PyTuple_Pack(5, verdicts, used, listed, refs, widths);
+        PyObject *members = PyBytes_FromStringAndSize(moves.at ? (const char *)moves.at : none,
+                                                      moves.count * (Py_ssize_t)sizeof(int64_t));
+        if (listed != NULL && members != NULL)
+            out = PyTuple_Pack(6, verdicts, used, listed, refs, widths, members);
         Py_XDECREF(listed);
+        Py_XDECREF(members);
     }
 done:
     PyMem_Free(flux.at);
+    PyMem_Free(moves.at);
     Py_XDECREF(verdicts);
     Py_XDECREF(used);
     Py_XDECREF(refs);

@@ -169,6 +169,39 @@ def _protoflux(component: Component) -> bool:
     return catalog.is_node(name) or catalog.is_helper(name)
 
 
+#: What a node member holds that can connect: an ID, or a list's items' IDs (None for an item
+#: that holds none).
+Held = str | list[str | None]
+#: A node's members as :func:`connectable` lists them: (key, its ID or None, what it holds).
+Members = list[tuple[str, str | None, Held | None]]
+
+
+def connectable(data: dict[str, Any], referenced: Container[str] | None = None) -> Members:
+    """The members of a node's ``Data`` that can take part in a connection: (key, the member's
+    ID when a connection can name it, what it holds when that is an ID or a list), each
+    member with either.  A member's ID can be named when it is an ID (``referenced``: when it
+    is among those IDs, the ones some reference names).  ``_fieldsc.nodes`` reads the same
+    from a component's bytes (validate)."""
+    out: Members = []
+    for key, value in data.items():
+        if type(value) is not dict:
+            continue
+        member_id = value.get("ID")
+        if not (
+            type(member_id) is str
+            and (is_guid(member_id) if referenced is None else member_id in referenced)
+        ):
+            member_id = None
+        held = value.get("Data")
+        if type(held) is list:
+            held = [_guid(item.get("Data")) if type(item) is dict else None for item in held]
+        elif type(held) is not str or not is_guid(held):
+            held = None
+        if member_id is not None or held is not None:
+            out.append((key, member_id, held))
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class _Type:
     """What the model reads of a component's type, worked out once per type in the tree."""
@@ -205,8 +238,8 @@ class Builder:
         names = self.tree.get("Types")
         self.types: list[Any] = names if isinstance(names, list) else []
         self._known: dict[object, _Type | None] = {}
-        #: Node ID -> (class, its members that hold an ID or a list, as (key, Data)).
-        self.node_data: dict[str, tuple[str, list[tuple[str, Any]]]] = {}
+        #: Node ID -> (class, its members that hold an ID or a list, as (key, what they hold)).
+        self.node_data: dict[str, tuple[str, list[tuple[str, Held]]]] = {}
         #: Member ID of a node -> (node ID, member name): outputs, and operations of nodes
         #: with several.
         self.members: dict[str, tuple[str, str]] = {}
@@ -254,13 +287,28 @@ class Builder:
         if component_id is None:
             return
         if kind.node:
-            self._add_node(component_id, kind, slot, data)
+            self._add_node(component_id, kind, slot, connectable(data, self.referenced))
         elif kind.helper:
             helper = _Helper(component_id, kind.name, slot, data)
             self.helpers[component_id] = helper
             self.helper_order.append(helper)
 
-    def _add_node(self, node_id: str, kind: _Type, slot: Slot | None, data: dict[str, Any]) -> None:
+    def is_node(self, raw: object) -> bool:
+        """Whether a component whose ``Type`` is ``raw`` (a Types index or a name) is a node."""
+        kind = self._type(raw)
+        return kind is not None and kind.node
+
+    def add_node(self, slot: Slot | None, raw: object, node_id: str, members: Members) -> None:
+        """Take one node component read down to what :func:`connectable` keeps of its
+        ``Data`` (``members``; ``node_id`` its ID, ``raw`` its ``Type``): what :meth:`add`
+        does with it decoded.  ``raw`` must name a node (:meth:`is_node`) and ``node_id``
+        be an ID (:func:`~brson.model.ids.forms.is_guid`)."""
+        kind = self._type(raw)
+        if kind is None or not kind.node:
+            raise ValueError(f"add_node: {raw!r} names no node")
+        self._add_node(node_id, kind, slot, members)
+
+    def _add_node(self, node_id: str, kind: _Type, slot: Slot | None, members: Members) -> None:
         flux = self.flux
         if node_id in flux.by_id:
             return  # a duplicate ID: BR401 reports it; the first definition stands
@@ -274,21 +322,12 @@ class Builder:
         )
         flux.nodes.append(node)
         flux.by_id[node_id] = node
-        links: list[tuple[str, Any]] = []
-        members = self.members
-        referenced = self.referenced
-        for key, value in data.items():
-            if type(value) is not dict:
-                continue
-            member_id = value.get("ID")
-            if type(member_id) is str and (
-                is_guid(member_id) if referenced is None else member_id in referenced
-            ):
-                members.setdefault(member_id, (node_id, key))
-            held = value.get("Data")
-            if (type(held) is str or type(held) is list) and not (
-                key == "ID" or catalog.is_internal(key)
-            ):
+        links: list[tuple[str, Held]] = []
+        outputs = self.members
+        for key, member_id, held in members:
+            if member_id is not None:
+                outputs.setdefault(member_id, (node_id, key))
+            if held is not None and not (key == "ID" or catalog.is_internal(key)):
                 links.append((key, held))
         self.node_data[node_id] = (kind.node_class, links)
         if slot is None:
@@ -338,11 +377,11 @@ class Builder:
     ) -> None:
         node_class, links = self.node_data[node.id]
         for key, held in links:
-            if (target := _guid(held)) is not None:
-                self._connection(node, node_class, key, target, per_node, globals_read)
-            elif type(held) is list:
-                for index, item in enumerate(held):
-                    if type(item) is dict and (target := _guid(item.get("Data"))) is not None:
+            if type(held) is str:
+                self._connection(node, node_class, key, held, per_node, globals_read)
+            else:
+                for index, target in enumerate(held):
+                    if target is not None:
                         self._connection(
                             node,
                             node_class,

@@ -21,6 +21,7 @@ import brson
 from brson._speedups import built
 from brson.errors import BrsonError
 from brson.model.ids.scan import IdCensus
+from brson.model.transform import TRANSFORM_FIELDS
 from brson.model.tree import DataTree
 from brson.ops.validate import slotpass, validate, walk
 from brson.ops.validate.context import ComponentInfo, Context, SlotInfo
@@ -96,6 +97,17 @@ def test_verdicts_match_the_families(name: str, monkeypatch: pytest.MonkeyPatch)
         if verdict == slotpass.CLEAN:
             assert transform == [], (name, row)
         fields, components = walk._decoded_slot(slot, True) or ({}, [])
+        listed = [
+            (found.transforms[at], found.transforms[at + 1])
+            for at in range(0, len(found.transforms), 3)
+            if found.transforms[at + 2] == row
+        ]
+        if verdict == slotpass.TRANSFORM:  # its transform members, as the rule reads them
+            wanted_members = {key: fields[key] for key, _ in TRANSFORM_FIELDS if key in fields}
+            got = walk.transform_members(tree.buffer, listed)
+            assert repr(got) == repr(wanted_members), (name, row)  # repr: NaN is not NaN
+        else:
+            assert listed == []
         kinds = [int(doc["Type"]) for doc in components]
         assert all(found.used[kind] for kind in kinds)
         assert flux_rows.count(row) == sum(kind in flux_types for kind in kinds)
@@ -106,15 +118,21 @@ def test_verdicts_match_the_families(name: str, monkeypatch: pytest.MonkeyPatch)
         assert refs.get(row, (None, None)) == wanted
 
 
-def _both_ways(data: bytes, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``validate`` of the bytes with the pass and with the walk decoding every slot."""
+def _both_ways(
+    data: bytes,
+    name: str,
+    monkeypatch: pytest.MonkeyPatch,
+    off: tuple[object, str, Any] = (slotpass, "verdicts", lambda *args: None),
+) -> None:
+    """``validate`` of the bytes with the pass and with the walk decoding every slot (or with
+    ``off``, another (object, attribute, value), patched in)."""
     try:
         tree = brson.loads(data, name=name)
     except (BrsonError, MemoryError):
         return
     with_pass = validate(tree)
     with monkeypatch.context() as patched:
-        patched.setattr(slotpass, "verdicts", lambda *args: None)
+        patched.setattr(*off)
         without = validate(brson.loads(data, name=name))
     assert with_pass == without, name
 

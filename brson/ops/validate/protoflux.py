@@ -10,6 +10,7 @@ model's issues are the findings.  So the rules of what a connection is live once
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from brson.flux import Issue
@@ -20,6 +21,7 @@ from brson.flux.model import (
     INPUT_NOT_OUTPUT,
     NODE_WITHOUT_SLOT,
     Builder,
+    Members,
 )
 from brson.model.slot import Slot
 from brson.model.typename import TypeName, is_type_name
@@ -63,6 +65,9 @@ HELPER_WITHOUT_NODE_RULE = rule(
     "every proxy, drive and store of the real samples (21) names its slot's node",
 )
 
+#: A node component as ``_fieldsc.nodes`` reads it: (Type index, ID, connectable members).
+NodeRead = tuple[int, str, Members]
+
 _RULES: dict[str, Rule] = {
     INPUT_NOT_OUTPUT: INPUT_NOT_OUTPUT_RULE,
     IMPULSE_NOT_NODE: IMPULSE_NOT_NODE_RULE,
@@ -96,8 +101,7 @@ class ProtoFluxRules(Family):
         if keep:
             self.add(ctx, info.slot, info.doc)
 
-    def add(self, ctx: Context, slot: Slot | None, doc: dict[str, Any]) -> None:
-        """Hand a ProtoFlux component (decoded) to the model's builder."""
+    def _builder(self, ctx: Context) -> Builder:
         if self.builder is None:
             census = ctx.census
             self.builder = Builder(
@@ -105,7 +109,21 @@ class ProtoFluxRules(Family):
                 issues_only=True,
                 referenced=None if census is None else census.defined_values,
             )
-        self.builder.add(slot, doc)
+        return self.builder
+
+    def add(self, ctx: Context, slot: Slot | None, doc: dict[str, Any]) -> None:
+        """Hand a ProtoFlux component (decoded) to the model's builder."""
+        self._builder(ctx).add(slot, doc)
+
+    def node_mask(self, ctx: Context) -> bytes:
+        """A byte per Types index: whether its components are nodes."""
+        builder = self._builder(ctx)
+        return bytes(builder.is_node(index) for index in range(len(ctx.type_names)))
+
+    def node_adder(self, ctx: Context) -> Callable[[Slot, int, str, Members], None]:
+        """What takes a node component read from its bytes (``_fieldsc.nodes``: its
+        :data:`NodeRead` after its slot): the builder's :meth:`~Builder.add_node`."""
+        return self._builder(ctx).add_node
 
     def finish(self, ctx: Context) -> None:
         if self.builder is None:

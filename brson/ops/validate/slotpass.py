@@ -29,6 +29,7 @@ from brson.model.spans import slot_walk
 from brson.model.transform import TRANSFORM_FIELDS
 from brson.model.tree import DataTree
 from brson.ops.validate.context import GUID_FORM
+from brson.ops.validate.protoflux import NodeRead
 
 if TYPE_CHECKING:
     from brson._speedups import _fieldsc
@@ -63,6 +64,9 @@ NAMES = tuple(
     )
 )
 
+#: The keys ``_fieldsc.nodes`` reads of a component (the order it expects).
+NODE_NAMES = (ID_KEY.encode("ascii"), b"Data", b"Type")
+
 CLEAN, TRANSFORM, UNSURE = 0, 1, 2
 
 
@@ -82,6 +86,8 @@ class SlotVerdicts:
     refs: list[tuple[int, str | None, str | None]]
     #: (row, how many) of the slots not UNSURE with int64 component Types or UpdateOrders.
     widths: list[tuple[int, int]]
+    #: (start, end, row) of the transform members' elements of the TRANSFORM slots.
+    transforms: array[int]
 
 
 def verdicts(
@@ -107,9 +113,53 @@ def verdicts(
         mask,
         referenced,
     )
-    listed = array("q")
+    listed, moved = array("q"), array("q")
     listed.frombytes(found[2])
-    return SlotVerdicts(slots, found[0], found[1], listed, found[3], found[4])
+    moved.frombytes(found[5])
+    return SlotVerdicts(slots, found[0], found[1], listed, found[3], found[4], moved)
+
+
+class NodeReads:
+    """What the ProtoFlux rules keep of each component of ``spans`` (the pass's ``flux``
+    list) when it is a node (``mask``: a byte per Types index), read from its bytes
+    (:func:`brson.flux.model.connectable` of its ``Data``), or None: it is decoded.
+
+    ``order``: the offsets in ``spans`` of the components in the order they will be asked
+    for.  They are read a run at a time in that order, so that what is read and not yet
+    handed on stays a few hundred components, not the tree's, and each is read once."""
+
+    RUN = 256
+
+    def __init__(
+        self,
+        tree: DataTree,
+        spans: array[int],
+        order: list[int],
+        mask: bytes,
+        referenced: set[str],
+    ) -> None:
+        self._args = (tree.buffer, spans, order, mask, referenced)
+        self._position = {at: number for number, at in enumerate(order)}
+        self._first = 0
+        self._read: list[NodeRead | None] = []
+
+    def __getitem__(self, at: int) -> NodeRead | None:
+        """The read of the component at offset ``at`` of ``spans``."""
+        number = self._position[at]
+        if not self._first <= number < self._first + len(self._read):
+            buf, spans, order, mask, referenced = self._args
+            self._first = first = number - number % self.RUN
+            run = order[first : first + self.RUN]
+            if _fieldsc is None:
+                self._read = [None] * len(run)
+            else:
+                listed = array("q")
+                for offset in run:
+                    listed.extend(spans[offset : offset + 3])
+                self._read = _fieldsc.nodes(
+                    buf, listed.tobytes(), *GUID_FORM, NODE_NAMES, mask, referenced
+                )
+        return self._read[number - self._first]
 
 
 class SlotRows:
@@ -136,8 +186,8 @@ class SlotRows:
             node = made.get(row)
         tree, buf, slots = self._tree, self._tree.buffer, self._slots
         for number in reversed(chain):
-            kid = Slot(buf, slots[3 * number], slots[3 * number + 1], node)
-            kid.tree = tree
-            kid.parent = node
-            made[number] = node = kid
+            # as Slot(buf, start, end, node) with its tree and parent set (no table row)
+            made[number] = node = Slot.walked_child(
+                buf, slots[3 * number], slots[3 * number + 1], node, tree, -1
+            )
         return node

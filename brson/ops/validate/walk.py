@@ -24,7 +24,6 @@ from brson.document.bsondoc import decode_bytes, holds_dbref_mark
 from brson.errors import BrsonError
 from brson.model import elements
 from brson.model.slot import Slot, memoize_path
-from brson.model.transform import TRANSFORM_FIELDS
 from brson.model.tree import DataTree
 from brson.ops.validate import slotpass
 from brson.ops.validate.container import report_error
@@ -154,10 +153,23 @@ def _walk_rows(ctx: Context, families: list[Family]) -> bool:
     flux_of: dict[int, list[int]] = {}
     for at in range(0, len(spans), 3):
         flux_of.setdefault(spans[at + 2], []).append(at)
+    moved = found.transforms
+    members_of: dict[int, list[int]] = {}
+    for at in range(0, len(moved), 3):
+        members_of.setdefault(moved[at + 2], []).append(at)
     wanted = {row for row, verdict in enumerate(verdicts) if verdict}
     wanted.update(refs, widths, flux_of)
+    order = sorted(wanted, key=rows.start)
+    reads = slotpass.NodeReads(
+        tree,
+        spans,
+        [at for row in order for at in flux_of.get(row, ())],
+        flux.node_mask(ctx) if spans else b"",
+        census.defined_values,
+    )
+    add_node = flux.node_adder(ctx)
     buf = tree.buffer
-    for row in sorted(wanted, key=rows.start):
+    for row in order:
         slot = rows.slot(row)
         verdict = verdicts[row]
         count = widths.get(row)
@@ -172,22 +184,27 @@ def _walk_rows(ctx: Context, families: list[Family]) -> bool:
             children_of(ctx, slot)  # its findings only: the pass walked the children
             continue
         if verdict == slotpass.TRANSFORM:
-            transforms.slot(ctx, SlotInfo(slot, _transform_members(slot)))
+            listed = [(moved[at], moved[at + 1]) for at in members_of.get(row, ())]
+            transforms.slot(ctx, SlotInfo(slot, transform_members(buf, listed)))
         held = refs.get(row)
         if held is not None:
             references.keep(slot, *held)
         for at in flux_of.get(row, ()):
-            flux.add(ctx, slot, decode_bytes(buf[spans[at] : spans[at + 1]], unmarked=True))
+            read = reads[at]
+            if read is not None:
+                add_node(slot, *read)
+            else:
+                flux.add(ctx, slot, decode_bytes(buf[spans[at] : spans[at + 1]], unmarked=True))
     return True
 
 
-def _transform_members(slot: Slot) -> dict[str, Any]:
-    """A slot's transform members, decoded (what the transform rule reads of a slot)."""
+def transform_members(buf: bytes, listed: list[tuple[int, int]]) -> dict[str, Any]:
+    """A slot's transform members, decoded (what the transform rule reads of a slot), from
+    their elements' spans as the slot pass lists them (documents it checked whole)."""
     fields = {}
-    for key, _ in TRANSFORM_FIELDS:
-        elem = slot.element(key)
-        if elem is not None and elem[0] == elements.DOCUMENT:
-            fields[key] = elements.decode_doc(slot.buffer, elem[2], elem[3])
+    for start, end in listed:
+        nul = buf.index(0, start + 1, end)
+        fields[buf[start + 1 : nul].decode("ascii")] = decode_bytes(buf[nul + 1 : end])
     return fields
 
 
