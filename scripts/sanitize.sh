@@ -102,5 +102,6 @@ if [ $# -eq 0 ]; then
         tests/regressions/test_issue27_decoder_handoff.py tests/regressions/test_issue27_idscan.py \
         tests/hardening/test_fuzz_slice.py
 fi
-# Two pytest-xdist workers (each inherits the preloaded libasan and the options above).
-"$PY" -m pytest -q -p no:cacheprovider -x -n "${SANITIZE_WORKERS:-2}" "$@"
+# Two pytest-xdist workers (each inherits the preloaded libasan and the options above); a
+# report halts its worker, and a worker that dies ends the run (no restart).
+"$PY" -m pytest -q -p no:cacheprovider -x -n "${SANITIZE_WORKERS:-2}" --max-worker-restart=0 "$@"
