@@ -161,10 +161,10 @@ gltf-tools:
 # extensions compiled) 55-64. A fresh clone's `.ci/run` (this target): 12 min 9 s wall,
 # 1,266 s of CPU (6,458 suite tests, 412 pure, 1,470 under sanitize), over the 5-minute aim.
 # Since then, per test (user + sys of the test process and its children, at load average
-# 12-25, so wall times there say little): sanitize's C mutation loops at their sanitized
-# depth, e.g. rawc's mutated documents 30 -> 7 s, spansc's mutated spans 19 -> 5 s, idscanc's
-# mutations 10 -> 2 s (the test functions measured whole both times: 130 -> 78 s), on two
-# workers, each collecting (~15 s under ASan) for itself; pure 77 -> 60 s in all (without
+# 12-25, so wall times there say little): sanitize 377 -> 259 s in all (its 1,470 tests'
+# own CPU 306 -> 192 s; both on two workers, each collecting, ~15 s under ASan, for itself)
+# with the C mutation loops at their sanitized depth, e.g. rawc's mutated documents 30 -> 7 s,
+# spansc's mutated spans 19 -> 5 s, tscnc's mutated slots 39 -> 9 s; pure 77 -> 60 s (without
 # the 47 tests that reach no twin line the rest miss);
 # tests/gltf/test_engines + test_handedness 27 -> 8 s (one Blender and one Godot 4 run over
 # every export); the scan library's tests 33 -> 27 s (300 items).
