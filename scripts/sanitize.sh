@@ -61,6 +61,8 @@ export LD_PRELOAD="$LIBASAN"
 export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:exitcode=86:log_path=$REPORTS/asan"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86:log_path=$REPORTS/ubsan"
 export PYTHONMALLOC=malloc
+# The tests' sanitized depth (tests/tiers.py): a sample of each mutation loop's inputs.
+export BRSON_SANITIZE=1
 # Every module must be the sanitized build, loaded (CI=true then fails a differential test
 # whose module did not import; this says which and why first).
 "$PY" - "$COPY" <<'EOF'
@@ -101,4 +103,6 @@ if [ $# -eq 0 ]; then
         tests/regressions/test_issue27_decoder_handoff.py tests/regressions/test_issue27_idscan.py \
         tests/hardening/test_fuzz_slice.py
 fi
-"$PY" -m pytest -q -p no:cacheprovider -x "$@"
+# Two pytest-xdist workers (each inherits the preloaded libasan and the options above); a
+# report halts its worker, and a worker that dies ends the run (no restart).
+"$PY" -m pytest -q -p no:cacheprovider -x -n "${SANITIZE_WORKERS:-2}" --max-worker-restart=0 "$@"

@@ -5,6 +5,12 @@ that repeat one code path many times: a structured spread of slots instead of ev
 fewer generated examples, fuzz slices and scaling guards at the smallest sizes that still
 show what they guard.  ``BRSON_EXHAUSTIVE=1`` (``make test-exhaustive``) runs every sweep in
 full: every slot of every sample, the full example counts, the long fuzz slices.
+
+Under ASan + UBSan (scripts/sanitize.sh sets ``BRSON_SANITIZE=1``) the check is a memory or
+undefined-behaviour fault, which shows on the first input that reaches the faulty C line, and
+the tests' own Python runs several times slower (every object its own heap block): the
+property tests there run a sixteenth of their examples and the loops that feed C mutated
+copies of real data the ``sanitized`` sample of them that ``sweep`` is given.
 """
 
 from __future__ import annotations
@@ -12,15 +18,24 @@ from __future__ import annotations
 import os
 
 EXHAUSTIVE = os.environ.get("BRSON_EXHAUSTIVE", "").strip().lower() in {"1", "true", "yes"}
+SANITIZED = os.environ.get("BRSON_SANITIZE", "").strip() == "1"
 
 
 def examples(full: int, floor: int = 25) -> int:
     """A property test's example count: ``full`` when exhaustive, else a quarter of it (at
     least ``floor``, never more than ``full``).  The examples are derandomized (the
-    ``brson`` hypothesis profile), so the default run is the same subset every time."""
-    return full if EXHAUSTIVE else min(full, max(floor, full // 4))
+    ``brson`` hypothesis profile), so the default run is the same subset every time.  Under
+    the sanitizers, a sixteenth (at least 10)."""
+    if EXHAUSTIVE:
+        return full
+    if SANITIZED:
+        return min(full, max(10, full // 16))
+    return min(full, max(floor, full // 4))
 
 
-def sweep(full: int, default: int) -> int:
-    """A sweep's size (fuzz slice, input count): ``full`` when exhaustive, else ``default``."""
-    return full if EXHAUSTIVE else default
+def sweep(full: int, default: int, sanitized: int | None = None) -> int:
+    """A sweep's size (fuzz slice, input count): ``full`` when exhaustive, else ``default``,
+    or ``sanitized`` (when given) under the sanitizers."""
+    if EXHAUSTIVE:
+        return full
+    return sanitized if SANITIZED and sanitized is not None else default

@@ -26,7 +26,7 @@ from brson.errors import BrsonError
 from tests.conftest import SAMPLES
 from tests.differential import check_built, loadable_trees
 from tests.document.test_jsonform import _documents, values
-from tests.tiers import examples
+from tests.tiers import examples, sweep
 
 JSONFORMC = built("_jsonformc")
 needs_c = pytest.mark.skipif(JSONFORMC is None, reason="the C JSON form renderer is not built")
@@ -234,7 +234,7 @@ def test_mutated_samples() -> None:
     """Flipped and truncated bytes: C renders what Python renders, or leaves it alone."""
     rng = random.Random(29)
     names = sorted(TREES)
-    for _ in range(300):
+    for _ in range(sweep(300, 300, sanitized=75)):
         data = bytearray(TREES[rng.choice(names)].to_bson())
         for _ in range(rng.randint(1, 4)):
             data[rng.randrange(len(data))] = rng.randrange(256)

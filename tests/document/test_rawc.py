@@ -28,7 +28,7 @@ from brson.document import raw
 from brson.errors import BrsonError
 from tests.conftest import SAMPLES
 from tests.differential import check_built, part_trees_bson, sample_parts
-from tests.tiers import examples
+from tests.tiers import examples, sweep
 
 
 def _load_rawc() -> ModuleType | None:
@@ -225,7 +225,7 @@ def test_mutated_real_documents(name: str) -> None:
     buf = REAL[name]
     rng = random.Random(name)
     docs = list(spans(buf, 0, len(buf)))
-    for _ in range(400):
+    for _ in range(sweep(400, 400, sanitized=100)):
         start, end = rng.choice(docs)
         layout = layout_or_empty(buf, start, end)
         data, start, end = mutate(buf, start, end, rng)

@@ -5,6 +5,8 @@ Imports FILE with Blender's own glTF importer into an empty scene and prints one
 ``BRSON_COUNTS {json}`` (objects by type, meshes, vertices, materials, images, bones, shape
 keys, and each object's world location).  With PNG, also renders the scene with Cycles from a
 camera on glTF +Z (Blender -Y) looking at the origin's +X side, and saves the picture there.
+``-- --each FILE...`` imports each file in turn and prints one line per file,
+``BRSON_EACH {"file": ..., "counts": ...}`` (or ``"error"``).
 """
 
 import json
@@ -18,38 +20,55 @@ import numpy
 if "bool" not in numpy.__dict__:
     numpy.bool = bool
 
+
+def counts_of(path):
+    """Import ``path`` into an empty scene and count what Blender made of it."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_scene.gltf(filepath=path)
+    objects = list(bpy.data.objects)
+    counts = {
+        "objects": len(objects),
+        "by_type": {},
+        "meshes": len(bpy.data.meshes),
+        "vertices": sum(len(m.vertices) for m in bpy.data.meshes),
+        "materials": len(bpy.data.materials),
+        "images": len([i for i in bpy.data.images if i.type == "IMAGE"]),
+        "armatures": len(bpy.data.armatures),
+        "bones": sum(len(a.bones) for a in bpy.data.armatures),
+        "shape_keys": sum(
+            len(m.shape_keys.key_blocks) - 1 for m in bpy.data.meshes if m.shape_keys is not None
+        ),
+        "armature_names": [o.name for o in objects if o.type == "ARMATURE"],
+        "locations": {o.name: list(o.matrix_world.translation) for o in objects},
+        "uv_by_vertex": {},
+    }
+    for o in objects:
+        counts["by_type"][o.type] = counts["by_type"].get(o.type, 0) + 1
+        if o.type == "MESH" and o.data.uv_layers:
+            uv = o.data.uv_layers[0].data
+            rows = []
+            for poly in o.data.polygons:
+                normal = o.matrix_world.to_3x3() @ poly.normal
+                for loop in poly.loop_indices:
+                    v = o.data.loops[loop].vertex_index
+                    world = o.matrix_world @ o.data.vertices[v].co
+                    rows.append([list(world), list(uv[loop].uv), list(normal)])
+            counts["uv_by_vertex"][o.name] = rows
+    return counts
+
+
 args = sys.argv[sys.argv.index("--") + 1 :]
-bpy.ops.wm.read_factory_settings(use_empty=True)
-bpy.ops.import_scene.gltf(filepath=args[0])
-objects = list(bpy.data.objects)
-counts = {
-    "objects": len(objects),
-    "by_type": {},
-    "meshes": len(bpy.data.meshes),
-    "vertices": sum(len(m.vertices) for m in bpy.data.meshes),
-    "materials": len(bpy.data.materials),
-    "images": len([i for i in bpy.data.images if i.type == "IMAGE"]),
-    "armatures": len(bpy.data.armatures),
-    "bones": sum(len(a.bones) for a in bpy.data.armatures),
-    "shape_keys": sum(
-        len(m.shape_keys.key_blocks) - 1 for m in bpy.data.meshes if m.shape_keys is not None
-    ),
-    "armature_names": [o.name for o in objects if o.type == "ARMATURE"],
-    "locations": {o.name: list(o.matrix_world.translation) for o in objects},
-    "uv_by_vertex": {},
-}
-for o in objects:
-    counts["by_type"][o.type] = counts["by_type"].get(o.type, 0) + 1
-    if o.type == "MESH" and o.data.uv_layers:
-        uv = o.data.uv_layers[0].data
-        rows = []
-        for poly in o.data.polygons:
-            normal = o.matrix_world.to_3x3() @ poly.normal
-            for loop in poly.loop_indices:
-                v = o.data.loops[loop].vertex_index
-                world = o.matrix_world @ o.data.vertices[v].co
-                rows.append([list(world), list(uv[loop].uv), list(normal)])
-        counts["uv_by_vertex"][o.name] = rows
+if args[0] == "--each":
+    # One Blender for many files (its start is most of a check's cost): a line per file, its
+    # counts or the importer's error, each after a reset to the empty factory scene.
+    for path in args[1:]:
+        try:
+            line = {"file": path, "counts": counts_of(path)}
+        except Exception as error:  # the test of that file fails with it, the others go on
+            line = {"file": path, "error": f"{type(error).__name__}: {error}"}
+        print("BRSON_EACH " + json.dumps(line), flush=True)
+    sys.exit(0)
+counts = counts_of(args[0])
 print("BRSON_COUNTS " + json.dumps(counts))
 
 if len(args) > 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,7 @@ from brson import api
 from brson.assets import AssetStore
 from brson.gltf import GltfReport, export_gltf
 from brson.package import SUFFIX, load_package
+from tests.gltf.tools import blender_each, godot4_each
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT.parent / "shared" / "samples"
@@ -49,6 +51,20 @@ def export(source: Path, out_dir: Path, suffix: str = ".glb") -> Exported:
 def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Exported]:
     out = tmp_path_factory.mktemp("gltf")
     return {p.name: export(p, out) for p in inputs()}
+
+
+@pytest.fixture(scope="session")
+def blender_imports(exported: dict[str, Exported]) -> dict[str, dict[str, Any]]:
+    """Blender's counts for every export, from one Blender run (see tools.blender_each)."""
+    found = blender_each([e.glb for e in exported.values()])
+    return {name: found[e.glb] for name, e in exported.items()}
+
+
+@pytest.fixture(scope="session")
+def godot4_imports(exported: dict[str, Exported]) -> dict[str, dict[str, Any]]:
+    """Godot 4's import of every export, from one engine run (see tools.godot4_each)."""
+    found = godot4_each([e.glb for e in exported.values()])
+    return {name: found[e.glb] for name, e in exported.items()}
 
 
 #: Which real tool a glTF test runs, by a word in its name.

@@ -80,6 +80,7 @@ def run_script(
     body: str,
     files: dict[str, bytes] | None = None,
     keep_in: Path | None = None,
+    timeout: int = TIMEOUT_SECONDS,
 ) -> EngineRun:
     """Run ``body`` (the statements of ``_init()``) in a fresh project and return the result.
 
@@ -95,7 +96,7 @@ def run_script(
     script = (HELPERS3 if major == 3 else HELPERS4).replace("@OUT@", str(directory) + "/")
     script = script.replace("@BODY@", _indent(body))
     (directory / "script.gd").write_text(script, encoding="utf-8")
-    command = ["timeout", str(TIMEOUT_SECONDS), binary]
+    command = ["timeout", str(timeout), binary]
     if major == 4:
         command.append("--headless")
     command += ["--path", str(directory), "-s", "script.gd"]

@@ -27,7 +27,7 @@ from brson.godot import export, tscn
 from brson.godot.export import export_scene, slot_metadata, slot_metadata_text
 from brson.model import Slot, slothead
 from tests.differential import check_built, loadable_trees
-from tests.tiers import examples
+from tests.tiers import examples, sweep
 
 TSCNC = built("_tscnc")
 needs_c = pytest.mark.skipif(TSCNC is None, reason="the C metadata writer is not built")
@@ -197,7 +197,7 @@ def test_mutated_slots(name: str) -> None:
         member = slot.components_member
         found = member.element_index().get("Data") if member is not None else None
         components = found if found is not None and found[0] == raw.ARRAY else None
-        for _ in range(20):
+        for _ in range(sweep(20, 20, sanitized=5)):
             data = bytearray(original)
             for _ in range(rng.randint(1, 3)):
                 data[rng.randrange(len(data))] = rng.randrange(256)
@@ -393,7 +393,7 @@ def test_head(name: str) -> None:
         if number > 40:
             continue
         original = bytes(slot.buffer[start:end])
-        for _ in range(20):
+        for _ in range(sweep(20, 20, sanitized=5)):
             data = bytearray(original)
             for _ in range(rng.randint(1, 3)):
                 data[rng.randrange(len(data))] = rng.randrange(256)

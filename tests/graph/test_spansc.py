@@ -28,7 +28,7 @@ from brson.model.spans import ComponentSpans
 from brson.model.tree import DataTree
 from tests.differential import check_built, part_trees_bson
 from tests.graph.synth import world
-from tests.tiers import examples
+from tests.tiers import examples, sweep
 
 _spansc = built("_spansc")
 
@@ -149,13 +149,13 @@ def test_mutated_and_truncated(name: str) -> None:
     assert span is not None
     start, end = span
     rng = random.Random(name)
-    for _ in range(60):
+    for _ in range(sweep(60, 60, sanitized=15)):
         mutated = bytearray(buf)
         for _ in range(rng.randint(1, 4)):
             at = rng.randrange(start, end)
             mutated[at] = rng.choice((0, 1, 2, 3, 4, 0x7F, 0xFF, 0x80, rng.randrange(256)))
         same(bytes(mutated), start, end)
-    for _ in range(20):
+    for _ in range(sweep(20, 20, sanitized=5)):
         cut = rng.randrange(start + 5, end)
         same(buf, start, cut)
         same(buf[:cut], start, min(end, cut))
@@ -258,7 +258,7 @@ def test_paths_mutated(name: str) -> None:
     buf = TREES[name]
     rng = random.Random(name)
     found = list(anchors(buf))
-    for _ in range(80):
+    for _ in range(sweep(80, 80, sanitized=20)):
         span, offsets, slot = rng.choice(found)
         mutated = bytearray(buf)
         for _ in range(rng.randint(1, 3)):

@@ -125,7 +125,7 @@ def test_mutated(buffers: list[bytes]) -> None:
     """Bytes flipped, IDs copied over others (repeats), keys changed, spans cut anywhere."""
     rng = random.Random(14)
     for buf in buffers[:40]:
-        for _ in range(sweep(10, 4)):
+        for _ in range(sweep(10, 4, sanitized=1)):
             data = bytearray(buf)
             for _ in range(rng.randint(1, 20)):
                 at = rng.randrange(len(data))

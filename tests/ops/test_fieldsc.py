@@ -28,7 +28,7 @@ from brson.ops.validate.context import ComponentInfo, Context
 from brson.ops.validate.findings import Findings
 from tests.conftest import FIXTURES
 from tests.differential import check_built, loaded_buffers
-from tests.tiers import examples
+from tests.tiers import examples, sweep
 
 _fieldsc = built("_fieldsc")
 needs_c = pytest.mark.skipif(_fieldsc is None, reason="validate's C loop is not built")
@@ -135,7 +135,7 @@ def test_mutated(documents: list[dict[str, Any]]) -> None:
     rng = random.Random(14)
     for doc in documents[:40]:
         dicts = [d for d in _dicts(doc) if d][:300]
-        for _ in range(20):
+        for _ in range(sweep(20, 20, sanitized=5)):
             picked = [dict(d) for d in rng.sample(dicts, min(len(dicts), rng.randint(1, 8)))]
             for data in picked:
                 for _ in range(rng.randint(0, 3)):

@@ -30,6 +30,7 @@ from brson.errors import BrsonError, DocumentError
 from tests.conftest import SAMPLES
 from tests.differential import sample_parts
 from tests.hardening.support import run_cli
+from tests.tiers import sweep
 
 STANDIN = (
     Path(__file__).resolve().parents[2] / "fixtures" / "real" / "orange3134_loading_standin.brson"
@@ -101,7 +102,7 @@ def framing_inputs() -> list[bytes]:
                 break
             found.append(retyped(buf, at))
             at = buf.find(FLOAT3, at + 1)
-        for _ in range(12):
+        for _ in range(sweep(12, 12, sanitized=3)):
             mutated = bytearray(buf)
             for _ in range(rng.randint(1, 4)):
                 pos = rng.randrange(4, len(mutated) - 1)

@@ -16,10 +16,12 @@ from tests.scan.conftest import OPTIONS, dump_tables, sql
 
 @pytest.fixture
 def library(corpus: Path, tmp_path: Path) -> Path:
-    """A small copy of the corpus: 30 items, a broken file and a package."""
+    """A small copy of the corpus: 30 items (from two of its folders), a broken file and a
+    package."""
     root = tmp_path / "lib"
     root.mkdir()
-    items = sorted((corpus / "group01").rglob("item*"))[:30]
+    items = sorted([*(corpus / "group01").rglob("item*"), *(corpus / "group05").rglob("item*")])
+    items = items[:30]
     for n, source in enumerate(items):
         shutil.copy2(source, root / f"{n:02d}{source.suffix}")
     shutil.copy2(corpus / "broken" / "noise0.brson", root / "noise.brson")
