@@ -17,6 +17,40 @@ static inline int32_t i32(const unsigned char *p) {
     return (int32_t)u;
 }
 
+/* The little-endian int64 at p (an int64 value, a double's bits); the caller has checked that
+ * p + 8 lies within its span. */
+static inline int64_t i64(const unsigned char *p) {
+    uint64_t u = 0;
+    for (int k = 7; k >= 0; k--)
+        u = (u << 8) | p[k];
+    return (int64_t)u;
+}
+
+/* The little-endian double at p, bits as they are (NaN payloads kept); p + 8 within the span. */
+static inline double f64(const unsigned char *p) {
+    uint64_t u = (uint64_t)i64(p);
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* The integer ``Type`` that leads the component document b[start:end) (every writer puts it
+ * first: int32 as the engine does, int64 as others do), as Component's leading_type reads it
+ * in place: 1 with the value as written in *value (negative ones too: each caller has its own
+ * rule for those) when the first element is an int32 or int64 named Type and at least
+ * ``room`` bytes of the document follow its value (1: the terminator; 12: also an empty Data,
+ * the Python reader's bound); 0 otherwise.  The caller has framed the document. */
+static inline int leading_type(const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
+                               Py_ssize_t room, int64_t *value) {
+    if (end - start < 10 || memcmp(b + start + 5, "Type", 5) != 0)
+        return 0;
+    int width = b[start + 4] == 0x10 ? 4 : b[start + 4] == 0x12 ? 8 : 0;
+    if (width == 0 || end - start < 10 + width + room)
+        return 0;
+    *value = width == 4 ? i32(b + start + 10) : i64(b + start + 10);
+    return 1;
+}
+
 /* Fixed payload size of element type ``etype`` (-1: not a fixed-size type). */
 static inline int fixed_size(int etype) {
     switch (etype) {

@@ -52,13 +52,6 @@ static inline int out_put(Out *o, const char *s, Py_ssize_t n) {
     return 0;
 }
 
-static inline int64_t i64(const unsigned char *p) {
-    uint64_t u = 0;
-    for (int k = 7; k >= 0; k--)
-        u = (u << 8) | p[k];
-    return (int64_t)u;
-}
-
 /* Results: 0 written, 1 not sure (the caller returns None), -1 Python error (memory). */
 #define UNSURE 1
 
@@ -224,10 +217,7 @@ static int put_value(Out *o, const unsigned char *b, int etype, Py_ssize_t start
     case 0x01: {
         if (end - start != 8)
             return UNSURE;
-        double x;
-        uint64_t u = (uint64_t)i64(b + start);
-        memcpy(&x, &u, 8);
-        return put_double(o, x);
+        return put_double(o, f64(b + start));
     }
     case 0x02: {
         if (end - start < 5 || i32(b + start) != end - start - 4 || b[end - 1] != 0)
@@ -540,10 +530,7 @@ static PyObject *member_value(const unsigned char *b, Py_ssize_t start, Py_ssize
     *unsure = 0;
     switch (etype) {
     case 0x01: {
-        double x;
-        uint64_t u = (uint64_t)i64(b + ds);
-        memcpy(&x, &u, 8);
-        return PyFloat_FromDouble(x);
+        return PyFloat_FromDouble(f64(b + ds));
     }
     case 0x02:
         if (de - ds < 5 || i32(b + ds) != de - ds - 4 || b[de - 1] != 0)
@@ -566,10 +553,7 @@ static PyObject *member_value(const unsigned char *b, Py_ssize_t start, Py_ssize
                 *unsure = 1;
                 return NULL;
             }
-            double x;
-            uint64_t u = (uint64_t)i64(b + is);
-            memcpy(&x, &u, 8);
-            if (append_new(list, PyFloat_FromDouble(x)) < 0) {
+            if (append_new(list, PyFloat_FromDouble(f64(b + is))) < 0) {
                 Py_DECREF(list);
                 return NULL;
             }
@@ -601,16 +585,12 @@ static PyObject *component_types(const unsigned char *b, Py_ssize_t start, Py_ss
         Py_ssize_t is, ie;
         if (doc_item(b, pos, last, &is, &ie) != 1 || !ascii(b + pos + 1, is - pos - 2))
             goto none; /* the model's item reader refuses a key that is not UTF-8 */
-        /* its Type: the first element, an int32 (the engine's layout) or an int64 (other
-         * writers'), what Component.type_index reads in place */
-        Py_ssize_t tl, ts, te;
-        int wide = ie - is > 4 && b[is + 4] == 0x12;
-        if (ie - is < 11 || (b[is + 4] != 0x10 && !wide) ||
-            element_at(b, is + 4, ie - 1, &tl, &ts, &te) != 0 || tl != 4 ||
-            memcmp(b + is + 5, "Type", 4) != 0)
+        /* its Type, what Component.type_index reads in place, negative or not: the
+         * first element, an int32 (the engine's layout) or an int64 (other writers') */
+        int64_t type;
+        if (!leading_type(b, is, ie, 1, &type))
             goto none;
-        long long type = wide ? (long long)i64(b + ts) : (long long)(int32_t)i32(b + ts);
-        if (append_new(found, PyLong_FromLongLong(type)) < 0) {
+        if (append_new(found, PyLong_FromLongLong((long long)type)) < 0) {
             Py_DECREF(found);
             return NULL;
         }
