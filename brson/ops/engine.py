@@ -256,7 +256,7 @@ class Parts:
         table = self.types
         if table is not None and raw_type is not None and raw_type[0] in _INTEGERS:
             wide = raw_type[0] == elements.INT64
-            index = int.from_bytes(buf[raw_type[2] : raw_type[3]], "little", signed=True)
+            index = _index_value(buf, raw_type)
             if 0 <= index < len(table):
                 ref = TypeRef(table[index], wide)
             else:
@@ -397,6 +397,11 @@ _INTEGERS = (0x10, elements.INT64)
 _NULL = b"\x0a"
 
 
+def _index_value(buf: bytes, elem: elements.Element) -> int:
+    """The value of an int32 or int64 element (a ``Type`` index), read in place."""
+    return int.from_bytes(buf[elem[2] : elem[3]], "little", signed=True)
+
+
 def _value(buf: bytes, elem: elements.Element) -> Any:
     return elements.scalar(buf, elem)
 
@@ -517,7 +522,7 @@ def _table(parts: Parts) -> _Table | None:
             return None
         raw_type = idx.get("Type")
         if types is not None and raw_type is not None and raw_type[0] in _INTEGERS:
-            index = int.from_bytes(buf[raw_type[2] : raw_type[3]], "little", signed=True)
+            index = _index_value(buf, raw_type)
             if not 0 <= index < count:
                 return None
         component_ids.append(component_id)
@@ -646,7 +651,7 @@ def _same_index(
     if ref is None:
         return True
     elem = raw[2]
-    return where.get(ref.name) == int.from_bytes(buf[elem[2] : elem[3]], "little", signed=True)
+    return where.get(ref.name) == _index_value(buf, elem)
 
 
 def encode(parts: Parts) -> bytes:
