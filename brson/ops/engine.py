@@ -176,11 +176,11 @@ class Parts:
             raise Undecomposable("no Object slot")
         for key, elem in top.items():
             whole = key == "Types" and self.types is None
-            self.root[key] = None if key in TREE_KEYS and not whole else _value(buf, elem)
+            self.root[key] = None if key in TREE_KEYS and not whole else elements.scalar(buf, elem)
         if assets is not None:
             items = _documents(buf, assets)
             if items is None:
-                self.root["Assets"] = _value(buf, assets)
+                self.root["Assets"] = elements.scalar(buf, assets)
             else:
                 self.assets = [self._add_component(item, ASSETS, i) for i, item in enumerate(items)]
         return obj
@@ -400,10 +400,6 @@ _NULL = b"\x0a"
 def _index_value(buf: bytes, elem: elements.Element) -> int:
     """The value of an int32 or int64 element (a ``Type`` index), read in place."""
     return int.from_bytes(buf[elem[2] : elem[3]], "little", signed=True)
-
-
-def _value(buf: bytes, elem: elements.Element) -> Any:
-    return elements.scalar(buf, elem)
 
 
 def _string(buf: bytes, elem: elements.Element | None) -> str | None:
