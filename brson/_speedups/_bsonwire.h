@@ -98,6 +98,12 @@ static inline int doc_spans(const unsigned char *b, Py_ssize_t start, Py_ssize_t
     return end - start >= 5 && i32(b + start) == end - start && b[end - 1] == 0;
 }
 
+/* Whether the string value b[start:end) is framed on its own: its int32 counts the bytes
+ * after it (at least the NUL) and the last of them is 0x00. */
+static inline int string_spans(const unsigned char *b, Py_ssize_t start, Py_ssize_t end) {
+    return end - start >= 5 && i32(b + start) == end - start - 4 && b[end - 1] == 0;
+}
+
 /* The end of the value of type etype starting at vstart, in a document whose terminator is
  * at last, as raw.index sizes it (every type it reads); -1 for a type it does not read or a
  * size it refuses (negative, too short, or past last). */

@@ -397,7 +397,7 @@ static PyObject *c_deferred(PyObject *self, PyObject *unused) {
  * stack, not the C stack, so hostile nesting costs memory in proportion to its bytes. */
 static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t max_depth,
                           Py_ssize_t **stack, Py_ssize_t *cap) {
-    if (size < 5 || i32(b) != size || b[size - 1] != 0)
+    if (!doc_spans(b, 0, size))
         return 0;
     Py_ssize_t depth = 0, pos = 4, last = size - 1;
     for (;;) {

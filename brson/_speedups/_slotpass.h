@@ -578,7 +578,7 @@ slots(PyObject *self, PyObject *args)
     for (Py_ssize_t row = 0; row < count; row++) {
         int64_t span[3];
         memcpy(span, spans + 24 * row, sizeof span);
-        if (span[0] < 0 || span[1] > size || span[1] - span[0] < 5 ||
+        if (span[0] < 0 || span[1] > size ||
             !doc_spans(p.b, (Py_ssize_t)span[0], (Py_ssize_t)span[1])) {
             v[row] = UNSURE;
             continue;

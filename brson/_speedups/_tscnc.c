@@ -220,7 +220,7 @@ static int put_value(Out *o, const unsigned char *b, int etype, Py_ssize_t start
         return put_double(o, f64(b + start));
     }
     case 0x02: {
-        if (end - start < 5 || i32(b + start) != end - start - 4 || b[end - 1] != 0)
+        if (!string_spans(b, start, end))
             return UNSURE;
         return put_string(o, b + start + 4, end - start - 5);
     }
@@ -533,7 +533,7 @@ static PyObject *member_value(const unsigned char *b, Py_ssize_t start, Py_ssize
         return PyFloat_FromDouble(f64(b + ds));
     }
     case 0x02:
-        if (de - ds < 5 || i32(b + ds) != de - ds - 4 || b[de - 1] != 0)
+        if (!string_spans(b, ds, de))
             break;
         return utf8_or_unsure(b + ds + 4, de - ds - 5, unsure);
     case 0x08: return PyBool_FromLong(b[ds] != 0);
@@ -664,7 +664,7 @@ static PyObject *py_head(PyObject *self, PyObject *args) {
         if (which == 0) { /* slot.id: the ID when a string, else None */
             if (etype != 0x02)
                 value = Py_NewRef(Py_None);
-            else if (ve - vs < 5 || i32(b + vs) != ve - vs - 4 || b[ve - 1] != 0)
+            else if (!string_spans(b, vs, ve))
                 unsure = 1;
             else
                 value = utf8_or_unsure(b + vs + 4, ve - vs - 5, &unsure);
