@@ -147,6 +147,18 @@ static inline Py_ssize_t value_end(const unsigned char *b, int etype, Py_ssize_t
     return vend > last ? -1 : vend;
 }
 
+/* The element at pos (< last) of a document whose terminator is at last: the end of its
+ * value, whose start goes to *vstart; -1 when its key has no NUL before last or value_end
+ * refuses the value. */
+static inline Py_ssize_t element_end(const unsigned char *b, Py_ssize_t pos, Py_ssize_t last,
+                                     Py_ssize_t *vstart) {
+    Py_ssize_t key_end = find_nul(b, pos + 1, last);
+    if (key_end < 0)
+        return -1;
+    *vstart = key_end + 1;
+    return value_end(b, b[pos], *vstart, last);
+}
+
 /* The item at pos (< last) of an array of documents whose terminator is at last, as
  * raw.array_items reads it: 1 with the item's value span in *vstart, *vend; 0 when the item
  * is not a document (type byte not 0x03); -1 when its key or size is refused. */

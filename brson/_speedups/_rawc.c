@@ -409,10 +409,7 @@ static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t ma
             continue;
         }
         int etype = b[pos];
-        Py_ssize_t key_end = find_nul(b, pos + 1, last);
-        if (key_end < 0)
-            return pos;
-        Py_ssize_t vstart = key_end + 1, vend = value_end(b, etype, vstart, last);
+        Py_ssize_t vstart, vend = element_end(b, pos, last, &vstart);
         if (vend < 0)
             return pos;
         if (etype == 0x03 || etype == 0x04 || etype == 0x0F) {

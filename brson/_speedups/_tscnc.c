@@ -67,13 +67,10 @@ static int element_at(const unsigned char *b, Py_ssize_t pos, Py_ssize_t stop,
     default:
         return UNSURE;
     }
-    Py_ssize_t k = find_nul(b, pos + 1, stop);
-    if (k < 0)
-        return UNSURE;
-    Py_ssize_t vs = k + 1, ve = value_end(b, etype, vs, stop);
+    Py_ssize_t vs, ve = element_end(b, pos, stop, &vs);
     if (ve < 0)
         return UNSURE;
-    *klen = k - pos - 1;
+    *klen = vs - pos - 2;
     *vstart = vs;
     *vend = ve;
     return 0;
