@@ -17,6 +17,40 @@ static inline int32_t i32(const unsigned char *p) {
     return (int32_t)u;
 }
 
+/* The little-endian int64 at p (an int64 value, a double's bits); the caller has checked that
+ * p + 8 lies within its span. */
+static inline int64_t i64(const unsigned char *p) {
+    uint64_t u = 0;
+    for (int k = 7; k >= 0; k--)
+        u = (u << 8) | p[k];
+    return (int64_t)u;
+}
+
+/* The little-endian double at p, bits as they are (NaN payloads kept); p + 8 within the span. */
+static inline double f64(const unsigned char *p) {
+    uint64_t u = (uint64_t)i64(p);
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* The integer ``Type`` that leads the component document b[start:end) (every writer puts it
+ * first: int32 as the engine does, int64 as others do), as Component's leading_type reads it
+ * in place: 1 with the value as written in *value (negative ones too: each caller has its own
+ * rule for those) when the first element is an int32 or int64 named Type and at least
+ * ``room`` bytes of the document follow its value (1: the terminator; 12: also an empty Data,
+ * the Python reader's bound); 0 otherwise.  The caller has framed the document. */
+static inline int leading_type(const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
+                               Py_ssize_t room, int64_t *value) {
+    if (end - start < 10 || memcmp(b + start + 5, "Type", 5) != 0)
+        return 0;
+    int width = b[start + 4] == 0x10 ? 4 : b[start + 4] == 0x12 ? 8 : 0;
+    if (width == 0 || end - start < 10 + width + room)
+        return 0;
+    *value = width == 4 ? i32(b + start + 10) : i64(b + start + 10);
+    return 1;
+}
+
 /* Fixed payload size of element type ``etype`` (-1: not a fixed-size type). */
 static inline int fixed_size(int etype) {
     switch (etype) {
@@ -64,6 +98,12 @@ static inline int doc_spans(const unsigned char *b, Py_ssize_t start, Py_ssize_t
     return end - start >= 5 && i32(b + start) == end - start && b[end - 1] == 0;
 }
 
+/* Whether the string value b[start:end) is framed on its own: its int32 counts the bytes
+ * after it (at least the NUL) and the last of them is 0x00. */
+static inline int string_spans(const unsigned char *b, Py_ssize_t start, Py_ssize_t end) {
+    return end - start >= 5 && i32(b + start) == end - start - 4 && b[end - 1] == 0;
+}
+
 /* The end of the value of type etype starting at vstart, in a document whose terminator is
  * at last, as raw.index sizes it (every type it reads); -1 for a type it does not read or a
  * size it refuses (negative, too short, or past last). */
@@ -105,6 +145,18 @@ static inline Py_ssize_t value_end(const unsigned char *b, int etype, Py_ssize_t
         return -1;
     }
     return vend > last ? -1 : vend;
+}
+
+/* The element at pos (< last) of a document whose terminator is at last: the end of its
+ * value, whose start goes to *vstart; -1 when its key has no NUL before last or value_end
+ * refuses the value. */
+static inline Py_ssize_t element_end(const unsigned char *b, Py_ssize_t pos, Py_ssize_t last,
+                                     Py_ssize_t *vstart) {
+    Py_ssize_t key_end = find_nul(b, pos + 1, last);
+    if (key_end < 0)
+        return -1;
+    *vstart = key_end + 1;
+    return value_end(b, b[pos], *vstart, last);
 }
 
 /* The item at pos (< last) of an array of documents whose terminator is at last, as

@@ -338,13 +338,8 @@ static int put_tag(Renderer *r, int d, const char *key, const char *value, const
 }
 
 static int put_double(Renderer *r, int d, const unsigned char *p) {
-    double v;
-    uint64_t bits;
-    memcpy(&bits, p, 8);
-#if PY_BIG_ENDIAN
-    bits = __builtin_bswap64(bits);
-#endif
-    memcpy(&v, &bits, 8);
+    uint64_t bits = (uint64_t)i64(p);
+    double v = f64(p);
     if (r->numbers && PUTS(&r->sig, "d") < 0)
         return -1;
     if (isfinite(v)) {
@@ -466,9 +461,7 @@ static int render_some(Renderer *r, Py_ssize_t limit) {
             break;
         }
         case 0x12: {
-            uint64_t u = (uint64_t)i32(b + v) & 0xFFFFFFFFULL;
-            u |= (uint64_t)(uint32_t)i32(b + v + 4) << 32;
-            snprintf(number, sizeof number, "%lld", (long long)(int64_t)u);
+            snprintf(number, sizeof number, "%lld", (long long)i64(b + v));
             rc = put_tag(r, d + 1, "$numberLong", number, NULL);
             break;
         }

@@ -397,7 +397,7 @@ static PyObject *c_deferred(PyObject *self, PyObject *unused) {
  * stack, not the C stack, so hostile nesting costs memory in proportion to its bytes. */
 static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t max_depth,
                           Py_ssize_t **stack, Py_ssize_t *cap) {
-    if (size < 5 || i32(b) != size || b[size - 1] != 0)
+    if (!doc_spans(b, 0, size))
         return 0;
     Py_ssize_t depth = 0, pos = 4, last = size - 1;
     for (;;) {
@@ -409,68 +409,38 @@ static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t ma
             continue;
         }
         int etype = b[pos];
-        Py_ssize_t key_end = find_nul(b, pos + 1, last);
-        if (key_end < 0)
+        Py_ssize_t vstart, vend = element_end(b, pos, last, &vstart);
+        if (vend < 0)
             return pos;
-        Py_ssize_t vstart = key_end + 1, vend, inner;
-        int fixed = fixed_size(etype);
-        if (fixed >= 0) {
-            vend = vstart + fixed;
-        } else if (etype == 0x0B) {
-            Py_ssize_t p = find_nul(b, vstart, last);
-            p = p >= 0 ? find_nul(b, p + 1, last) : -1;
-            if (p < 0)
-                return pos;
-            vend = p + 1;
-        } else if (vstart + 4 > last) {
-            return pos;
-        } else {
-            Py_ssize_t n = i32(b + vstart);
-            if (etype == 0x03 || etype == 0x04 || etype == 0x0F) {
-                vend = vstart + n;
-                if (etype == 0x0F) {
-                    if (n < 14 || vend > last)
-                        return pos;
-                    Py_ssize_t text = i32(b + vstart + 4);
-                    inner = vstart + 8 + text;
-                    if (text < 1 || inner + 5 > vend || i32(b + inner) != vend - inner)
-                        return pos;
-                } else {
-                    if (n < 5 || vend > last)
-                        return pos;
-                    inner = vstart;
-                }
-                if (b[vend - 1] != 0)
+        if (etype == 0x03 || etype == 0x04 || etype == 0x0F) {
+            Py_ssize_t inner = vstart;
+            if (etype == 0x0F) { /* code with scope: total size, string, scope document */
+                Py_ssize_t text = vend - vstart >= 14 ? i32(b + vstart + 4) : 0;
+                inner = vstart + 8 + text;
+                if (text < 1 || inner + 5 > vend || i32(b + inner) != vend - inner ||
+                    b[vend - 1] != 0)
                     return pos;
-                if (depth >= max_depth)
-                    return -2; /* framing.TOO_DEEP */
-                if (depth == *cap) {
-                    Py_ssize_t grown = *cap ? *cap * 2 : 64;
-                    Py_ssize_t *bigger = PyMem_Realloc(*stack, (size_t)grown * sizeof **stack);
-                    if (bigger == NULL)
-                        return -3;
-                    *stack = bigger;
-                    *cap = grown;
-                }
-                (*stack)[depth++] = last;
-                pos = inner + 4;
-                last = vend - 1;
-                continue;
             }
-            if (n < (etype == 0x05 ? 0 : 1))
-                return pos;
-            if (etype == 0x0C)
-                vend = vstart + 4 + n + 12;
-            else if (etype == 0x02 || etype == 0x0D || etype == 0x0E)
-                vend = vstart + 4 + n;
-            else if (etype == 0x05) {
-                vend = vstart + 5 + n;
-                if (b[vstart + 4] == 2 && n < 4)
-                    return pos;
-            } else
-                return pos;
+            if (depth >= max_depth)
+                return -2; /* framing.TOO_DEEP */
+            if (depth == *cap) {
+                Py_ssize_t grown = *cap ? *cap * 2 : 64;
+                Py_ssize_t *bigger = PyMem_Realloc(*stack, (size_t)grown * sizeof **stack);
+                if (bigger == NULL)
+                    return -3;
+                *stack = bigger;
+                *cap = grown;
+            }
+            (*stack)[depth++] = last;
+            pos = inner + 4;
+            last = vend - 1;
+            continue;
         }
-        if (vend > last)
+        /* stricter than value_end where the decoder reads more: the strings it decodes hold
+         * at least their NUL, old binary (subtype 2) its inner length */
+        if ((etype == 0x0C || etype == 0x0D || etype == 0x0E) && i32(b + vstart) < 1)
+            return pos;
+        if (etype == 0x05 && b[vstart + 4] == 2 && i32(b + vstart) < 4)
             return pos;
         pos = vend;
     }

@@ -230,15 +230,6 @@ static const Item *find(const unsigned char *b, const Item *items, int count, co
     return NULL;
 }
 
-static double dbl(const unsigned char *s) {
-    uint64_t u = 0;
-    for (int i = 7; i >= 0; i--)
-        u = (u << 8) | s[i];
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* A transform's Data: CLEAN when it is `size` finite doubles (no zero for a scale, a norm
    plainly 1 for a rotation), else TRANSFORM. */
 static int transform(const Pass *p, const Item *data, int kind) {
@@ -255,7 +246,7 @@ static int transform(const Pass *p, const Item *data, int kind) {
         Py_ssize_t k = find_nul(b, pos + 1, last);
         if (k < 0 || k + 9 > last)
             return TRANSFORM;
-        double d = dbl(b + k + 1);
+        double d = f64(b + k + 1);
         if (!isfinite(d) || (kind == MEMBER_SCALE && d == 0.0))
             return TRANSFORM;
         sum += d * d;
@@ -312,11 +303,9 @@ static int component(Pass *p, Py_ssize_t start, Py_ssize_t end, int64_t row, Spa
         if (nested <= 0)
             return nested < 0 ? -1 : UNSURE;
     }
-    int64_t index = i32(b + type->v);
-    if (type->etype == 0x12) {
-        index = (int64_t)((uint64_t)(uint32_t)index | ((uint64_t)(uint32_t)i32(b + type->v + 4) << 32));
+    int64_t index = type->etype == 0x12 ? i64(b + type->v) : i32(b + type->v);
+    if (type->etype == 0x12)
         p->widths++;
-    }
     if (index < 0 || index >= p->ntypes)
         return UNSURE;
     int n = items_of(b, data->v, data->vend, 3, 0, 0, fields);
@@ -603,7 +592,7 @@ slots(PyObject *self, PyObject *args)
     for (Py_ssize_t row = 0; row < count; row++) {
         int64_t span[3];
         memcpy(span, spans + 24 * row, sizeof span);
-        if (span[0] < 0 || span[1] > size || span[1] - span[0] < 5 ||
+        if (span[0] < 0 || span[1] > size ||
             !doc_spans(p.b, (Py_ssize_t)span[0], (Py_ssize_t)span[1])) {
             v[row] = UNSURE;
             continue;

@@ -446,20 +446,12 @@ fail:
     return NULL;
 }
 
-/* The leading integer ``Type`` of the component document buf[start:end] as
- * Component._leading_type reads it (int32, or int64 as other writers put it), when it is not
- * negative; -1 for anything else (the model reads it). */
-static int64_t leading_type(const unsigned char *buf, int64_t start, int64_t end) {
-    if (end - start > 25 && memcmp(buf + start + 4, "\x10Type\x00", 6) == 0) {
-        int32_t value = i32(buf + start + 10);
-        return value < 0 ? -1 : value;
-    }
-    if (end - start > 29 && memcmp(buf + start + 4, "\x12Type\x00", 6) == 0) {
-        uint64_t u = 0;
-        for (int i = 7; i >= 0; i--) u = (u << 8) | buf[start + 10 + i];
-        return u > (uint64_t)INT64_MAX ? -1 : (int64_t)u;
-    }
-    return -1;
+/* The component buf[start:end]'s ``Type`` index for the table: its leading Type as the
+ * Python reader reads it (room for an empty Data after it), when it is not negative; -1 for
+ * anything else (the model reads it). */
+static int64_t table_type(const unsigned char *buf, int64_t start, int64_t end) {
+    int64_t value;
+    return leading_type(buf, start, end, 12, &value) && value >= 0 ? value : -1;
 }
 
 /* SlotTable's columns from a finished walk, column after column: per slot (start, end, first
@@ -487,7 +479,7 @@ static void columns(const unsigned char *buf, const Triples *found, const Triple
         const Triple *c = &found->items[at];
         per_component[at] = c->a;
         per_component[m + at] = c->b;
-        per_component[2 * m + at] = leading_type(buf, c->a, c->b);
+        per_component[2 * m + at] = table_type(buf, c->a, c->b);
         if (comp_first[c->c] < 0) comp_first[c->c] = at;
         comp_stop[c->c] = at + 1;
     }

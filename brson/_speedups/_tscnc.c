@@ -53,13 +53,6 @@ static inline int out_put(Out *o, const char *s, Py_ssize_t n) {
     return 0;
 }
 
-static inline int64_t i64(const unsigned char *p) {
-    uint64_t u = 0;
-    for (int k = 7; k >= 0; k--)
-        u = (u << 8) | p[k];
-    return (int64_t)u;
-}
-
 /* Results: 0 written, 1 not sure (the caller returns None), -1 Python error (memory). */
 #define UNSURE 1
 
@@ -75,13 +68,10 @@ static int element_at(const unsigned char *b, Py_ssize_t pos, Py_ssize_t stop,
     default:
         return UNSURE;
     }
-    Py_ssize_t k = find_nul(b, pos + 1, stop);
-    if (k < 0)
-        return UNSURE;
-    Py_ssize_t vs = k + 1, ve = value_end(b, etype, vs, stop);
+    Py_ssize_t vs, ve = element_end(b, pos, stop, &vs);
     if (ve < 0)
         return UNSURE;
-    *klen = k - pos - 1;
+    *klen = vs - pos - 2;
     *vstart = vs;
     *vend = ve;
     return 0;
@@ -227,13 +217,10 @@ static int put_value(Out *o, const unsigned char *b, int etype, Py_ssize_t start
     case 0x01: {
         if (end - start != 8)
             return UNSURE;
-        double x;
-        uint64_t u = (uint64_t)i64(b + start);
-        memcpy(&x, &u, 8);
-        return put_double(o, x);
+        return put_double(o, f64(b + start));
     }
     case 0x02: {
-        if (end - start < 5 || i32(b + start) != end - start - 4 || b[end - 1] != 0)
+        if (!string_spans(b, start, end))
             return UNSURE;
         return put_string(o, b + start + 4, end - start - 5);
     }
@@ -544,13 +531,10 @@ static PyObject *member_value(const unsigned char *b, Py_ssize_t start, Py_ssize
     *unsure = 0;
     switch (etype) {
     case 0x01: {
-        double x;
-        uint64_t u = (uint64_t)i64(b + ds);
-        memcpy(&x, &u, 8);
-        return PyFloat_FromDouble(x);
+        return PyFloat_FromDouble(f64(b + ds));
     }
     case 0x02:
-        if (de - ds < 5 || i32(b + ds) != de - ds - 4 || b[de - 1] != 0)
+        if (!string_spans(b, ds, de))
             break;
         return utf8_or_unsure(b + ds + 4, de - ds - 5, unsure);
     case 0x08: return PyBool_FromLong(b[ds] != 0);
@@ -570,10 +554,7 @@ static PyObject *member_value(const unsigned char *b, Py_ssize_t start, Py_ssize
                 *unsure = 1;
                 return NULL;
             }
-            double x;
-            uint64_t u = (uint64_t)i64(b + is);
-            memcpy(&x, &u, 8);
-            if (append_new(list, PyFloat_FromDouble(x)) < 0) {
+            if (append_new(list, PyFloat_FromDouble(f64(b + is))) < 0) {
                 Py_DECREF(list);
                 return NULL;
             }
@@ -605,16 +586,12 @@ static PyObject *component_types(const unsigned char *b, Py_ssize_t start, Py_ss
         Py_ssize_t is, ie;
         if (doc_item(b, pos, last, &is, &ie) != 1 || !ascii(b + pos + 1, is - pos - 2))
             goto none; /* the model's item reader refuses a key that is not UTF-8 */
-        /* its Type: the first element, an int32 (the engine's layout) or an int64 (other
-         * writers'), what Component.type_index reads in place */
-        Py_ssize_t tl, ts, te;
-        int wide = ie - is > 4 && b[is + 4] == 0x12;
-        if (ie - is < 11 || (b[is + 4] != 0x10 && !wide) ||
-            element_at(b, is + 4, ie - 1, &tl, &ts, &te) != 0 || tl != 4 ||
-            memcmp(b + is + 5, "Type", 4) != 0)
+        /* its Type, what Component.type_index reads in place, negative or not: the
+         * first element, an int32 (the engine's layout) or an int64 (other writers') */
+        int64_t type;
+        if (!leading_type(b, is, ie, 1, &type))
             goto none;
-        long long type = wide ? (long long)i64(b + ts) : (long long)(int32_t)i32(b + ts);
-        if (append_new(found, PyLong_FromLongLong(type)) < 0) {
+        if (append_new(found, PyLong_FromLongLong((long long)type)) < 0) {
             Py_DECREF(found);
             return NULL;
         }
@@ -688,7 +665,7 @@ static PyObject *py_head(PyObject *self, PyObject *args) {
         if (which == 0) { /* slot.id: the ID when a string, else None */
             if (etype != 0x02)
                 value = Py_NewRef(Py_None);
-            else if (ve - vs < 5 || i32(b + vs) != ve - vs - 4 || b[ve - 1] != 0)
+            else if (!string_spans(b, vs, ve))
                 unsure = 1;
             else
                 value = utf8_or_unsure(b + vs + 4, ve - vs - 5, &unsure);

@@ -160,7 +160,7 @@ class Component(Node):
     def type_index(self) -> int | str | None:
         """The raw ``Type`` value: an index into ``Types`` (Resonite) or a name (NeosVR)."""
         if self._idx is None:
-            leading = self._leading_type()
+            leading = leading_type(self._buf, self._start, self._end)  # a walk asks each one
             if leading is not None:
                 return leading
         elem = self._index().get("Type")
@@ -174,11 +174,6 @@ class Component(Node):
         engine writes int32, other writers int64 (mar_AimConstraint.pg.brson)."""
         wide = self.etype("Type") == raw.INT64 or isinstance(self._vals.get("Type"), Int64)
         self.set("Type", Int64(index) if wide else index)
-
-    def _leading_type(self) -> int | None:
-        """An integer ``Type`` that is the first key (every writer's layout), read in place
-        without indexing the component (a walk asks every component); None otherwise."""
-        return leading_type(self._buf, self._start, self._end)
 
     @property
     def type(self) -> TypeName:

@@ -56,17 +56,13 @@ class ComponentSpans:
             if assets is not None and assets[0] == elements.ARRAY
             else []
         )
-        walked = None
-        if top is not None and top[0] == elements.DOCUMENT and ACCELERATED and type(buf) is bytes:
-            walked = _spansc.walk(buf, top[2], top[3])
+        walked = slot_walk(buf, top) if top is not None else None
         self._layout: elements.Layout = ()
         if walked is not None and top is not None:
             # The compiled walk (the Python one below was ~6 us a slot: the largest piece
             # of extract after the ID scan); the root's assets lie wholly before or after
             # the Object, so joining the two keeps byte order.
-            components, slots = array("q"), array("q")
-            components.frombytes(walked[0])
-            slots.frombytes(walked[1])
+            components, slots = walked
             starts = array("q", [start for start, _ in held])
             ends = array("q", [end for _, end in held])
             on = array("q", [ASSETS]) * len(held)

@@ -131,7 +131,8 @@ class Diff:
                 out[name] = items
                 continue
             out[name] = [
-                _jsonable(asdict(item)) if not isinstance(item, str) else item for item in items
+                jsonform.to_jsonable(asdict(item)) if not isinstance(item, str) else item
+                for item in items
             ]
         return out
 
@@ -554,12 +555,8 @@ def _render(head: str, path: Path) -> str:
     return text
 
 
-def _jsonable(value: Any) -> Any:
-    return jsonform.to_jsonable(value)
-
-
 def _show(value: Any, limit: int = 120) -> str:
-    text = json.dumps(_jsonable(value), ensure_ascii=False)
+    text = json.dumps(jsonform.to_jsonable(value), ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -176,11 +176,11 @@ class Parts:
             raise Undecomposable("no Object slot")
         for key, elem in top.items():
             whole = key == "Types" and self.types is None
-            self.root[key] = None if key in TREE_KEYS and not whole else _value(buf, elem)
+            self.root[key] = None if key in TREE_KEYS and not whole else elements.scalar(buf, elem)
         if assets is not None:
             items = _documents(buf, assets)
             if items is None:
-                self.root["Assets"] = _value(buf, assets)
+                self.root["Assets"] = elements.scalar(buf, assets)
             else:
                 self.assets = [self._add_component(item, ASSETS, i) for i, item in enumerate(items)]
         return obj
@@ -256,7 +256,7 @@ class Parts:
         table = self.types
         if table is not None and raw_type is not None and raw_type[0] in _INTEGERS:
             wide = raw_type[0] == elements.INT64
-            index = int.from_bytes(buf[raw_type[2] : raw_type[3]], "little", signed=True)
+            index = _index_value(buf, raw_type)
             if 0 <= index < len(table):
                 ref = TypeRef(table[index], wide)
             else:
@@ -397,8 +397,9 @@ _INTEGERS = (0x10, elements.INT64)
 _NULL = b"\x0a"
 
 
-def _value(buf: bytes, elem: elements.Element) -> Any:
-    return elements.scalar(buf, elem)
+def _index_value(buf: bytes, elem: elements.Element) -> int:
+    """The value of an int32 or int64 element (a ``Type`` index), read in place."""
+    return int.from_bytes(buf[elem[2] : elem[3]], "little", signed=True)
 
 
 def _string(buf: bytes, elem: elements.Element | None) -> str | None:
@@ -517,7 +518,7 @@ def _table(parts: Parts) -> _Table | None:
             return None
         raw_type = idx.get("Type")
         if types is not None and raw_type is not None and raw_type[0] in _INTEGERS:
-            index = int.from_bytes(buf[raw_type[2] : raw_type[3]], "little", signed=True)
+            index = _index_value(buf, raw_type)
             if not 0 <= index < count:
                 return None
         component_ids.append(component_id)
@@ -646,7 +647,7 @@ def _same_index(
     if ref is None:
         return True
     elem = raw[2]
-    return where.get(ref.name) == int.from_bytes(buf[elem[2] : elem[3]], "little", signed=True)
+    return where.get(ref.name) == _index_value(buf, elem)
 
 
 def encode(parts: Parts) -> bytes:

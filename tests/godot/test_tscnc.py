@@ -17,6 +17,7 @@ from typing import Any
 
 import bson
 import pytest
+from bson.int64 import Int64
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,7 @@ from brson.godot import export, tscn
 from brson.godot.export import export_scene, slot_metadata, slot_metadata_text
 from brson.model import Slot, slothead
 from tests.differential import check_built, loadable_trees
+from tests.graph.synth import world
 from tests.tiers import examples, sweep
 
 TSCNC = built("_tscnc")
@@ -402,3 +404,21 @@ def test_head(name: str) -> None:
             assert TSCNC.head(original[:cut], 0, cut) is None
         assert TSCNC.head(original, -1, len(original)) is None
         assert TSCNC.head(original, 0, len(original) + 1) is None
+
+
+@needs_c
+def test_head_negative_component_types() -> None:
+    """Negative component Types (int32 and int64) pass through head as the components'
+    type_index reads them: the exporter names such a component as the model does."""
+    assert TSCNC is not None
+    slot = world(1, seed=2)["Object"]
+    slot["Components"]["Data"] = [
+        {"Type": -5, "Data": {"ID": "a"}},
+        {"Type": Int64(-7), "Data": {"ID": "b"}},
+        {"Type": Int64(2), "Data": {"ID": "c"}},
+    ]
+    buf = bson.encode(slot)
+    head = TSCNC.head(buf, 0, len(buf))
+    assert head is not None
+    assert head[7] == (-5, -7, 2)
+    same_head(buf, 0, len(buf))

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import bson
 import pytest
+from bson.int64 import Int64
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -282,3 +283,38 @@ def test_paths_generated(doc: dict[str, object], rnd: random.Random) -> None:
     mutated = bytearray(buf)
     mutated[rnd.randrange(4, len(buf))] = rnd.randrange(256)
     same_paths(bytes(mutated), (0, len(buf)), offsets, rnd.random() < 0.5)
+
+
+@needs_c
+def test_negative_leading_type() -> None:
+    """A component whose leading ``Type`` is negative (int32 or int64) gets -1 in the table's
+    type column from C as from Python: the model then reads its Type and answers what that
+    answers, where a passed-through -1 would have named the last entry of Types."""
+    doc = world(6, seed=3)
+    components: list[dict[str, object]] = []
+    slots = [doc["Object"]]
+    while slots:
+        slot = slots.pop()
+        components += slot["Components"]["Data"]
+        slots += slot["Children"]
+    assert len(components) >= 3
+    components[0]["Type"] = -5
+    components[1]["Type"] = Int64(-7)
+    components[2]["Type"] = Int64(3)
+    buf = bson.encode(doc)
+    span = object_span(buf)
+    assert span is not None
+    same(buf, *span, sure=True)
+    assert _spansc is not None
+    columns = _spansc.table(buf, *span)
+    assert columns is not None
+    types = array("q")
+    types.frombytes(columns[1])
+    held = len(types) // 3
+    by_start = dict(zip(types[:held], types[2 * held :], strict=True))
+    tree = DataTree(buf)
+    read = {c.span[0]: c.type_index for c in tree.components()}
+    assert sorted(read.values()).count(-5) == 1 and -7 in read.values()
+    for start, index in read.items():
+        if start in by_start:
+            assert by_start[start] == (index if index >= 0 else -1)

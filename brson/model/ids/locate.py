@@ -24,6 +24,7 @@ from brson.collector import paused_gc
 from brson.document import raw
 from brson.errors import ModelError
 from brson.model import Component, DataTree, IdRef, Member, Slot, elements
+from brson.model.component import leading_type
 from brson.model.node import Node
 from brson.model.spans import ASSETS, ComponentSpans, anchor_paths, document_spans
 from brson.model.tree import Element
@@ -297,10 +298,6 @@ def type_text(component: Component) -> str:
         return "?"
 
 
-#: An int32 ``Type`` element's head, where components start (``Component.type_index``).
-_TYPE_INT32 = b"\x10Type\x00"
-
-
 class TypeLabels:
     """``label(component)`` made once per ``Type`` value of one tree: a component's type
     name is a function of its ``type_index`` within a tree, and a closure or a reference
@@ -313,11 +310,11 @@ class TypeLabels:
         self._known: dict[tuple[type, Any], str] = {}
 
     def at(self, buf: bytes, span: tuple[int, int], component: Callable[[], Component]) -> str:
-        """:meth:`of` the component at ``span``, whose int32 ``Type`` (the engine's first
-        key) is read in place: its node (``component()``) is made for a new type only."""
-        start, end = span
-        if end - start > 25 and buf.startswith(_TYPE_INT32, start + 4):
-            index = int.from_bytes(buf[start + 10 : start + 14], "little", signed=True)
+        """:meth:`of` the component at ``span``, whose leading integer ``Type`` (every
+        writer's first key) is read in place: its node (``component()``) is made for a new
+        type only."""
+        index = leading_type(buf, *span)
+        if index is not None:
             name = self._known.get((int, index))
             if name is not None:
                 return name
