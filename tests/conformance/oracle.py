@@ -121,21 +121,30 @@ class View:
         defined: set[str] = set()
         values: list[str] = []
 
+        match = GUID.match
+
         def visit(value: Any) -> None:
-            # Only containers are entered: a leaf is an ID or nothing to look at.
-            pairs = value.items() if isinstance(value, dict) else enumerate(value)
-            for key, item in pairs:
-                if isinstance(item, str):
-                    if is_guid(item):
-                        if isinstance(value, dict) and _is_definition(key):
-                            defined.add(item)
-                        else:
+            # Exact types (what bson.decode builds) and only containers entered: this walk
+            # runs on every output whose references are checked.
+            if type(value) is dict:
+                for key, item in value.items():
+                    kind = type(item)
+                    if kind is str:
+                        if len(item) == 36 and match(item):
+                            (defined.add(item) if _is_definition(key) else values.append(item))
+                    elif kind is dict or kind is list:
+                        visit(item)
+            else:
+                for item in value:
+                    kind = type(item)
+                    if kind is str:
+                        if len(item) == 36 and match(item):
                             values.append(item)
-                elif isinstance(item, dict | list):
-                    visit(item)
+                    elif kind is dict or kind is list:
+                        visit(item)
 
         for top in (self.doc.get("Object"), self.doc.get("Assets")):
-            if isinstance(top, dict | list):
+            if type(top) is dict or type(top) is list:
                 visit(top)
         # A ParentReference repeating its parent's ID is a link, not a definition of its own.
         for slot, parent in slots(self.doc):

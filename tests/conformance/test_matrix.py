@@ -36,7 +36,7 @@ from tests.tiers import EXHAUSTIVE
 
 from .conftest import CORPUS, Check
 from .oracle import View, file_view, is_guid, type_table_problems, typed, view
-from .writers import BROTLI_SETTINGS, Sample, decoded, slots
+from .writers import BROTLI_SETTINGS, Sample, decoded, document_bson, slots
 
 pytestmark = pytest.mark.slow  # every operation on every sample and writer variant: minutes of CPU
 
@@ -108,24 +108,24 @@ def output_ok(check: Check, src: Path, out: Path, allowed: frozenset[str] = froz
     consistent, no new validate error."""
     tree = brson.load(out)
     check(sum(1 for _ in tree.walk()) >= 1, "output reloads with a root slot")
-    if src.suffix == out.suffix != ".resonitepackage":
-        before, after = source_container(src), unpack(out.read_bytes(), out.name)[0]
-        check(
-            (before.codec, before.legacy) == (after.codec, after.legacy),
-            f"the input's codec and framing kept: {after.codec} legacy={after.legacy}",
-        )
-    elif out.suffix == ".resonitepackage":
+    written = Sample(out.name, out.read_bytes(), out.name)
+    if out.suffix == ".resonitepackage":
+        payload = document_bson(written)
         package = load_package(out)
-        named = set(
-            re.findall(
-                r"packdb:///([0-9a-f]{64})", str(decoded(Sample(out.name, out.read_bytes(), "")))
-            )
-        )
+        named = {m.decode() for m in re.findall(rb"packdb:///([0-9a-f]{64})", payload)}
         check(
             named <= set(package.assets),
             f"the package holds its assets: {named - set(package.assets)}",
         )
-    v = file_view(out)
+    else:
+        after, payload = unpack(written.data, out.name)
+        if src.suffix == out.suffix:
+            before = source_container(src)
+            check(
+                (before.codec, before.legacy) == (after.codec, after.legacy),
+                f"the input's codec and framing kept: {after.codec} legacy={after.legacy}",
+            )
+    v = view(bson.decode(payload))
     problems = type_table_problems(v)
     check(not problems, f"type table: {problems}")
     no_new_errors(check, src, out, allowed)
@@ -251,11 +251,7 @@ def test_json(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFi
     code, _, err = run(capsys, "to-json", path, "-o", form)
     check(code == OK, f"to-json exit {code}: {err}")
     text = form.read_text()
-    ints64 = sum(
-        1
-        for t in _leaves(typed(decoded(Sample(path.name, path.read_bytes(), ""))))
-        if t[0] == "int64"
-    )
+    ints64 = sum(1 for t in _leaves(typed(source_view(path).doc)) if t[0] == "int64")
     check(text.count("$numberLong") == ints64, "every int64 and only those as $numberLong")
     out = tmp_path / "y.brson"
     code, _, err = run(capsys, "from-json", form, "-o", out)
@@ -315,7 +311,7 @@ def test_convert(
         )
     package = tmp_path / "as.resonitepackage"
     code, _, err = run(capsys, "convert", path, package)
-    named = re.findall(r"@packdb:///([0-9a-f]{64})", str(decoded(Sample(path.name, data, ""))))
+    named = re.findall(r"@packdb:///([0-9a-f]{64})", str(source_view(path).doc))
     if named and not path.name.endswith(".resonitepackage"):
         check(code == BAD and not package.exists(), f"no package to take assets from: {err}")
     else:
