@@ -120,32 +120,10 @@ class View:
         """(every ID defined, every ID-shaped value that is not a definition)."""
         defined: set[str] = set()
         values: list[str] = []
-
-        match = GUID.match
-
-        def visit(value: Any) -> None:
-            # Exact types (what bson.decode builds) and only containers entered: this walk
-            # runs on every output whose references are checked.
-            if type(value) is dict:
-                for key, item in value.items():
-                    kind = type(item)
-                    if kind is str:
-                        if len(item) == 36 and match(item):
-                            (defined.add(item) if _is_definition(key) else values.append(item))
-                    elif kind is dict or kind is list:
-                        visit(item)
-            else:
-                for item in value:
-                    kind = type(item)
-                    if kind is str:
-                        if len(item) == 36 and match(item):
-                            values.append(item)
-                    elif kind is dict or kind is list:
-                        visit(item)
-
+        held = {id(data.value): data for _, _, data in self.components.values()}
         for top in (self.doc.get("Object"), self.doc.get("Assets")):
             if type(top) is dict or type(top) is list:
-                visit(top)
+                _walk_ids(top, defined, values, held)
         # A ParentReference repeating its parent's ID is a link, not a definition of its own.
         for slot, parent in slots(self.doc):
             if parent is not None and slot.get("ParentReference") == parent.get("ID"):
@@ -170,6 +148,45 @@ class View:
 
     def type_count(self) -> int:
         return len(self.table) if self.table is not None else len(self.used_types)
+
+
+#: A component Data's (IDs defined, other ID-shaped values), by its BSON bytes: an edit's
+#: output holds most of its input's components unchanged, so each is walked once a process.
+_DATA_IDS: dict[bytes, tuple[frozenset[str], tuple[str, ...]]] = {}
+
+
+def _walk_ids(value: Any, defined: set[str], values: list[str], held: dict[int, Data]) -> None:
+    """Add the IDs ``value`` defines and the other ID-shaped values it holds, in document
+    order.  Exact types (what bson.decode builds), and only containers entered: this walk
+    runs on every output whose references are checked."""
+    match = GUID.match
+    if type(value) is dict:
+        data = held.get(id(value))
+        if data is not None:
+            found = _DATA_IDS.get(data.bson)
+            if found is None:
+                own: set[str] = set()
+                listed: list[str] = []
+                _walk_ids(value, own, listed, {})
+                found = _DATA_IDS[data.bson] = (frozenset(own), tuple(listed))
+            defined.update(found[0])
+            values.extend(found[1])
+            return
+        for key, item in value.items():
+            kind = type(item)
+            if kind is str:
+                if len(item) == 36 and match(item):
+                    (defined.add(item) if _is_definition(key) else values.append(item))
+            elif kind is dict or kind is list:
+                _walk_ids(item, defined, values, held)
+    else:
+        for item in value:
+            kind = type(item)
+            if kind is str:
+                if len(item) == 36 and match(item):
+                    values.append(item)
+            elif kind is dict or kind is list:
+                _walk_ids(item, defined, values, held)
 
 
 def view(doc: dict[str, Any]) -> View:
