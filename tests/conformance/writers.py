@@ -88,11 +88,16 @@ def real_samples(folder: Path) -> list[Sample]:
     return out
 
 
-def decoded(sample: Sample) -> dict[str, Any]:
-    """The document of an archive or of a package's main tree, int64 kept as ``Int64``."""
+def document_bson(sample: Sample) -> bytes:
+    """The BSON bytes of an archive or of a package's main tree (the container layer only)."""
     data = main_tree(sample.data)[1] if sample.package else sample.data
     name = "main.brson" if sample.package else sample.name
-    return bson.decode(unpack(data, name)[1])  # type: ignore[no-any-return]
+    return unpack(data, name)[1]
+
+
+def decoded(sample: Sample) -> dict[str, Any]:
+    """The document of an archive or of a package's main tree, int64 kept as ``Int64``."""
+    return bson.decode(document_bson(sample))  # type: ignore[no-any-return]
 
 
 # -- the document walkers --------------------------------------------------------------------

@@ -190,12 +190,12 @@ def test_mutated_slots(name: str) -> None:
     tree = TREES[name]
     rng = random.Random(name)
     assert TSCNC is not None
+    types = export._type_texts(tree) if tree.types else None
     for number, slot in enumerate(tree.walk()):
         if number > 40 or not slot.buffer:
             break
         start, end = slot.span
         original = bytes(slot.buffer[start:end])
-        types = export._type_texts(tree) if tree.types else None
         member = slot.components_member
         found = member.element_index().get("Data") if member is not None else None
         components = found if found is not None and found[0] == raw.ARRAY else None
