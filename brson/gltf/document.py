@@ -40,7 +40,8 @@ class Document:
 
     @property
     def nodes(self) -> Nodes:
-        """The ``nodes`` array (made, in the JSON's member order, when first asked for)."""
+        """The ``nodes`` array (made, in the JSON's member order, when first asked for: ask
+        when adding one)."""
         nodes = self.json.get("nodes")
         if not isinstance(nodes, Nodes):
             nodes = self.json["nodes"] = Nodes()
@@ -162,12 +163,12 @@ class Document:
             write_atomic(target, self._glb_pieces())
             return [target]
         bin_path = target.with_suffix(".bin")
-        text = json.dumps(self.finish(bin_path.name), indent=1, allow_nan=False)
+        text = list(_indented_json(self._members(bin_path.name)))
         written = [target]
         if self.buffer:
             write_atomic(bin_path, bytes(self.buffer))
             written.append(bin_path)
-        write_atomic(target, text.encode("utf-8"))
+        write_atomic(target, text)
         return written
 
 
@@ -180,7 +181,7 @@ def _compact_json(document: dict[str, Any]) -> Iterator[bytes]:
         yield sep + compact(key) + b":"
         sep = b","
         if isinstance(value, Nodes):
-            yield from value.pieces(_BATCH)
+            yield from value.pieces()
         elif isinstance(value, list) and len(value) > _BATCH:
             yield b"["
             for at in range(0, len(value), _BATCH):
@@ -190,3 +191,24 @@ def _compact_json(document: dict[str, Any]) -> Iterator[bytes]:
         else:
             yield compact(value)
     yield b"}" if sep == b"," else b"{}"
+
+
+def _indented_json(document: dict[str, Any]) -> Iterator[bytes]:
+    """``json.dumps(document, indent=1, allow_nan=False)`` encoded, the same bytes, in
+    pieces: each member's value as ``json.dumps`` writes it at the top (its lines after the
+    first one space deeper: strings hold no raw line break), the nodes a batch at a time."""
+    if not document:
+        yield b"{}"
+        return
+    sep = "{\n "
+    for key, value in document.items():
+        head = sep + json.dumps(key) + ": "
+        sep = ",\n "
+        if isinstance(value, Nodes):
+            yield head.encode("ascii")
+            for piece in value.indented(1, _BATCH):
+                yield piece.encode("ascii")
+        else:
+            text = json.dumps(value, indent=1, allow_nan=False).replace("\n", "\n ")
+            yield (head + text).encode("ascii")
+    yield b"\n}"

@@ -121,7 +121,7 @@ class _Exporter:
 
     # -- nodes ----------------------------------------------------------------------------
     def run(self, top: Slot, on_slot: Callable[[], None] | None, place_top: bool) -> None:
-        tree, nodes = self.tree, self.doc.nodes
+        tree, doc = self.tree, self.doc
         table = SlotTable.build(tree) if HEADS and not tree.modified else None
         first = Entry(table.row_of(top) if table is not None else -1, None, 0, -1)
         first.slot = top
@@ -147,7 +147,7 @@ class _Exporter:
                 continue
             labels, may_render = self.types.read(head[7]) if head is not None else (None, True)
             text, name = writer.node(entry, head, labels, inactive, place_top or entry is not first)
-            index = nodes.add_text(text)
+            index = doc.nodes.add_text(text)
             if table is not None:
                 self.row_node[row] = index
             else:
@@ -158,7 +158,7 @@ class _Exporter:
             if entry.parent_node < 0:
                 roots.append(index)
             else:
-                nodes.add_child(entry.parent_node, index)
+                doc.nodes.add_child(entry.parent_node, index)
             if may_render:
                 self.renderers(entry.view(), index, name)
             if on_slot is not None:

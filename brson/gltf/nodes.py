@@ -50,12 +50,13 @@ def floats_text(values: Sequence[float]) -> str:
 
 
 def node_text(name: str, transform: str, extras: str, hidden: bool) -> bytes:
-    """A node's text up to its later members: ``{"name": name}``, the text of its transform
-    members (``,"translation":[...]`` and so on, or ""), ``"extras"`` (its value's JSON text)
-    and, ``hidden``, the visibility extension."""
+    """A node's compact JSON as made: ``{"name": name}``, the text of its transform members
+    (``,"translation":[...]`` and so on, or ""), ``"extras"`` (its value's JSON text) and,
+    ``hidden``, the visibility extension."""
     parts = ['{"name":', encode_basestring_ascii(name), transform, ',"extras":', extras]
     if hidden:
         parts.append(_HIDDEN)
+    parts.append("}")
     return "".join(parts).encode("ascii")
 
 
@@ -86,8 +87,8 @@ class Nodes:
         return self._append(node)
 
     def add_text(self, text: bytes) -> int:
-        """Append a node given as the compact JSON text of its first members (an object
-        without its closing brace, as :func:`node_text` makes); its number."""
+        """Append a node given as the compact JSON text of its first members (a JSON object,
+        as :func:`node_text` makes: later members go before its closing brace); its number."""
         return self._append(text)
 
     def set(self, index: int, key: str, value: Any) -> None:
@@ -138,10 +139,10 @@ class Nodes:
         late = self._late.get(index)
         if late is None:
             if self._first[index] < 0:
-                return item + b"}"
-            return item + b',"children":' + compact(self.children(index)) + b"}"
-        parts = [item]
-        comma = item != b"{"
+                return item  # the text as made, not a copy (a world's leaves: most nodes)
+            return item[:-1] + b',"children":' + compact(self.children(index)) + b"}"
+        parts = [item[:-1]]
+        comma = item != b"{}"
         for key, value in late.items():
             parts += (b"," if comma else b"", encode_basestring_ascii(key).encode(), b":")
             parts.append(compact(self.children(index) if key == _CHILDREN else value))
@@ -160,10 +161,25 @@ class Nodes:
     def dicts(self) -> list[dict[str, Any]]:
         return [self.node(index) for index in range(len(self._items))]
 
-    def pieces(self, batch: int) -> Iterator[bytes]:
-        """The array as compact JSON, ``batch`` nodes a piece."""
+    def pieces(self) -> Iterator[bytes]:
+        """The array as compact JSON, a piece a node and one between nodes."""
         yield b"["
-        for at in range(0, len(self._items), batch):
-            text = b",".join(map(self.text, range(at, min(at + batch, len(self._items)))))
-            yield text if at == 0 else b"," + text
+        for index in range(len(self._items)):
+            if index:
+                yield b","
+            yield self.text(index)
         yield b"]"
+
+    def indented(self, level: int, batch: int) -> Iterator[str]:
+        """The array as ``json.dumps(nodes, indent=1)`` writes it ``level`` deep in a document
+        (its lines after the first indented by ``level`` more), ``batch`` nodes a piece."""
+        if not self._items:
+            yield "[]"
+            return
+        yield "["
+        shift = "\n" + " " * level
+        for at in range(0, len(self._items), batch):
+            dicts = [self.node(index) for index in range(at, min(at + batch, len(self._items)))]
+            text = json.dumps(dicts, indent=1, allow_nan=False)[1:-2].replace("\n", shift)
+            yield text if at == 0 else "," + text
+        yield shift + "]"
