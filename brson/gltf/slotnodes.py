@@ -14,7 +14,7 @@ the slot views themselves, through the same code.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from json.encoder import encode_basestring_ascii
 from struct import Struct
 from typing import Any
@@ -134,6 +134,26 @@ MEMO_LIMIT = 4096
 _PACK3, _PACK4 = Struct("<3d").pack, Struct("<4d").pack
 
 
+def _member(
+    memo: dict[bytes, str],
+    pack: Callable[..., bytes],
+    values: Sequence[float],
+    what: str,
+    make: Callable[[Sequence[float]], str],
+    entry: Entry,
+) -> str:
+    """One transform member's text, from ``memo`` by its numbers' bits (``pack``), else made
+    (``make``) after its numbers are checked finite, and kept while the memo has room."""
+    key = pack(*values)
+    text = memo.get(key)
+    if text is None:
+        _finite(values, what, entry)
+        text = make(values)
+        if len(memo) < MEMO_LIMIT:
+            memo[key] = text
+    return text
+
+
 class NodeWriter:
     """Each slot's node text (:func:`node_text`), its transform members' text remembered by
     the exact bits of the numbers they come from (slots repeat positions, rotations and
@@ -156,28 +176,12 @@ class NodeWriter:
     ) -> str:
         """The transform members' text; a ModelError naming the slot for a number that is not
         finite (Position's first, as they are read)."""
-        key = _PACK3(*position)
-        t = self._translations.get(key)
-        if t is None:
-            _finite(position, "Position", entry)
-            t = _translation(position)
-            if len(self._translations) < MEMO_LIMIT:
-                self._translations[key] = t
-        key = _PACK4(*rotation)
-        r = self._rotations.get(key)
-        if r is None:
-            _finite(rotation, "Rotation", entry)
-            r = _rotation(rotation)
-            if len(self._rotations) < MEMO_LIMIT:
-                self._rotations[key] = r
-        key = _PACK3(*scale)
-        s = self._scales.get(key)
-        if s is None:
-            _finite(scale, "Scale", entry)
-            s = _scale(scale)
-            if len(self._scales) < MEMO_LIMIT:
-                self._scales[key] = s
-        return t + r + s
+        member = _member
+        return (
+            member(self._translations, _PACK3, position, "Position", _translation, entry)
+            + member(self._rotations, _PACK4, rotation, "Rotation", _rotation, entry)
+            + member(self._scales, _PACK3, scale, "Scale", _scale, entry)
+        )
 
     def node(
         self,
