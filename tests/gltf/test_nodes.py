@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 import brson
-from brson.gltf import export_gltf
+from brson.gltf import export_gltf, slotnodes
 from brson.gltf.nodes import Nodes, compact, node_text, value_text
-from brson.gltf.slotnodes import MEMO_LIMIT
 
 NAMES = ["", "plain", 'quo"te\\', "caf\u00e9 \u2603 \U0001f600", "\x00\x1f\x7f", "\ud800 lone"]
 
@@ -64,12 +63,13 @@ def test_later_members_and_children_keep_a_dicts_order() -> None:
         ]
 
 
-def test_transform_texts_by_their_numbers_bits() -> None:
+def test_transform_texts_by_their_numbers_bits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Slots whose numbers are equal but for a zero's sign get their own texts (glTF's
     translation negates z: 0.0 is written -0.0 and -0.0 is written 0.0), past the memo's
     size too, and each slot's text is the one its own numbers give."""
+    monkeypatch.setattr(slotnodes, "MEMO_LIMIT", 6)  # a few slots fill it
     tree = brson.load("fixtures/tiny.brson")
-    signs = [0.0, -0.0] * 4 + [float(i) for i in range(MEMO_LIMIT + 5)]
+    signs = [0.0, -0.0] * 4 + [float(i) for i in range(slotnodes.MEMO_LIMIT + 5)]
     for number, z in enumerate(signs):
         slot = tree.root.add_child(f"s{number}")
         slot.position = [1.0, 0.0, z]
