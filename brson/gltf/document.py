@@ -13,6 +13,7 @@ from typing import Any, cast
 import numpy as np
 
 from brson.fileio import write_atomic
+from brson.gltf.nodes import Nodes, compact
 
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
 FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5121, 5123, 5125
@@ -29,13 +30,27 @@ _BATCH = 512
 
 
 class Document:
+    """The JSON by top-level member (``nodes``: a :class:`Nodes`, kept as text; the other
+    arrays as lists of dicts), the buffer, the extensions used."""
+
     def __init__(self) -> None:
         self.json: dict[str, Any] = {"asset": {"version": "2.0", "generator": GENERATOR}}
         self.buffer = bytearray()
         self.extensions: set[str] = set()
 
+    @property
+    def nodes(self) -> Nodes:
+        """The ``nodes`` array (made, in the JSON's member order, when first asked for: ask
+        when adding one)."""
+        nodes = self.json.get("nodes")
+        if not isinstance(nodes, Nodes):
+            nodes = self.json["nodes"] = Nodes()
+        return nodes
+
     def add(self, kind: str, item: dict[str, Any]) -> int:
         """Append ``item`` to the top-level array ``kind``; its index."""
+        if kind == "nodes":
+            return self.nodes.add(item)
         items = self.json.setdefault(kind, [])
         items.append(item)
         return len(items) - 1
@@ -105,6 +120,15 @@ class Document:
         return self.add("images", image)
 
     def finish(self, bin_uri: str | None = None) -> dict[str, Any]:
+        """The whole glTF JSON as Python values (the nodes as dicts)."""
+        out = self._members(bin_uri)
+        nodes = out.get("nodes")
+        if isinstance(nodes, Nodes):
+            out["nodes"] = nodes.dicts()
+        return out
+
+    def _members(self, bin_uri: str | None) -> dict[str, Any]:
+        """:meth:`finish`'s members, the nodes left as they are kept."""
         out = dict(self.json)
         if self.extensions:
             out["extensionsUsed"] = sorted(self.extensions)
@@ -123,7 +147,7 @@ class Document:
     def _glb_pieces(self) -> list[bytes]:
         """The ``.glb`` file in order: header, JSON chunk, BIN chunk, written one after the
         other, as a whole file made of them would hold the JSON and the buffer twice more."""
-        body = list(_compact_json(self.finish()))
+        body = list(_compact_json(self._members(None)))
         length = sum(map(len, body))
         pad = b" " * (-length % 4)
         pieces = [struct.pack("<II", length + len(pad), 0x4E4F534A), *body, pad]
@@ -139,17 +163,13 @@ class Document:
             write_atomic(target, self._glb_pieces())
             return [target]
         bin_path = target.with_suffix(".bin")
-        text = json.dumps(self.finish(bin_path.name), indent=1, allow_nan=False)
+        text = list(_indented_json(self._members(bin_path.name)))
         written = [target]
         if self.buffer:
             write_atomic(bin_path, bytes(self.buffer))
             written.append(bin_path)
-        write_atomic(target, text.encode("utf-8"))
+        write_atomic(target, text)
         return written
-
-
-def _compact(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 def _compact_json(document: dict[str, Any]) -> Iterator[bytes]:
@@ -158,14 +178,37 @@ def _compact_json(document: dict[str, Any]) -> Iterator[bytes]:
     never held whole beside the encoder's pieces of it and its encoded copy."""
     sep = b"{"
     for key, value in document.items():
-        yield sep + _compact(key) + b":"
+        yield sep + compact(key) + b":"
         sep = b","
-        if isinstance(value, list) and len(value) > _BATCH:
+        if isinstance(value, Nodes):
+            yield from value.pieces()
+        elif isinstance(value, list) and len(value) > _BATCH:
             yield b"["
             for at in range(0, len(value), _BATCH):
-                text = _compact(value[at : at + _BATCH])[1:-1]
+                text = compact(value[at : at + _BATCH])[1:-1]
                 yield text if at == 0 else b"," + text
             yield b"]"
         else:
-            yield _compact(value)
+            yield compact(value)
     yield b"}" if sep == b"," else b"{}"
+
+
+def _indented_json(document: dict[str, Any]) -> Iterator[bytes]:
+    """``json.dumps(document, indent=1, allow_nan=False)`` encoded, the same bytes, in
+    pieces: each member's value as ``json.dumps`` writes it at the top (its lines after the
+    first one space deeper: strings hold no raw line break), the nodes a batch at a time."""
+    if not document:
+        yield b"{}"
+        return
+    sep = "{\n "
+    for key, value in document.items():
+        head = sep + json.dumps(key) + ": "
+        sep = ",\n "
+        if isinstance(value, Nodes):
+            yield head.encode("ascii")
+            for piece in value.indented(1, _BATCH):
+                yield piece.encode("ascii")
+        else:
+            text = json.dumps(value, indent=1, allow_nan=False).replace("\n", "\n ")
+            yield (head + text).encode("ascii")
+    yield b"\n}"

@@ -10,6 +10,7 @@ and the export goes on (missing textures become a placeholder image).
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -23,16 +24,17 @@ from brson.collector import paused_gc
 from brson.errors import BrsonError, LimitError, ModelError
 from brson.gltf import frame, images, materials, procedural
 from brson.gltf.document import Document
+from brson.gltf.nodes import VISIBILITY
+from brson.gltf.slotnodes import RENDERERS, Entry, NodeWriter, TypeTable
 from brson.meshx import format as meshx
 from brson.meshx.mesh import POINTS, TRIANGLES, Floats, Mesh
 from brson.model import Component, DataTree, Slot
 from brson.model.fields import field_member, field_text, field_value
 from brson.model.ids.targets import Targets
-from brson.model.slothead import SlotHead, head_vectors, slot_head
+from brson.model.slothead import ACCELERATED as HEADS
+from brson.model.slothead import head_at, slot_head
+from brson.model.spans import SlotTable
 
-VISIBILITY = "KHR_node_visibility"
-_ENGINE = "FrooxEngine."
-_RENDERERS = {"MeshRenderer", "SkinnedMeshRenderer"}
 _TEXTURES = {"StaticTexture2D"}
 _WRAP = {"Repeat": 10497, "Clamp": 33071, "Mirror": 33648, "MirrorOnce": 33648}
 _NEAREST, _LINEAR, _LINEAR_MIPMAP_LINEAR = 9728, 9729, 9987
@@ -66,12 +68,6 @@ def _kind(component: Component) -> str:
         return ""
 
 
-def _finite(values: list[float], what: str, slot: Slot) -> list[float]:
-    if not all(map(math.isfinite, values)):
-        raise ModelError(f"{what} {values} is not finite", path=slot.path)
-    return values
-
-
 def _finite_mesh(mesh: Mesh) -> bool:
     """Every float of the mesh finite (glTF JSON has no inf/NaN: accessor bounds, matrices)."""
     arrays = [mesh.positions, mesh.normals, mesh.tangents, mesh.colors, mesh.bone_weights]
@@ -90,53 +86,6 @@ def _unit_rows(v: Floats) -> Floats:
     return out.astype(np.float32)
 
 
-class _TypeTable:
-    """Per ``Types`` index of the tree: the short name (``Component.type_label``) and whether
-    it is a renderer, so that slots read by :func:`slot_head` need no Component objects."""
-
-    def __init__(self) -> None:
-        self._types: list[Any] | None = None
-        self._labels: tuple[str, ...] = ()
-        self._renderers: frozenset[int] = frozenset()
-        #: :meth:`read`'s answers by the components' type indices: a world repeats a few
-        #: sets of components over its slots, and the nodes share one (read-only) label list
-        #: per set instead of holding a list each until the JSON is written.
-        self._seen: dict[tuple[int, ...], tuple[list[str], bool]] = {}
-
-    def _load(self, slot: Slot) -> bool:
-        tree = slot.tree
-        if tree is None:
-            return False
-        try:
-            types = tree.types
-        except BrsonError:
-            return False  # the components' own reads say what is wrong
-        if types is not self._types or len(types) != len(self._labels):
-            self._labels = tuple(t.name for t in types)
-            self._renderers = frozenset(
-                i for i, t in enumerate(types) if t.full_name.removeprefix(_ENGINE) in _RENDERERS
-            )
-            self._types = types
-            self._seen = {}
-        return True
-
-    def read(self, slot: Slot, indices: tuple[int, ...] | None) -> tuple[list[str] | None, bool]:
-        """The components' ``type_label``s (None when an index is not in the table) and
-        whether one may be a renderer (False only when every type is known and none is)."""
-        if indices is None or not self._load(slot):
-            return None, indices != ()  # a slot without components renders nothing
-        found = self._seen.get(indices)
-        if found is not None:
-            return found
-        count = len(self._labels)
-        if not all(0 <= i < count for i in indices):
-            return None, True
-        labels, renderers = self._labels, self._renderers
-        found = [labels[i] for i in indices], any(i in renderers for i in indices)
-        self._seen[indices] = found
-        return found
-
-
 class _Exporter:
     def __init__(
         self, tree: DataTree, assets: AssetStore, omit_inactive: bool, budget: limits.Budget
@@ -149,7 +98,13 @@ class _Exporter:
         self.budget = budget
         self.doc = Document()
         self.report = GltfReport()
-        self.node_of: dict[int, int] = {}  # id(slot) -> node index
+        #: The node made for each slot: by row of the slot table when the walk rides one
+        #: (and, for the skins' bones, the rows by where their slots start), else by
+        #: ``id(slot)``.
+        self.table: SlotTable | None = None
+        self.row_node = array("q")
+        self.row_at: dict[int, int] | None = None
+        self.node_of: dict[int, int] = {}
         self.mesh_cache: dict[tuple[str, tuple[str, ...]], tuple[int, Mesh] | None] = {}
         self.geometry: dict[str, Mesh | None] = {}
         #: Procedural meshes by what their generator reads (:meth:`generated`).
@@ -158,73 +113,68 @@ class _Exporter:
         self.texture_cache: dict[tuple[str, str], int | None] = {}
         self.sampler_cache: dict[tuple[Any, ...], int] = {}
         self.skinned: list[tuple[int, Component, Mesh, Slot]] = []
-        self.types = _TypeTable()
+        self.types = TypeTable(tree)
 
     def warn(self, slot: Slot | None, message: str) -> None:
         where = f"slot {slot.path!r}: " if slot is not None else ""
         self.report.warnings.append(where + message)
 
     # -- nodes ----------------------------------------------------------------------------
-    def node(self, slot: Slot, head: SlotHead | None, labels: list[str] | None) -> dict[str, Any]:
-        """The slot's glTF node; ``labels`` its components' type labels when already known."""
-        vectors = head_vectors(head) if head is not None else None
-        if vectors is None:
-            slot.local_matrix()  # raises a ModelError naming the slot for malformed transforms
-            position = slot.position if slot.position is not None else [0.0, 0.0, 0.0]
-            rotation = slot.rotation if slot.rotation is not None else [0.0, 0.0, 0.0, 1.0]
-            scale = slot.scale if slot.scale is not None else [1.0, 1.0, 1.0]
-            position = [float(v) for v in position]
-            rotation = [float(v) for v in rotation]
-            scale = [float(v) for v in scale]
+    def run(self, top: Slot, on_slot: Callable[[], None] | None, place_top: bool) -> None:
+        tree, doc = self.tree, self.doc
+        table = SlotTable.build(tree) if HEADS and not tree.modified else None
+        first = Entry(table.row_of(top) if table is not None else -1, None, 0, -1)
+        first.slot = top
+        if first.row < 0:
+            table = None
         else:
-            position, rotation, scale = vectors  # a head's lists hold floats only
-        name = head[1] if head is not None else slot.name
-        node: dict[str, Any] = {"name": name if isinstance(name, str) else ""}
-        t = frame.translation(_finite(position, "Position", slot))
-        r = frame.rotation(_finite(rotation, "Rotation", slot))
-        s = _finite(list(scale), "Scale", slot)
-        if t != [0.0, 0.0, 0.0]:
-            node["translation"] = t
-        if r != [0.0, 0.0, 0.0, 1.0] and r != [-0.0, -0.0, 0.0, 1.0]:
-            node["rotation"] = r
-        if s != [1.0, 1.0, 1.0]:
-            node["scale"] = s
-        node["extras"] = {
-            "resonite_id": head[0] if head is not None else slot.id,
-            "resonite_components": (
-                labels if labels is not None else [c.type_label for c in slot.components]
-            ),
-        }
-        return node
-
-    def run(self, top: Slot, on_slot: Callable[[], None] | None) -> None:
+            assert table is not None
+            self.row_node = array("q", [-1]) * len(table.slot_starts)
+            self.table = table
+        buf = tree.buffer
         roots: list[int] = []
-        stack: list[tuple[Slot, dict[str, Any] | None]] = [(top, None)]
+        writer = NodeWriter()
+        stack = [first]
         while stack:
-            slot, parent = stack.pop()
-            head = slot_head(slot)
-            inactive = (head[3] if head is not None else slot.active) is False
+            entry = stack.pop()
+            row = entry.row
+            if table is not None:
+                head = head_at(buf, table.slot_starts[row], table.slot_ends[row])
+            else:
+                head = slot_head(entry.view())
+            inactive = (head[3] if head is not None else entry.view().active) is False
             if inactive and self.omit_inactive:
                 continue
-            labels, may_render = (
-                self.types.read(slot, head[7]) if head is not None else (None, True)
-            )
-            node = self.node(slot, head, labels)
+            labels, may_render = self.types.read(head[7]) if head is not None else (None, True)
+            text, name = writer.node(entry, head, labels, inactive, place_top or entry is not first)
+            index = doc.nodes.add_text(text)
+            if table is not None:
+                self.row_node[row] = index
+            else:
+                self.node_of[id(entry.view())] = index
             if inactive:
-                node["extensions"] = {VISIBILITY: {"visible": False}}
                 self.doc.use(VISIBILITY)
                 self.report.hidden += 1
-            index = self.doc.add("nodes", node)
-            self.node_of[id(slot)] = index
-            if parent is None:
+            if entry.parent_node < 0:
                 roots.append(index)
             else:
-                parent.setdefault("children", []).append(index)
+                doc.nodes.add_child(entry.parent_node, index)
             if may_render:
-                self.renderers(slot, node)
+                self.renderers(entry.view(), index, name)
             if on_slot is not None:
                 on_slot()
-            stack.extend((child, node) for child in reversed(slot.children))
+            if table is not None:
+                kids, kid, number = [], table.first_kid[row], 0
+                following = table.next_sibling
+                while kid >= 0:
+                    kids.append(Entry(kid, entry, number, index))
+                    kid, number = following[kid], number + 1
+            else:
+                kids = []
+                for number, child in enumerate(entry.view().children):
+                    kids.append(Entry(-1, entry, number, index))
+                    kids[-1].slot = child
+            stack.extend(reversed(kids))
         self.skins()
         self.doc.json["scenes"] = [
             {"name": top.name if isinstance(top.name, str) else "", "nodes": roots}
@@ -239,12 +189,27 @@ class _Exporter:
         r.skins = self.doc.count("skins")
         r.warnings += self.assets.problems
 
+    def node_for(self, slot: Slot) -> int | None:
+        """The number of the node made for ``slot`` (a slot of the tree), or None."""
+        table = self.table
+        if table is None:
+            return self.node_of.get(id(slot))
+        if slot.modified or slot.buffer is not self.tree.buffer:
+            return None
+        if self.row_at is None:  # only skins ask: made for the first bone
+            self.row_at = {start: row for row, start in enumerate(table.slot_starts)}
+        row = self.row_at.get(slot.span[0])
+        found = self.row_node[row] if row is not None else -1
+        return found if found >= 0 else None
+
     # -- meshes ---------------------------------------------------------------------------
-    def renderers(self, slot: Slot, node: dict[str, Any]) -> None:
+    def renderers(self, slot: Slot, node: int, name: str) -> None:
+        """Meshes for the renderers of ``slot``, whose node is number ``node`` named ``name``."""
+        nodes = self.doc.nodes
         placed = False
         for component in slot.components:
             kind = _kind(component)
-            if kind not in _RENDERERS:
+            if kind not in RENDERERS:
                 continue
             if field_value(component, "Enabled") is False:
                 self.warn(slot, f"{kind} is disabled; not exported")
@@ -261,25 +226,16 @@ class _Exporter:
             mesh_index, geometry = built
             target = node
             if placed:  # a second renderer on the slot: a child node carries it
-                target = {"name": f"{node['name']} ({kind})"}
-                node.setdefault("children", []).append(self.doc.add("nodes", target))
-            target["mesh"] = mesh_index
+                target = nodes.add({"name": f"{name} ({kind})"})
+                nodes.add_child(node, target)
+            nodes.set(target, "mesh", mesh_index)
             placed = True
             if (
                 kind == "SkinnedMeshRenderer"
                 and geometry.bones
                 and geometry.bone_indices is not None
             ):
-                self.skinned.append(
-                    (
-                        self.doc.count("nodes") - 1
-                        if target is not node
-                        else self.node_of[id(slot)],
-                        component,
-                        geometry,
-                        slot,
-                    )
-                )
+                self.skinned.append((target, component, geometry, slot))
             weights = field_member(component, "BlendShapeWeights")
             values = weights.value if weights is not None else None
             if geometry.blendshapes and isinstance(values, list):
@@ -295,7 +251,7 @@ class _Exporter:
                     : len(geometry.blendshapes)
                 ]
                 if any(defaults):
-                    target["weights"] = defaults
+                    nodes.set(target, "weights", defaults)
 
     def renderer_materials(self, renderer: Component, slot: Slot) -> list[int | None]:
         member = field_member(renderer, "Materials")
@@ -464,14 +420,14 @@ class _Exporter:
                     if items is not None and i < len(items)
                     else None
                 )
-                joint = self.node_of.get(id(target)) if isinstance(target, Slot) else None
+                joint = self.node_for(target) if isinstance(target, Slot) else None
                 if joint is None:
                     self.warn(
                         slot,
                         f"bone {i} ({bone.name!r}) names no exported slot; a stand-in joint added",
                     )
                     joint = self.doc.add("nodes", {"name": bone.name or f"bone {i}"})
-                    self.doc.json["nodes"][node_index].setdefault("children", []).append(joint)
+                    self.doc.nodes.add_child(node_index, joint)
                 joints.append(joint)
             if len(set(joints)) != len(joints):
                 self.warn(slot, "two bones name the same slot; the skin is not exported")
@@ -481,7 +437,7 @@ class _Exporter:
             )
             ibm[:, 15] = 1.0
             skin = {"joints": joints, "inverseBindMatrices": self.doc.accessor(ibm, vertex=False)}
-            self.doc.json["nodes"][node_index]["skin"] = self.doc.add("skins", skin)
+            self.doc.nodes.set(node_index, "skin", self.doc.add("skins", skin))
             self.report.joints += len(joints)
 
     # -- materials and textures -----------------------------------------------------------
@@ -597,9 +553,5 @@ def export_gltf(
     """
     budget = limits.Budget(max_size, "mesh data")
     exporter = _Exporter(tree, assets or AssetStore(), inactive == "omit", budget)
-    exporter.run(slot if slot is not None else tree.root, on_slot)
-    if not place_top and exporter.doc.json["scenes"][0]["nodes"]:
-        top_node = exporter.doc.json["scenes"][0]["nodes"][0]
-        for key in ("translation", "rotation", "scale"):
-            exporter.doc.json["nodes"][top_node].pop(key, None)
+    exporter.run(slot if slot is not None else tree.root, on_slot, place_top)
     return exporter.doc, exporter.report

@@ -12,6 +12,7 @@ Texture coordinates: Unity's v runs up from the bottom row, glTF's down from the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -29,7 +30,7 @@ def rotation(q: Sequence[float]) -> list[float]:
     """A unit quaternion (x, y, z, w) in glTF's frame (normalised; glTF requires unit length)."""
     x, y, z, w = (float(v) for v in q)
     n = (x * x + y * y + z * z + w * w) ** 0.5
-    if n == 0.0 or not np.isfinite(n):
+    if n == 0.0 or not math.isfinite(n):
         return [0.0, 0.0, 0.0, 1.0]
     return [-x / n, -y / n, z / n, w / n]
 

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 else:
     _tscnc = load("_tscnc")
 
+#: Whether the compiled reader is there (without it every head is None).
+ACCELERATED: bool = _tscnc is not None
+
 #: ``(slot.id, slot.name, slot.tag, slot.active, slot.position, slot.rotation, slot.scale,
 #: the components' type_index)``; the last None when the components are not in the engine's
 #: layout (read them).

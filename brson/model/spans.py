@@ -399,6 +399,16 @@ class SlotTable:
     def slot_span(self, row: int) -> tuple[int, int]:
         return self.slot_starts[row], self.slot_ends[row]
 
+    def row_of(self, slot: Slot) -> int:
+        """The row of an unedited slot of the tree the table was built from (found by where
+        its bytes start), or -1."""
+        if slot.modified or slot.tree is None or slot.buffer is not slot.tree.buffer:
+            return -1
+        try:
+            return self.slot_starts.tolist().index(slot.span[0])
+        except ValueError:
+            return -1
+
     def kids(self, row: int) -> list[int]:
         """The rows of slot ``row``'s children, in Children order."""
         out = []

@@ -218,7 +218,7 @@ def test_same_document_with_and_without_the_slot_reader(
             document, report = export_gltf(TREES[name])
         except brson.BrsonError as exc:
             return f"error {type(exc).__name__}: {exc}"
-        return json.dumps([document.json, report.as_dict()], sort_keys=True, default=repr)
+        return json.dumps([document.finish(), report.as_dict()], sort_keys=True, default=repr)
 
     monkeypatch.setattr(slothead, "_tscnc", built("_tscnc"))
     fast = export()
@@ -251,20 +251,23 @@ def test_copies_of_a_procedural_mesh_are_generated_once(monkeypatch: pytest.Monk
     monkeypatch.setattr(procedural, "generate", counting)
     document, report = export_gltf(tree)
     assert len(generated) == 2 and report.meshes == 4
-    shared = json.dumps(document.json, sort_keys=True) + document.glb().hex()
+    shared = json.dumps(document.finish(), sort_keys=True) + document.glb().hex()
     # each provider generated on its own: the same document
     monkeypatch.setattr("brson.gltf.export._provider_key", lambda component: None)
     generated.clear()
     document, report = export_gltf(tree)
     assert len(generated) == 4
-    assert json.dumps(document.json, sort_keys=True) + document.glb().hex() == shared
+    assert json.dumps(document.finish(), sort_keys=True) + document.glb().hex() == shared
 
 
-def test_glb_json_chunk_is_json_dumps_in_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The .glb's JSON chunk, encoded a batch of nodes at a time, is byte for byte the whole
-    document's compact ``json.dumps``: on the largest sample (batches smaller than its node
-    count, not a divisor of it) and on edges (no keys, an empty array, an array of exactly one
-    batch and of one batch and one more)."""
+def test_glb_json_chunk_is_json_dumps_in_pieces(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The .glb's JSON chunk (the nodes kept and written as text, a node at a time) is byte
+    for byte the whole document's compact ``json.dumps``, and the .gltf's text (the nodes a
+    batch at a time) its ``json.dumps(indent=1)``: on the largest sample (batches smaller
+    than its node count, not a divisor of it) and on edges (no keys, an empty array, an array
+    of exactly one batch and of one batch and one more)."""
     from brson.gltf import document as gltf_document
 
     monkeypatch.setattr(gltf_document, "_BATCH", 10)
@@ -275,6 +278,11 @@ def test_glb_json_chunk_is_json_dumps_in_pieces(monkeypatch: pytest.MonkeyPatch)
     data = document.glb()
     (length,) = struct.unpack_from("<I", data, 12)
     assert data[20 : 20 + length].rstrip(b" ") == whole.encode("utf-8")
+    written = document.save(tmp_path / "out.gltf")
+    indented = json.dumps(document.finish("out.bin"), indent=1, allow_nan=False)
+    assert written[0].read_bytes() == indented.encode("utf-8")
     for value in ({}, {"a": [], "b": {"c": ["\u00e9", 1.5]}}, {"a": [1] * 10}, {"a": [{}] * 11}):
         pieces = gltf_document._compact_json(value)
         assert b"".join(pieces) == json.dumps(value, separators=(",", ":")).encode()
+        pieces = gltf_document._indented_json(value)
+        assert b"".join(pieces) == json.dumps(value, indent=1).encode()

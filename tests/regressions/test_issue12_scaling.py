@@ -29,6 +29,7 @@ import bson
 import pytest
 
 import brson
+from brson.gltf import export_gltf
 from brson.godot.export import export_scene
 from brson.godot.stream import stream_scene
 from brson.graph import ReferenceGraph
@@ -315,6 +316,7 @@ _DEEP_OPERATIONS: dict[str, Callable[[brson.DataTree], object]] = {
     "godot": lambda tree: export_scene(tree, 4).tscn(),
     "godot streamed": lambda tree: stream_scene(tree, 4).tscn(),
     "godot 3 streamed": lambda tree: stream_scene(tree, 3).tscn(),
+    "gltf": lambda tree: export_gltf(tree)[0].glb(),
     "select": lambda tree: tree.find_all("Root/no/such/slot"),
     # the loose tiers: every name without its tags, paths below the root, an ID's start
     "select loosely": lambda tree: tree.find_all("<b>00001</b>x/no/such/slot"),
