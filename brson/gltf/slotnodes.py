@@ -22,8 +22,9 @@ from typing import Any
 from brson.errors import BrsonError, ModelError
 from brson.gltf import frame
 from brson.gltf.nodes import compact, floats_text, node_text, value_text
-from brson.model import DataTree, Slot
+from brson.model import DataTree
 from brson.model.slothead import SlotHead, head_vectors
+from brson.model.spans import RowEntry
 
 _ENGINE = "FrooxEngine."
 RENDERERS = {"MeshRenderer", "SkinnedMeshRenderer"}
@@ -31,24 +32,17 @@ _ORIGIN = [0.0, 0.0, 0.0]
 _UNIT = [1.0, 1.0, 1.0]
 
 
-class Entry:
+class Entry(RowEntry):
     """A slot on the walk's stack: its row of the slot table (-1: none; its slot is given),
     how to make its slot view when one is needed (its parent's entry and its place among the
     parent's children) and the number of the node its node is a child of (-1: a root)."""
 
-    __slots__ = ("index", "parent", "parent_node", "row", "slot")
+    __slots__ = ("parent_node", "row")
+    parent: Entry | None
 
     def __init__(self, row: int, parent: Entry | None, index: int, parent_node: int) -> None:
-        self.row, self.parent, self.index, self.parent_node = row, parent, index, parent_node
-        self.slot: Slot | None = None
-
-    def view(self) -> Slot:
-        """The entry's slot as the tree's own node (made through its parents' children)."""
-        slot = self.slot
-        if slot is None:
-            assert self.parent is not None  # the top entry is made with its slot
-            slot = self.slot = self.parent.view().children[self.index]
-        return slot
+        RowEntry.__init__(self, parent, index)
+        self.row, self.parent_node = row, parent_node
 
 
 class TypeTable:

@@ -48,7 +48,7 @@ from brson.godot.tscn import (
 from brson.model import DataTree, Slot, elements, transform
 from brson.model.ids.targets import Targets
 from brson.model.slothead import SlotHead, head_at, head_vectors
-from brson.model.spans import SlotTable
+from brson.model.spans import RowEntry, SlotTable
 
 if TYPE_CHECKING:
     from brson._speedups import _tscnc
@@ -60,27 +60,20 @@ else:
 _CHUNK = 1 << 18
 
 
-class _Row:
+class _Row(RowEntry):
     """A slot row on the walk's stack: how to make its slot view when one is needed (its
     parent's row and its place among the parent's children) and what the walk read of it."""
 
-    __slots__ = ("depth", "head", "index", "name", "parent", "path", "row", "slot")
+    __slots__ = ("depth", "head", "name", "path", "row")
+    parent: _Row | None
 
     def __init__(
         self, row: int, parent: _Row | None, index: int, depth: int, head: SlotHead | None
     ) -> None:
-        self.row, self.parent, self.index, self.depth, self.head = row, parent, index, depth, head
-        self.slot: Slot | None = None
+        RowEntry.__init__(self, parent, index)
+        self.row, self.depth, self.head = row, depth, head
         self.name = ""
         self.path = "."
-
-    def view(self) -> Slot:
-        """The row's slot as the tree's own node (made through its parents' children)."""
-        slot = self.slot
-        if slot is None:
-            assert self.parent is not None  # the top row is made with its slot
-            slot = self.slot = self.parent.view().children[self.index]
-        return slot
 
 
 class StreamedScene:

@@ -343,6 +343,26 @@ def document_spans(buf: bytes, elem: elements.Element) -> list[tuple[int, int]]:
     ]
 
 
+class RowEntry:
+    """A slot row on a walk's stack that makes its slot view only when asked: through its
+    parent entry's view and its place among the parent's children, so a walk over the table
+    holds no view for the rows it writes from their bytes alone."""
+
+    __slots__ = ("index", "parent", "slot")
+
+    def __init__(self, parent: RowEntry | None, index: int) -> None:
+        self.parent, self.index = parent, index
+        self.slot: Slot | None = None
+
+    def view(self) -> Slot:
+        """The row's slot as the tree's own node (made through its parents' children)."""
+        slot = self.slot
+        if slot is None:
+            assert self.parent is not None  # the top entry is made with its slot
+            slot = self.slot = self.parent.view().children[self.index]
+        return slot
+
+
 class SlotTable:
     """Every slot of an unmodified tree's ``Object`` and its components, from one compiled
     walk (``_spansc.table``), for :meth:`DataTree.walk`: each slot's children, components and
