@@ -2,8 +2,9 @@
 
 Files: every archive and package in ``../shared/samples/`` (globbed, so a new file joins with
 no code change), each package's main tree as an archive, and the writer variants
-(:mod:`conformance.writers`) derived from them.  Operations: the ``test_*`` functions of
-``test_matrix.py``, each parametrized over every file.
+(:mod:`conformance.writers`) derived from them.  Operations: the ``test_*`` functions of the
+``test_*.py`` modules here (one a family: reports, conversions, extract, edits, exports, no
+overwrite), each parametrized over every file; what they share is :mod:`conformance.checks`.
 """
 
 from __future__ import annotations
