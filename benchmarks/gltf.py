@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "fixtures" / "gltf"))
 
 import worlds  # noqa: E402  (sibling scripts, not packages)
-from run import _max_rss  # noqa: E402
+from measurement import max_rss  # noqa: E402
 
 SKINNED = worlds.WORLDS / "skinned-100k.resonitepackage"
 #: 251 x 400 = 100,400 vertices.
@@ -94,7 +94,7 @@ def child(op: str, path: str, reps: int) -> None:
     import brson.gltf.export
     import brson.package  # noqa: F401
 
-    baseline = _max_rss()
+    baseline = max_rss()
     fn = floor if op == "floor" else export
     times = []
     peak = 0
@@ -103,7 +103,7 @@ def child(op: str, path: str, reps: int) -> None:
         result = fn(Path(path))
         times.append(time.perf_counter() - t0)
         if i == 0:
-            peak = _max_rss() - baseline
+            peak = max_rss() - baseline
         gc.collect()
     print(json.dumps({"time_s": min(times), "peak_rss": peak, "result": result}))
 

@@ -76,20 +76,20 @@ def _child(op: str, args: list[str], reps: int) -> None:
         "from-json": lambda: op_from_json(args[0], args[1]),
     }
     run = ops[op]
-    from run import _max_rss  # the runner's measure of peak memory (a sibling script)
+    from measurement import max_rss  # the runner's measure of peak memory (a sibling script)
 
     if op in ("to-json", "from-json"):
         import brson.cli.app  # noqa: F401  (imports are not the operation)
     else:
         import brotli  # noqa: F401
         import bson  # noqa: F401
-    baseline = _max_rss()
+    baseline = max_rss()
     best = float("inf")
     for _ in range(reps):
         start = time.process_time()
         run()
         best = min(best, time.process_time() - start)
-    peak = _max_rss()
+    peak = max_rss()
     print(json.dumps({"cpu": best, "peak": peak, "baseline": baseline}))
 
 
