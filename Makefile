@@ -150,24 +150,15 @@ gltf-tools:
 # when an engine is missing), and the suite runs with the C accelerators (CI=true fails when
 # one is not built).
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
-# CPU seconds (user + sys of every process), measured at load average 6-14 on the shared
-# 2-CPU machine: lint 2, typecheck 18 (no mypy cache), vendor-check 6, wheel-check 41, pure
-# 73 (409 tests), sanitize 283 (1,052 tests in one process), fuzz-short 45 (ten targets, each
-# process instrumenting only the modules it imports), warm 18 (a pytest process after it
-# collects in 10, not 18), suite 711 (5,702 tests, every engine, CI=true, at load average 9-12;
-# the default depth of tests/tiers.py: extract through the API on a spread of slots, 38 in one
-# process against 88 on every slot; a `brson` process costs 0.6 s before it reads a byte, and
-# the CLI, engine and pipeline tests start hundreds), setup (venv and pip install -e, C
-# extensions compiled) 55-64. A fresh clone's `.ci/run` (this target): 12 min 9 s wall,
-# 1,266 s of CPU (6,458 suite tests, 412 pure, 1,470 under sanitize), over the 5-minute aim.
-# Since then, per test (user + sys of the test process and its children, at load average
-# 12-25, so wall times there say little): sanitize 377 -> 259 s in all (its 1,470 tests'
-# own CPU 306 -> 192 s; both on two workers, each collecting, ~15 s under ASan, for itself)
-# with the C mutation loops at their sanitized depth, e.g. rawc's mutated documents 30 -> 7 s,
-# spansc's mutated spans 19 -> 5 s, tscnc's mutated slots 39 -> 9 s; pure 77 -> 60 s (without
-# the 47 tests that reach no twin line the rest miss);
-# tests/gltf/test_engines + test_handedness 27 -> 8 s (one Blender and one Godot 4 run over
-# every export); the scan library's tests 33 -> 27 s (300 items).
+# Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
+# machine with no other job of ours: 11 min 20 s wall, 1,166 s of CPU (user + sys of every
+# process), over the 5-minute aim. Its parts, each side by side with the others: suite 6,703
+# tests in 524 s wall (the conformance matrix ~140 s of CPU, 1,260 cells), sanitize 1,687 tests
+# on two workers in 307 s (the C mutation loops and hypothesis counts at their sanitized depth,
+# tests/tiers.py), pure 366 tests in 106 s; setup (venv, pip install -e, the C extensions) about
+# a minute. A `brson` process costs 0.6 s before it reads a byte, and the CLI, engine and
+# pipeline tests start hundreds; each engine (Blender, Godot 3 and 4, Chromium, the validator)
+# starts once per session where it checks many files.
 # The steps are listed longest first: `make -j` starts them in that order.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
