@@ -209,10 +209,9 @@ typecheck: $(STAMP)
 # The edit-test loop: lint, types and the fast tier side by side (the aim: under 90 s wall on
 # 2 idle CPUs). Sweeps that repeat one path (mutations, every slot, generated examples) are
 # `slow` and run in `make test`; each area keeps its real-sample, error-path and API tests here.
-# Measured on the shared 2-CPU machine with mypy's cache removed: at load average 0.5-1.9,
-# 115 s wall, 175 s of CPU (3,201 fast tests, 98 s of them); over the 90-second aim by about
-# 30 s of the fast tier's CPU. (At load 6-9 before the sweeps moved to `slow`: 255 s of CPU,
-# 4,448 tests.)
+# Measured on the 2-CPU machine at load average under 1: 90 s wall, 146 s of CPU (3,444 fast
+# tests in 88 s) with mypy's cache warm; with it removed, about 25 s more (115 s, 175 s of CPU
+# when the fast tier had 3,201 tests).
 check: $(STAMP)
 	$(MAKE) -j --output-sync=target lint typecheck fast
 
