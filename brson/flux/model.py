@@ -11,7 +11,7 @@ instead of edges, for ``brson validate`` to report.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Container, Iterable, Iterator
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,11 +89,17 @@ class Graph:
     container: Slot | None = None
 
 
+#: Where a component is, as a :class:`Builder` is handed it: its slot, the row of that slot in
+#: the caller's slot table (made a :class:`~brson.model.Slot` by the builder's ``slot_of``
+#: only where a node or an issue needs it), or None (the root ``Assets``).
+SlotKey = Slot | int | None
+
+
 @dataclass(slots=True)
 class _Helper:
     id: str
     name: TypeName
-    slot: Slot | None
+    slot: SlotKey
     data: dict[str, Any]
 
 
@@ -174,6 +180,9 @@ def _protoflux(component: Component) -> bool:
 Held = str | list[str | None]
 #: A node's members as :func:`connectable` lists them: (key, its ID or None, what it holds).
 Members = list[tuple[str, str | None, Held | None]]
+#: A node component read down to what the model keeps of it (``_fieldsc.nodes`` reads it
+#: from its bytes): (its ``Type``, its ID, :func:`connectable` of its ``Data``).
+NodeRead = tuple[int, str, Members]
 
 
 def connectable(data: dict[str, Any], referenced: Container[str] | None = None) -> Members:
@@ -214,32 +223,43 @@ class _Type:
     helper: bool
 
 
-class Builder:
-    """The model built from components handed one at a time (:meth:`add`, then
-    :meth:`finish`): what :func:`build_from` does, for a caller that visits the components
-    itself and should not hold them all (validate's walk).  A node keeps only its members
-    that can hold a connection, not its decoded ``Data``.
+#: What a :class:`Builder` keeps of a node until :meth:`~Builder.finish`: its type, where it
+#: is, and its members that hold an ID or a list, as (key, what they hold).
+_NodeData = tuple[_Type, SlotKey, list[tuple[str, Held]]]
 
-    ``issues_only``: what :attr:`Flux.issues` needs and nothing more (no node positions, no
-    graphs, no write edges through globals): validate's ProtoFlux rules.  ``referenced``: the
-    only IDs a connection can name (those some reference in the tree names and some element
-    defines, :class:`~brson.model.ids.scan.IdCensus`), so no other member ID is kept."""
+
+class Builder:
+    """The model built from components handed one at a time (:meth:`add`, :meth:`add_nodes`,
+    then :meth:`finish`): what :func:`build_from` does, for a caller that visits the
+    components itself and should not hold them all (validate's walk).  A node keeps only its
+    members that can hold a connection, not its decoded ``Data``.
+
+    ``issues_only``: what :attr:`Flux.issues` needs and nothing more (no nodes listed, no
+    positions, no graphs, no write edges through globals): validate's ProtoFlux rules, for
+    which a node object per node cost as much as reading the node.  ``referenced``: the only
+    IDs a connection can name (those some reference in the tree names and some element
+    defines, :class:`~brson.model.ids.scan.IdCensus`), so no other member ID is kept.
+    ``slot_of``: the slot of a row of the caller's slot table, for components handed with
+    their slot's row (:data:`SlotKey`): a walk over the table then makes a slot only where a
+    node of the model or an issue needs it."""
 
     def __init__(
         self,
         tree: DataTree,
         issues_only: bool = False,
         referenced: Container[str] | None = None,
+        slot_of: Callable[[int], Slot] | None = None,
     ) -> None:
         self.flux = Flux(tree)
         self.tree = tree
         self.issues_only = issues_only
         self.referenced = referenced
+        self.slot_of = slot_of
         names = self.tree.get("Types")
         self.types: list[Any] = names if isinstance(names, list) else []
         self._known: dict[object, _Type | None] = {}
-        #: Node ID -> (class, its members that hold an ID or a list, as (key, what they hold)).
-        self.node_data: dict[str, tuple[str, list[tuple[str, Held]]]] = {}
+        #: Node ID -> what is kept of it, in the order the nodes came (the first of an ID).
+        self.node_data: dict[str, _NodeData] = {}
         #: Member ID of a node -> (node ID, member name): outputs, and operations of nodes
         #: with several.
         self.members: dict[str, tuple[str, str]] = {}
@@ -277,7 +297,15 @@ class Builder:
             self._known[raw] = found
         return found
 
-    def add(self, slot: Slot | None, doc: dict[str, Any]) -> None:
+    def _slot(self, key: SlotKey) -> Slot | None:
+        """The slot ``key`` stands for (a row is made a slot by ``slot_of``)."""
+        if isinstance(key, int):
+            if self.slot_of is None:
+                raise ValueError(f"slot row {key} handed to a builder without slot_of")
+            return self.slot_of(key)
+        return key
+
+    def add(self, slot: SlotKey, doc: dict[str, Any]) -> None:
         """Take one component (decoded), on ``slot`` (None: the root ``Assets``)."""
         kind = self._type(doc.get("Type"))
         data = doc.get("Data")
@@ -298,30 +326,32 @@ class Builder:
         kind = self._type(raw)
         return kind is not None and kind.node
 
-    def add_node(self, slot: Slot | None, raw: object, node_id: str, members: Members) -> None:
-        """Take one node component read down to what :func:`connectable` keeps of its
-        ``Data`` (``members``; ``node_id`` its ID, ``raw`` its ``Type``): what :meth:`add`
-        does with it decoded.  ``raw`` must name a node (:meth:`is_node`) and ``node_id``
-        be an ID (:func:`~brson.model.ids.forms.is_guid`)."""
-        kind = self._type(raw)
-        if kind is None or not kind.node:
-            raise ValueError(f"add_node: {raw!r} names no node")
-        self._add_node(node_id, kind, slot, members)
+    def add_nodes(
+        self,
+        slots: Sequence[SlotKey],
+        reads: Sequence[NodeRead | None],
+        decoded: Callable[[int], dict[str, Any]],
+    ) -> None:
+        """Take components in order, the ``i``-th on ``slots[i]``: a node read down to what
+        :func:`connectable` keeps of its ``Data`` (``reads[i]``, a :data:`NodeRead` whose
+        ``Type`` names a node (:meth:`is_node`) and whose ID is an ID), or, where ``reads[i]``
+        is None, the component ``decoded(i)`` as :meth:`add` takes it.  What :meth:`add` does
+        with each decoded, in one call for a run of them."""
+        known = self._known
+        for number, read in enumerate(reads):
+            if read is None:
+                self.add(slots[number], decoded(number))
+                continue
+            raw, node_id, members = read
+            kind = known.get(raw) or self._type(raw)
+            if kind is None or not kind.node:
+                raise ValueError(f"add_nodes: {raw!r} names no node")
+            self._add_node(node_id, kind, slots[number], members)
 
-    def _add_node(self, node_id: str, kind: _Type, slot: Slot | None, members: Members) -> None:
-        flux = self.flux
-        if node_id in flux.by_id:
+    def _add_node(self, node_id: str, kind: _Type, slot: SlotKey, members: Members) -> None:
+        node_data = self.node_data
+        if node_id in node_data:
             return  # a duplicate ID: BR401 reports it; the first definition stands
-        node = FluxNode(
-            id=node_id,
-            type=kind.short,
-            full_type=kind.full,
-            slot=slot,
-            position=None if self.issues_only else _position(slot),
-            order=len(flux.nodes),
-        )
-        flux.nodes.append(node)
-        flux.by_id[node_id] = node
         links: list[tuple[str, Held]] = []
         outputs = self.members
         for key, member_id, held in members:
@@ -329,9 +359,9 @@ class Builder:
                 outputs.setdefault(member_id, (node_id, key))
             if held is not None and not (key == "ID" or catalog.is_internal(key)):
                 links.append((key, held))
-        self.node_data[node_id] = (kind.node_class, links)
+        node_data[node_id] = (kind, slot, links)
         if slot is None:
-            flux.issues.append(
+            self.flux.issues.append(
                 Issue(
                     NODE_WITHOUT_SLOT,
                     node_id,
@@ -339,7 +369,7 @@ class Builder:
                     None,
                     None,
                     None,
-                    f"node {node.type} is in the root Assets, on no slot",
+                    f"node {kind.short} is in the root Assets, on no slot",
                 )
             )
 
@@ -347,21 +377,35 @@ class Builder:
     def finish(self, focus: Collection[str] | None = None) -> Flux:
         """The model (see :func:`build_from` for ``focus``)."""
         flux = self.flux
-        per_node: dict[str, list[Edge]] = {node.id: [] for node in flux.nodes}
+        node_data = self.node_data
+        if not self.issues_only:
+            for node_id, (kind, key, _) in node_data.items():
+                slot = self._slot(key)
+                node = FluxNode(
+                    id=node_id,
+                    type=kind.short,
+                    full_type=kind.full,
+                    slot=slot,
+                    position=_position(slot),
+                    order=len(flux.nodes),
+                )
+                flux.nodes.append(node)
+                flux.by_id[node_id] = node
+        per_node: dict[str, list[Edge]] = {node_id: [] for node_id in node_data}
         globals_read: dict[str, list[Edge]] = {}  # node ID -> its read edges through globals
         if focus is None:
-            for node in flux.nodes:
-                self._connect(node, per_node, globals_read)
+            for node_id in node_data:
+                self._connect(node_id, per_node, globals_read)
         else:
             self.issues = False
-            chosen = [node for node in flux.nodes if node.id in focus]
-            for node in chosen:
-                self._connect(node, per_node, globals_read)
+            chosen = [node_id for node_id in node_data if node_id in focus]
+            for node_id in chosen:
+                self._connect(node_id, per_node, globals_read)
             # A focus node's writes go through the globals its Variable's node reads.
-            read = {source for node in chosen for _, source in _variables(per_node[node.id])}
-            for node in flux.nodes:
-                if node.id in read and node.id not in focus:
-                    self._connect(node, per_node, globals_read)
+            read = {source for node_id in chosen for _, source in _variables(per_node[node_id])}
+            for node_id in node_data:
+                if node_id in read and node_id not in focus:
+                    self._connect(node_id, per_node, globals_read)
         self._helpers(per_node)
         if self.issues_only:
             return flux
@@ -373,28 +417,35 @@ class Builder:
         return flux
 
     def _connect(
-        self, node: FluxNode, per_node: dict[str, list[Edge]], globals_read: dict[str, list[Edge]]
+        self, node_id: str, per_node: dict[str, list[Edge]], globals_read: dict[str, list[Edge]]
     ) -> None:
-        node_class, links = self.node_data[node.id]
+        nodes, outputs = self.node_data, self.members
+        kind, _, links = nodes[node_id]
+        node_class = kind.node_class
+        # What an issues-only build does with a connection to a node or a node's output:
+        # nothing (it keeps no edges), so those are not looked at further.
+        quiet = self.issues_only
         for key, held in links:
             if type(held) is str:
-                self._connection(node, node_class, key, held, per_node, globals_read)
+                if not (quiet and (held in nodes or held in outputs)):
+                    self._connection(node_id, node_class, key, held, per_node, globals_read)
             else:
                 for index, target in enumerate(held):
-                    if target is not None:
-                        self._connection(
-                            node,
-                            node_class,
-                            f"{key}[{index}]",
-                            target,
-                            per_node,
-                            globals_read,
-                            impulse_key=key,
-                        )
+                    if target is None or (quiet and (target in nodes or target in outputs)):
+                        continue
+                    self._connection(
+                        node_id,
+                        node_class,
+                        f"{key}[{index}]",
+                        target,
+                        per_node,
+                        globals_read,
+                        impulse_key=key,
+                    )
 
     def _connection(
         self,
-        node: FluxNode,
+        node_id: str,
         node_class: str,
         member: str,
         target: str,
@@ -402,66 +453,76 @@ class Builder:
         globals_read: dict[str, list[Edge]],
         impulse_key: str | None = None,
     ) -> None:
-        edges = per_node[node.id]
+        edges = per_node[node_id]
         impulse = catalog.is_impulse(node_class, impulse_key or member)
         kind = IMPULSE if impulse else VALUE
-        if target in self.flux.by_id:
+        if target in self.node_data:
             if not self.issues_only:  # an issue-free connection: only the full model keeps it
-                edges.append(Edge(kind, node.id, member, target, target_node=target))
+                edges.append(Edge(kind, node_id, member, target, target_node=target))
             return
         owner = self.members.get(target)
         if owner is not None:
             if not self.issues_only:
                 edges.append(
-                    Edge(kind, node.id, member, target, target_node=owner[0], output=owner[1])
+                    Edge(kind, node_id, member, target, target_node=owner[0], output=owner[1])
                 )
             return
         helper = self.helpers.get(target)
         if helper is not None and catalog.is_global(helper.name) and not impulse:
             reference = _guid(_member_value(helper.data, catalog.REFERENCE_MEMBER))
             if reference is not None:
-                edge = Edge(READ, node.id, member, reference, via=helper.id)
+                edge = Edge(READ, node_id, member, reference, via=helper.id)
                 edges.append(edge)
-                globals_read.setdefault(node.id, []).append(edge)
+                globals_read.setdefault(node_id, []).append(edge)
             return  # a GlobalValue (a constant) or an unset GlobalReference: no edge
         if catalog.holds_world(node_class, impulse_key or member) and not impulse:
-            edges.append(Edge(READ, node.id, member, target))
+            edges.append(Edge(READ, node_id, member, target))
             return
-        self._bad(node, member, target, impulse)
+        self._bad(node_id, member, target, impulse)
 
-    def _bad(self, node: FluxNode, member: str, target: str, impulse: bool) -> None:
+    def _bad(self, node_id: str, member: str, target: str, impulse: bool) -> None:
         if not self.issues:
             return
         found = self.tree.resolve(target)
         what = "names no element of this file" if found is None else f"names {_kind(found)}"
+        node_type, key, _ = self.node_data[node_id]
         if impulse:
-            kind, detail = IMPULSE_NOT_NODE, f"impulse {member} of {node.type} {what}, not a node"
+            kind = IMPULSE_NOT_NODE
+            detail = f"impulse {member} of {node_type.short} {what}, not a node"
         elif found is None:
             return  # a dangling reference: BR402 reports it, no ProtoFlux rule needed
         else:
             kind = INPUT_NOT_OUTPUT
-            detail = f"input {member} of {node.type} {what}, not a node or a node's output"
-        label = TypeName.parse(node.full_type).name
-        self.flux.issues.append(Issue(kind, node.id, label, node.slot, member, target, detail))
+            detail = f"input {member} of {node_type.short} {what}, not a node or a node's output"
+        label = TypeName.parse(node_type.full).name
+        self.flux.issues.append(
+            Issue(kind, node_id, label, self._slot(key), member, target, detail)
+        )
+
+    def _same_slot(self, a: SlotKey, b: SlotKey) -> bool:
+        """Whether two components are on one slot (one row of a slot table is one slot)."""
+        if a is b or (isinstance(a, int) and a == b):
+            return True
+        return _same_slot(self._slot(a), self._slot(b))
 
     def _helpers(self, per_node: dict[str, list[Edge]]) -> None:
         """Drive, store and proxy helpers: the node they serve is on their slot."""
-        by_id = self.flux.by_id
+        node_data = self.node_data
         for helper in self.helper_order:
             named = _member_value(helper.data, catalog.NODE_MEMBER)
             if named is None and catalog.NODE_MEMBER not in helper.data:
                 continue  # a global: reached from the nodes' inputs
-            node = by_id.get(named) if is_guid(named) else None
-            if node is None or not _same_slot(node.slot, helper.slot):
+            node = node_data.get(named) if is_guid(named) else None
+            if node is None or not self._same_slot(node[1], helper.slot):
                 if not self.issues:
                     continue
-                what = "no node" if node is None else f"a node on another slot ({node.type})"
+                what = "no node" if node is None else f"a node on another slot ({node[0].short})"
                 self.flux.issues.append(
                     Issue(
                         HELPER_WITHOUT_NODE,
                         helper.id,
                         helper.name.name,
-                        helper.slot,
+                        self._slot(helper.slot),
                         catalog.NODE_MEMBER,
                         named if is_guid(named) else None,
                         f"{helper.name.short} names {what} in Node",
@@ -475,7 +536,7 @@ class Builder:
                     continue
                 held = _guid(value.get("Data"))
                 if held is not None:
-                    per_node[node.id].append(Edge(kind, node.id, key, held, via=helper.id))
+                    per_node[named].append(Edge(kind, named, key, held, via=helper.id))
 
     def _writes(self, per_node: dict[str, list[Edge]], globals_read: dict[str, list[Edge]]) -> None:
         """A write node whose Variable reads a source bound to the world writes that world."""

@@ -10,7 +10,7 @@ model's issues are the findings.  So the rules of what a connection is live once
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from brson.flux import Issue
@@ -21,7 +21,8 @@ from brson.flux.model import (
     INPUT_NOT_OUTPUT,
     NODE_WITHOUT_SLOT,
     Builder,
-    Members,
+    NodeRead,
+    SlotKey,
 )
 from brson.model.slot import Slot
 from brson.model.typename import TypeName, is_type_name
@@ -64,9 +65,6 @@ HELPER_WITHOUT_NODE_RULE = rule(
     "value attached to nothing.",
     "every proxy, drive and store of the real samples (21) names its slot's node",
 )
-
-#: A node component as ``_fieldsc.nodes`` reads it: (Type index, ID, connectable members).
-NodeRead = tuple[int, str, Members]
 
 _RULES: dict[str, Rule] = {
     INPUT_NOT_OUTPUT: INPUT_NOT_OUTPUT_RULE,
@@ -111,7 +109,7 @@ class ProtoFluxRules(Family):
             )
         return self.builder
 
-    def add(self, ctx: Context, slot: Slot | None, doc: dict[str, Any]) -> None:
+    def add(self, ctx: Context, slot: SlotKey, doc: dict[str, Any]) -> None:
         """Hand a ProtoFlux component (decoded) to the model's builder."""
         self._builder(ctx).add(slot, doc)
 
@@ -120,10 +118,15 @@ class ProtoFluxRules(Family):
         builder = self._builder(ctx)
         return bytes(builder.is_node(index) for index in range(len(ctx.type_names)))
 
-    def node_adder(self, ctx: Context) -> Callable[[Slot, int, str, Members], None]:
-        """What takes a node component read from its bytes (``_fieldsc.nodes``: its
-        :data:`NodeRead` after its slot): the builder's :meth:`~Builder.add_node`."""
-        return self._builder(ctx).add_node
+    def rows_adder(
+        self, ctx: Context, slot_of: Callable[[int], Slot]
+    ) -> Callable[[Sequence[SlotKey], Sequence[NodeRead | None], Callable[[int], Any]], None]:
+        """What takes runs of ProtoFlux components on rows of a slot table, each a node read
+        from its bytes (``_fieldsc.nodes``) or None (decoded when asked): the builder's
+        :meth:`~Builder.add_nodes`, which makes a row's slot (``slot_of``) only for an issue."""
+        builder = self._builder(ctx)
+        builder.slot_of = slot_of
+        return builder.add_nodes
 
     def finish(self, ctx: Context) -> None:
         if self.builder is None:

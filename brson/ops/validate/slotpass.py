@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from brson._speedups import load
+from brson.flux.model import NodeRead
 from brson.model.ids.forms import DEFINING_KEY_SUFFIX, ID_KEY
 from brson.model.slot import SLOT_MEMBERS, Slot
 from brson.model.spans import slot_walk
 from brson.model.transform import TRANSFORM_FIELDS
 from brson.model.tree import DataTree
 from brson.ops.validate.context import GUID_FORM
-from brson.ops.validate.protoflux import NodeRead
 
 if TYPE_CHECKING:
     from brson._speedups import _fieldsc
@@ -119,47 +119,24 @@ def verdicts(
     return SlotVerdicts(slots, found[0], found[1], listed, found[3], found[4], moved)
 
 
-class NodeReads:
-    """What the ProtoFlux rules keep of each component of ``spans`` (the pass's ``flux``
-    list) when it is a node (``mask``: a byte per Types index), read from its bytes
-    (:func:`brson.flux.model.connectable` of its ``Data``), or None: it is decoded.
+#: How many ProtoFlux components are read from their bytes at a time: what is read and not
+#: yet handed on stays this many, not the tree's.
+RUN = 256
 
-    ``order``: the offsets in ``spans`` of the components in the order they will be asked
-    for.  They are read a run at a time in that order, so that what is read and not yet
-    handed on stays a few hundred components, not the tree's, and each is read once."""
 
-    RUN = 256
-
-    def __init__(
-        self,
-        tree: DataTree,
-        spans: array[int],
-        order: list[int],
-        mask: bytes,
-        referenced: set[str],
-    ) -> None:
-        self._args = (tree.buffer, spans, order, mask, referenced)
-        self._position = {at: number for number, at in enumerate(order)}
-        self._first = 0
-        self._read: list[NodeRead | None] = []
-
-    def __getitem__(self, at: int) -> NodeRead | None:
-        """The read of the component at offset ``at`` of ``spans``."""
-        number = self._position[at]
-        if not self._first <= number < self._first + len(self._read):
-            buf, spans, order, mask, referenced = self._args
-            self._first = first = number - number % self.RUN
-            run = order[first : first + self.RUN]
-            if _fieldsc is None:
-                self._read = [None] * len(run)
-            else:
-                listed = array("q")
-                for offset in run:
-                    listed.extend(spans[offset : offset + 3])
-                self._read = _fieldsc.nodes(
-                    buf, listed.tobytes(), *GUID_FORM, NODE_NAMES, mask, referenced
-                )
-        return self._read[number - self._first]
+def node_reads(
+    tree: DataTree, spans: array[int], ats: list[int], mask: bytes, referenced: set[str]
+) -> list[NodeRead | None]:
+    """What the ProtoFlux rules keep of each component at the offsets ``ats`` of ``spans``
+    (the pass's ``flux`` list) when it is a node (``mask``: a byte per Types index), read
+    from its bytes (:func:`brson.flux.model.connectable` of its ``Data``), or None: it is
+    decoded (every one without C)."""
+    if _fieldsc is None:
+        return [None] * len(ats)
+    listed = array("q")
+    for at in ats:
+        listed.extend(spans[at : at + 3])
+    return _fieldsc.nodes(tree.buffer, listed.tobytes(), *GUID_FORM, NODE_NAMES, mask, referenced)
 
 
 class SlotRows:

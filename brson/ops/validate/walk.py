@@ -14,6 +14,8 @@ not in the engine's layout, an entry that is not a document) takes the model's p
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import Any
 
@@ -121,7 +123,12 @@ def _walk_rows(ctx: Context, families: list[Family]) -> bool:
     the families what they keep (types used, ProtoFlux components, referenced slot IDs and
     links, integer widths) and, where a transform needs it, their transform members to the
     transform rule.  False when the pass does not apply (the walk reads every slot then):
-    an edited or NeosVR tree, a malformed Types table, IDs that repeat, a ``$ref`` key."""
+    an edited or NeosVR tree, a malformed Types table, IDs that repeat, a ``$ref`` key.
+
+    Python runs per slot only where a slot rule has something to do; the ProtoFlux
+    components (most of a real world's slots are nodes) go to the graph model in runs, each
+    in the order the walk meets its slot, with its slot's row: a slot is made only for a
+    finding."""
     tree = ctx.tree
     census = ctx.census
     if tree.modified or ctx.legacy or not ctx.types_ok or census is None:
@@ -149,33 +156,28 @@ def _walk_rows(ctx: Context, families: list[Family]) -> bool:
     verdicts = found.verdicts
     refs = {row: (slot_id, link) for row, slot_id, link in found.refs}
     widths = dict(found.widths)
-    spans = found.flux
-    flux_of: dict[int, list[int]] = {}
-    for at in range(0, len(spans), 3):
-        flux_of.setdefault(spans[at + 2], []).append(at)
     moved = found.transforms
     members_of: dict[int, list[int]] = {}
     for at in range(0, len(moved), 3):
         members_of.setdefault(moved[at + 2], []).append(at)
-    wanted = {row for row, verdict in enumerate(verdicts) if verdict}
-    wanted.update(refs, widths, flux_of)
-    order = sorted(wanted, key=rows.start)
-    reads = slotpass.NodeReads(
-        tree,
-        spans,
-        [at for row in order for at in flux_of.get(row, ())],
-        flux.node_mask(ctx) if spans else b"",
-        census.defined_values,
-    )
-    add_node = flux.node_adder(ctx)
+    starts = found.slots[0::3]
+    handed = _FluxRuns(tree, found.flux, starts)
+    if found.flux:
+        handed.add = flux.rows_adder(ctx, rows.slot)
+        handed.mask = flux.node_mask(ctx)
+        handed.referenced = census.defined_values
+    special = {row for row, verdict in enumerate(verdicts) if verdict}
+    special.update(refs, widths)
     buf = tree.buffer
-    for row in order:
-        slot = rows.slot(row)
+    for row in sorted(special, key=starts.__getitem__):
         verdict = verdicts[row]
         count = widths.get(row)
         if count is not None and not generations.counted(count):
             verdict = slotpass.UNSURE  # the first place of its width finding: read in full
         if verdict == slotpass.UNSURE:
+            # The components before it go first; its own the families take from it decoded.
+            handed.skip(starts[row])
+            slot = rows.slot(row)
             decoded = _decoded_slot(slot, True)
             if decoded is None:
                 _slot_by_nodes(ctx, slot, slot_hooks, component_hooks)
@@ -185,17 +187,55 @@ def _walk_rows(ctx: Context, families: list[Family]) -> bool:
             continue
         if verdict == slotpass.TRANSFORM:
             listed = [(moved[at], moved[at + 1]) for at in members_of.get(row, ())]
-            transforms.slot(ctx, SlotInfo(slot, transform_members(buf, listed)))
+            transforms.slot(ctx, SlotInfo(rows.slot(row), transform_members(buf, listed)))
         held = refs.get(row)
         if held is not None:
-            references.keep(slot, *held)
-        for at in flux_of.get(row, ()):
-            read = reads[at]
-            if read is not None:
-                add_node(slot, *read)
-            else:
-                flux.add(ctx, slot, decode_bytes(buf[spans[at] : spans[at + 1]], unmarked=True))
+            references.keep(rows.slot(row), *held)
+    handed.until(None)
     return True
+
+
+class _FluxRuns:
+    """The ProtoFlux components the slot pass lists (``spans``: (start, end, row) triples),
+    handed to the graph model's builder (``add``: :meth:`~brson.flux.model.Builder.add_nodes`)
+    in the order of their slots' starts (``starts``, by row), a run at a time: each node read
+    from its bytes (:func:`~brson.ops.validate.slotpass.node_reads`), the others decoded.
+    ``add``, ``mask`` and ``referenced`` are set when there are any."""
+
+    def __init__(self, tree: DataTree, spans: array[int], starts: array[int]) -> None:
+        self.tree = tree
+        self.spans = spans
+        self.add: Callable[[list[int], list[Any], Callable[[int], dict[str, Any]]], None]
+        #: A byte per Types index: whether its components are nodes; the IDs referenced.
+        self.mask = b""
+        self.referenced: set[str] = set()
+        # Stable: a slot's components stay in the order the pass lists them.
+        firsts = [starts[spans[at + 2]] for at in range(0, len(spans), 3)]
+        order = sorted(range(len(firsts)), key=firsts.__getitem__)
+        #: Offsets in ``spans`` in the order handed; their slots' starts.
+        self.ats = [3 * number for number in order]
+        self.firsts = [firsts[number] for number in order]
+        self.done = 0
+
+    def until(self, start: int | None) -> None:
+        """Hand on every component whose slot starts before ``start`` (None: all)."""
+        stop = len(self.ats) if start is None else bisect_left(self.firsts, start, self.done)
+        spans, buf = self.spans, self.tree.buffer
+        for first in range(self.done, stop, slotpass.RUN):
+            ats = self.ats[first : min(first + slotpass.RUN, stop)]
+            reads = slotpass.node_reads(self.tree, spans, ats, self.mask, self.referenced)
+
+            def decoded(number: int, ats: list[int] = ats) -> dict[str, Any]:
+                at = ats[number]
+                return decode_bytes(buf[spans[at] : spans[at + 1]], unmarked=True)
+
+            self.add([spans[at + 2] for at in ats], reads, decoded)
+        self.done = stop
+
+    def skip(self, start: int) -> None:
+        """Hand on those before the slot starting at ``start``, then pass over its own."""
+        self.until(start)
+        self.done = bisect_right(self.firsts, start, self.done)
 
 
 def transform_members(buf: bytes, listed: list[tuple[int, int]]) -> dict[str, Any]:
