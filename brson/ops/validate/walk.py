@@ -62,25 +62,31 @@ def _hooks(families: list[Family], name: str) -> Hooks:
 def check_tree(tree: DataTree, findings: Findings) -> None:
     """Run every rule on a tree, adding to ``findings``.  A part of the document that turns
     out unreadable while walking (malformed BSON deep inside) ends the walk with its finding."""
-    families = [cls() for cls in FAMILIES]
-    # Many short-lived decoded values, no cycles: the collector only costs here.
+    # Many short-lived decoded values, no cycles: the collector only costs here.  What the
+    # families kept is let go inside (by reference counts) too: the collection that follows
+    # would otherwise go over all of it once, as young objects (a tenth of validate's time).
     with paused_gc():
-        try:
-            ctx = Context(tree, findings)
-            for hook in _hooks(families, "root"):
-                hook(ctx)
-            slot_hooks = _hooks(families, "slot")
-            component_hooks = _hooks(families, "component")
-            if tree.child_node("Object", Slot) is not None and not _walk_rows(ctx, families):
-                _walk(ctx, tree.root, slot_hooks, component_hooks)
-            for component in assets_of(ctx):
-                info = ComponentInfo(ctx, component.decoded(), None)
-                for hook in component_hooks:
-                    hook(ctx, info)
-            for hook in _hooks(families, "finish"):
-                hook(ctx)
-        except BrsonError as exc:
-            report_error(findings, exc)
+        _check_tree(tree, findings)
+
+
+def _check_tree(tree: DataTree, findings: Findings) -> None:
+    families = [cls() for cls in FAMILIES]
+    try:
+        ctx = Context(tree, findings)
+        for hook in _hooks(families, "root"):
+            hook(ctx)
+        slot_hooks = _hooks(families, "slot")
+        component_hooks = _hooks(families, "component")
+        if tree.child_node("Object", Slot) is not None and not _walk_rows(ctx, families):
+            _walk(ctx, tree.root, slot_hooks, component_hooks)
+        for component in assets_of(ctx):
+            info = ComponentInfo(ctx, component.decoded(), None)
+            for hook in component_hooks:
+                hook(ctx, info)
+        for hook in _hooks(families, "finish"):
+            hook(ctx)
+    except BrsonError as exc:
+        report_error(findings, exc)
 
 
 def _walk(ctx: Context, root: Slot, slot_hooks: Hooks, component_hooks: Hooks) -> None:
