@@ -20,7 +20,8 @@
    `referenced` (the IDs some reference names), and `widths` the (row, count) of the int64
    Types and UpdateOrders of each slot that has some (the width rule counts them), and
    `transforms` the elements (int64 triples: start, end, row) of the transform members of
-   each TRANSFORM slot, all that it has (what the transform rule reads of it).
+   each TRANSFORM slot, all that it has (what the transform rule reads of it), and of its
+   Name member (what the path of a finding reads), in the slot's order.
 
    The keys come from the caller (ops/validate: the one statement of the rules): `members` the
    slot's member keys with what their Data must be (MEMBER_*), `names` (ID, ParentReference,
@@ -399,7 +400,7 @@ static int slot(Pass *p, Py_ssize_t start, Py_ssize_t end, int64_t row, Spans *f
     const unsigned char *b = p->b;
     Item own[KEYS], inner[KEYS];
     Py_ssize_t pos = start + 4, last = end - 1;
-    Py_ssize_t moved[16][2]; /* the transform members' element spans */
+    Py_ssize_t moved[16][2]; /* the transform members' and the name's element spans */
     int count = 0, verdict = CLEAN, has_name = 0, nmoved = 0;
     const Item *id = NULL, *link = NULL, *components = NULL;
     p->widths = 0;
@@ -464,8 +465,11 @@ static int slot(Pass *p, Py_ssize_t start, Py_ssize_t end, int64_t row, Spans *f
                 if (!got)
                     return UNSURE;
                 int kind = p->member_kinds[m], etype = data ? data->etype : 0x0A;
-                if (m == 0)
+                if (m == 0) {
                     has_name = 1;
+                    moved[nmoved][0] = it->key - 1;
+                    moved[nmoved++][1] = it->vend;
+                }
                 if ((kind == MEMBER_TEXT && etype != 0x02 && etype != 0x0A) ||
                     (kind == MEMBER_BOOL && etype != 0x08) ||
                     (kind == MEMBER_INT64 && etype != 0x12))

@@ -103,8 +103,9 @@ def test_verdicts_match_the_families(name: str, monkeypatch: pytest.MonkeyPatch)
             for at in range(0, len(found.transforms), 3)
             if found.transforms[at + 2] == row
         ]
-        if verdict == slotpass.TRANSFORM:  # its transform members, as the rule reads them
-            wanted_members = {key: fields[key] for key, _ in TRANSFORM_FIELDS if key in fields}
+        if verdict == slotpass.TRANSFORM:  # its transform members and name, as decoded
+            read = {key for key, _ in TRANSFORM_FIELDS} | {"Name"}
+            wanted_members = {key: value for key, value in fields.items() if key in read}
             got = walk.transform_members(tree.buffer, listed)
             assert repr(got) == repr(wanted_members), (name, row)  # repr: NaN is not NaN
         else:

@@ -86,7 +86,8 @@ class SlotVerdicts:
     refs: list[tuple[int, str | None, str | None]]
     #: (row, how many) of the slots not UNSURE with int64 component Types or UpdateOrders.
     widths: list[tuple[int, int]]
-    #: (start, end, row) of the transform members' elements of the TRANSFORM slots.
+    #: (start, end, row) of the transform members' and the ``Name`` member's elements of the
+    #: TRANSFORM slots, in each slot's order.
     transforms: array[int]
 
 

@@ -14,6 +14,7 @@ not in the engine's layout, an entry that is not a document) takes the model's p
 
 from __future__ import annotations
 
+import struct
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
@@ -49,6 +50,11 @@ FAMILIES: tuple[type[Family], ...] = (
 
 #: Slot keys the walk descends into rather than decoding as values.
 _STRUCTURE = ("Children", "Components")
+#: A BSON document's length prefix.
+_LENGTH = struct.Struct("<i")
+#: The slot's name member (the first the slot pass reads) and its element's head.
+_NAME = slotpass.MEMBERS[0][0].decode("ascii")
+_NAME_HEAD = b"\x03" + slotpass.MEMBERS[0][0] + b"\x00"
 
 Hooks = list[Callable[..., None]]
 
@@ -193,7 +199,10 @@ def _walk_rows(ctx: Context, families: list[Family]) -> bool:
             continue
         if verdict == slotpass.TRANSFORM:
             listed = [(moved[at], moved[at + 1]) for at in members_of.get(row, ())]
-            transforms.slot(ctx, SlotInfo(rows.slot(row), transform_members(buf, listed)))
+            slot = rows.slot(row)
+            fields = transform_members(buf, listed)
+            _memoize_name(slot, buf, listed, fields)
+            transforms.slot(ctx, SlotInfo(slot, fields))
         held = refs.get(row)
         if held is not None:
             references.keep(rows.slot(row), *held)
@@ -245,13 +254,21 @@ class _FluxRuns:
 
 
 def transform_members(buf: bytes, listed: list[tuple[int, int]]) -> dict[str, Any]:
-    """A slot's transform members, decoded (what the transform rule reads of a slot), from
-    their elements' spans as the slot pass lists them (documents it checked whole)."""
-    fields = {}
+    """A slot's transform members and its ``Name``, decoded (what the transform rule and the
+    path of its findings read of a slot), from their elements' spans as the slot pass lists
+    them (documents it checked whole, keys ASCII and distinct): one document of them all."""
+    body = b"".join([buf[start:end] for start, end in listed])
+    return decode_bytes(_LENGTH.pack(len(body) + 5) + body + b"\x00")
+
+
+def _memoize_name(slot: Slot, buf: bytes, listed: list[tuple[int, int]], fields: dict[str, Any]) -> None:
+    """The slot's path memoized from its ``Name`` among ``listed`` (decoded in ``fields``),
+    where the model reads the name as decoded (:func:`_decoded_slot` does the same)."""
     for start, end in listed:
-        nul = buf.index(0, start + 1, end)
-        fields[buf[start + 1 : nul].decode("ascii")] = decode_bytes(buf[nul + 1 : end])
-    return fields
+        if buf.startswith(_NAME_HEAD, start):
+            if elements.member_data(buf, start + len(_NAME_HEAD), end) is not None:
+                memoize_path(slot, fields[_NAME]["Data"])
+            return
 
 
 def _slot_by_nodes(ctx: Context, slot: Slot, slot_hooks: Hooks, component_hooks: Hooks) -> None:
