@@ -227,9 +227,10 @@ class _FluxRuns:
         # Stable: a slot's components stay in the order the pass lists them.
         firsts = [starts[spans[at + 2]] for at in range(0, len(spans), 3)]
         order = sorted(range(len(firsts)), key=firsts.__getitem__)
-        #: Offsets in ``spans`` in the order handed; their slots' starts.
-        self.ats = [3 * number for number in order]
-        self.firsts = [firsts[number] for number in order]
+        #: Offsets in ``spans`` in the order handed; their slots' starts (int64s: a tree can
+        #: hold a million of them).
+        self.ats = array("q", [3 * number for number in order])
+        self.firsts = array("q", [firsts[number] for number in order])
         self.done = 0
 
     def until(self, start: int | None) -> None:
@@ -237,7 +238,7 @@ class _FluxRuns:
         stop = len(self.ats) if start is None else bisect_left(self.firsts, start, self.done)
         spans, buf = self.spans, self.tree.buffer
         for first in range(self.done, stop, slotpass.RUN):
-            ats = self.ats[first : min(first + slotpass.RUN, stop)]
+            ats = self.ats[first : min(first + slotpass.RUN, stop)].tolist()
             reads = slotpass.node_reads(self.tree, spans, ats, self.mask, self.referenced)
 
             def decoded(number: int, ats: list[int] = ats) -> dict[str, Any]:
@@ -261,7 +262,9 @@ def transform_members(buf: bytes, listed: list[tuple[int, int]]) -> dict[str, An
     return decode_bytes(_LENGTH.pack(len(body) + 5) + body + b"\x00")
 
 
-def _memoize_name(slot: Slot, buf: bytes, listed: list[tuple[int, int]], fields: dict[str, Any]) -> None:
+def _memoize_name(
+    slot: Slot, buf: bytes, listed: list[tuple[int, int]], fields: dict[str, Any]
+) -> None:
     """The slot's path memoized from its ``Name`` among ``listed`` (decoded in ``fields``),
     where the model reads the name as decoded (:func:`_decoded_slot` does the same)."""
     for start, end in listed:
