@@ -14,10 +14,12 @@ import pytest
 
 import brson
 from brson import flux
+from brson._speedups import load
 from brson.cli.app import main
 from brson.flux.model import Builder
 from brson.model.ids.scan import IdCensus
 from brson.model.tree import is_guid
+from brson.ops.validate import slotpass, validate
 from tests.regressions.test_issue12_scaling import _linear, _lines
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -205,3 +207,30 @@ def test_an_issues_only_build_fed_one_component_at_a_time_finds_the_same_issues(
     assert not light.nodes  # no node object per node: validate reports issues only
     outputs_read = {edge.target for edge in full.edges if edge.output is not None}
     assert outputs_read <= set(builder.members) <= census.defined_values
+
+
+@pytest.mark.slow  # traces validate at three sizes
+@pytest.mark.parametrize("linked", [True, False], ids=["one-graph", "many-graphs"])
+def test_validate_hands_nodes_on_in_linear_work(
+    linked: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """validate's walk hands ProtoFlux components to the model in runs (more than one here),
+    each node read from its bytes where C is built: linear work in the nodes, and every
+    node through the runs (none decoded on the way)."""
+    read: list[int] = []
+    real = slotpass.node_reads
+
+    def spy(*args: Any) -> Any:
+        answers = real(*args)
+        read.extend(answer is not None for answer in answers)
+        return answers
+
+    monkeypatch.setattr(slotpass, "node_reads", spy)
+
+    def work(n: int) -> int:
+        tree = chain(n, linked)
+        return _lines(lambda: validate(tree))
+
+    _linear(work, 2 * slotpass.RUN, "validate of ProtoFlux nodes")
+    if load("_fieldsc") is not None:  # nodes read from their bytes, not decoded
+        assert sum(read) >= 4 * 2 * slotpass.RUN
