@@ -149,9 +149,6 @@ class SlotRows:
         self._slots = slots
         self._made: dict[int, Slot] = {0: tree.root}
 
-    def start(self, row: int) -> int:
-        return self._slots[3 * row]
-
     def slot(self, row: int) -> Slot:
         made = self._made
         node = made.get(row)
