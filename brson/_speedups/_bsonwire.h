@@ -79,6 +79,14 @@ static inline Py_ssize_t find_nul(const unsigned char *b, Py_ssize_t lo, Py_ssiz
     return p ? (Py_ssize_t)(p - b) : -1;
 }
 
+/* Whether the n bytes at s are ASCII (a key C decodes itself, or compares as Python's str). */
+static inline int all_ascii(const unsigned char *s, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
 /* The end of the embedded document or array whose value starts at vstart, in a parent whose
  * terminator is at last: vstart + its int32 size when the size lies before last, is at least
  * 5 (itself and the terminator), ends the document at or before last, and its last byte is
