@@ -1,6 +1,6 @@
 /* BSON's wire framing, shared by brson's C accelerators that read BSON bytes (_rawc.c,
- * _spansc.c, _tscnc.c): one C statement of rules whose Python statement is
- * brson/document/raw.py (the differential tests hold both to them). Header-only: each
+ * _spansc.c, _jsonformc.c, _tscnc.c, _fieldsc.c): one C statement of rules whose Python
+ * statement is brson/document/raw.py (the differential tests hold both to them). Header-only: each
  * extension is its own module. Parsing only: what a caller does with a refusal (defer to
  * Python, return None) stays the caller's. Include after <Python.h>. */
 #ifndef BRSON_BSONWIRE_H
