@@ -15,7 +15,7 @@ from pathlib import Path
 from setuptools import Extension, setup
 
 SPEEDUPS = Path("brson/_speedups")
-#: Headers every extension may include (BSON's framing rules): a change rebuilds them all.
+#: Headers any extension may include (BSON's framing, growable arrays): a change rebuilds all.
 HEADERS = sorted(str(p) for p in SPEEDUPS.glob("*.h"))
 
 setup(

@@ -1,6 +1,6 @@
 /* BSON's wire framing, shared by brson's C accelerators that read BSON bytes (_rawc.c,
- * _spansc.c, _tscnc.c): one C statement of rules whose Python statement is
- * brson/document/raw.py (the differential tests hold both to them). Header-only: each
+ * _spansc.c, _jsonformc.c, _tscnc.c, _fieldsc.c): one C statement of rules whose Python
+ * statement is brson/document/raw.py (the differential tests hold both to them). Header-only: each
  * extension is its own module. Parsing only: what a caller does with a refusal (defer to
  * Python, return None) stays the caller's. Include after <Python.h>. */
 #ifndef BRSON_BSONWIRE_H
@@ -77,6 +77,14 @@ static inline Py_ssize_t find_nul(const unsigned char *b, Py_ssize_t lo, Py_ssiz
         return -1;
     const unsigned char *p = memchr(b + lo, 0, (size_t)(hi - lo));
     return p ? (Py_ssize_t)(p - b) : -1;
+}
+
+/* Whether the n bytes at s are ASCII (a key C decodes itself, or compares as Python's str). */
+static inline int all_ascii(const unsigned char *s, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (s[i] >= 0x80)
+            return 0;
+    return 1;
 }
 
 /* The end of the embedded document or array whose value starts at vstart, in a parent whose

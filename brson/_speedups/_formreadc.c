@@ -12,6 +12,7 @@
  * then let go. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "_grow.h"
 
 typedef struct {
     PyObject *holder; /* a dict or list of the tree (borrowed: the tree holds it) */
@@ -49,21 +50,9 @@ typedef struct {
     PyObject *unknown_ids, *ambiguous_ids;
 } Walk;
 
-static int grow(void **items, Py_ssize_t *cap, Py_ssize_t size) {
-    Py_ssize_t n = *cap ? 2 * *cap : 64;
-    void *p = PyMem_Realloc(*items, (size_t)n * (size_t)size);
-    if (p == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    *items = p;
-    *cap = n;
-    return 0;
-}
-
 static int add_place(Walk *w, PyObject *holder, PyObject *key, Py_ssize_t index,
                      PyObject *value) {
-    if (w->nplaces == w->cplaces && grow((void **)&w->places, &w->cplaces, sizeof(Place)) < 0)
+    if (grow_array((void **)&w->places, &w->cplaces, w->nplaces + 1, sizeof(Place)) < 0)
         return -1;
     w->places[w->nplaces++] = (Place){holder, key, index, value};
     return 0;
@@ -170,7 +159,7 @@ done:
 }
 
 static int open_scope(Walk *w, PyObject *ident) {
-    if (w->nscopes == w->cscopes && grow((void **)&w->scopes, &w->cscopes, sizeof(Scope)) < 0)
+    if (grow_array((void **)&w->scopes, &w->cscopes, w->nscopes + 1, sizeof(Scope)) < 0)
         return -1;
     Py_XINCREF(ident);
     w->scopes[w->nscopes++] = (Scope){ident, w->opened++, w->nplaces};
@@ -249,7 +238,7 @@ static int enter(Walk *w, PyObject *value, int untag, int may_open) {
         if (frame.element && open_scope(w, ident) < 0)
             return -1;
     }
-    if (w->nframes == w->cframes && grow((void **)&w->frames, &w->cframes, sizeof(Frame)) < 0)
+    if (grow_array((void **)&w->frames, &w->cframes, w->nframes + 1, sizeof(Frame)) < 0)
         return -1;
     w->frames[w->nframes++] = frame;
     return 0;

@@ -13,6 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "_grow.h"
+
 /* JSON nesting (objects, arrays, tag wrappers) read here; deeper goes to the Python path,
  * which has its own limits well above it. */
 #define MAX_NESTING 400
@@ -92,22 +94,6 @@ typedef struct {
     Py_ssize_t doubles, widened, unknown, ambiguous;
     PyObject *unknown_ids, *ambiguous_ids;
 } State;
-
-static int grow_array(void **items, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
-    if (need <= *cap)
-        return 0;
-    Py_ssize_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *p = PyMem_Realloc(*items, (size_t)n * size);
-    if (p == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    *items = p;
-    *cap = n;
-    return 0;
-}
 
 /* ---- output -------------------------------------------------------------------------- */
 

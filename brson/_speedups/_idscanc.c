@@ -19,6 +19,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "_grow.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -232,24 +233,13 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
         count_up(pr ? &t->npr[e] : &t->nother[e]);
         return table_check(t, buf) < 0 ? -1 : 1;
     }
-    if (t->n == t->cap) {
-        Py_ssize_t cap = t->cap ? t->cap * 2 : 1024;
-        uint32_t *s = PyMem_Realloc(t->start, (size_t)cap * sizeof(uint32_t));
-        if (s == NULL)
+    if (t->n == t->cap) { /* four columns of one capacity */
+        Py_ssize_t cap = grown_cap(t->cap, t->n + 1, sizeof(uint32_t));
+        if (resize_items((void **)&t->start, cap, sizeof(uint32_t)) < 0 ||
+            resize_items((void **)&t->guid, cap, sizeof(uint32_t)) < 0 ||
+            resize_items((void **)&t->npr, cap, 1) < 0 ||
+            resize_items((void **)&t->nother, cap, 1) < 0)
             return -1;
-        t->start = s;
-        uint32_t *g = PyMem_Realloc(t->guid, (size_t)cap * sizeof(uint32_t));
-        if (g == NULL)
-            return -1;
-        t->guid = g;
-        unsigned char *a = PyMem_Realloc(t->npr, (size_t)cap);
-        if (a == NULL)
-            return -1;
-        t->npr = a;
-        unsigned char *b = PyMem_Realloc(t->nother, (size_t)cap);
-        if (b == NULL)
-            return -1;
-        t->nother = b;
         t->cap = cap;
     }
     t->start[t->n] = start;
@@ -339,14 +329,8 @@ typedef struct {
 } U32s;
 
 static int push(U32s *a, uint32_t x) {
-    if (a->n == a->cap) {
-        Py_ssize_t cap = a->cap ? a->cap * 2 : 1024;
-        uint32_t *v = PyMem_Realloc(a->v, (size_t)cap * sizeof(uint32_t));
-        if (v == NULL)
-            return -1;
-        a->v = v;
-        a->cap = cap;
-    }
+    if (grow_array((void **)&a->v, &a->cap, a->n + 1, sizeof(uint32_t)) < 0)
+        return -1;
     a->v[a->n++] = x;
     return 0;
 }

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "_bsonwire.h"
+#include "_grow.h"
 
 /* Nesting (the top document being 1) rendered here; deeper documents take the Python path,
  * whose own limits and errors apply (jsonform.MAX_DEPTH and pymongo's recursion limit). */
@@ -30,55 +31,6 @@
 #define PAIRWISE_KEYS 16
 /* The number record's text is handed over in pieces of about this size (whole pairs). */
 #define PIECE 262144
-
-typedef struct {
-    char *p;
-    Py_ssize_t len, cap;
-} Buf;
-
-static int buf_reserve(Buf *b, Py_ssize_t more) {
-    if (b->len + more <= b->cap)
-        return 0;
-    Py_ssize_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more) {
-        if (cap > PY_SSIZE_T_MAX / 2) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        cap *= 2;
-    }
-    char *p = PyMem_Realloc(b->p, (size_t)cap);
-    if (p == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
-static inline int put(Buf *b, const char *s, Py_ssize_t n) {
-    if (buf_reserve(b, n) < 0)
-        return -1;
-    memcpy(b->p + b->len, s, (size_t)n);
-    b->len += n;
-    return 0;
-}
-
-/* Double the array *items of *cap items of size bytes (its count is *cap): 0, or -1 with
- * MemoryError set. */
-static int grow(void **items, Py_ssize_t *cap, size_t size) {
-    void *p = PyMem_Realloc(*items, (size_t)(2 * *cap) * size);
-    if (p == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    *items = p;
-    *cap *= 2;
-    return 0;
-}
-
-#define PUTS(b, lit) put((b), (lit), (Py_ssize_t)(sizeof(lit) - 1))
 
 /* Strict UTF-8 as CPython decodes it (no overlong forms, surrogates or code points past
  * U+10FFFF, nothing truncated). */
@@ -175,84 +127,57 @@ static int distinct_keys(const unsigned char *b, const Key *keys, Py_ssize_t cou
     return distinct;
 }
 
+/* Whether the value [v, vend) of type etype is one rendered here exactly as pymongo + Python
+ * would: the types the engine writes, a bool 0 or 1, a string NUL-terminated strict UTF-8. */
+static int renders(int etype, const unsigned char *b, Py_ssize_t v, Py_ssize_t vend) {
+    switch (etype) {
+    case 0x01: case 0x03: case 0x04: case 0x0A: case 0x10: case 0x12:
+        return 1;
+    case 0x08:
+        return b[v] <= 1;
+    case 0x02:
+        return b[vend - 1] == 0 && valid_utf8(b + v + 4, vend - v - 5);
+    default:
+        return 0;
+    }
+}
+
 /* 1: the document [0, size) is rendered here; 0: the Python path decides; -1: an error set. */
 static int check_document(const unsigned char *b, Py_ssize_t size) {
     if (!doc_spans(b, 0, size))
         return 0;
-    Py_ssize_t pcap = 64, pn = 0, kcap = 64;
-    Pending *pending = PyMem_Malloc((size_t)pcap * sizeof(Pending));
-    Key *keys = PyMem_Malloc((size_t)kcap * sizeof(Key));
+    Py_ssize_t pcap = 0, pn = 0, kcap = 0;
+    Pending *pending = NULL;
+    Key *keys = NULL;
     int ok = 1;
-    if (pending == NULL || keys == NULL) {
-        PyErr_NoMemory();
-        ok = -1;
-        goto done;
-    }
+    if (grow_array((void **)&pending, &pcap, 1, sizeof(Pending)) < 0)
+        return -1;
     pending[pn++] = (Pending){0, size, 1, 0};
     while (pn > 0 && ok == 1) {
         Pending doc = pending[--pn];
         Py_ssize_t pos = doc.start + 4, last = doc.end - 1, count = 0;
         while (pos < last) {
             int etype = b[pos];
-            Py_ssize_t key_end = find_nul(b, pos + 1, last);
-            if (key_end < 0) {
+            Py_ssize_t v, vend = element_end(b, pos, last, &v);
+            if (vend < 0 || !renders(etype, b, v, vend) ||
+                (!doc.array && !valid_utf8(b + pos + 1, v - pos - 2)) ||
+                ((etype == 0x03 || etype == 0x04) && doc.nesting >= MAX_NESTING)) {
                 ok = 0;
                 break;
             }
             if (!doc.array) {
-                if (!valid_utf8(b + pos + 1, key_end - pos - 1)) {
-                    ok = 0;
-                    break;
-                }
-                if (count == kcap && grow((void **)&keys, &kcap, sizeof(Key)) < 0) {
+                if (grow_array((void **)&keys, &kcap, count + 1, sizeof(Key)) < 0) {
                     ok = -1;
                     break;
                 }
-                keys[count++] = (Key){pos + 1, key_end - pos - 1};
+                keys[count++] = (Key){pos + 1, v - pos - 2};
             }
-            Py_ssize_t v = key_end + 1, vend;
-            switch (etype) {
-            case 0x01:
-            case 0x12:
-                vend = v + 8;
-                break;
-            case 0x10:
-                vend = v + 4;
-                break;
-            case 0x0A:
-                vend = v;
-                break;
-            case 0x08:
-                vend = v + 1;
-                if (vend <= last && b[v] > 1)
-                    vend = -1;
-                break;
-            case 0x02:
-                vend = value_end(b, etype, v, last);
-                if (vend >= 0 && (b[vend - 1] != 0 || !valid_utf8(b + v + 4, vend - v - 5)))
-                    vend = -1;
-                break;
-            case 0x03:
-            case 0x04:
-                vend = doc_end(b, v, last);
-                if (vend >= 0 && doc.nesting >= MAX_NESTING)
-                    vend = -1;
-                if (vend >= 0) {
-                    if (pn == pcap && grow((void **)&pending, &pcap, sizeof(Pending)) < 0) {
-                        ok = -1;
-                        break;
-                    }
-                    pending[pn++] = (Pending){v, vend, doc.nesting + 1, etype == 0x04};
+            if (etype == 0x03 || etype == 0x04) {
+                if (grow_array((void **)&pending, &pcap, pn + 1, sizeof(Pending)) < 0) {
+                    ok = -1;
+                    break;
                 }
-                break;
-            default:
-                vend = -1;
-            }
-            if (ok != 1)
-                break;
-            if (vend < 0 || vend > last) {
-                ok = 0;
-                break;
+                pending[pn++] = (Pending){v, vend, doc.nesting + 1, etype == 0x04};
             }
             pos = vend;
         }
@@ -261,7 +186,6 @@ static int check_document(const unsigned char *b, Py_ssize_t size) {
         if (ok == 1 && count > 1)
             ok = distinct_keys(b, keys, count);
     }
-done:
     PyMem_Free(pending);
     PyMem_Free(keys);
     return ok;
@@ -363,18 +287,18 @@ static int put_double(Renderer *r, int d, const unsigned char *p) {
 static Py_ssize_t find_ident(const unsigned char *b, Py_ssize_t start, Py_ssize_t end) {
     Py_ssize_t pos = start + 4, last = end - 1;
     while (pos < last) {
-        int etype = b[pos];
-        Py_ssize_t key_end = find_nul(b, pos + 1, last);
-        Py_ssize_t v = key_end + 1;
-        if (etype == 0x02 && key_end == pos + 3 && b[pos + 1] == 'I' && b[pos + 2] == 'D')
+        Py_ssize_t v, vend = element_end(b, pos, last, &v);
+        if (vend < 0) /* checked: cannot happen */
+            return -1;
+        if (b[pos] == 0x02 && v == pos + 4 && b[pos + 1] == 'I' && b[pos + 2] == 'D')
             return v;
-        pos = value_end(b, etype, v, last);
+        pos = vend;
     }
     return -1;
 }
 
 static int push(Renderer *r, Frame f) {
-    if (r->top == r->cap && grow((void **)&r->stack, &r->cap, sizeof(Frame)) < 0)
+    if (grow_array((void **)&r->stack, &r->cap, r->top + 1, sizeof(Frame)) < 0)
         return -1;
     r->stack[r->top++] = f;
     return 0;
@@ -432,15 +356,14 @@ static int render_some(Renderer *r, Py_ssize_t limit) {
             continue;
         }
         int etype = b[f->pos], d = f->depth;
-        Py_ssize_t key_end = find_nul(b, f->pos + 1, f->last);
-        Py_ssize_t v = key_end + 1, vend = value_end(b, etype, v, f->last);
+        Py_ssize_t v, vend = element_end(b, f->pos, f->last, &v);
         if (vend < 0) { /* checked: cannot happen */
             PyErr_SetString(PyExc_ValueError, "document changed while rendered");
             return -1;
         }
         if ((r->first ? put_line(r, o, d + 1) : put_next(r, o, d + 1)) < 0)
             return -1;
-        if (!f->array && (put_string(o, b + f->pos + 1, key_end - f->pos - 1) < 0 ||
+        if (!f->array && (put_string(o, b + f->pos + 1, v - f->pos - 2) < 0 ||
                           PUTS(o, ": ") < 0))
             return -1;
         r->first = 0;
@@ -603,14 +526,12 @@ static PyObject *renderer(PyObject *Py_UNUSED(module), PyObject *args) {
     r->pieces = PyList_New(0);
     Py_INCREF(separator);
     r->separator = separator;
-    r->cap = 64;
-    r->top = 0;
-    r->stack = PyMem_Malloc((size_t)r->cap * sizeof(Frame));
-    if (r->pieces == NULL || r->stack == NULL) {
+    r->stack = NULL;
+    r->top = r->cap = 0;
+    if (r->pieces == NULL || push(r, (Frame){4, size - 1, -1, 0, depth, 0, 0}) < 0) {
         Py_DECREF(r);
-        return PyErr_NoMemory();
+        return NULL;
     }
-    r->stack[r->top++] = (Frame){4, size - 1, -1, 0, depth, 0, 0};
     return (PyObject *)r;
 }
 

@@ -14,6 +14,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include "_bsonwire.h"
+#include "_grow.h"
 #include <string.h>
 
 /* The pure-Python functions, in the order of FB_* below. */
@@ -134,14 +135,11 @@ static PyObject *do_index(const Span *s) {
         return NULL;
     while (pos < last) {
         int etype = b[pos];
-        Py_ssize_t key_end = find_nul(b, pos + 1, last);
-        if (key_end < 0)
-            goto unsure;
-        Py_ssize_t vstart = key_end + 1, vend = value_end(b, etype, vstart, last);
-        if (vend < 0 || vend <= pos)
+        Py_ssize_t vstart, vend = element_end(b, pos, last, &vstart);
+        if (vend < 0)
             goto unsure;
         /* Strict UTF-8, as bytes.decode(): the same codec; a failure is Python's to report. */
-        PyObject *key = decode_key(b + pos + 1, key_end - pos - 1);
+        PyObject *key = decode_key(b + pos + 1, vstart - pos - 2);
         if (key == NULL) {
             PyErr_Clear();
             goto unsure;
@@ -369,7 +367,7 @@ mismatch:
     Py_RETURN_NONE;
 }
 
-static PyObject *cset_fallbacks(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *c_set_fallbacks(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != FB_COUNT) {
         PyErr_Format(PyExc_TypeError, "set_fallbacks takes %d functions", FB_COUNT);
         return NULL;
@@ -393,8 +391,9 @@ static PyObject *c_deferred(PyObject *self, PyObject *unused) {
 
 /* framing.first_overrun_py in C, the same answer for every buffer: the offset of the first
  * element at any depth not inside the document holding it (or 0 when the buffer is not one
- * document), -1 when all are framed, -2 past max_depth levels. The enclosing documents' terminators are kept on a heap
- * stack, not the C stack, so hostile nesting costs memory in proportion to its bytes. */
+ * document), -1 when all are framed, -2 past max_depth levels, -3 out of memory (MemoryError
+ * set). The enclosing documents' terminators are kept on a heap stack, not the C stack, so
+ * hostile nesting costs memory in proportion to its bytes. */
 static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t max_depth,
                           Py_ssize_t **stack, Py_ssize_t *cap) {
     if (!doc_spans(b, 0, size))
@@ -423,14 +422,8 @@ static Py_ssize_t overrun(const unsigned char *b, Py_ssize_t size, Py_ssize_t ma
             }
             if (depth >= max_depth)
                 return -2; /* framing.TOO_DEEP */
-            if (depth == *cap) {
-                Py_ssize_t grown = *cap ? *cap * 2 : 64;
-                Py_ssize_t *bigger = PyMem_Realloc(*stack, (size_t)grown * sizeof **stack);
-                if (bigger == NULL)
-                    return -3;
-                *stack = bigger;
-                *cap = grown;
-            }
+            if (grow_array((void **)stack, cap, depth + 1, sizeof **stack) < 0)
+                return -3;
             (*stack)[depth++] = last;
             pos = inner + 4;
             last = vend - 1;
@@ -461,28 +454,21 @@ static PyObject *c_first_overrun(PyObject *self, PyObject *const *args, Py_ssize
     Py_ssize_t found = overrun(view.buf, view.len, max_depth, &stack, &cap);
     PyMem_Free(stack);
     PyBuffer_Release(&view);
-    if (found == -3)
-        return PyErr_NoMemory();
-    return PyLong_FromSsize_t(found);
+    return found == -3 ? NULL : PyLong_FromSsize_t(found);
 }
 
+/* A METH_FASTCALL entry for c_<name>. */
+#define FAST(name, doc) {#name, (PyCFunction)(void (*)(void))c_##name, METH_FASTCALL, doc}
+
 static PyMethodDef methods[] = {
-    {"index", (PyCFunction)(void (*)(void))c_index, METH_FASTCALL,
-     "index(buf, start, end): raw.index in C."},
-    {"index_as", (PyCFunction)(void (*)(void))c_index_as, METH_FASTCALL,
-     "index_as(buf, start, end, layout): raw.index_as in C."},
-    {"member_data", (PyCFunction)(void (*)(void))c_member_data, METH_FASTCALL,
-     "member_data(buf, start, end): raw.member_data in C."},
-    {"member_index", (PyCFunction)(void (*)(void))c_member_index, METH_FASTCALL,
-     "member_index(buf, start, end): raw.member_index in C."},
-    {"array_items", (PyCFunction)(void (*)(void))c_array_items, METH_FASTCALL,
-     "array_items(buf, start, end): raw.array_items in C."},
-    {"component_index", (PyCFunction)(void (*)(void))c_component_index, METH_FASTCALL,
-     "component_index(buf, start, end): raw.component_index in C."},
-    {"set_fallbacks", (PyCFunction)(void (*)(void))cset_fallbacks, METH_FASTCALL,
-     "Register the pure-Python functions that answer what C does not."},
-    {"first_overrun", (PyCFunction)(void (*)(void))c_first_overrun, METH_FASTCALL,
-     "first_overrun(buf, max_depth): framing.first_overrun_py in C."},
+    FAST(index, "index(buf, start, end): raw.index in C."),
+    FAST(index_as, "index_as(buf, start, end, layout): raw.index_as in C."),
+    FAST(member_data, "member_data(buf, start, end): raw.member_data in C."),
+    FAST(member_index, "member_index(buf, start, end): raw.member_index in C."),
+    FAST(array_items, "array_items(buf, start, end): raw.array_items in C."),
+    FAST(component_index, "component_index(buf, start, end): raw.component_index in C."),
+    FAST(set_fallbacks, "Register the pure-Python functions that answer what C does not."),
+    FAST(first_overrun, "first_overrun(buf, max_depth): framing.first_overrun_py in C."),
     {"deferred", c_deferred, METH_NOARGS,
      "How many calls C handed to the pure-Python functions so far."},
     {NULL, NULL, 0, NULL},

@@ -26,6 +26,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include "_bsonwire.h"
+#include "_grow.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +40,11 @@ typedef struct {
     Py_ssize_t count, size;
 } Triples;
 
+/* (The walk runs without the GIL: PyMem_Raw's, and no exception set here.) */
 static int push(Triples *t, int64_t a, int64_t b, int64_t c) {
     if (t->count == t->size) {
-        Py_ssize_t size = t->size ? t->size * 2 : 1024;
-        if (size > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(Triple)) return -1;
+        Py_ssize_t size = grown_cap(t->size, t->count + 1, sizeof(Triple));
+        if (size < 0) return -1;
         Triple *grown = PyMem_RawRealloc(t->items, (size_t)size * sizeof(Triple));
         if (grown == NULL) return -1;
         t->items = grown;
@@ -71,17 +73,12 @@ static int index_doc(const unsigned char *buf, Py_ssize_t start, Py_ssize_t end,
     while (pos < last) {
         if (count == MAX_KEYS) return -1;
         unsigned char etype = buf[pos];
-        Py_ssize_t key = pos + 1, k = key;
-        while (k < last && buf[k] != 0) {
-            if (buf[k] >= 0x80) return -1;
-            k++;
-        }
-        if (k >= last) return -1;
         /* Regex, DBPointer, code with scope: rare, the Python walk's. */
         if (etype == 0x0B || etype == 0x0C || etype == 0x0F) return -1;
-        Py_ssize_t vstart = k + 1, vend = value_end(buf, etype, vstart, last);
-        if (vend < 0 || vend <= pos) return -1;
-        Py_ssize_t length = k - key;
+        Py_ssize_t vstart, vend = element_end(buf, pos, last, &vstart);
+        if (vend < 0) return -1;
+        Py_ssize_t key = pos + 1, k = vstart - 1, length = k - key;
+        if (!all_ascii(buf + key, length)) return -1;
         for (int i = 0; i < count; i++) {
             if (out[i].key_end - out[i].key == length &&
                 memcmp(buf + out[i].key, buf + key, (size_t)length) == 0)
@@ -283,12 +280,11 @@ static int check_level(const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
     int16_t table[KEY_SLOTS];
     if (!array) memset(table, 0xff, sizeof table);
     while (pos < last) {
-        Py_ssize_t key_end = find_nul(b, pos + 1, last);
-        if (key_end < 0) return -1;
-        Py_ssize_t klen = key_end - pos - 1;
+        Py_ssize_t vstart, vend = element_end(b, pos, last, &vstart);
+        if (vend < 0) return -1;
+        Py_ssize_t klen = vstart - pos - 2;
         const unsigned char *key = b + pos + 1;
-        for (Py_ssize_t j = 0; j < klen; j++)
-            if (key[j] >= 0x80) return -1;
+        if (!all_ascii(key, klen)) return -1;
         if (array) {
             if (!is_position(key, klen, n)) return -1;
         } else {
@@ -306,8 +302,6 @@ static int check_level(const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
             keys[n] = pos + 1;
             sizes[n] = klen;
         }
-        Py_ssize_t vend = value_end(b, b[pos], key_end + 1, last);
-        if (vend < 0) return -1;
         pos = vend;
         n++;
     }
@@ -396,8 +390,7 @@ static PyObject *paths(PyObject *self, PyObject *args) {
             Py_ssize_t pos = level->pos, index = level->index, last = e - 1, vstart = 0, vend = 0;
             int hit = 0;
             while (pos < last) { /* checked above: every read lies within the level */
-                vstart = find_nul(b, pos + 1, last) + 1;
-                vend = value_end(b, b[pos], vstart, last);
+                vend = element_end(b, pos, last, &vstart);
                 if (offset < vend) {
                     hit = offset >= pos;
                     break;
