@@ -216,10 +216,12 @@ check: $(STAMP)
 	$(MAKE) -j --output-sync=target lint typecheck fast
 
 # The C accelerators built with ASan + UBSan in a copy of the tree (the checkout's build is
-# left alone, so the rest of `make test` runs meanwhile), then their differential tests, the
-# decoder hand-off, the ID scan's collision guard and the fuzz slice's C targets under them, on
-# two xdist workers at the sanitized depth (BRSON_SANITIZE=1, tests/tiers.py: a sample of each
-# mutation loop); any report fails (scripts/sanitize.sh; gcc's libasan, Debian's gcc).
+# left alone, so the rest of `make test` runs meanwhile), then, in one process at the sanitized
+# depth (BRSON_SANITIZE=1, tests/tiers.py), the tests of scripts/sanitize-tests.txt: chosen by
+# C line coverage from the differential tests, the decoder hand-off, the ID scan's guards and
+# the fuzz slice's C targets, they reach every one of the 4,005 lines of C those reach (403
+# tests of 1,687); any report fails (scripts/sanitize.sh; gcc's libasan, Debian's gcc).
+# Measured: 72 s of CPU (271 s with the whole selection on two workers).
 sanitize: $(STAMP)
 	sh scripts/sanitize.sh
 

@@ -87,7 +87,7 @@ EOF
 # test function whole (under 6 s of CPU under ASan in all), and of the sweeps over every
 # sample (every document, every slot, mutated copies) the cases that reach a line no other one
 # does. A fault shows on the first input that reaches its line, so the rest of a sweep is the
-# normal suite's to run: 399 of the 1,687 tests, 15% of their CPU. After a change to the C,
+# normal suite's to run: 403 of the 1,687 tests, 15% of their CPU. After a change to the C,
 # measure again and add the cases that reach its new lines. Never the fuzz slice's `sql`
 # target: DuckDB's C++ exceptions abort under a preloaded libasan (ASan's __cxa_throw
 # interceptor finds no real one in an uninstrumented interpreter), and it reaches none of
