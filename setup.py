@@ -32,5 +32,5 @@ setup(
             extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         )
         for source in sorted(SPEEDUPS.glob("_*.c"))
-    ]
+    ],
 )
