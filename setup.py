@@ -10,6 +10,7 @@ test when its extension is missing). `make sanitize` builds the same sources wit
 UBSan (scripts/sanitize.sh).
 """
 
+import os
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -19,6 +20,9 @@ SPEEDUPS = Path("brson/_speedups")
 HEADERS = sorted(str(p) for p in SPEEDUPS.glob("*.h"))
 
 setup(
+    # One compiler process a CPU (build_ext's own option, serial by default): the install is
+    # the first step of `make test`, so its wall time is the run's.
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
     ext_modules=[
         Extension(
             f"brson._speedups.{source.stem}",
@@ -28,5 +32,5 @@ setup(
             extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         )
         for source in sorted(SPEEDUPS.glob("_*.c"))
-    ]
+    ],
 )
