@@ -152,8 +152,9 @@ gltf-tools:
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
 # machine with no other job of ours: 11 min 20 s wall, 1,166 s of CPU (user + sys of every
-# process), over the 5-minute aim. Its parts, each side by side with the others: suite 6,703
-# tests in 524 s wall (the conformance matrix ~140 s of CPU, 1,260 cells), sanitize 1,687 tests
+# process), over the 5-minute aim. Its parts, each side by side with the others: suite 5,954
+# tests, 550 s of CPU (alone, `-n 2`, bytecode cache off; the conformance matrix 49 s of it,
+# 515 cells of its covering design; BRSON_EXHAUSTIVE=1 runs the 1,260), sanitize 1,687 tests
 # on two workers in 307 s (the C mutation loops and hypothesis counts at their sanitized depth,
 # tests/tiers.py), pure 366 tests in 106 s; setup (venv, pip install -e, the C extensions) about
 # a minute. A `brson` process costs 0.6 s before it reads a byte, and the CLI, engine and

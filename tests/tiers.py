@@ -2,9 +2,13 @@
 
 The default runs every sample, fixture, operation, engine and guard, but samples the sweeps
 that repeat one code path many times: a structured spread of slots instead of every slot,
-fewer generated examples, fuzz slices and scaling guards at the smallest sizes that still
-show what they guard.  ``BRSON_EXHAUSTIVE=1`` (``make test-exhaustive``) runs every sweep in
-full: every slot of every sample, the full example counts, the long fuzz slices.
+fewer generated examples and mutated copies (every real document, fewer mutations of each),
+the conformance matrix's writer variants each on one document per operation (a covering
+design: every operation meets every variant, every variant every document), fuzz slices and
+scaling guards at the smallest sizes that still fail on the quadratic code they guard.
+``BRSON_EXHAUSTIVE=1`` (``make test-exhaustive``) runs every sweep in full: every slot of
+every sample, the full example counts, every variant of every document for every operation,
+the long fuzz slices.
 
 Under ASan + UBSan (scripts/sanitize.sh sets ``BRSON_SANITIZE=1``) the check is a memory or
 undefined-behaviour fault, which shows on the first input that reaches the faulty C line, and

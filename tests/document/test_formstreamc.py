@@ -27,6 +27,7 @@ from brson.errors import DocumentError
 from tests.differential import check_built
 from tests.document.test_formreadc import FORMS, RECORD, _edited, _form_text
 from tests.document.test_jsonform import _documents, values
+from tests.tiers import examples
 
 FORMSTREAMC = built("_formstreamc")
 needs_c = pytest.mark.skipif(FORMSTREAMC is None, reason="the C stream reader is not built")
@@ -98,7 +99,7 @@ def test_read_from_a_mapping_handing_pages_back(tmp_path: Path) -> None:
 @needs_c
 @pytest.mark.slow
 @given(doc=_documents(values))
-@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_generated_documents(doc: dict[str, Any]) -> None:
     text = _form_text(bsondoc.encode(doc))
     assert_same(text)

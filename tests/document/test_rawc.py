@@ -225,7 +225,7 @@ def test_mutated_real_documents(name: str) -> None:
     buf = REAL[name]
     rng = random.Random(name)
     docs = list(spans(buf, 0, len(buf)))
-    for _ in range(sweep(400, 400, sanitized=100)):
+    for _ in range(sweep(400, 100)):
         start, end = rng.choice(docs)
         layout = layout_or_empty(buf, start, end)
         data, start, end = mutate(buf, start, end, rng)

@@ -199,7 +199,7 @@ def test_mutated_slots(name: str) -> None:
         member = slot.components_member
         found = member.element_index().get("Data") if member is not None else None
         components = found if found is not None and found[0] == raw.ARRAY else None
-        for _ in range(sweep(20, 20, sanitized=5)):
+        for _ in range(sweep(20, 5)):
             data = bytearray(original)
             for _ in range(rng.randint(1, 3)):
                 data[rng.randrange(len(data))] = rng.randrange(256)
@@ -395,7 +395,7 @@ def test_head(name: str) -> None:
         if number > 40:
             continue
         original = bytes(slot.buffer[start:end])
-        for _ in range(sweep(20, 20, sanitized=5)):
+        for _ in range(sweep(20, 5)):
             data = bytearray(original)
             for _ in range(rng.randint(1, 3)):
                 data[rng.randrange(len(data))] = rng.randrange(256)

@@ -150,13 +150,13 @@ def test_mutated_and_truncated(name: str) -> None:
     assert span is not None
     start, end = span
     rng = random.Random(name)
-    for _ in range(sweep(60, 60, sanitized=15)):
+    for _ in range(sweep(60, 15)):
         mutated = bytearray(buf)
         for _ in range(rng.randint(1, 4)):
             at = rng.randrange(start, end)
             mutated[at] = rng.choice((0, 1, 2, 3, 4, 0x7F, 0xFF, 0x80, rng.randrange(256)))
         same(bytes(mutated), start, end)
-    for _ in range(sweep(20, 20, sanitized=5)):
+    for _ in range(sweep(20, 5)):
         cut = rng.randrange(start + 5, end)
         same(buf, start, cut)
         same(buf[:cut], start, min(end, cut))
@@ -259,7 +259,7 @@ def test_paths_mutated(name: str) -> None:
     buf = TREES[name]
     rng = random.Random(name)
     found = list(anchors(buf))
-    for _ in range(sweep(80, 80, sanitized=20)):
+    for _ in range(sweep(80, 20)):
         span, offsets, slot = rng.choice(found)
         mutated = bytearray(buf)
         for _ in range(rng.randint(1, 3)):
@@ -274,7 +274,7 @@ def test_paths_mutated(name: str) -> None:
 
 @pytest.mark.slow
 @needs_c
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.dictionaries(_keys, _values, max_size=5), st.randoms(use_true_random=False))
 def test_paths_generated(doc: dict[str, object], rnd: random.Random) -> None:
     buf = bson.encode({"ID": "x", "Data": doc})

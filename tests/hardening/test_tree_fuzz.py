@@ -18,7 +18,7 @@ from tests.tiers import sweep  # noqa: E402
 
 pytestmark = pytest.mark.slow  # hostile trees through 18 commands each
 
-SLICE = sweep(48, 16)
+SLICE = sweep(48, 8)
 
 
 @pytest.mark.parametrize("chunk", range(4))

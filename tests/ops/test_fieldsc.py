@@ -135,7 +135,7 @@ def test_mutated(documents: list[dict[str, Any]]) -> None:
     rng = random.Random(14)
     for doc in documents[:40]:
         dicts = [d for d in _dicts(doc) if d][:300]
-        for _ in range(sweep(20, 20, sanitized=5)):
+        for _ in range(sweep(20, 5)):
             picked = [dict(d) for d in rng.sample(dicts, min(len(dicts), rng.randint(1, 8)))]
             for data in picked:
                 for _ in range(rng.randint(0, 3)):

@@ -164,7 +164,7 @@ def _mutations(buf: bytes, seed: int) -> list[bytes]:
     guids = [at for at in range(len(buf) - 40) if buf[at : at + 4] == b"\x25\x00\x00\x00"]
     doubles = [at for at in range(len(buf) - 9) if buf[at] == 0x01 and buf[at + 2] == 0]
     types = [at for at in range(len(buf) - 10) if buf.startswith(b"\x10Type\x00", at)]
-    for _ in range(sweep(40, 40, sanitized=10)):
+    for _ in range(sweep(40, 10)):
         data = bytearray(buf)
         pick = rng.randrange(4)
         if pick == 0 and guids:

@@ -102,7 +102,7 @@ def framing_inputs() -> list[bytes]:
                 break
             found.append(retyped(buf, at))
             at = buf.find(FLOAT3, at + 1)
-        for _ in range(sweep(12, 12, sanitized=3)):
+        for _ in range(sweep(12, 3)):
             mutated = bytearray(buf)
             for _ in range(rng.randint(1, 4)):
                 pos = rng.randrange(4, len(mutated) - 1)
