@@ -13,8 +13,8 @@ asked about.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
-from typing import TYPE_CHECKING
+from bisect import bisect_left, bisect_right
+from typing import TYPE_CHECKING, Any
 
 from brson._speedups import load
 from brson.collector import paused_gc
@@ -34,6 +34,21 @@ if TYPE_CHECKING:
 else:
     _spansc = load("_spansc")
 ACCELERATED: bool = _spansc is not None
+
+
+#: What :meth:`ComponentSpans.runs` gives in each row after its key path: nothing (an empty
+#: tuple), the chain of elements on the way (:data:`anchor_paths`' with ``chains``), or
+#: :mod:`brson.model.ids.kinds`' answer for the value (``source_kind``'s) or the definition
+#: (``target_kind``'s), None where C is unsure of it (the nodes answer).
+PATHS, CHAINS, SOURCE_KINDS, TARGET_KINDS = 0, 1, 2, 3
+
+#: :meth:`ComponentSpans.runs`' answer per run: its component's number (-1: a slot's own
+#: elements), its slot's, the component's leading ``Type`` index (None: none read in place),
+#: where its offsets start and stop in the list, and their ``(offset, key path, chain)`` rows
+#: (:func:`anchor_paths`; None: the caller finds them).
+AnchorRun = tuple[
+    int, int, int | None, int, int, list[tuple[int, tuple[str | int, ...], tuple[Any, ...]]] | None
+]
 
 
 class ComponentSpans:
@@ -136,17 +151,75 @@ class ComponentSpans:
 
         Slots nest or are disjoint, so the last one starting at or before ``offset`` either
         holds it or lies inside the one that does: its ancestors are tried up to that one."""
-        order = self._by_start
-        if order is None:
-            starts = self._slot_starts
-            order = self._by_start = array("q", sorted(range(len(starts)), key=starts.__getitem__))
-            self._sorted_starts = array("q", [starts[number] for number in order])
+        order = self._slot_order()
         at = bisect_right(self._sorted_starts, offset) - 1
         slot = order[at] if at >= 0 else ASSETS
         ends, parents = self._slot_ends, self._parents
         while slot != ASSETS and offset >= ends[slot]:
             slot = parents[slot]
         return None if slot == ASSETS else slot
+
+    def _slot_order(self) -> array[int]:
+        """Slot numbers by start (and ``_sorted_starts``, those starts), made on first use."""
+        order = self._by_start
+        if order is None:
+            starts = self._slot_starts
+            order = self._by_start = array("q", sorted(range(len(starts)), key=starts.__getitem__))
+            self._sorted_starts = array("q", [starts[number] for number in order])
+        return order
+
+    def runs(self, offsets: list[int], mode: int) -> list[AnchorRun]:
+        """The sorted ``offsets`` cut into runs of one anchor, each with the key paths of its
+        offsets where C is sure of them (:data:`AnchorRun`, each row's third item as
+        ``mode`` asks: :data:`PATHS`...): one compiled call for a whole listing
+        (:func:`brson.model.ids.locate.runs` reads them), :meth:`runs_py` without C or where
+        C is unsure (its rows are then left to the caller)."""
+        if ACCELERATED and type(self._buf) is bytes:
+            order = self._slot_order()
+            columns = (
+                self._starts,
+                self._ends,
+                self._slot_of,
+                self._slot_starts,
+                self._slot_ends,
+                self._parents,
+                order,
+                self._sorted_starts,
+            )
+            found = _spansc.runs(self._buf, columns, offsets, mode)
+            if found is not None:
+                return found
+        return self.runs_py(offsets)
+
+    def runs_py(self, offsets: list[int]) -> list[AnchorRun]:
+        """The reference of the compiled :meth:`runs`, rows left out (None): a component's
+        offsets make one run; a slot's own make one until an offset lies in a component or
+        in another slot (a slot's own elements may come in two runs, around its
+        components); an offset in no anchor is in no run."""
+        out: list[AnchorRun] = []
+        count = len(offsets)
+        at = 0
+        while at < count:
+            offset = offsets[at]
+            number = self.at(offset)
+            if number is not None:
+                start, end = self.span(number)
+                upto = bisect_left(offsets, end, at)
+                slot = self.slot_of(number)
+                kind = leading_type(self._buf, start, end)
+            else:
+                found = self.slot_at(offset)
+                if found is None:
+                    at += 1
+                    continue
+                slot, number, upto, kind = found, -1, at + 1, None
+                while upto < count and self.at(offsets[upto]) is None:
+                    if self.slot_at(offsets[upto]) != slot:
+                        break
+                    upto += 1
+            out.append((number, slot, kind, at, upto, None))
+            at = upto
+        return out
 
     def slot_span(self, slot: int) -> tuple[int, int]:
         return self._slot_starts[slot], self._slot_ends[slot]
