@@ -555,6 +555,7 @@ def _scan_rows(tree: DataTree, scan: ReferenceScan) -> list[Row] | None:
     """:meth:`ReferenceListing.rows` from the scan and the tree's spans (no node but a few
     for names); None when a definition does not resolve (the graph's fallbacks decide)."""
     spans = ComponentSpans(tree)
+    spans.read_names()
     targets = _targets(spans, scan, kinds=False)
     if targets is None:
         return None
@@ -578,6 +579,7 @@ def _scan_table(tree: DataTree, scan: ReferenceScan) -> list[RecordParts] | None
     from the elements on each path (:mod:`brson.model.ids.kinds`; the nodes where it is
     unsure); None when a definition does not resolve (the graph's fallbacks decide)."""
     spans = ComponentSpans(tree)
+    spans.read_names()
     targets = _targets(spans, scan, kinds=True)
     if targets is None:
         return None

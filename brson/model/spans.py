@@ -175,21 +175,26 @@ class ComponentSpans:
         (:func:`brson.model.ids.locate.runs` reads them), :meth:`runs_py` without C or where
         C is unsure (its rows are then left to the caller)."""
         if ACCELERATED and type(self._buf) is bytes:
-            order = self._slot_order()
-            columns = (
-                self._starts,
-                self._ends,
-                self._slot_of,
-                self._slot_starts,
-                self._slot_ends,
-                self._parents,
-                order,
-                self._sorted_starts,
-            )
-            found = _spansc.runs(self._buf, columns, offsets, mode)
+            found = _spansc.runs(self._buf, self.columns(), offsets, mode)
             if found is not None:
                 return found
         return self.runs_py(offsets)
+
+    def columns(self) -> tuple[array[int], ...]:
+        """The int64 columns the compiled :meth:`runs` reads: component starts, ends and
+        slots (by start), slot starts, ends and parents (walk order), slot numbers by start
+        and those starts."""
+        order = self._slot_order()
+        return (
+            self._starts,
+            self._ends,
+            self._slot_of,
+            self._slot_starts,
+            self._slot_ends,
+            self._parents,
+            order,
+            self._sorted_starts,
+        )
 
     def runs_py(self, offsets: list[int]) -> list[AnchorRun]:
         """The reference of the compiled :meth:`runs`, rows left out (None): a component's
@@ -249,6 +254,13 @@ class ComponentSpans:
         known = self._paths.get(slot)
         if known is not None and len(known) < PATH_LIMIT:  # asked before (a slot's runs)
             return known
+        parent = self._parents[slot]
+        base = self._paths.get(parent) if parent != ASSETS else None
+        if base is not None:  # its parent's path known (a listing meets parents first)
+            text = f"{base}/{self.slot_name(slot)}"
+            if len(text) < PATH_LIMIT:  # also short enough to memoize (slot_path's rule)
+                self._paths[slot] = text
+                return text
         size, node = 0, slot  # the path's length, until it is known to be long
         while node != ASSETS:
             known = self._paths.get(node)
@@ -278,6 +290,19 @@ class ComponentSpans:
     def slot_start(self, slot: int) -> int:
         """Where slot ``slot`` starts (slots in walk order compare by it: parents first)."""
         return self._slot_starts[slot]
+
+    def read_names(self) -> None:
+        """Read every slot's name now, in one compiled pass where C is sure of them
+        (:func:`table_columns`' names, which number the slots as this walk does), for a
+        reader that names most slots (a reference listing); the others are read as asked."""
+        top = self._tree.element_index().get("Object")
+        columns = table_columns(self._buf, top) if top is not None else None
+        if columns is None or len(columns[2]) != len(self._slot_starts):
+            return
+        names = self._names
+        for slot, name in enumerate(columns[2]):
+            if name is not None and slot not in names:
+                names[slot] = name
 
     def slot_name(self, slot: int) -> str:
         """The slot's name as :attr:`Slot.path` uses it (a name that is not a string: "")."""
