@@ -22,6 +22,11 @@
  * stop) of every slot in walk order, (start, end, leading type) of every component by start,
  * and each slot's name where its Name member holds a string in the engine's layout (None
  * elsewhere).  spans.table_columns_py is its reference.
+ *
+ * runs(buf, columns, offsets, mode): a whole reference listing's offsets cut into runs of one
+ * anchor, each with paths()'s rows, and in the kinds modes model/ids/kinds.py's answers read
+ * from the elements on each path (see runs below); ComponentSpans.runs_py and kinds.py are
+ * its references.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -383,9 +388,12 @@ static int key_is(const unsigned char *b, const Step *step, const char *name) {
 }
 
 /* The element keyed ``name`` in the document value of ``doc``: 1 (in *found), 0 for none,
- * UNSURE where the document is not one C reads as the Python index does. */
-static int doc_key(const unsigned char *b, const Step *doc, const char *name, Step *found) {
-    if (doc->etype != 0x03 || check_level(b, doc->vstart, doc->vend, 0) < 0) return UNSURE;
+ * UNSURE where the document is not one C reads as the Python index does (``checked``: the
+ * path entered it, and check_level read it whole then). */
+static int doc_key(const unsigned char *b, const Step *doc, const char *name, Step *found,
+                   int checked) {
+    if (doc->etype != 0x03 || (!checked && check_level(b, doc->vstart, doc->vend, 0) < 0))
+        return UNSURE;
     Py_ssize_t pos = doc->vstart + 4, last = doc->vend - 1;
     size_t length = strlen(name);
     while (pos < last) { /* checked: every read lies within the document */
@@ -434,7 +442,7 @@ static int list_members(const unsigned char *b, const Step *data) {
         item.etype = 0x03;
         item.vstart = find_nul(b, pos + 1, last) + 1;
         item.vend = value_end(b, 0x03, item.vstart, last);
-        int has = doc_key(b, &item, "ID", &id);
+        int has = doc_key(b, &item, "ID", &id, 0);
         if (has != 1) return has;
         pos = item.vend;
     }
@@ -448,6 +456,25 @@ typedef struct {
     int answer;
 } Judged;
 
+/* Per depth, the last member on a path whose ID was looked up, and the answer: the values
+ * of one member (a SyncList's) are found one after another, so its keys are read once. */
+typedef struct {
+    Py_ssize_t at;
+    int has;
+    Step id;
+} Known;
+
+/* doc_key(b, doc, "ID", found, 1) for steps[depth] of a path, through ``memo``. */
+static int path_id(const unsigned char *b, const Step *doc, Known *memo, Step *found) {
+    if (memo->at != doc->pos) {
+        memo->at = doc->pos;
+        memset(&memo->id, 0, sizeof memo->id);
+        memo->has = doc_key(b, doc, "ID", &memo->id, 1);
+    }
+    *found = memo->id;
+    return memo->has;
+}
+
 static int judged(const unsigned char *b, const Step *data, Judged *memo,
                   int (*judge)(const unsigned char *, const Step *)) {
     if (memo->at != data->pos) {
@@ -460,7 +487,8 @@ static int judged(const unsigned char *b, const Step *data, Judged *memo,
 /* kinds.source_kind for steps[0..count): (kind, member ID), Py_None when unsure, NULL on an
  * error. */
 static PyObject *source_answer(const unsigned char *b, int component, const Step *steps,
-                               Py_ssize_t count, const char *arrays, Judged *memo) {
+                               Py_ssize_t count, const char *arrays, Judged *memo,
+                               Known *ids) {
     const Step *best = NULL, *entered = NULL;
     Step known;
     int has_known = 0, fields = 0, unsure = 0;
@@ -479,7 +507,7 @@ static PyObject *source_answer(const unsigned char *b, int component, const Step
             if (key && key_is(b, step, "Data") && !fields) {
                 fields = 1;
             } else if (fields && key && step->etype == 0x03) {
-                int has = doc_key(b, step, "ID", &known);
+                int has = path_id(b, step, &ids[j], &known);
                 if (has == UNSURE) Py_RETURN_NONE;
                 if (has == 0) break;
                 has_known = 1;
@@ -488,7 +516,7 @@ static PyObject *source_answer(const unsigned char *b, int component, const Step
                 break;
             }
         } else if (key && step->etype == 0x03) {
-            int has = doc_key(b, step, "ID", &known);
+            int has = path_id(b, step, &ids[j], &known);
             if (has == UNSURE) Py_RETURN_NONE;
             if (has == 0) break; /* a slot's member names itself by its ID */
             PyObject *text = id_text(b, &known, &unsure);
@@ -506,7 +534,7 @@ static PyObject *source_answer(const unsigned char *b, int component, const Step
     if (best == NULL)
         return PyTuple_Pack(2, kind_names[component ? KIND_COMPONENT : KIND_SLOT], Py_None);
     if (!has_known) {
-        int has = doc_key(b, best, "ID", &known);
+        int has = path_id(b, best, &ids[best - steps], &known);
         if (has == UNSURE) Py_RETURN_NONE;
         if (has == 0) return PyTuple_Pack(2, kind_names[KIND_MEMBER], Py_None);
     }
@@ -583,7 +611,8 @@ static PyObject *anchor_rows(const unsigned char *b, Py_ssize_t start, Py_ssize_
     Step steps[MAX_DEPTH];
     char arrays[MAX_DEPTH];
     Judged memo[MAX_DEPTH];
-    for (int j = 0; j < MAX_DEPTH; j++) memo[j].at = -1;
+    Known ids[MAX_DEPTH];
+    for (int j = 0; j < MAX_DEPTH; j++) memo[j].at = ids[j].at = -1;
     Py_ssize_t cached = 0, previous = -1;
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
@@ -638,7 +667,7 @@ static PyObject *anchor_rows(const unsigned char *b, Py_ssize_t start, Py_ssize_
             if (offset == pos) {
                 Py_ssize_t count = path_count(b, steps, depth + 1, arrays);
                 PyObject *third = mode == SOURCE_KINDS
-                                      ? source_answer(b, !slot, steps, count, arrays, memo)
+                                      ? source_answer(b, !slot, steps, count, arrays, memo, ids)
                                   : mode == TARGET_KINDS
                                       ? target_answer(b, !slot, steps, count, arrays, memo)
                                   : mode == CHAINS ? NULL

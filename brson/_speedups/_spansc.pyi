@@ -17,7 +17,7 @@ def runs(
     buf: bytes,
     columns: tuple[array[int], ...],
     offsets: list[int],
-    chains: bool,
+    mode: int,
     /,
 ) -> (
     list[

@@ -672,6 +672,7 @@ def _source_kind(
     """:func:`~brson.model.ids.kinds.source_kind` as :func:`runs` calls its reader."""
     return source_kind(buf, component, path, chain, lists)
 
+
 #: :func:`_sources`' answer per reference: its description in two parts (the anchor's, the
 #: path's), its kind and member ID (None without ``kinds``).
 Source = tuple[str, str, str | None, str | None]
