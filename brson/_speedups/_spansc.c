@@ -863,7 +863,9 @@ static PyObject *run_tuple(const unsigned char *b, Py_ssize_t size, const Column
 static PyObject *runs(PyObject *self, PyObject *args) {
     PyObject *data, *given, *offsets;
     int mode;
-    if (!PyArg_ParseTuple(args, "OOOi", &data, &given, &offsets, &mode)) return NULL;
+    Py_ssize_t first, stop;
+    if (!PyArg_ParseTuple(args, "OOOinn", &data, &given, &offsets, &mode, &first, &stop))
+        return NULL;
     if (mode < PATHS || mode > TARGET_KINDS || !PyBytes_CheckExact(data) ||
         !PyTuple_CheckExact(given) ||
         PyTuple_GET_SIZE(given) != COLUMNS || !PyList_CheckExact(offsets))
@@ -881,14 +883,15 @@ static PyObject *runs(PyObject *self, PyObject *args) {
     }
     Columns c;
     if (!columns_ok(views, &c)) goto unsure;
-    Py_ssize_t count = PyList_GET_SIZE(offsets);
+    if (first < 0 || stop > PyList_GET_SIZE(offsets) || first > stop) goto unsure;
+    Py_ssize_t count = stop - first; /* at_offsets[n] is offsets[first + n] */
     at_offsets = PyMem_Malloc((size_t)(count + 1) * sizeof(Py_ssize_t));
     if (at_offsets == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t n = 0; n < count; n++) {
-        PyObject *item = PyList_GET_ITEM(offsets, n);
+        PyObject *item = PyList_GET_ITEM(offsets, first + n);
         if (!PyLong_CheckExact(item)) goto unsure;
         at_offsets[n] = PyLong_AsSsize_t(item);
         if (at_offsets[n] == -1 && PyErr_Occurred()) {
@@ -912,7 +915,8 @@ static PyObject *runs(PyObject *self, PyObject *args) {
             at++;
             continue;
         }
-        PyObject *row = run_tuple(b, size, &c, offsets, number, slot, at, upto, mode, empty);
+        PyObject *row = run_tuple(b, size, &c, offsets, number, slot, first + at, first + upto,
+                                  mode, empty);
         if (row == NULL || PyList_Append(out, row) < 0) {
             Py_XDECREF(row);
             goto fail;
@@ -1047,7 +1051,7 @@ static PyMethodDef methods[] = {
     {"paths", paths, METH_VARARGS,
      "paths(buf, start, end, offsets, chains, slot) -> [(offset, path, chain)] or None."},
     {"runs", runs, METH_VARARGS,
-     "runs(buf, columns, offsets, mode) -> [(number, slot, type, lo, hi, rows)] or None."},
+     "runs(buf, columns, offsets, mode, first, stop) -> [(number, slot, type, lo, hi, rows)]"},
     {"table", table, METH_VARARGS,
      "table(buf, start, end) -> (slot columns, component columns, names), or None."},
     {NULL, NULL, 0, NULL},

@@ -18,6 +18,8 @@ def runs(
     columns: tuple[array[int], ...],
     offsets: list[int],
     mode: int,
+    first: int,
+    stop: int,
     /,
 ) -> (
     list[

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from brson._speedups import load
@@ -41,6 +42,8 @@ ACCELERATED: bool = _spansc is not None
 #: :mod:`brson.model.ids.kinds`' answer for the value (``source_kind``'s) or the definition
 #: (``target_kind``'s), None where C is unsure of it (the nodes answer).
 PATHS, CHAINS, SOURCE_KINDS, TARGET_KINDS = 0, 1, 2, 3
+#: Offsets a compiled call of :meth:`ComponentSpans.runs` reads: a few hundred KiB of rows.
+RUN_BATCH = 2048
 
 #: :meth:`ComponentSpans.runs`' answer per run: its component's number (-1: a slot's own
 #: elements), its slot's, the component's leading ``Type`` index (None: none read in place),
@@ -168,17 +171,21 @@ class ComponentSpans:
             self._sorted_starts = array("q", [starts[number] for number in order])
         return order
 
-    def runs(self, offsets: list[int], mode: int) -> list[AnchorRun]:
+    def runs(self, offsets: list[int], mode: int) -> Iterator[AnchorRun]:
         """The sorted ``offsets`` cut into runs of one anchor, each with the key paths of its
         offsets where C is sure of them (:data:`AnchorRun`, each row's third item as
-        ``mode`` asks: :data:`PATHS`...): one compiled call for a whole listing
-        (:func:`brson.model.ids.locate.runs` reads them), :meth:`runs_py` without C or where
-        C is unsure (its rows are then left to the caller)."""
-        if ACCELERATED and type(self._buf) is bytes:
-            found = _spansc.runs(self._buf, self.columns(), offsets, mode)
-            if found is not None:
-                return found
-        return self.runs_py(offsets)
+        ``mode`` asks: :data:`PATHS`...), a batch of :data:`RUN_BATCH` offsets a compiled
+        call (a listing's rows are never all held), :meth:`runs_py` without C or where C is
+        unsure (its rows are then left to the caller).  A run is never longer than a batch:
+        an anchor's offsets may come in several runs, one after another."""
+        compiled = ACCELERATED and type(self._buf) is bytes
+        columns = self.columns() if compiled else ()
+        for first in range(0, len(offsets), RUN_BATCH):
+            stop = min(first + RUN_BATCH, len(offsets))
+            found = (
+                _spansc.runs(self._buf, columns, offsets, mode, first, stop) if compiled else None
+            )
+            yield from found if found is not None else self.runs_py(offsets, first, stop)
 
     def columns(self) -> tuple[array[int], ...]:
         """The int64 columns the compiled :meth:`runs` reads: component starts, ends and
@@ -196,20 +203,20 @@ class ComponentSpans:
             self._sorted_starts,
         )
 
-    def runs_py(self, offsets: list[int]) -> list[AnchorRun]:
-        """The reference of the compiled :meth:`runs`, rows left out (None): a component's
-        offsets make one run; a slot's own make one until an offset lies in a component or
-        in another slot (a slot's own elements may come in two runs, around its
-        components); an offset in no anchor is in no run."""
+    def runs_py(self, offsets: list[int], first: int, stop: int) -> list[AnchorRun]:
+        """The reference of the compiled :meth:`runs` for ``offsets[first:stop]``, rows left
+        out (None): a component's offsets make one run; a slot's own make one until an offset
+        lies in a component or in another slot (a slot's own elements may come in two runs,
+        around its components); an offset in no anchor is in no run."""
         out: list[AnchorRun] = []
-        count = len(offsets)
-        at = 0
+        count = stop
+        at = first
         while at < count:
             offset = offsets[at]
             number = self.at(offset)
             if number is not None:
                 start, end = self.span(number)
-                upto = bisect_left(offsets, end, at)
+                upto = bisect_left(offsets, end, at, count)
                 slot = self.slot_of(number)
                 kind = leading_type(self._buf, start, end)
             else:

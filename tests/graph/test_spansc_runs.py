@@ -22,7 +22,6 @@ from brson._speedups import built
 from brson.errors import BrsonError
 from brson.graph.refs import KINDS, source_of
 from brson.model import Member
-from brson.model.ids import locate
 from brson.model.ids.locate import Location, element_at
 from brson.model.ids.scan import scan_references
 from brson.model.spans import (
@@ -34,22 +33,12 @@ from brson.model.spans import (
 )
 from brson.model.tree import DataTree
 from tests.graph.test_kinds import TREES
+from tests.graph.test_spansc import python_paths
 from tests.tiers import sweep
 
 _spansc = built("_spansc")
 
 needs_c = pytest.mark.skipif(_spansc is None, reason="the C walk is not built")
-
-
-def python_rows(buf: bytes, span: tuple[int, int], offsets: list[int], slot: bool) -> list[Any]:
-    """The Python descent's rows of one run, by offset (with chains)."""
-    trails: list[locate.Chain] = []
-    if slot:
-        found, _ = locate._slot_found(buf, span, offsets, (), trails)
-    else:
-        found = locate._component_found(buf, span, offsets, trails)
-    rows = [(o, path, trail) for (o, path), trail in zip(found, trails, strict=True)]
-    return sorted(rows, key=lambda row: row[0])
 
 
 def expected_kind(spans: ComponentSpans, number: int, slot: int, path: Any, mode: int) -> Any:
@@ -76,17 +65,18 @@ def same_runs(buf: bytes, offsets: list[int], mode: int, *, sure: bool) -> int:
         spans = ComponentSpans(DataTree(buf))
     except BrsonError:
         return 0
-    got = _spansc.runs(buf, spans.columns(), offsets, mode)
+    first, stop = (1, len(offsets) - 1) if len(offsets) > 2 and not sure else (0, len(offsets))
+    got = _spansc.runs(buf, spans.columns(), offsets, mode, first, stop)
     if sure:
         assert got is not None
     if got is None:
         return 0
-    assert [run[:5] for run in got] == [run[:5] for run in spans.runs_py(offsets)]
+    assert [run[:5] for run in got] == [run[:5] for run in spans.runs_py(offsets, first, stop)]
     checked = 0
     for number, slot, _, lo, hi, rows in got:
         span = spans.span(number) if number >= 0 else spans.slot_span(slot)
         try:
-            python = python_rows(buf, span, offsets[lo:hi], number < 0)
+            python = python_paths(buf, span, offsets[lo:hi], number < 0)
         except BrsonError:
             assert rows is None
             continue
@@ -179,23 +169,33 @@ def test_columns_that_are_no_walk_s() -> None:
     spans = ComponentSpans(DataTree(buf))
     columns = spans.columns()
     sources, _ = listing_offsets(buf)
-    assert _spansc.runs(buf, columns, sources, PATHS) is not None
-    assert _spansc.runs(buf, columns, sources[::-1], PATHS) in (None, [])
-    assert _spansc.runs(buf, columns, [*sources, "x"], PATHS) is None
-    assert _spansc.runs(buf, columns, sources, 4) is None
-    assert _spansc.runs(buf, columns, sources, -1) is None
-    assert _spansc.runs(buf, columns[:7], sources, PATHS) is None
-    assert _spansc.runs(bytearray(buf), columns, sources, PATHS) is None
+
+    def runs(columns: Any, offsets: Any, mode: int, first: int = 0, stop: int = -1) -> Any:
+        assert _spansc is not None
+        stop = len(offsets) if stop < 0 else stop
+        return _spansc.runs(buf, columns, offsets, mode, first, stop)
+
+    assert runs(columns, sources, PATHS) is not None
+    count = len(sources)
+    assert runs(columns, sources, PATHS, count, count) == []
+    for first, stop in ((-1, count), (0, count + 1), (2, 1)):
+        assert runs(columns, sources, PATHS, first, stop) is None
+    assert runs(columns, sources[::-1], PATHS) in (None, [])
+    assert runs(columns, [*sources, "x"], PATHS) is None
+    assert runs(columns, sources, 4) is None
+    assert runs(columns, sources, -1) is None
+    assert _spansc.runs(buf, columns[:7], sources, PATHS, 0, len(sources)) is None
+    assert _spansc.runs(bytearray(buf), columns, sources, PATHS, 0, len(sources)) is None
     for at in range(8):
         for bad in (array("q", [*columns[at], 0]), array("i", columns[at]), b"12345678"):
             changed = (*columns[:at], bad, *columns[at + 1 :])
-            assert _spansc.runs(buf, changed, sources, PATHS) is None
+            assert runs(changed, sources, PATHS) is None
         if len(columns[at]):
             for value in (-2, 1 << 40):
                 bad = array("q", columns[at])
                 bad[0] = value
                 changed = (*columns[:at], bad, *columns[at + 1 :])
-                found = _spansc.runs(buf, changed, sources, PATHS)
+                found = runs(changed, sources, PATHS)
                 if at in (2, 5, 6):  # numbers of rows: refused
                     assert found is None
     # every slot its own parent past the root: the climb stops, C gives up
@@ -203,9 +203,9 @@ def test_columns_that_are_no_walk_s() -> None:
     ends = array("q", [0] * len(columns[4]))
     changed = (*columns[:4], ends, loop, *columns[6:])
     offsets = sorted(set(range(0, len(buf), 5)))
-    assert _spansc.runs(buf, changed, offsets, PATHS) is None
+    assert runs(changed, offsets, PATHS) is None
     # spans outside the buffer: the run's rows are left to Python
     far = array("q", [len(buf) + 10] * len(columns[1]))
     if len(far):
-        found = _spansc.runs(buf, (columns[0], far, *columns[2:]), sources, PATHS)
+        found = runs((columns[0], far, *columns[2:]), sources, PATHS)
         assert found is not None and all(run[5] is None for run in found if run[0] >= 0)
