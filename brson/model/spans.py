@@ -42,8 +42,8 @@ ACCELERATED: bool = _spansc is not None
 #: :mod:`brson.model.ids.kinds`' answer for the value (``source_kind``'s) or the definition
 #: (``target_kind``'s), None where C is unsure of it (the nodes answer).
 PATHS, CHAINS, SOURCE_KINDS, TARGET_KINDS = 0, 1, 2, 3
-#: Offsets a compiled call of :meth:`ComponentSpans.runs` reads: a few hundred KiB of rows.
-RUN_BATCH = 2048
+#: Offsets a compiled call of :meth:`ComponentSpans.runs` reads: ~100 KiB of rows at a time.
+RUN_BATCH = 512
 
 #: :meth:`ComponentSpans.runs`' answer per run: its component's number (-1: a slot's own
 #: elements), its slot's, the component's leading ``Type`` index (None: none read in place),
