@@ -96,7 +96,7 @@ if [ $# -eq 0 ]; then
     set -- -k "not generated and not sql and not (fuzz_slice and ($NO_C)) and not mutated_seeds and not key_rule" \
         tests/test_speedups.py tests/document/test_rawc.py tests/model/test_idscanc.py \
         tests/ops/test_fieldsc.py tests/ops/test_slotpass.py tests/ops/test_fluxnodes.py \
-        tests/graph/test_spansc.py \
+        tests/graph/test_spansc.py tests/graph/test_spansc_runs.py \
         tests/godot/test_tscnc.py tests/godot/test_tscnnode.py \
         tests/document/test_jsonformc.py tests/document/test_formreadc.py \
         tests/document/test_formstreamc.py \
