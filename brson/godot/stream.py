@@ -182,6 +182,7 @@ class StreamedScene:
         types = self._type_texts.of(tree)
         pieces: list[str] = []
         size = 0
+        named = _NodeNames(godot)
         yield text.head()
         top = self._top
         top.head = head_at(buf, starts[top.row], ends[top.row])
@@ -194,10 +195,11 @@ class StreamedScene:
             # the children, named now: a name is made unique among its siblings
             kids = self._kids(entry, heads=True) if first_kid[row] >= 0 else []
             if kids or entry is top:
-                names = [self._name(kid_row) for kid_row in kids]
+                names = [named(self._name(kid_row)) for kid_row in kids]
                 if entry is top and gltf is not None:
-                    names.append(GLTF_NODE)
-                names = unique_names([node_name(n, godot, FALLBACK_NAME) for n in names])
+                    names.append(named(GLTF_NODE))
+                if len(set(names)) != len(names):  # all distinct: unique_names keeps them
+                    names = unique_names(names)
                 if entry is top and gltf is not None:
                     gltf_name = names[-1]
                 prefix = "" if entry.path == "." else entry.path + "/"
@@ -288,6 +290,20 @@ class StreamedScene:
         extra = export.root_extra(tree) if entry is self._top else {}
         meta = export.node_metadata(entry.view(), godot, self._type_texts, extra)
         return self._text.metadata_lines(meta)
+
+
+class _NodeNames(dict[str, str]):
+    """:func:`node_name` of each slot name once (copies of a subtree repeat their names)."""
+
+    def __init__(self, godot: int) -> None:
+        super().__init__()
+        self.godot = godot
+
+    def __call__(self, name: str) -> str:
+        written = self.get(name)
+        if written is None:
+            written = self[name] = node_name(name, self.godot, FALLBACK_NAME)
+        return written
 
 
 @paused_gc()  # a bulk pass over every slot (brson.collector)

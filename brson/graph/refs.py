@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from brson.collector import paused_gc
@@ -31,6 +32,7 @@ from brson.model import Component, DataTree, IdRef, Member, Slot, elements
 from brson.model.ids.index import IdIndex
 from brson.model.ids.kinds import source_kind, target_kind
 from brson.model.ids.locate import (
+    Chain,
     Location,
     Path,
     element_at,
@@ -40,7 +42,7 @@ from brson.model.ids.locate import (
 )
 from brson.model.ids.scan import ReferenceScan, definition_offsets, scan_references
 from brson.model.node import Node
-from brson.model.spans import ComponentSpans
+from brson.model.spans import SOURCE_KINDS, TARGET_KINDS, ComponentSpans
 from brson.model.tree import Element
 
 #: Lookups answered one at a time before the graph locates all sources (or all targets) in
@@ -553,6 +555,7 @@ def _scan_rows(tree: DataTree, scan: ReferenceScan) -> list[Row] | None:
     """:meth:`ReferenceListing.rows` from the scan and the tree's spans (no node but a few
     for names); None when a definition does not resolve (the graph's fallbacks decide)."""
     spans = ComponentSpans(tree)
+    spans.read_names()
     targets = _targets(spans, scan, kinds=False)
     if targets is None:
         return None
@@ -576,6 +579,7 @@ def _scan_table(tree: DataTree, scan: ReferenceScan) -> list[RecordParts] | None
     from the elements on each path (:mod:`brson.model.ids.kinds`; the nodes where it is
     unsure); None when a definition does not resolve (the graph's fallbacks decide)."""
     spans = ComponentSpans(tree)
+    spans.read_names()
     targets = _targets(spans, scan, kinds=True)
     if targets is None:
         return None
@@ -631,12 +635,14 @@ def _targets(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> dict[in
     arrays: dict[int, bool] = {}
     tails = _Tails()
     out: dict[int, Target] = {}
-    for head, number, slot, found in runs(spans, wanted, kinds):
-        for offset, path, chain in found:
-            if not kinds:
+    if not kinds:
+        for head, _, _, found in runs(spans, wanted):
+            for offset, path, _ in found:
                 out[offset] = (head + tails.of(path), "", None)
-                continue
-            sure = target_kind(buf, number >= 0, path, chain, arrays)
+        return out if len(out) == len(wanted) else None
+    read = partial(_target_kind, buf, arrays)
+    for head, number, slot, found in runs(spans, wanted, kinds=(TARGET_KINDS, read)):
+        for offset, path, sure in found:
             if sure is None:
                 element = element_at(Location(_anchor(spans, number, slot), path))
                 kind = KINDS.get(type(element)) if element is not None else None
@@ -647,6 +653,25 @@ def _targets(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> dict[in
 
 
 _UNKNOWN = ("<unknown>", "", None, None)
+
+
+def _target_kind(
+    buf: bytes, arrays: dict[int, bool], component: bool, path: Path, chain: Chain
+) -> tuple[str | None] | None:
+    """:func:`~brson.model.ids.kinds.target_kind` as :func:`runs` calls its reader."""
+    return target_kind(buf, component, path, chain, arrays)
+
+
+def _source_kind(
+    buf: bytes,
+    lists: dict[int, list[elements.Element]],
+    component: bool,
+    path: Path,
+    chain: Chain,
+) -> tuple[str, str | None] | None:
+    """:func:`~brson.model.ids.kinds.source_kind` as :func:`runs` calls its reader."""
+    return source_kind(buf, component, path, chain, lists)
+
 
 #: :func:`_sources`' answer per reference: its description in two parts (the anchor's, the
 #: path's), its kind and member ID (None without ``kinds``).
@@ -661,8 +686,11 @@ def _sources(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> Iterato
     lists: dict[int, list[elements.Element]] = {}
     tails = _Tails()
     at = 0
-    for head, number, slot, found in runs(spans, offsets, kinds):
-        for offset, path, chain in found:
+    read = partial(_source_kind, buf, lists)
+    for head, number, slot, found in runs(
+        spans, offsets, kinds=(SOURCE_KINDS, read) if kinds else None
+    ):
+        for offset, path, sure in found:
             while offsets[at] < offset:
                 yield _UNKNOWN
                 at += 1
@@ -671,8 +699,6 @@ def _sources(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> Iterato
             if not kinds:
                 yield head, tail, None, None
                 continue
-            sure: tuple[str | None, str | None] | None
-            sure = source_kind(buf, number >= 0, path, chain, lists)
             if sure is None:
                 source = source_of(Location(_anchor(spans, number, slot), path))
                 sure = (

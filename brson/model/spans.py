@@ -13,8 +13,9 @@ asked about.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
-from typing import TYPE_CHECKING
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from brson._speedups import load
 from brson.collector import paused_gc
@@ -34,6 +35,23 @@ if TYPE_CHECKING:
 else:
     _spansc = load("_spansc")
 ACCELERATED: bool = _spansc is not None
+
+
+#: What :meth:`ComponentSpans.runs` gives in each row after its key path: nothing (an empty
+#: tuple), the chain of elements on the way (:data:`anchor_paths`' with ``chains``), or
+#: :mod:`brson.model.ids.kinds`' answer for the value (``source_kind``'s) or the definition
+#: (``target_kind``'s), None where C is unsure of it (the nodes answer).
+PATHS, CHAINS, SOURCE_KINDS, TARGET_KINDS = 0, 1, 2, 3
+#: Offsets a compiled call of :meth:`ComponentSpans.runs` reads: ~100 KiB of rows at a time.
+RUN_BATCH = 512
+
+#: :meth:`ComponentSpans.runs`' answer per run: its component's number (-1: a slot's own
+#: elements), its slot's, the component's leading ``Type`` index (None: none read in place),
+#: where its offsets start and stop in the list, and their ``(offset, key path, chain)`` rows
+#: (:func:`anchor_paths`; None: the caller finds them).
+AnchorRun = tuple[
+    int, int, int | None, int, int, list[tuple[int, tuple[str | int, ...], tuple[Any, ...]]] | None
+]
 
 
 class ComponentSpans:
@@ -136,17 +154,84 @@ class ComponentSpans:
 
         Slots nest or are disjoint, so the last one starting at or before ``offset`` either
         holds it or lies inside the one that does: its ancestors are tried up to that one."""
-        order = self._by_start
-        if order is None:
-            starts = self._slot_starts
-            order = self._by_start = array("q", sorted(range(len(starts)), key=starts.__getitem__))
-            self._sorted_starts = array("q", [starts[number] for number in order])
+        order = self._slot_order()
         at = bisect_right(self._sorted_starts, offset) - 1
         slot = order[at] if at >= 0 else ASSETS
         ends, parents = self._slot_ends, self._parents
         while slot != ASSETS and offset >= ends[slot]:
             slot = parents[slot]
         return None if slot == ASSETS else slot
+
+    def _slot_order(self) -> array[int]:
+        """Slot numbers by start (and ``_sorted_starts``, those starts), made on first use."""
+        order = self._by_start
+        if order is None:
+            starts = self._slot_starts
+            order = self._by_start = array("q", sorted(range(len(starts)), key=starts.__getitem__))
+            self._sorted_starts = array("q", [starts[number] for number in order])
+        return order
+
+    def runs(self, offsets: list[int], mode: int) -> Iterator[AnchorRun]:
+        """The sorted ``offsets`` cut into runs of one anchor, each with the key paths of its
+        offsets where C is sure of them (:data:`AnchorRun`, each row's third item as
+        ``mode`` asks: :data:`PATHS`...), a batch of :data:`RUN_BATCH` offsets a compiled
+        call (a listing's rows are never all held), :meth:`runs_py` without C or where C is
+        unsure (its rows are then left to the caller).  A run is never longer than a batch:
+        an anchor's offsets may come in several runs, one after another."""
+        compiled = ACCELERATED and type(self._buf) is bytes
+        columns = self.columns() if compiled else ()
+        for first in range(0, len(offsets), RUN_BATCH):
+            stop = min(first + RUN_BATCH, len(offsets))
+            found = (
+                _spansc.runs(self._buf, columns, offsets, mode, first, stop) if compiled else None
+            )
+            yield from found if found is not None else self.runs_py(offsets, first, stop)
+
+    def columns(self) -> tuple[array[int], ...]:
+        """The int64 columns the compiled :meth:`runs` reads: component starts, ends and
+        slots (by start), slot starts, ends and parents (walk order), slot numbers by start
+        and those starts."""
+        order = self._slot_order()
+        return (
+            self._starts,
+            self._ends,
+            self._slot_of,
+            self._slot_starts,
+            self._slot_ends,
+            self._parents,
+            order,
+            self._sorted_starts,
+        )
+
+    def runs_py(self, offsets: list[int], first: int, stop: int) -> list[AnchorRun]:
+        """The reference of the compiled :meth:`runs` for ``offsets[first:stop]``, rows left
+        out (None): a component's offsets make one run; a slot's own make one until an offset
+        lies in a component or in another slot (a slot's own elements may come in two runs,
+        around its components); an offset in no anchor is in no run."""
+        out: list[AnchorRun] = []
+        count = stop
+        at = first
+        while at < count:
+            offset = offsets[at]
+            number = self.at(offset)
+            if number is not None:
+                start, end = self.span(number)
+                upto = bisect_left(offsets, end, at, count)
+                slot = self.slot_of(number)
+                kind = leading_type(self._buf, start, end)
+            else:
+                found = self.slot_at(offset)
+                if found is None:
+                    at += 1
+                    continue
+                slot, number, upto, kind = found, -1, at + 1, None
+                while upto < count and self.at(offsets[upto]) is None:
+                    if self.slot_at(offsets[upto]) != slot:
+                        break
+                    upto += 1
+            out.append((number, slot, kind, at, upto, None))
+            at = upto
+        return out
 
     def slot_span(self, slot: int) -> tuple[int, int]:
         return self._slot_starts[slot], self._slot_ends[slot]
@@ -176,6 +261,13 @@ class ComponentSpans:
         known = self._paths.get(slot)
         if known is not None and len(known) < PATH_LIMIT:  # asked before (a slot's runs)
             return known
+        parent = self._parents[slot]
+        base = self._paths.get(parent) if parent != ASSETS else None
+        if base is not None:  # its parent's path known (a listing meets parents first)
+            text = f"{base}/{self.slot_name(slot)}"
+            if len(text) < PATH_LIMIT:  # also short enough to memoize (slot_path's rule)
+                self._paths[slot] = text
+                return text
         size, node = 0, slot  # the path's length, until it is known to be long
         while node != ASSETS:
             known = self._paths.get(node)
@@ -205,6 +297,19 @@ class ComponentSpans:
     def slot_start(self, slot: int) -> int:
         """Where slot ``slot`` starts (slots in walk order compare by it: parents first)."""
         return self._slot_starts[slot]
+
+    def read_names(self) -> None:
+        """Read every slot's name now, in one compiled pass where C is sure of them
+        (:func:`table_columns`' names, which number the slots as this walk does), for a
+        reader that names most slots (a reference listing); the others are read as asked."""
+        top = self._tree.element_index().get("Object")
+        columns = table_columns(self._buf, top) if top is not None else None
+        if columns is None or len(columns[2]) != len(self._slot_starts):
+            return
+        names = self._names
+        for slot, name in enumerate(columns[2]):
+            if name is not None and slot not in names:
+                names[slot] = name
 
     def slot_name(self, slot: int) -> str:
         """The slot's name as :attr:`Slot.path` uses it (a name that is not a string: "")."""

@@ -26,7 +26,14 @@ from brson.errors import ModelError
 from brson.model import Component, DataTree, IdRef, Member, Slot, elements
 from brson.model.component import leading_type
 from brson.model.node import Node
-from brson.model.spans import ASSETS, ComponentSpans, anchor_paths, document_spans
+from brson.model.spans import (
+    ASSETS,
+    CHAINS,
+    PATHS,
+    ComponentSpans,
+    anchor_paths,
+    document_spans,
+)
 from brson.model.tree import Element
 
 #: A path inside an anchor: keys (str) and list positions (int).
@@ -313,7 +320,10 @@ class TypeLabels:
         """:meth:`of` the component at ``span``, whose leading integer ``Type`` (every
         writer's first key) is read in place: its node (``component()``) is made for a new
         type only."""
-        index = leading_type(buf, *span)
+        return self.known(leading_type(buf, *span), component)
+
+    def known(self, index: int | None, component: Callable[[], Component]) -> str:
+        """:meth:`at` for a leading ``Type`` index already read (None: none was)."""
         if index is not None:
             name = self._known.get((int, index))
             if name is not None:
@@ -466,42 +476,43 @@ def _slot_found(
 #: One run of :func:`runs`: the anchor's head, its component's number (-1: a slot's own
 #: elements), its slot's number (:data:`ASSETS` for a root asset), and ``(offset, path,
 #: chain)`` of the run's offsets that lead to an element, by offset (chains empty unless
-#: asked for).
-Run = tuple[str, int, int, list[tuple[int, Path, Chain]]]
+#: asked for; with ``kinds``, the rule's answer in the chain's place).
+Run = tuple[str, int, int, list[tuple[int, Path, Any]]]
 
 
-def runs(spans: ComponentSpans, offsets: list[int], chains: bool = False) -> Iterator[Run]:
+#: A reader of :mod:`brson.model.ids.kinds`' answer for a row C did not answer: called with
+#: whether a component holds it, its key path and chain.
+Kinds = Callable[[bool, Path, Chain], Any]
+
+
+def runs(
+    spans: ComponentSpans,
+    offsets: list[int],
+    chains: bool = False,
+    kinds: tuple[int, Kinds] | None = None,
+) -> Iterator[Run]:
     """:func:`described`'s anchors and paths in byte order, for a reader that writes each
     offset as it comes: the sorted ``offsets`` cut into runs of one anchor (a slot's own
-    elements may come in two runs, around its components)."""
+    elements may come in two runs, around its components) by
+    :meth:`~brson.model.spans.ComponentSpans.runs` (one compiled call finds the paths of
+    all); the runs C is unsure of are read here.  With ``kinds`` (``SOURCE_KINDS`` or
+    ``TARGET_KINDS`` of :mod:`brson.model.spans` and the reader of that rule), each row's
+    third item is that rule's answer (None: unsure), C's or the reader's from the chain."""
     buf = spans.tree.buffer
     types = TypeLabels()
     layout: elements.Layout = ()
-    trails: list[Chain] | None = [] if chains else None
+    mode = kinds[0] if kinds is not None else CHAINS if chains else PATHS
+    trails: list[Chain] | None = [] if mode != PATHS else None
     last, slot_part = ASSETS - 1, ""
-    count = len(offsets)
-    at = 0
     with paused_gc():
-        while at < count:
-            offset = offsets[at]
-            number = spans.at(offset)
-            if number is not None:
-                span = spans.span(number)
-                upto = bisect_left(offsets, span[1], at)
-                slot = spans.slot_of(number)
-            else:
-                slot_number = spans.slot_at(offset)
-                if slot_number is None:
-                    at += 1
-                    continue
-                slot, number, upto, span = slot_number, -1, at + 1, spans.slot_span(slot_number)
-                while upto < count and spans.at(offsets[upto]) is None:
-                    if spans.slot_at(offsets[upto]) != slot:
-                        break
-                    upto += 1
-            inside = offsets[at:upto]
-            at = upto
-            rows = anchor_paths(buf, span, inside, chains, number < 0)
+        for number, slot, type_index, lo, hi, rows in spans.runs(offsets, mode):
+            if rows is None:
+                inside = offsets[lo:hi]
+                span = spans.span(number) if number >= 0 else spans.slot_span(slot)
+                rows = anchor_paths(buf, span, inside, trails is not None, number < 0)
+                if rows is not None and kinds is not None:
+                    read = kinds[1]
+                    rows = [(o, path, read(number >= 0, path, trail)) for o, path, trail in rows]
             if rows is None:
                 if number >= 0:
                     found = _component_found(buf, span, inside, trails)
@@ -510,8 +521,10 @@ def runs(spans: ComponentSpans, offsets: list[int], chains: bool = False) -> Ite
                 if trails is None:
                     rows = [(o, path, ()) for o, path in found]
                 else:
+                    read = kinds[1] if kinds is not None else _as_chain
                     rows = [
-                        (o, path, trail) for (o, path), trail in zip(found, trails, strict=True)
+                        (o, path, read(number >= 0, path, trail))
+                        for (o, path), trail in zip(found, trails, strict=True)
                     ]
                     trails.clear()
                 if number < 0:  # the Components member's offsets came first
@@ -524,11 +537,15 @@ def runs(spans: ComponentSpans, offsets: list[int], chains: bool = False) -> Ite
             if number < 0:
                 yield slot_part, number, slot, rows
                 continue
-            label = types.at(buf, span, partial(spans.component, number))
+            label = types.known(type_index, partial(spans.component, number))
             yield component_text(slot_part, label), number, slot, rows
 
 
-def _first(row: tuple[int, Path, Chain]) -> int:
+def _as_chain(component: bool, path: Path, chain: Chain) -> Chain:
+    return chain
+
+
+def _first(row: tuple[int, Path, Any]) -> int:
     return row[0]
 
 
