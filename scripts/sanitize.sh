@@ -80,18 +80,18 @@ for source in sorted(Path(speedups.__file__).parent.glob("_*.c")):
     print(f"sanitize: {module.__name__} loaded with ASan and UBSan")
 EOF
 # The tests: those of scripts/sanitize-tests.txt (whole test functions, or single cases of a
-# parametrized one), chosen by C line coverage: a --coverage build of the modules (gcov,
-# counters dumped after each test) under the differential tests, the decoder hand-off, the ID
-# scan's guards and the fuzz slice's C targets, at the sanitized depth, reached 4,005 lines of
-# brson's C (each header counted once a module). The list reaches all of them: every cheap
-# test function whole (under 6 s of CPU under ASan in all), and of the sweeps over every
-# sample (every document, every slot, mutated copies) the cases that reach a line no other one
-# does. A fault shows on the first input that reaches its line, so the rest of a sweep is the
-# normal suite's to run: 403 of the 1,687 tests, 15% of their CPU. After a change to the C,
-# measure again and add the cases that reach its new lines. Never the fuzz slice's `sql`
-# target: DuckDB's C++ exceptions abort under a preloaded libasan (ASan's __cxa_throw
-# interceptor finds no real one in an uninstrumented interpreter), and it reaches none of
-# brson's C.
+# parametrized one), written by `make sanitize-select` (scripts/sanitize_select.py) from C line
+# coverage: the modules built with gcov and these sanitizers, under the differential tests, the
+# decoder hand-off, the ID scan's guards and the fuzz slice's C targets, at the sanitized
+# depth, reached 4,171 lines of brson's C (each header counted once a module). The list reaches
+# all of them: every cheap test function whole (under 0.25% of the candidates' time in all),
+# and of the sweeps over every sample (every document, every slot, mutated copies) the cases
+# that reach a line no other one does. A fault shows on the first input that reaches its line,
+# so the rest of a sweep is the normal suite's to run: 267 of the 1,687 tests, 16% of their
+# time. After a change to the C, a new sample or a renamed listed test, run it again.
+# Never the fuzz slice's `sql` target: DuckDB's C++ exceptions abort under a preloaded libasan
+# (ASan's __cxa_throw interceptor finds no real one in an uninstrumented interpreter), and it
+# reaches none of brson's C.
 set -- @scripts/sanitize-tests.txt "$@"
 # One process (no xdist worker to start again under ASan: the run is short, and the other
 # steps of `make test` use the second CPU); a report halts it, which fails the run.

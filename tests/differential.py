@@ -44,13 +44,15 @@ def check_built(extension: ModuleType | None, accelerated: bool, dotted: str) ->
 
 def input_files(max_size: int | None = MAX_SIZE) -> list[Path]:
     """Every file of the shared samples and of fixtures/ (generated ones too; no size limit
-    with ``max_size=None``)."""
+    with ``max_size=None``), not the bytecode Python caches beside the generators: which of it
+    exists depends on what ran before, and each pytest-xdist worker must collect the same tests."""
     found = [p for d in (SAMPLES, FIXTURES) if d.is_dir() for p in sorted(d.rglob("*"))]
     return [
         p
         for p in found
         if p.is_file()
-        and p.suffix not in (".py", ".md")
+        and p.suffix not in (".py", ".pyc", ".md")
+        and "__pycache__" not in p.parts
         and (max_size is None or p.stat().st_size <= max_size)
     ]
 
