@@ -629,28 +629,27 @@ def _describe_copies(
         return []
     out = []
     labels = TypeLabels(_type_label)
+    buf = deps.tree.buffer
+    # Copies come grouped by slot (walk order): its path and name are read once per slot.
+    last, slot_path, slot_name = ASSETS, "", ""
     for n, number in enumerate(deps.on_slots + deps.on_assets):  # their order in the result
         component = spans.component(number)
         slot = spans.slot_of(number)
-        type_text = labels.of(component)
+        type_text = labels.at(buf, spans.span(number), lambda c=component: c)
         element_id = component.id
         if slot == ASSETS:
             source = f"<Assets>:{type_text}"
             out.append(
                 CopiedComponent(element_id, type_text, source, source, referrers=referrers, n=n)
             )
-        else:
-            out.append(
-                CopiedComponent.on_slot(
-                    element_id,
-                    type_text,
-                    spans.slot_path(slot),
-                    spans.slot_name(slot),
-                    root_name,
-                    referrers,
-                    n,
-                )
+            continue
+        if slot != last:
+            last, slot_path, slot_name = slot, spans.slot_path(slot), spans.slot_name(slot)
+        out.append(
+            CopiedComponent.on_slot(
+                element_id, type_text, slot_path, slot_name, root_name, referrers, n
             )
+        )
     return out
 
 
