@@ -36,6 +36,7 @@ from typing import Any, Literal
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
 from brson.model import Component, DataTree, Slot, elements
+from brson.model.component import leading_data_id
 from brson.model.ids.forms import DEFINITION_BYTES, REFERENCE_BYTES
 from brson.model.ids.index import IdIndex
 from brson.model.ids.locate import Location, TypeLabels, described, locate_many, located
@@ -633,10 +634,13 @@ def _describe_copies(
     # Copies come grouped by slot (walk order): its path and name are read once per slot.
     last, slot_path, slot_name = ASSETS, "", ""
     for n, number in enumerate(deps.on_slots + deps.on_assets):  # their order in the result
-        component = spans.component(number)
+        start, end = spans.span(number)
         slot = spans.slot_of(number)
-        type_text = labels.at(buf, spans.span(number), lambda c=component: c)
-        element_id = component.id
+        # Read in place: a node is made only for what the bytes do not say.
+        type_text = labels.at(buf, (start, end), lambda n=number: spans.component(n))
+        element_id = leading_data_id(buf, start, end)
+        if element_id is None:
+            element_id = spans.component(number).id
         if slot == ASSETS:
             source = f"<Assets>:{type_text}"
             out.append(
