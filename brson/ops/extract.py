@@ -31,6 +31,7 @@ import hashlib
 import random
 from collections.abc import Callable, Container, Iterator
 from dataclasses import asdict, dataclass, field, fields
+from functools import partial
 from typing import Any, Literal
 
 from brson.collector import drop_cycles, paused_gc
@@ -637,7 +638,7 @@ def _describe_copies(
         start, end = spans.span(number)
         slot = spans.slot_of(number)
         # Read in place: a node is made only for what the bytes do not say.
-        type_text = labels.at(buf, (start, end), lambda n=number: spans.component(n))
+        type_text = labels.at(buf, (start, end), partial(spans.component, number))
         element_id = leading_data_id(buf, start, end)
         if element_id is None:
             element_id = spans.component(number).id
