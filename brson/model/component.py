@@ -40,6 +40,16 @@ def leading_type(buf: bytes, start: int, end: int) -> int | None:
     return None
 
 
+def leading_data_id(buf: bytes, start: int, end: int) -> str | None:
+    """The ``ID`` :attr:`Component.id` reads of the unedited component document
+    ``buf[start:end]`` where its ``Data`` leads with it (every writer's layout), without a
+    node; None otherwise (the node then answers)."""
+    elem = raw.component_index(buf, start, end).get("Data")
+    return (
+        leading_id(buf, elem[2], elem[3]) if elem is not None and elem[0] == raw.DOCUMENT else None
+    )
+
+
 class Component(Node):
     """``{"Type": index or name, "Data": {"ID", "persistent-ID", "UpdateOrder", "Enabled", …}}``."""
 

@@ -31,11 +31,13 @@ import hashlib
 import random
 from collections.abc import Callable, Container, Iterator
 from dataclasses import asdict, dataclass, field, fields
+from functools import partial
 from typing import Any, Literal
 
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
 from brson.model import Component, DataTree, Slot, elements
+from brson.model.component import leading_data_id
 from brson.model.ids.forms import DEFINITION_BYTES, REFERENCE_BYTES
 from brson.model.ids.index import IdIndex
 from brson.model.ids.locate import Location, TypeLabels, described, locate_many, located
@@ -629,28 +631,30 @@ def _describe_copies(
         return []
     out = []
     labels = TypeLabels(_type_label)
+    buf = deps.tree.buffer
+    # Copies come grouped by slot (walk order): its path and name are read once per slot.
+    last, slot_path, slot_name = ASSETS, "", ""
     for n, number in enumerate(deps.on_slots + deps.on_assets):  # their order in the result
-        component = spans.component(number)
+        start, end = spans.span(number)
         slot = spans.slot_of(number)
-        type_text = labels.of(component)
-        element_id = component.id
+        # Read in place: a node is made only for what the bytes do not say.
+        type_text = labels.at(buf, (start, end), partial(spans.component, number))
+        element_id = leading_data_id(buf, start, end)
+        if element_id is None:
+            element_id = spans.component(number).id
         if slot == ASSETS:
             source = f"<Assets>:{type_text}"
             out.append(
                 CopiedComponent(element_id, type_text, source, source, referrers=referrers, n=n)
             )
-        else:
-            out.append(
-                CopiedComponent.on_slot(
-                    element_id,
-                    type_text,
-                    spans.slot_path(slot),
-                    spans.slot_name(slot),
-                    root_name,
-                    referrers,
-                    n,
-                )
+            continue
+        if slot != last:
+            last, slot_path, slot_name = slot, spans.slot_path(slot), spans.slot_name(slot)
+        out.append(
+            CopiedComponent.on_slot(
+                element_id, type_text, slot_path, slot_name, root_name, referrers, n
             )
+        )
     return out
 
 

@@ -18,6 +18,7 @@ from bson.int64 import Int64
 
 import brson
 from brson.model import Component, DataTree, Member, Slot
+from brson.model.component import leading_data_id
 from brson.model.node import Node
 
 from .support import (
@@ -58,6 +59,20 @@ def test_counts_match_the_raw_document(path: Path) -> None:
     assert [c.id for c in components] == [c["Data"]["ID"] for c in raw_components(doc)]
     assert len(tree.assets) == len(doc.get("Assets", []))
     assert tree.legacy == ("Types" not in doc)
+
+
+def test_leading_data_id_reads_the_component_id(path: Path) -> None:
+    """A component's ID read from its bytes without a node (what extract's report reads for
+    every copy) is the decoded ``Data.ID`` wherever it answers, and it answers for every
+    component in the engine's layout."""
+    doc = raw_document(path)
+    tree = brson.load(path)
+    expected = [c["Data"]["ID"] for c in raw_components(doc)] + [
+        a["Data"]["ID"] for a in doc.get("Assets", [])
+    ]
+    components = [*tree.components(), *tree.assets]
+    read = [leading_data_id(c.buffer, *c.span) for c in components]
+    assert read == expected and len(read) >= 29
 
 
 def test_every_component_type_resolves(path: Path) -> None:
