@@ -151,13 +151,13 @@ gltf-tools:
 # one is not built).
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
-# machine: 9 min 27 s wall and 809 s of CPU (user + sys of every process; a few minutes of
-# another job beside it), over the 5-minute aim; the same target before the sanitize and
-# suite cuts took 11 min 20 s and 1,166 s. Its parts, each side by side with the others:
-# suite 6,105 tests in 431 s wall (alone, `-n 2`, bytecode cache off: 550 s of CPU; the
-# conformance matrix 49 s of it, 515 cells of its covering design; BRSON_EXHAUSTIVE=1 runs
-# the 1,260), sanitize 274 tests in 178 s wall (scripts/sanitize-tests.txt, chosen by C line
-# coverage: `make sanitize-select`), pure 366 tests in 93 s; setup (venv, pip install -e, the
+# machine with no other job of ours: 8 min 24 s wall and 831 s of CPU (user + sys of every
+# process), over the 5-minute aim; the same target before the sanitize and suite cuts took
+# 11 min 20 s and 1,166 s. Its parts, each side by side with the others: suite 6,105 tests
+# in 358 s wall (alone, `-n 2`, bytecode cache off: 550 s of CPU; the conformance matrix 49 s
+# of it, 515 cells of its covering design; BRSON_EXHAUSTIVE=1 runs the 1,260), sanitize 274
+# tests in 159 s wall (scripts/sanitize-tests.txt, chosen by C line coverage:
+# `make sanitize-select`), pure 366 tests in 92 s; setup (venv, pip install -e, the
 # C extensions) about a minute. A `brson` process costs 0.3 s before it reads a byte, and the
 # CLI, engine and pipeline tests start hundreds; each engine (Blender, Godot 3 and 4,
 # Chromium, the validator) starts once per session where it checks many files.
