@@ -16,6 +16,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include "_bsonwire.h"
+#include "_grow.h"
 #include <string.h>
 #include "_shortfloat.h" /* shortest_repr: repr(x) without dtoa's bignums */
 
@@ -28,21 +29,9 @@ typedef struct {
     int godot3; /* Godot 3's spacing: "[ a, b ]", "[  ]", "{\n}" (tscn._Writer.literal) */
 } Out;
 
+/* 0, or -1 with MemoryError set (the one grow rule of _grow.h). */
 static int out_reserve(Out *o, Py_ssize_t extra) {
-    if (o->len + extra <= o->cap)
-        return 0;
-    Py_ssize_t cap = o->cap ? o->cap : 256;
-    while (cap < o->len + extra) {
-        if (cap > PY_SSIZE_T_MAX / 2)
-            return -1;
-        cap *= 2;
-    }
-    char *p = PyMem_Realloc(o->data, (size_t)cap);
-    if (p == NULL)
-        return -1;
-    o->data = p;
-    o->cap = cap;
-    return 0;
+    return grow_array((void **)&o->data, &o->cap, o->len + extra, 1);
 }
 
 static inline int out_put(Out *o, const char *s, Py_ssize_t n) {
