@@ -3,6 +3,7 @@ fields as members (identity of what it hands out: :mod:`brson.model.overlay`).""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from bson.int64 import Int64
@@ -44,10 +45,14 @@ def leading_data_id(buf: bytes, start: int, end: int) -> str | None:
     """The ``ID`` :attr:`Component.id` reads of the unedited component document
     ``buf[start:end]`` where its ``Data`` leads with it (every writer's layout), without a
     node; None otherwise (the node then answers)."""
-    elem = raw.component_index(buf, start, end).get("Data")
-    return (
-        leading_id(buf, elem[2], elem[3]) if elem is not None and elem[0] == raw.DOCUMENT else None
-    )
+    elem = _document_data(raw.component_index(buf, start, end))
+    return leading_id(buf, elem[2], elem[3]) if elem is not None else None
+
+
+def _document_data(idx: Mapping[str, raw.Element]) -> raw.Element | None:
+    """The ``Data`` element of a component's index when it is a document."""
+    elem = idx.get("Data")
+    return elem if elem is not None and elem[0] == raw.DOCUMENT else None
 
 
 class Component(Node):
@@ -163,8 +168,7 @@ class Component(Node):
         idx = self._idx
         if idx is None:
             idx = raw.component_index(self._buf, self._start, self._end)
-        elem = idx.get("Data")
-        return elem if elem is not None and elem[0] == raw.DOCUMENT else None
+        return _document_data(idx)
 
     @property
     def type_index(self) -> int | str | None:
