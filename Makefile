@@ -281,13 +281,7 @@ fuzz: $(STAMP)
 	$(BIN)/python -c 'import atheris' 2>/dev/null || $(BIN)/python -m pip install -q -e '.[fuzz]' || \
 	  echo "atheris unavailable: plain mutation driver"
 	mkdir -p fuzz/findings
-	for t in $(FUZZ_TARGETS); do \
-	  runs=$${t#*:}; [ "$$runs" = "$$t" ] && runs=$(FUZZ_RUNS); t=$${t%%:*}; \
-	  echo "== fuzz $$t, $$runs runs (log: fuzz/findings/$$t.log)"; \
-	  $(BIN)/python fuzz/fuzz_$$t.py -runs=$$runs $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) > fuzz/findings/$$t.log 2>&1; rc=$$?; \
-	  grep -E "^(Done|stat::(number_of|average|slowest|peak)|fuzz target|atheris|FINDING)|Uncaught|Traceback" \
-	    fuzz/findings/$$t.log; [ $$rc = 0 ] || { tail -n 40 fuzz/findings/$$t.log; exit $$rc; }; \
-	done
+	$(BIN)/python fuzz/run.py $(FUZZ_TARGETS) -runs=$(FUZZ_RUNS) $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED))
 	if [ "$(FUZZ_TREE_RUNS)" -gt 0 ]; then \
 	  echo "== fuzz trees (log: fuzz/findings/trees.log)"; \
 	  $(BIN)/python fuzz/fuzz_trees.py -runs=$(FUZZ_TREE_RUNS) > fuzz/findings/trees.log 2>&1; rc=$$?; \

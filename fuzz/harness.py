@@ -14,15 +14,22 @@ the same per-input time bound, reporting the same figures.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
+import importlib
 import os
+import pkgutil
 import random
+import re
+import shutil
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
 from types import FrameType
+from typing import Any, NoReturn
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:
@@ -43,11 +50,11 @@ def _instrument_on_import(atheris: object) -> None:
     hook.__enter__()
 
 
-def _corpus(target: object, name: str) -> Path:
+def _corpus(seeds: list[bytes], name: str) -> Path:
     folder = HERE / f"corpus-{name}"
     if not folder.is_dir() or not any(folder.iterdir()):
         folder.mkdir(exist_ok=True)
-        for seed in target.seeds():  # type: ignore[attr-defined]
+        for seed in seeds:
             (folder / hashlib.sha1(seed).hexdigest()).write_bytes(seed)
     return folder
 
@@ -171,32 +178,9 @@ def replay(name: str, files: list[str]) -> int:
     return failures
 
 
-def main(name: str, argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["--replay"]:
-        return 1 if replay(name, args[1:]) else 0
-    try:
-        import atheris
-    except ImportError:
-        atheris = None
-    if atheris is None or "--driver" in args:
-        runs = next((int(a.split("=", 1)[1]) for a in args if a.startswith("-runs=")), 10_000)
-        print(
-            "atheris not available: plain mutation driver"
-            if atheris is None
-            else "plain mutation driver",
-            flush=True,
-        )
-        seed = next((int(a.split("=", 1)[1]) for a in args if a.startswith("-seed=")), 0)
-        return 1 if mutation_driver(name, runs, seed) else 0
-
-    _instrument_on_import(atheris)
-    from fuzz.targets import TARGETS
-
-    target = TARGETS[name]
-    if not target.available():
-        print(f"fuzz target {name}: its module does not exist yet; nothing to fuzz")
-        return 0
+def _libfuzzer_args(name: str, args: list[str], seeds: list[bytes]) -> list[str]:
+    """libFuzzer's command line for target *name*: the flags of *args* with the harness's
+    defaults for those not given, then the corpus folders (its own, seeded, when none)."""
     findings = HERE / "findings"
     findings.mkdir(exist_ok=True)
     flags = [a for a in args if a.startswith("-")]
@@ -212,13 +196,171 @@ def main(name: str, argv: list[str] | None = None) -> int:
     for flag, value in defaults.items():
         if not any(a.startswith(flag + "=") for a in flags):
             flags.append(f"{flag}={value}")
-    if not dirs:
-        dirs = [str(_corpus(target, name))]
+    return [*flags, *(dirs or [str(_corpus(seeds, name))])]
+
+
+def _fuzz(atheris: Any, name: str, args: list[str], seeds: list[bytes]) -> None:
+    """Run target *name* under libFuzzer; never returns (libFuzzer exits the process)."""
+    from fuzz.targets import TARGETS
+
+    target = TARGETS[name]
+    argv = [sys.argv[0], *_libfuzzer_args(name, args, seeds)]
     # One seed first, before the per-input time bound: the imports it triggers (and their
     # instrumentation, seconds) are the process's, not the first input's. Seeds pass.
-    seeds = target.seeds()
     if seeds:
         target.run(seeds[0])
-    atheris.Setup([sys.argv[0], *flags, *dirs], target.run)
+    atheris.Setup(argv, target.run)
     atheris.Fuzz()
+
+
+def _atheris(args: list[str]) -> Any:
+    """atheris, or None for the plain mutation driver (not installed, or ``--driver``)."""
+    try:
+        import atheris
+    except ImportError:
+        print("atheris not available: plain mutation driver", flush=True)
+        return None
+    if "--driver" in args:
+        print("plain mutation driver", flush=True)
+        return None
+    return atheris
+
+
+def _flag(args: list[str], flag: str, default: int) -> int:
+    return next((int(a.split("=", 1)[1]) for a in args if a.startswith(flag + "=")), default)
+
+
+def main(name: str, argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--replay"]:
+        return 1 if replay(name, args[1:]) else 0
+    atheris = _atheris(args)
+    if atheris is None:
+        findings = mutation_driver(name, _flag(args, "-runs", 10_000), _flag(args, "-seed", 0))
+        return 1 if findings else 0
+
+    _instrument_on_import(atheris)
+    from fuzz.targets import TARGETS
+
+    target = TARGETS[name]
+    if not target.available():
+        print(f"fuzz target {name}: its module does not exist yet; nothing to fuzz")
+        return 0
+    _fuzz(atheris, name, args, target.seeds())
     return 0
+
+
+#: The lines of a target's log that ``run_many`` prints: libFuzzer's totals and any finding.
+SUMMARY = re.compile(
+    r"^(Done|stat::(number_of|average|slowest|peak)|fuzz target|atheris|FINDING)|Uncaught|Traceback"
+)
+
+
+def run_many(specs: list[str], args: list[str]) -> int:
+    """Each target of *specs* (``name``, or ``name:runs`` with a run count of its own) under
+    libFuzzer, one after another, each in a child forked from this process, its output in
+    ``fuzz/findings/<name>.log``; the exit code of the first that fails, else 0.
+
+    This process instruments and imports every brson module once, before the first fork: a
+    process a target paid that again each time (most of a short slice's CPU). A child is a
+    libFuzzer run of its own, as ``fuzz_<name>.py`` starts it. Each child's temporary files
+    (the sql target's index) go to one folder, removed at the end: libFuzzer ends a child
+    without Python's exit handlers.
+    """
+    from fuzz.targets import TARGETS
+
+    runs = [(spec.split(":", 1)[0], spec.split(":", 1)[1:]) for spec in specs]
+    unknown = [name for name, _ in runs if name not in TARGETS]
+    if unknown:
+        print(f"unknown fuzz targets: {unknown}; known: {sorted(TARGETS)}", file=sys.stderr)
+        return 2
+    atheris = _atheris(args)
+    if atheris is None:
+        failed = [
+            name
+            for name, count in runs
+            if mutation_driver(
+                name,
+                int(count[0]) if count else _flag(args, "-runs", 10_000),
+                _flag(args, "-seed", 0),
+            )
+        ]
+        return 1 if failed else 0
+    _instrument_on_import(atheris)
+    _import_brson()
+    scratch = tempfile.mkdtemp(prefix="brson-fuzz-")
+    tempfile.tempdir = scratch
+    try:
+        for name, count in runs:
+            target_args = [a for a in args if not (count and a.startswith("-runs="))]
+            target_args += [f"-runs={count[0]}"] if count else []
+            rc = _fork_target(atheris, name, target_args)
+            if rc:
+                return rc
+    finally:
+        tempfile.tempdir = None
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+def _import_brson() -> None:
+    """Every brson module, imported (and so instrumented) once, for the children to share.
+
+    Imported only: no target's seeds or inputs run here, so each child starts with the
+    state of a new process (the caches of what runs empty, as ``fuzz_<name>.py`` has them).
+    """
+    import brson
+
+    for module in pkgutil.walk_packages(brson.__path__, "brson."):
+        importlib.import_module(module.name)
+
+
+def _child(atheris: Any, name: str, args: list[str], log: Path) -> NoReturn:
+    """A forked child's whole life: target *name* under libFuzzer, its output to *log*.
+
+    It never returns into the caller's frames (their ``finally`` blocks are the parent's).
+    A finding makes atheris raise SystemExit: the process then ends through C's ``exit``,
+    as an uncaught SystemExit ends a process of its own, so that libFuzzer's exit handler
+    writes the input to ``fuzz/findings/`` and sets its exit code.
+    """
+    code = 70
+    try:
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        from fuzz.targets import TARGETS
+
+        # (here, not before the fork: the sql target's check imports DuckDB)
+        if TARGETS[name].available():
+            _fuzz(atheris, name, args, TARGETS[name].seeds())  # libFuzzer exits
+        print(f"fuzz target {name}: its module does not exist yet; nothing to fuzz")
+        code = 0
+    except SystemExit as exc:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        ctypes.CDLL(None).exit(exc.code if isinstance(exc.code, int) else 1)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _fork_target(atheris: Any, name: str, args: list[str]) -> int:
+    """Target *name* in a forked child, its output to its log; the child's exit code."""
+    log = HERE / "findings" / f"{name}.log"
+    log.parent.mkdir(exist_ok=True)
+    runs = _flag(args, "-runs", -1)
+    print(f"== fuzz {name}, {runs if runs >= 0 else 'unbounded'} runs (log: {log})", flush=True)
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        _child(atheris, name, args, log)
+    rc = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    lines = log.read_text(errors="replace").splitlines()
+    print("\n".join(line for line in lines if SUMMARY.search(line)), flush=True)
+    if rc:
+        print("\n".join(lines[-40:]), flush=True)
+        print(f"fuzz target {name}: exit {rc}", file=sys.stderr, flush=True)
+    return rc
