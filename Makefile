@@ -172,6 +172,9 @@ gltf-tools:
 # average 9-17 from other jobs: sanitize 72 s (was 271 s), pure 52 s, fuzz-short 44 s,
 # wheel-check 42 s, typecheck 15 s with mypy's cache removed, vendor-check 4 s (npm ci
 # included), lint 2 s; setup on a fresh clone 63 s (the C extensions compile two at a time).
+# Since then, at load average 5-10: fuzz-short 22-30 s (one process forks every target),
+# setup 42 s and 110 s wall (the old recipe: 69 s, 329 s wall; pip installed once, nothing
+# byte-compiled at install), wheel-check 49 s, pure 69 s (366 tests, 160 s wall at load 9).
 # The steps are listed longest first: `make -j` starts them in that order.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
@@ -300,7 +303,11 @@ fuzz: $(STAMP)
 # target, each after its seed corpus with runs for a few seconds of CPU (per input: sql about
 # 0.13 s, one DuckDB opened; loads, patch, gltf, folders 10-20 ms; the Godot and MeshX readers
 # well under 1 ms). FUZZ_SHORT's `target:runs` entries are FUZZ_TARGETS' form with a count of
-# its own. Measured: 45 s of CPU in all (on a fresh clone: corpora seeded), at load average 12.
+# its own. All targets run from one process (fuzz/run.py): it instruments and imports brson once
+# and forks a libFuzzer child a target (a process a target cost 44-56 s of CPU in all; the
+# coverage each target reaches, libFuzzer's `cov:` over seeds 1-4, the same within its spread
+# between seeds, less the import-time lines of modules a target used to import mid-run).
+# Measured on a fresh clone's corpora: 22-30 s of CPU (user + sys) at load average 5-10.
 FUZZ_SHORT ?= loads:400 validate:1000 godot3:2000 godot4:2000 package:300 gltf:200 \
   meshx:2000 patch:400 folders:300 sql:30
 fuzz-short: $(STAMP)

@@ -6,6 +6,8 @@ a finding), ``-rss_limit_mb=1536`` (a memory blow-up is a finding), crash files 
 ``fuzz/findings/``, and the corpus in ``fuzz/corpus-<target>/`` (seeded from ``fixtures/``,
 ``fixtures/regressions/`` and the real samples on first use).
 
+``python fuzz/run.py loads validate:1000 ...`` runs several targets from one process (each
+forked after brson is instrumented once: what ``make fuzz`` and ``make fuzz-short`` run).
 ``--replay FILE...`` runs the target once on each file without atheris (how a finding is
 reproduced, and how the test suite replays ``fixtures/regressions/``).  When atheris cannot be
 imported, the same command falls back to :func:`mutation_driver`: seeded random mutations with
