@@ -283,7 +283,8 @@ def test_import_work_is_linear_in_nodes(shape: str) -> None:
         data = nodes_glb(n, chained, mesh)
         return _lines(lambda: import_gltf(data, "scale"))
 
-    _linear(work, 40, shape)
+    # At 20, touching every slot made so far once per added slot grows the work by 2.9 to 3.4
+    _linear(work, 20, shape)
 
 
 def test_deep_chain_imports_whole() -> None:
