@@ -18,7 +18,7 @@ import pytest
 import brson
 from brson.cli.app import main
 from brson.ops.textform import tree_lines
-from tests.regressions.test_issue12_scaling import _deep, _linear, _lines
+from tests.regressions.test_issue12_scaling import _deep_cached, _linear, _lines
 
 GUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -142,14 +142,15 @@ def test_show_work_is_linear_in_a_deep_tree_of_long_names() -> None:
     depth-squared characters, nor do depth-squared work."""
 
     def work(n: int) -> int:
-        tree = brson.loads(_deep(n), name="deep.bson")
+        tree = brson.loads(_deep_cached(n), name="deep.bson")
         return _lines(lambda: sum(1 for _ in tree_lines(tree)))
 
-    _linear(work, 100, "show")
-    text = "\n".join(tree_lines(brson.loads(_deep(400), name="deep.bson")))
-    # a few bounded paths per slot (its header, references to it), not the 200 KB a slot
+    # At 40 a full path made per slot (the walk's quadratic step) grows by 2.8, not 2
+    _linear(work, 40, "show")
+    text = "\n".join(tree_lines(brson.loads(_deep_cached(160), name="deep.bson")))
+    # a few bounded paths per slot (its header, references to it), not the 80 KB a slot
     # halfway down would take with its full path
-    assert len(text) < 400 * 10_000
+    assert len(text) < 160 * 10_000
 
 
 def test_a_long_value_is_its_length_and_hash(

@@ -9,6 +9,7 @@ suffixes bottom-up), because pymongo's encoder is recursive and refuses such dep
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import struct
@@ -93,6 +94,7 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
+@functools.cache  # the CRC-32 of 2 GiB of zeros is a second of CPU: made once a session
 def deflate_bomb(size: int = 2 * GIB) -> tuple[bytes, int]:
     """Raw deflate of ``size`` zeros (full-flushed 16 MiB blocks repeated) and its CRC-32."""
     step = 16 * MIB

@@ -11,6 +11,7 @@ Python otherwise; ``make sanitize`` runs this file under ASan with the decoder l
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import struct
 from pathlib import Path
@@ -84,7 +85,13 @@ def test_commands_refuse_the_retyped_item(tmp_path: Path, command: str) -> None:
     assert not (tmp_path / "out.tscn").exists() and not (tmp_path / "out.glb").exists()
 
 
-def framing_inputs() -> list[bytes]:
+#: The two tests that read every framing input share one worker, and the inputs (every
+#: sample decoded and encoded again: about a second of CPU) are made once.
+SHARED_INPUTS = pytest.mark.xdist_group("framing-inputs")
+
+
+@functools.cache
+def framing_inputs() -> tuple[bytes, ...]:
     """Every real document, a retyped copy of each float3 array's last item, and seeded
     mutations (bytes flipped, lengths changed, types changed, cut short)."""
     rng = random.Random(27)
@@ -109,10 +116,11 @@ def framing_inputs() -> list[bytes]:
                 mutated[pos] = rng.choice((0x00, 0x01, 0x03, 0x04, 0x07, 0x0F, 0x13, 0xFF, 0x7F))
             found.append(bytes(mutated))
     found += [b"", b"\x05\x00\x00\x00\x00", bson.encode({"a": {"b": [1, "x", None]}})[:-1]]
-    return found
+    return tuple(found)
 
 
 @pytest.mark.slow
+@SHARED_INPUTS
 def test_c_check_answers_as_python() -> None:
     rawc = built("_rawc")
     if rawc is None:
@@ -123,6 +131,7 @@ def test_c_check_answers_as_python() -> None:
 
 
 @pytest.mark.slow
+@SHARED_INPUTS
 def test_framed_documents_decode() -> None:
     """What the check lets through decodes, and every real sample passes it (fixtures hold
     hostile documents on purpose)."""

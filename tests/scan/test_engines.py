@@ -88,9 +88,17 @@ def test_dask_scheduler_address(fixtures_dir: Path, tmp_path: Path) -> None:
 
     library = fixtures_dir / "validate"
     local = engine.scan([library], tmp_path / "local", options=OPTIONS, batch=9)
+    # The worker a thread of this process: the point is a scheduler reached by its address
+    # over TCP (the worker processes are test_dask_local_cluster_identical's).
     with LocalCluster(
-        n_workers=1, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR
+        n_workers=1,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp://",
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
     ) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://")
         remote = engine.scan(
             [library],
             tmp_path / "remote",
