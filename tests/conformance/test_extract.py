@@ -4,6 +4,8 @@ of slots through the API, and through the CLI (see :mod:`conformance.checks`).
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import random
 import re
@@ -33,9 +35,9 @@ from .checks import (
     source_view,
     subtree,
 )
-from .conftest import Check
+from .conftest import CORPUS, Check
 from .oracle import View, is_guid, type_table_problems, view
-from .writers import Sample, decoded, slots
+from .writers import Sample, decoded, document_bson, slots
 
 pytestmark = pytest.mark.slow  # every operation on every sample and writer variant: minutes of CPU
 
@@ -156,19 +158,38 @@ def extract_spread(src: View, name: str, real: bool) -> list[str]:
     return chosen
 
 
+@functools.cache
+def _document_seen_before(name: str) -> bool:
+    """Whether a real file before this one in the matrix holds the same document (a package
+    and its main tree, an archive and the package holding it)."""
+    seen: set[bytes] = set()
+    for sample in CORPUS:
+        if sample.variant not in ("", "main tree"):
+            continue
+        digest = hashlib.sha256(document_bson(sample)).digest()
+        if sample.name == name:
+            return digest in seen
+        seen.add(digest)
+    return False
+
+
 def test_extract(
     path: Path, sample: Sample, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Each --external mode through the API on a structured spread of slots
     (:func:`extract_spread`; BRSON_EXHAUSTIVE=1: every slot of a real file, an even spread
-    of :data:`VARIANT_SLOTS` of a variant's); through the CLI the root, a middle slot and the
-    deepest leaf of a real file, the middle slot of a variant (all three when exhaustive)."""
+    of :data:`VARIANT_SLOTS` of a variant's), once a document: the API takes the tree, so a
+    second file holding the same document would repeat it exactly; through the CLI the root,
+    a middle slot and the deepest leaf of a real file, the middle slot of a variant (all
+    three when exhaustive)."""
     tree = brson.load(path)
     src = source_view(path)
     errors_before = findings_of(path)[0]
     every = list(tree.walk())
     real = sample.variant in ("", "main tree")
-    if not EXHAUSTIVE:
+    if real and not EXHAUSTIVE and _document_seen_before(sample.name):
+        every = []
+    elif not EXHAUSTIVE:
         wanted = set(extract_spread(src, sample.name, real))
         every = [s for s in every if s.id in wanted]
         check(len(every) == len(wanted), "every slot of the spread is in the tree")
