@@ -138,25 +138,38 @@ def test_show_completion_prints_a_script() -> None:
     assert "complete -o default -F _brson_completion brson" in result.stdout
 
 
+def _completion_env(words: str) -> dict[str, str]:
+    """What bash's completion function hands the command when Tab is pressed."""
+    return {
+        "_BRSON_COMPLETE": "complete_bash",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split(" ")) - 1),
+    }
+
+
 @pytest.mark.slow
-def test_completion_answers_commands_and_choices(tmp_path: Path) -> None:
-    """What the shell asks when Tab is pressed, answered by the console command."""
+def test_completion_answers_commands_and_choices(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the shell asks when Tab is pressed: answered by the console command (one real
+    process), and the choices by the same entry point in this process."""
     script = Path(sys.executable).parent / "brson"
     if not script.exists():
         pytest.skip("console script not installed")
+    env = {**os.environ, **_completion_env("brson val")}
+    done = subprocess.run(
+        [str(script)], env=env, capture_output=True, text=True, check=False, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["validate"]
 
     def complete(words: str) -> list[str]:
-        env = {
-            **os.environ,
-            "_BRSON_COMPLETE": "complete_bash",
-            "COMP_WORDS": words,
-            "COMP_CWORD": str(len(words.split(" ")) - 1),
-        }
-        done = subprocess.run(
-            [str(script)], env=env, capture_output=True, text=True, check=False, cwd=tmp_path
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout.split()
+        with monkeypatch.context() as patch:
+            for key, value in _completion_env(words).items():
+                patch.setenv(key, value)
+            code, out, err = run(capsys)
+        assert code == 0, err
+        return out.split()
 
     assert complete("brson val") == ["validate"]
     assert complete("brson validate --min-severity ") == ["info", "warning", "error"]

@@ -3,6 +3,7 @@ command, each of which the command's own parser accepts."""
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from typing import Any
@@ -14,8 +15,10 @@ from brson.cli.app import app, main
 from brson.cli.help import EXAMPLES, polish
 
 
+@functools.cache
 def built() -> Any:
-    """The click command as ``brson`` runs it."""
+    """The click command as ``brson`` runs it, built once (a parse makes contexts and leaves
+    the command as it was)."""
     command = typer.main.get_command(app)
     polish(command)
     return command

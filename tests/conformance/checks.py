@@ -12,6 +12,7 @@ brson's model.  docs/conformance.md describes each operation's checks.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from brson.container import Container, unpack
 from brson.ops.validate import Severity, validate
 from brson.package import load_package
 
-from .conftest import Check
+from .conftest import CORPUS, Check
 from .oracle import View, file_view, type_table_problems, view
 from .writers import Sample, decoded, document_bson
 
@@ -72,6 +73,20 @@ def codes(found: list[Any], severity: Severity) -> frozenset[str]:
 @functools.cache
 def source_view(path: Path) -> View:
     return file_view(path)
+
+
+@functools.cache
+def document_seen_before(name: str) -> bool:
+    """Whether a file before this one in the matrix holds the same document (a package and
+    its main tree, an archive and the package holding it, a headerless or Brotli-settings
+    copy): what an operation does with the tree alone, that file's cell did already."""
+    seen: set[bytes] = set()
+    for sample in CORPUS:
+        digest = hashlib.sha256(document_bson(sample)).digest()
+        if sample.name == name:
+            return digest in seen
+        seen.add(digest)
+    return False
 
 
 def archive_suffix(path: Path) -> str:

@@ -65,10 +65,10 @@ PATH_ONLY = {"test_no_overwrite", "test_no_overwrite_godot", "test_no_overwrite_
 
 
 #: Operations that read or write a file's container, not only its document: the ones the
-#: Brotli-settings variants run by default.  Their document is byte for byte a real file's
-#: (the largest package's main tree), whose cells run every operation, and brson decodes every
-#: Brotli setting through one path, so the other operations would repeat those cells exactly;
-#: BRSON_EXHAUSTIVE=1 runs them too.
+#: Brotli-settings variants run by default.  Each one's document is byte for byte a real
+#: file's (the largest or the smallest package's main tree), whose cells run every operation,
+#: and brson decodes every Brotli setting through one path, so the other operations would
+#: repeat those cells exactly; BRSON_EXHAUSTIVE=1 runs them too.
 CONTAINER_OPS = {
     "test_info",
     "test_tree",

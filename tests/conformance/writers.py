@@ -407,10 +407,14 @@ DOCUMENT_VARIANTS: dict[str, Callable[[dict[str, Any]], dict[str, Any] | None]] 
 
 #: Brotli settings other writers use (the engine's own: quality 9, window 16).  brson reads every
 #: setting through one path (``brson.codecs.brotli_engine.decompress``: the stream's own header
-#: carries the window, the quality leaves no trace), so the settings are written for one
-#: document only, the largest: its quality-1 stream is the one over the decoder's 64 KiB input
-#: step, so it also crosses that.  The document's own paths are the real files' cells.
+#: carries the window, the quality leaves no trace), so each setting is written for one
+#: document only: quality 1 for the largest (its stream is the one over the decoder's 64 KiB
+#: input step, so it also crosses that), the others for the smallest (quality 11 of the
+#: largest would take most of the corpus's build, in every test process).  The documents' own
+#: paths are the real files' cells.
 BROTLI_SETTINGS = {"brotli-q5w22": (5, 22), "brotli-q11w24": (11, 24), "brotli-q1w10": (1, 10)}
+#: The settings written for the largest document (the rest: for the smallest).
+BROTLI_ON_LARGEST = {"brotli-q1w10"}
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -470,8 +474,8 @@ def variants(real: list[Sample]) -> list[Sample]:
     """Every variant of every distinct document among ``real``; a variant that changes
     nothing for a document (int64 of an all-int64 file) is left out.  Documents are taken
     from packages first (their variants stay packages, assets and all), and a file whose
-    document a package holds already gives no variants of its own.  The Brotli settings are
-    written for the largest document only (:data:`BROTLI_SETTINGS`)."""
+    document a package holds already gives no variants of its own.  Each Brotli setting is
+    written for one document (:data:`BROTLI_SETTINGS`)."""
     out: list[Sample] = []
     seen: set[bytes] = set()
     ordered = sorted(real, key=lambda s: (not s.package, s.name))
@@ -496,10 +500,10 @@ def variants(real: list[Sample]) -> list[Sample]:
         stem = sample.name.rsplit(".", 1)[0]
         out.append(Sample(f"{stem}~headerless.bson", original, sample.name, "headerless"))
     if documents:
-        sample, original = max(documents, key=lambda d: len(d[1]))
-        stem = sample.name.rsplit(".", 1)[0]
+        by_size = sorted(documents, key=lambda d: len(d[1]))
         for variant, (quality, window) in BROTLI_SETTINGS.items():
-            name = f"{stem}~{variant}.brson"
+            sample, original = by_size[-1] if variant in BROTLI_ON_LARGEST else by_size[0]
+            name = f"{sample.name.rsplit('.', 1)[0]}~{variant}.brson"
             out.append(Sample(name, frdt_brotli(original, quality, window), sample.name, variant))
     files = {hashlib.sha256(s.data).digest() for s in real}
     # (a variant a real file is already: mar_AimConstraint is written at quality 5, window 22)

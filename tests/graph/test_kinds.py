@@ -23,6 +23,7 @@ from brson.model.spans import ComponentSpans
 from brson.model.tree import DataTree
 from tests.differential import part_trees_bson
 from tests.graph.synth import world
+from tests.tiers import EXHAUSTIVE
 
 
 def _trees() -> Iterator[tuple[str, bytes]]:
@@ -32,6 +33,14 @@ def _trees() -> Iterator[tuple[str, bytes]]:
 
 
 TREES = dict(_trees())
+#: The trees whose bytes are changed: every real one, and the first synthetic world (all three
+#: with BRSON_EXHAUSTIVE=1).  Each change checks the whole tree again, and the other two
+#: worlds' changes reach no C or Python line that these do not: two thirds of the sweep's CPU.
+CHANGED = sorted(
+    name
+    for name in TREES
+    if EXHAUSTIVE or name == "synthetic 1" or not name.startswith("synthetic ")
+)
 
 
 def _anchor(spans: ComponentSpans, number: int, slot: int) -> object:
@@ -93,7 +102,7 @@ def test_kinds_checked_widely() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(TREES))
+@pytest.mark.parametrize("name", CHANGED)
 def test_kinds_on_changed_bytes(name: str) -> None:
     """A key renamed (``Data``, ``ID`` no longer where the rules look) or an element's type
     changed: the rules still agree with the nodes, or are not sure."""
