@@ -27,21 +27,32 @@
 #define MAX_REF_KEY 64 /* REFERENCE: [\x20-\x7e]{1,64} */
 #define MAX_DEF_KEY 65 /* DEFINING_KEYS: [\x20-\x7e]{0,62}-ID */
 
-static int is_hex(unsigned char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+/* Whether each of the 8 bytes of w is a hex digit (0-9, a-f, A-F), all bytes at once: with
+ * the high bits clear, adding 0x80 - lo to a byte sets its high bit exactly when it is at least
+ * lo, and no sum carries into the next byte. */
+static int hex8(uint64_t w) {
+    const uint64_t high = 0x8080808080808080ULL, ones = 0x0101010101010101ULL;
+    if (w & high)
+        return 0;
+    uint64_t digit = (w + ones * (0x80 - '0')) & ~(w + ones * (0x7f - '9'));
+    uint64_t lower = w | ones * 0x20; /* upper-case letters as lower-case */
+    uint64_t letter = (lower + ones * (0x80 - 'a')) & ~(lower + ones * (0x7f - 'f'));
+    return ((digit | letter) & high) == high;
 }
 
-/* GUID_PATTERN over 36 bytes. */
+/* GUID_PATTERN over 36 bytes: the dashes, then the 32 hex digits as four words (a branch per
+ * byte was most of a scan's time: every candidate prefix of a world is checked). */
 static int is_guid(const unsigned char *g) {
-    for (int i = 0; i < GUID_LEN; i++) {
-        if (i == 8 || i == 13 || i == 18 || i == 23) {
-            if (g[i] != '-')
-                return 0;
-        } else if (!is_hex(g[i])) {
-            return 0;
-        }
-    }
-    return 1;
+    if (g[8] != '-' || g[13] != '-' || g[18] != '-' || g[23] != '-')
+        return 0;
+    uint64_t w[4];
+    unsigned char *d = (unsigned char *)w;
+    memcpy(d, g, 8);
+    memcpy(d + 8, g + 9, 4);
+    memcpy(d + 12, g + 14, 4);
+    memcpy(d + 16, g + 19, 4);
+    memcpy(d + 20, g + 24, 12);
+    return hex8(w[0]) && hex8(w[1]) && hex8(w[2]) && hex8(w[3]);
 }
 
 /* The table has two hashes. The first (guid_hash) is indexed by the low bits: the first
@@ -148,6 +159,7 @@ static int classify(const Shape *shape, const unsigned char *key, Py_ssize_t k) 
 typedef struct {
     uint32_t *start; /* element offset of the first definition */
     uint32_t *guid;  /* offset of its ID text */
+    uint64_t *hash;  /* its hash (hash_of the table's mode): a re-placement reuses it */
     /* definitions under names[1] (ParentReference) and under other keys, counted up to 2 */
     unsigned char *npr, *nother;
     unsigned char *referenced;
@@ -159,9 +171,10 @@ typedef struct {
     unsigned long long finds;
 } Table;
 
+/* The entry holding ID text g (hash h: hash_of the table's mode), or -1 and the empty slot
+ * where it would go with the tag to put there. */
 static Py_ssize_t table_find(Table *t, const unsigned char *buf, const unsigned char *g,
-                             Py_ssize_t *slot_out, uint64_t *tag_out) {
-    uint64_t h = hash_of(t->seeded, g);
+                             uint64_t h, Py_ssize_t *slot_out, uint64_t *tag_out) {
     uint64_t tag = h & 0xFFFFFFFF00000000ULL;
     Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)t->mask);
     t->finds++;
@@ -186,8 +199,17 @@ static int over_budget(const Table *t) {
     return !t->seeded && t->probes > PROBE_BUDGET * t->finds + PROBE_START;
 }
 
+/* The switch to seeded_hash: every entry's hash made anew. */
+static void reseed(Table *t, const unsigned char *buf) {
+    t->seeded = 1;
+    for (Py_ssize_t i = 0; i < t->n; i++)
+        t->hash[i] = seeded_hash(buf + t->guid[i]);
+}
+
 /* Every entry placed anew in `size` empty slots (a power of two), switching to seeded_hash
- * (and starting over) when guid_hash runs over its budget on the way. */
+ * (and starting over) when guid_hash runs over its budget on the way. Entries are distinct
+ * IDs, so each goes to the first empty slot from its hash's place (the probes are counted as
+ * a find counts them). */
 static int table_place(Table *t, const unsigned char *buf, Py_ssize_t size) {
     uint64_t *slots = PyMem_Calloc((size_t)size, sizeof(uint64_t));
     if (slots == NULL)
@@ -196,12 +218,19 @@ static int table_place(Table *t, const unsigned char *buf, Py_ssize_t size) {
     t->slots = slots;
     t->mask = size - 1;
     for (Py_ssize_t i = 0; i < t->n; i++) {
-        Py_ssize_t slot;
-        uint64_t tag;
-        table_find(t, buf, buf + t->guid[i], &slot, &tag);
-        t->slots[slot] = tag | (uint64_t)(i + 1);
+        uint64_t h = t->hash[i];
+        Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)t->mask);
+        t->finds++;
+        for (;;) {
+            t->probes++;
+            probes_total++;
+            if ((uint32_t)slots[at] == 0)
+                break;
+            at = (at + 1) & t->mask;
+        }
+        slots[at] = (h & 0xFFFFFFFF00000000ULL) | (uint64_t)(i + 1);
         if (over_budget(t)) {
-            t->seeded = 1;
+            reseed(t, buf);
             return table_place(t, buf, size);
         }
     }
@@ -212,7 +241,7 @@ static int table_place(Table *t, const unsigned char *buf, Py_ssize_t size) {
 static int table_check(Table *t, const unsigned char *buf) {
     if (!over_budget(t))
         return 0;
-    t->seeded = 1;
+    reseed(t, buf);
     return table_place(t, buf, t->mask + 1);
 }
 
@@ -227,16 +256,18 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
                      Py_ssize_t *entry) {
     Py_ssize_t slot;
     uint64_t tag;
-    Py_ssize_t e = table_find(t, buf, buf + guid, &slot, &tag);
+    uint64_t h = hash_of(t->seeded, buf + guid);
+    Py_ssize_t e = table_find(t, buf, buf + guid, h, &slot, &tag);
     if (e >= 0) {
         *entry = e;
         count_up(pr ? &t->npr[e] : &t->nother[e]);
         return table_check(t, buf) < 0 ? -1 : 1;
     }
-    if (t->n == t->cap) { /* four columns of one capacity */
-        Py_ssize_t cap = grown_cap(t->cap, t->n + 1, sizeof(uint32_t));
+    if (t->n == t->cap) { /* five columns of one capacity */
+        Py_ssize_t cap = grown_cap(t->cap, t->n + 1, sizeof(uint64_t));
         if (resize_items((void **)&t->start, cap, sizeof(uint32_t)) < 0 ||
             resize_items((void **)&t->guid, cap, sizeof(uint32_t)) < 0 ||
+            resize_items((void **)&t->hash, cap, sizeof(uint64_t)) < 0 ||
             resize_items((void **)&t->npr, cap, 1) < 0 ||
             resize_items((void **)&t->nother, cap, 1) < 0)
             return -1;
@@ -244,6 +275,7 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
     }
     t->start[t->n] = start;
     t->guid[t->n] = guid;
+    t->hash[t->n] = h;
     t->npr[t->n] = pr ? 1 : 0;
     t->nother[t->n] = pr ? 0 : 1;
     *entry = t->n;
@@ -257,6 +289,7 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
 static void table_free(Table *t) {
     PyMem_Free(t->start);
     PyMem_Free(t->guid);
+    PyMem_Free(t->hash);
     PyMem_Free(t->npr);
     PyMem_Free(t->nother);
     PyMem_Free(t->referenced);
@@ -461,7 +494,8 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 0; i < ref_guid.n; i++) {
         Py_ssize_t slot;
         uint64_t tag;
-        Py_ssize_t e = table_find(&t, buf, buf + ref_guid.v[i], &slot, &tag);
+        const unsigned char *g = buf + ref_guid.v[i];
+        Py_ssize_t e = table_find(&t, buf, g, hash_of(t.seeded, g), &slot, &tag);
         if (e >= 0)
             t.referenced[e] = 1;
         if (table_check(&t, buf) < 0)

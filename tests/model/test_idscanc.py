@@ -195,3 +195,23 @@ def test_generated(elements: list[tuple[str, str, bytes, bytes]], cut: int) -> N
     )
     same(buf, [(0, len(buf))])
     same(buf, [(cut, len(buf) - cut)], sample=2)
+
+
+@needs_c
+def test_every_byte_in_every_place() -> None:
+    """The GUID shape check reads the digits a word at a time: every byte value at every
+    place of an ID (the edges of each range: '/', ':', '@', 'G', '`', 'g', high bytes) must
+    be judged as the patterns judge it."""
+    base = b"0123abcd-ABCD-ef01-2345-6789abcdef01"
+    for place in range(len(base)):
+        buf = b"".join(
+            b"\x02"
+            + (b"ID" if byte % 2 else b"Ref")
+            + b"\x00\x25\x00\x00\x00"
+            + base[:place]
+            + bytes([byte])
+            + base[place + 1 :]
+            + b"\x00"
+            for byte in range(256)
+        )
+        same(buf, [(0, len(buf))])
