@@ -692,8 +692,8 @@ static int sequential_number(const unsigned char *g, const unsigned char *tail, 
  * some definition is not: a fragment in the random style needs no counter) and whether
  * every definition is sequential (ops.ids.highest_number and is_sequential over them, which
  * cost a Python pass per copied component). */
-static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs < 4 || nargs > 5 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1]) ||
+static PyObject *elements_pass(PyObject *const *args, Py_ssize_t nargs, int count_others) {
+    if (nargs < 4 || nargs > 5 || (count_others && nargs != 5) || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1]) ||
         !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 2 || !PyBytes_Check(args[3]))
         Py_RETURN_NONE;
     const unsigned char *tail = NULL;
@@ -704,6 +704,7 @@ static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     uint64_t highest = 0;
     int any = 0, sequential = 1;
+    Py_ssize_t others = 0;
     const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t hi = PyBytes_GET_SIZE(args[0]);
     Shape shape;
@@ -735,15 +736,25 @@ static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t na
                 sequential = 0;
             }
         }
-        PyObject *text = ascii36(buf + g);
-        if (text == NULL || PyList_Append(lists[which], text) < 0) {
-            Py_XDECREF(text);
-            goto done;
+        if (count_others && which == 0) {
+            others++;
+        } else {
+            PyObject *text = ascii36(buf + g);
+            if (text == NULL || PyList_Append(lists[which], text) < 0) {
+                Py_XDECREF(text);
+                goto done;
+            }
+            Py_DECREF(text);
         }
-        Py_DECREF(text);
         at = g + GUID_LEN + 1; /* matches do not overlap */
     }
-    if (tail == NULL) {
+    if (count_others) {
+        PyObject *top = any && sequential ? PyLong_FromUnsignedLongLong(highest)
+                                          : PyLong_FromLong(-1);
+        if (top != NULL)
+            result = Py_BuildValue("(nOONO)", others, lists[1], lists[2], top,
+                                   sequential ? Py_True : Py_False);
+    } else if (tail == NULL) {
         result = PyTuple_Pack(3, lists[0], lists[1], lists[2]);
     } else {
         PyObject *top = any && sequential ? PyLong_FromUnsignedLongLong(highest)
@@ -758,6 +769,19 @@ done:
     return result;
 }
 
+static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return elements_pass(args, nargs, 0);
+}
+
+/* values(buf, prefix, names, suffix, tail) -> (defined, parents, values, highest, sequential) or
+ * None: elements(..., tail) with the definitions not under names[1] counted, not listed.
+ * Extract's closure needs of the components it copies only whether they define IDs, their
+ * style and the other values; a string per definition (a member's ID: most of a component's
+ * IDs) was most of that pass. */
+static PyObject *c_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return elements_pass(args, nargs, 1);
+}
+
 static PyObject *c_probes(PyObject *self, PyObject *unused) {
     return PyLong_FromUnsignedLongLong(probes_total);
 }
@@ -767,6 +791,8 @@ static PyMethodDef methods[] = {
      "Slot probes of every scan and lookup so far (the complexity guards count them)."},
     {"elements", (PyCFunction)(void (*)(void))c_elements, METH_FASTCALL,
      "elements(buf, prefix, names, suffix[, tail]): a fragment's IDs for ids.ids_in_bytes."},
+    {"values", (PyCFunction)(void (*)(void))c_values, METH_FASTCALL,
+     "values(buf, prefix, names, suffix, tail): elements with the definitions counted."},
     {"scan", (PyCFunction)(void (*)(void))c_scan, METH_FASTCALL,
      "scan(buf, spans, sample, prefix, names, suffix): scan.scan_ids in C."},
     {"lookup", (PyCFunction)(void (*)(void))c_lookup, METH_FASTCALL,

@@ -43,7 +43,12 @@ from brson.model.ids.index import IdIndex
 from brson.model.ids.locate import Location, TypeLabels, described, locate_many, located
 from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes
 from brson.model.node import Node
-from brson.model.numbering import FreshIds, numbered_ids_in_bytes
+from brson.model.numbering import (
+    FragmentsValues,
+    FreshIds,
+    fragments_values,
+    numbered_ids_in_bytes,
+)
 from brson.model.spans import ASSETS, ComponentSpans
 from brson.ops.extractbytes import SlotLayout, TypePlan, copy_component
 
@@ -499,11 +504,12 @@ class _Closure:
         return self._table
 
     def add_subtree(self, found: tuple[set[str], list[str], bool, int]) -> None:
-        self.sub_defined = found[0]
-        self._add(found)
+        defined, values, sequential, highest = found
+        self.sub_defined = defined
+        self._add((bool(defined), values, sequential, highest))
 
-    def _add(self, found: tuple[set[str], list[str], bool, int]) -> None:
-        """A fragment's :func:`numbered_ids_in_bytes`: its values are looked up next."""
+    def _add(self, found: FragmentsValues) -> None:
+        """Fragments' :func:`fragments_values`: their values are looked up next."""
         defined, values, sequential, highest = found
         self.pending += values
         self.values.update(values)
@@ -571,6 +577,7 @@ class _Closure:
             table = self.table
             spans = self.spans = self.spans or ComponentSpans(self.tree)
             outside = self._outside = {} if self._outside is None else self._outside
+            new: list[tuple[int, int]] = []
             for value in wanted:
                 offset = table.offset(value)
                 if offset is None:
@@ -583,8 +590,10 @@ class _Closure:
                 if number in taken:
                     continue  # taken already
                 taken.add(number)
-                start, end = spans.span(number)
-                self._add(numbered_ids_in_bytes(buf[start:end]))
+                new.append(spans.span(number))
+            # The round's copies read in one pass (a call per copy was most of its cost).
+            if new:
+                self._add(fragments_values(buf, new))
         found = self.spans
         if not taken or found is None:
             return
