@@ -27,9 +27,8 @@
 #define MAX_REF_KEY 64 /* REFERENCE: [\x20-\x7e]{1,64} */
 #define MAX_DEF_KEY 65 /* DEFINING_KEYS: [\x20-\x7e]{0,62}-ID */
 
-/* Whether each of the 8 bytes of w is a hex digit (0-9, a-f, A-F), all bytes at once: with
- * the high bits clear, adding 0x80 - lo to a byte sets its high bit exactly when it is at least
- * lo, and no sum carries into the next byte. */
+/* Whether all 8 bytes of w are hex digits: with the high bits clear, adding 0x80 - lo to a
+ * byte sets its high bit exactly when it is at least lo, and no sum carries to the next. */
 static int hex8(uint64_t w) {
     const uint64_t high = 0x8080808080808080ULL, ones = 0x0101010101010101ULL;
     if (w & high)
@@ -40,17 +39,15 @@ static int hex8(uint64_t w) {
     return ((digit | letter) & high) == high;
 }
 
-/* GUID_PATTERN over 36 bytes: the dashes, then the 32 hex digits as four words (a branch per
- * byte was most of a scan's time: every candidate prefix of a world is checked). */
+/* GUID_PATTERN over 36 bytes: the dashes, then the 32 digits as four words (not per byte). */
 static int is_guid(const unsigned char *g) {
     if (g[8] != '-' || g[13] != '-' || g[18] != '-' || g[23] != '-')
         return 0;
     uint64_t w[4];
     unsigned char *d = (unsigned char *)w;
     memcpy(d, g, 8);
-    memcpy(d + 8, g + 9, 4);
-    memcpy(d + 12, g + 14, 4);
-    memcpy(d + 16, g + 19, 4);
+    for (int i = 0; i < 3; i++) /* the three groups of four between dashes */
+        memcpy(d + 8 + 4 * i, g + 9 + 5 * i, 4);
     memcpy(d + 20, g + 24, 12);
     return hex8(w[0]) && hex8(w[1]) && hex8(w[2]) && hex8(w[3]);
 }
@@ -171,8 +168,7 @@ typedef struct {
     unsigned long long finds;
 } Table;
 
-/* The entry holding ID text g (hash h: hash_of the table's mode), or -1 and the empty slot
- * where it would go with the tag to put there. */
+/* The entry holding ID text g (hash h), or -1 and the empty slot and tag for it. */
 static Py_ssize_t table_find(Table *t, const unsigned char *buf, const unsigned char *g,
                              uint64_t h, Py_ssize_t *slot_out, uint64_t *tag_out) {
     uint64_t tag = h & 0xFFFFFFFF00000000ULL;
@@ -199,17 +195,14 @@ static int over_budget(const Table *t) {
     return !t->seeded && t->probes > PROBE_BUDGET * t->finds + PROBE_START;
 }
 
-/* The switch to seeded_hash: every entry's hash made anew. */
-static void reseed(Table *t, const unsigned char *buf) {
+static void reseed(Table *t, const unsigned char *buf) { /* every hash made anew */
     t->seeded = 1;
     for (Py_ssize_t i = 0; i < t->n; i++)
         t->hash[i] = seeded_hash(buf + t->guid[i]);
 }
 
-/* Every entry placed anew in `size` empty slots (a power of two), switching to seeded_hash
- * (and starting over) when guid_hash runs over its budget on the way. Entries are distinct
- * IDs, so each goes to the first empty slot from its hash's place (the probes are counted as
- * a find counts them). */
+/* Every entry (a distinct ID: the first empty slot from its place) placed anew in `size` empty
+ * slots (a power of two), switching to seeded_hash and starting over past guid_hash's budget. */
 static int table_place(Table *t, const unsigned char *buf, Py_ssize_t size) {
     uint64_t *slots = PyMem_Calloc((size_t)size, sizeof(uint64_t));
     if (slots == NULL)
@@ -693,7 +686,8 @@ static int sequential_number(const unsigned char *g, const unsigned char *tail, 
  * every definition is sequential (ops.ids.highest_number and is_sequential over them, which
  * cost a Python pass per copied component). */
 static PyObject *elements_pass(PyObject *const *args, Py_ssize_t nargs, int count_others) {
-    if (nargs < 4 || nargs > 5 || (count_others && nargs != 5) || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1]) ||
+    if (nargs < 4 + count_others || nargs > 5 || !PyBytes_Check(args[0]) ||
+        !PyBytes_Check(args[1]) ||
         !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 2 || !PyBytes_Check(args[3]))
         Py_RETURN_NONE;
     const unsigned char *tail = NULL;
@@ -748,20 +742,20 @@ static PyObject *elements_pass(PyObject *const *args, Py_ssize_t nargs, int coun
         }
         at = g + GUID_LEN + 1; /* matches do not overlap */
     }
-    if (count_others) {
-        PyObject *top = any && sequential ? PyLong_FromUnsignedLongLong(highest)
-                                          : PyLong_FromLong(-1);
-        if (top != NULL)
-            result = Py_BuildValue("(nOONO)", others, lists[1], lists[2], top,
-                                   sequential ? Py_True : Py_False);
-    } else if (tail == NULL) {
+    if (tail == NULL) {
         result = PyTuple_Pack(3, lists[0], lists[1], lists[2]);
     } else {
         PyObject *top = any && sequential ? PyLong_FromUnsignedLongLong(highest)
                                           : PyLong_FromLong(-1);
-        if (top != NULL)
-            result = Py_BuildValue("(OOONO)", lists[0], lists[1], lists[2], top,
-                                   sequential ? Py_True : Py_False);
+        PyObject *first = count_others ? PyLong_FromSsize_t(others) : lists[0];
+        if (top != NULL && first != NULL) {
+            result = Py_BuildValue(count_others ? "(NOONO)" : "(OOONO)", first, lists[1],
+                                   lists[2], top, sequential ? Py_True : Py_False);
+        } else {
+            Py_XDECREF(top);
+            if (count_others)
+                Py_XDECREF(first);
+        }
     }
 done:
     for (int i = 0; i < 3; i++)
@@ -773,11 +767,8 @@ static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t na
     return elements_pass(args, nargs, 0);
 }
 
-/* values(buf, prefix, names, suffix, tail) -> (defined, parents, values, highest, sequential) or
- * None: elements(..., tail) with the definitions not under names[1] counted, not listed.
- * Extract's closure needs of the components it copies only whether they define IDs, their
- * style and the other values; a string per definition (a member's ID: most of a component's
- * IDs) was most of that pass. */
+/* values(buf, prefix, names, suffix, tail): elements(..., tail) with the definitions not under
+ * names[1] counted, not listed (extract's closure reads only values and style of its copies). */
 static PyObject *c_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     return elements_pass(args, nargs, 1);
 }
