@@ -27,21 +27,29 @@
 #define MAX_REF_KEY 64 /* REFERENCE: [\x20-\x7e]{1,64} */
 #define MAX_DEF_KEY 65 /* DEFINING_KEYS: [\x20-\x7e]{0,62}-ID */
 
-static int is_hex(unsigned char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+/* Whether all 8 bytes of w are hex digits: with the high bits clear, adding 0x80 - lo to a
+ * byte sets its high bit exactly when it is at least lo, and no sum carries to the next. */
+static int hex8(uint64_t w) {
+    const uint64_t high = 0x8080808080808080ULL, ones = 0x0101010101010101ULL;
+    if (w & high)
+        return 0;
+    uint64_t digit = (w + ones * (0x80 - '0')) & ~(w + ones * (0x7f - '9'));
+    uint64_t lower = w | ones * 0x20; /* upper-case letters as lower-case */
+    uint64_t letter = (lower + ones * (0x80 - 'a')) & ~(lower + ones * (0x7f - 'f'));
+    return ((digit | letter) & high) == high;
 }
 
-/* GUID_PATTERN over 36 bytes. */
+/* GUID_PATTERN over 36 bytes: the dashes, then the 32 digits as four words (not per byte). */
 static int is_guid(const unsigned char *g) {
-    for (int i = 0; i < GUID_LEN; i++) {
-        if (i == 8 || i == 13 || i == 18 || i == 23) {
-            if (g[i] != '-')
-                return 0;
-        } else if (!is_hex(g[i])) {
-            return 0;
-        }
-    }
-    return 1;
+    if (g[8] != '-' || g[13] != '-' || g[18] != '-' || g[23] != '-')
+        return 0;
+    uint64_t w[4];
+    unsigned char *d = (unsigned char *)w;
+    memcpy(d, g, 8);
+    for (int i = 0; i < 3; i++) /* the three groups of four between dashes */
+        memcpy(d + 8 + 4 * i, g + 9 + 5 * i, 4);
+    memcpy(d + 20, g + 24, 12);
+    return hex8(w[0]) && hex8(w[1]) && hex8(w[2]) && hex8(w[3]);
 }
 
 /* The table has two hashes. The first (guid_hash) is indexed by the low bits: the first
@@ -148,6 +156,7 @@ static int classify(const Shape *shape, const unsigned char *key, Py_ssize_t k) 
 typedef struct {
     uint32_t *start; /* element offset of the first definition */
     uint32_t *guid;  /* offset of its ID text */
+    uint64_t *hash;  /* its hash (hash_of the table's mode): a re-placement reuses it */
     /* definitions under names[1] (ParentReference) and under other keys, counted up to 2 */
     unsigned char *npr, *nother;
     unsigned char *referenced;
@@ -159,9 +168,9 @@ typedef struct {
     unsigned long long finds;
 } Table;
 
+/* The entry holding ID text g (hash h), or -1 and the empty slot and tag for it. */
 static Py_ssize_t table_find(Table *t, const unsigned char *buf, const unsigned char *g,
-                             Py_ssize_t *slot_out, uint64_t *tag_out) {
-    uint64_t h = hash_of(t->seeded, g);
+                             uint64_t h, Py_ssize_t *slot_out, uint64_t *tag_out) {
     uint64_t tag = h & 0xFFFFFFFF00000000ULL;
     Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)t->mask);
     t->finds++;
@@ -186,8 +195,14 @@ static int over_budget(const Table *t) {
     return !t->seeded && t->probes > PROBE_BUDGET * t->finds + PROBE_START;
 }
 
-/* Every entry placed anew in `size` empty slots (a power of two), switching to seeded_hash
- * (and starting over) when guid_hash runs over its budget on the way. */
+static void reseed(Table *t, const unsigned char *buf) { /* every hash made anew */
+    t->seeded = 1;
+    for (Py_ssize_t i = 0; i < t->n; i++)
+        t->hash[i] = seeded_hash(buf + t->guid[i]);
+}
+
+/* Every entry (a distinct ID: the first empty slot from its place) placed anew in `size` empty
+ * slots (a power of two), switching to seeded_hash and starting over past guid_hash's budget. */
 static int table_place(Table *t, const unsigned char *buf, Py_ssize_t size) {
     uint64_t *slots = PyMem_Calloc((size_t)size, sizeof(uint64_t));
     if (slots == NULL)
@@ -196,12 +211,19 @@ static int table_place(Table *t, const unsigned char *buf, Py_ssize_t size) {
     t->slots = slots;
     t->mask = size - 1;
     for (Py_ssize_t i = 0; i < t->n; i++) {
-        Py_ssize_t slot;
-        uint64_t tag;
-        table_find(t, buf, buf + t->guid[i], &slot, &tag);
-        t->slots[slot] = tag | (uint64_t)(i + 1);
+        uint64_t h = t->hash[i];
+        Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)t->mask);
+        t->finds++;
+        for (;;) {
+            t->probes++;
+            probes_total++;
+            if ((uint32_t)slots[at] == 0)
+                break;
+            at = (at + 1) & t->mask;
+        }
+        slots[at] = (h & 0xFFFFFFFF00000000ULL) | (uint64_t)(i + 1);
         if (over_budget(t)) {
-            t->seeded = 1;
+            reseed(t, buf);
             return table_place(t, buf, size);
         }
     }
@@ -212,7 +234,7 @@ static int table_place(Table *t, const unsigned char *buf, Py_ssize_t size) {
 static int table_check(Table *t, const unsigned char *buf) {
     if (!over_budget(t))
         return 0;
-    t->seeded = 1;
+    reseed(t, buf);
     return table_place(t, buf, t->mask + 1);
 }
 
@@ -227,16 +249,18 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
                      Py_ssize_t *entry) {
     Py_ssize_t slot;
     uint64_t tag;
-    Py_ssize_t e = table_find(t, buf, buf + guid, &slot, &tag);
+    uint64_t h = hash_of(t->seeded, buf + guid);
+    Py_ssize_t e = table_find(t, buf, buf + guid, h, &slot, &tag);
     if (e >= 0) {
         *entry = e;
         count_up(pr ? &t->npr[e] : &t->nother[e]);
         return table_check(t, buf) < 0 ? -1 : 1;
     }
-    if (t->n == t->cap) { /* four columns of one capacity */
-        Py_ssize_t cap = grown_cap(t->cap, t->n + 1, sizeof(uint32_t));
+    if (t->n == t->cap) { /* five columns of one capacity */
+        Py_ssize_t cap = grown_cap(t->cap, t->n + 1, sizeof(uint64_t));
         if (resize_items((void **)&t->start, cap, sizeof(uint32_t)) < 0 ||
             resize_items((void **)&t->guid, cap, sizeof(uint32_t)) < 0 ||
+            resize_items((void **)&t->hash, cap, sizeof(uint64_t)) < 0 ||
             resize_items((void **)&t->npr, cap, 1) < 0 ||
             resize_items((void **)&t->nother, cap, 1) < 0)
             return -1;
@@ -244,6 +268,7 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
     }
     t->start[t->n] = start;
     t->guid[t->n] = guid;
+    t->hash[t->n] = h;
     t->npr[t->n] = pr ? 1 : 0;
     t->nother[t->n] = pr ? 0 : 1;
     *entry = t->n;
@@ -257,6 +282,7 @@ static int table_add(Table *t, const unsigned char *buf, uint32_t start, uint32_
 static void table_free(Table *t) {
     PyMem_Free(t->start);
     PyMem_Free(t->guid);
+    PyMem_Free(t->hash);
     PyMem_Free(t->npr);
     PyMem_Free(t->nother);
     PyMem_Free(t->referenced);
@@ -461,7 +487,8 @@ static PyObject *c_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 0; i < ref_guid.n; i++) {
         Py_ssize_t slot;
         uint64_t tag;
-        Py_ssize_t e = table_find(&t, buf, buf + ref_guid.v[i], &slot, &tag);
+        const unsigned char *g = buf + ref_guid.v[i];
+        Py_ssize_t e = table_find(&t, buf, g, hash_of(t.seeded, g), &slot, &tag);
         if (e >= 0)
             t.referenced[e] = 1;
         if (table_check(&t, buf) < 0)
@@ -658,8 +685,9 @@ static int sequential_number(const unsigned char *g, const unsigned char *tail, 
  * some definition is not: a fragment in the random style needs no counter) and whether
  * every definition is sequential (ops.ids.highest_number and is_sequential over them, which
  * cost a Python pass per copied component). */
-static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs < 4 || nargs > 5 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1]) ||
+static PyObject *elements_pass(PyObject *const *args, Py_ssize_t nargs, int count_others) {
+    if (nargs < 4 + count_others || nargs > 5 || !PyBytes_Check(args[0]) ||
+        !PyBytes_Check(args[1]) ||
         !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 2 || !PyBytes_Check(args[3]))
         Py_RETURN_NONE;
     const unsigned char *tail = NULL;
@@ -670,6 +698,7 @@ static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     uint64_t highest = 0;
     int any = 0, sequential = 1;
+    Py_ssize_t others = 0;
     const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t hi = PyBytes_GET_SIZE(args[0]);
     Shape shape;
@@ -701,12 +730,16 @@ static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t na
                 sequential = 0;
             }
         }
-        PyObject *text = ascii36(buf + g);
-        if (text == NULL || PyList_Append(lists[which], text) < 0) {
-            Py_XDECREF(text);
-            goto done;
+        if (count_others && which == 0) {
+            others++;
+        } else {
+            PyObject *text = ascii36(buf + g);
+            if (text == NULL || PyList_Append(lists[which], text) < 0) {
+                Py_XDECREF(text);
+                goto done;
+            }
+            Py_DECREF(text);
         }
-        Py_DECREF(text);
         at = g + GUID_LEN + 1; /* matches do not overlap */
     }
     if (tail == NULL) {
@@ -714,14 +747,30 @@ static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t na
     } else {
         PyObject *top = any && sequential ? PyLong_FromUnsignedLongLong(highest)
                                           : PyLong_FromLong(-1);
-        if (top != NULL)
-            result = Py_BuildValue("(OOONO)", lists[0], lists[1], lists[2], top,
-                                   sequential ? Py_True : Py_False);
+        PyObject *first = count_others ? PyLong_FromSsize_t(others) : lists[0];
+        if (top != NULL && first != NULL) {
+            result = Py_BuildValue(count_others ? "(NOONO)" : "(OOONO)", first, lists[1],
+                                   lists[2], top, sequential ? Py_True : Py_False);
+        } else {
+            Py_XDECREF(top);
+            if (count_others)
+                Py_XDECREF(first);
+        }
     }
 done:
     for (int i = 0; i < 3; i++)
         Py_XDECREF(lists[i]);
     return result;
+}
+
+static PyObject *c_elements(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return elements_pass(args, nargs, 0);
+}
+
+/* values(buf, prefix, names, suffix, tail): elements(..., tail) with the definitions not under
+ * names[1] counted, not listed (extract's closure reads only values and style of its copies). */
+static PyObject *c_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return elements_pass(args, nargs, 1);
 }
 
 static PyObject *c_probes(PyObject *self, PyObject *unused) {
@@ -733,6 +782,8 @@ static PyMethodDef methods[] = {
      "Slot probes of every scan and lookup so far (the complexity guards count them)."},
     {"elements", (PyCFunction)(void (*)(void))c_elements, METH_FASTCALL,
      "elements(buf, prefix, names, suffix[, tail]): a fragment's IDs for ids.ids_in_bytes."},
+    {"values", (PyCFunction)(void (*)(void))c_values, METH_FASTCALL,
+     "values(buf, prefix, names, suffix, tail): elements with the definitions counted."},
     {"scan", (PyCFunction)(void (*)(void))c_scan, METH_FASTCALL,
      "scan(buf, spans, sample, prefix, names, suffix): scan.scan_ids in C."},
     {"lookup", (PyCFunction)(void (*)(void))c_lookup, METH_FASTCALL,

@@ -22,3 +22,6 @@ def elements(
 def elements(
     buf: bytes, prefix: bytes, names: tuple[bytes, ...], suffix: bytes, tail: bytes, /
 ) -> tuple[list[str], list[str], list[str], int, bool] | None: ...
+def values(
+    buf: bytes, prefix: bytes, names: tuple[bytes, ...], suffix: bytes, tail: bytes, /
+) -> tuple[int, list[str], list[str], int, bool] | None: ...

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -24,11 +24,13 @@ from brson.cli.common import (
     writes_outputs,
 )
 from brson.codecs import Codec
-from brson.container import is_package_name
+from brson.container import PACKAGE_SUFFIX, is_package_name
 from brson.errors import PackageError
 from brson.model.tree import DataTree
 from brson.ops.extract import PHASES, ExtractReport, extract
-from brson.package import SUFFIX, Package, new_record, packdb_names, write_package
+
+if TYPE_CHECKING:  # the package reader and writer are imported where a package is read or written
+    from brson.package import Package
 
 app = typer.Typer()
 
@@ -90,7 +92,7 @@ def extract_subtree(
         # Resonite and brson tell a package by its extension: a zip named .brson would be
         # unreadable to both (brson reads the name as a codec).
         raise typer.BadParameter(
-            f"--package writes a zip: name the output *{SUFFIX}", param_hint="'-o'"
+            f"--package writes a zip: name the output *{PACKAGE_SUFFIX}", param_hint="'-o'"
         )
     source = Source(src)
     source_package, tree = source.package, source.tree
@@ -104,6 +106,8 @@ def extract_subtree(
     assets: list[str] = []
     left: list[str] = []
     if as_package:
+        from brson.package import new_record, packdb_names, write_package
+
         if source_package is not None:
             out = source_package.for_tree(result.tree, name=name)
             out.save(output)
@@ -133,6 +137,8 @@ def _assets_left_behind(subtree: DataTree, source: Package | None) -> list[str]:
     result names files that are not there (Resonite shows a missing texture, a silent mesh)."""
     if source is None:
         return []
+    from brson.package import packdb_names
+
     return [name for name in packdb_names(subtree.to_bson()) if name in source.assets]
 
 
@@ -160,7 +166,7 @@ def _print_report(
         stderr.print(
             f"brson: warning: {len(left)} package asset(s) the subtree names are left behind "
             f"({shown}): {output} is a bare archive; write a package to keep them "
-            f"(--package, with an output named *{SUFFIX})",
+            f"(--package, with an output named *{PACKAGE_SUFFIX})",
             markup=False,
         )
     if json_out:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import operator
 import random
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 
 from brson.model.ids.forms import (
@@ -39,7 +39,13 @@ from brson.model.ids.forms import (
     WIDE_SEQUENTIAL,
     defines_id,
 )
-from brson.model.ids.scan import ids_from_elements, ids_in_bytes, numbered_id_elements
+from brson.model.ids.scan import (
+    FRAGMENT_JOIN,
+    id_values,
+    ids_from_elements,
+    ids_in_bytes_py,
+    numbered_id_elements,
+)
 from brson.model.tree import DataTree
 
 #: Largest counter the sequential style can hold: the first three groups (64 bits).
@@ -125,13 +131,76 @@ def numbered_ids_in_bytes(data: bytes) -> tuple[set[str], list[str], bool, int]:
     calls per ID were a fifth of the closure)."""
     found = numbered_id_elements(data)
     if found is None:
-        defined, values = ids_in_bytes(data)
-        sequential = is_sequential(defined, default=True)
-        highest = highest_number(chain(defined, values)) if sequential else -1
-        return defined, values, sequential, highest
+        return numbered_ids_in_bytes_py(data)
     others, parents, values, highest, sequential = found
     defined, values = ids_from_elements(others, parents, values)
     return defined, values, sequential, highest
+
+
+def numbered_ids_in_bytes_py(data: bytes) -> tuple[set[str], list[str], bool, int]:
+    """:func:`numbered_ids_in_bytes` by the forms patterns (without the compiled scan)."""
+    defined, values = ids_in_bytes_py(data)
+    sequential = is_sequential(defined, default=True)
+    highest = highest_number(chain(defined, values)) if sequential else -1
+    return defined, values, sequential, highest
+
+
+#: Bytes of fragments :func:`fragments_values` scans in one call (the joined copy is held
+#: while it is scanned).
+_FRAGMENTS_CHUNK = 1 << 22
+
+#: Whether fragments define IDs, their other ID-shaped values in order, every definition
+#: sequential, and the highest counter when that holds (else -1).
+FragmentsValues = tuple[bool, list[str], bool, int]
+
+
+def fragments_values(buf: bytes, spans: Sequence[tuple[int, int]]) -> FragmentsValues:
+    """What extract's closure reads of the components it copies (``buf[start:end]`` each),
+    taken together: :func:`numbered_ids_in_bytes` of each, merged.  The compiled scan reads
+    chunks of them joined by :data:`FRAGMENT_JOIN` in one call, counting their definitions
+    instead of listing them (a call and a string per member ID were most of the closure's
+    cost per copy); a chunk with definitions under ``ParentReference`` (a link is a
+    fragment's own: :func:`ids_from_elements`) goes a fragment at a time."""
+    parts: list[FragmentsValues] = []
+    at = 0
+    while at < len(spans):
+        stop, size = at, 0
+        while stop < len(spans) and (stop == at or size < _FRAGMENTS_CHUNK):
+            size += spans[stop][1] - spans[stop][0]
+            stop += 1
+        chunk = spans[at:stop]
+        at = stop
+        found = id_values(FRAGMENT_JOIN.join([buf[start:end] for start, end in chunk]))
+        if found is not None and not found[1]:
+            parts.append((found[0] > 0, found[2], found[4], found[3]))
+            continue
+        for start, end in chunk:
+            defined, values, sequential, highest = numbered_ids_in_bytes(buf[start:end])
+            parts.append((bool(defined), values, sequential, highest))
+    return _merged(parts)
+
+
+def fragments_values_py(buf: bytes, spans: Sequence[tuple[int, int]]) -> FragmentsValues:
+    """:func:`fragments_values` by the forms patterns, a fragment at a time (the reference
+    the compiled pass is tested against)."""
+    parts: list[FragmentsValues] = []
+    for start, end in spans:
+        defined, values, sequential, highest = numbered_ids_in_bytes_py(buf[start:end])
+        parts.append((bool(defined), values, sequential, highest))
+    return _merged(parts)
+
+
+def _merged(parts: Iterable[FragmentsValues]) -> FragmentsValues:
+    """Fragments' answers as one: a counter is only needed (and only kept) when every
+    definition of every fragment is sequential."""
+    defines, sequential, highest = False, True, -1
+    values: list[str] = []
+    for some, more, style, top in parts:
+        defines = defines or some
+        values += more
+        sequential = sequential and style
+        highest = max(highest, top)
+    return defines, values, sequential, highest if sequential else -1
 
 
 class FreshIds:
@@ -262,10 +331,13 @@ __all__ = [
     "FreshIds",
     "all_ids",
     "defined_ids",
+    "fragments_values",
+    "fragments_values_py",
     "highest_number",
     "id_elements",
     "is_sequential",
     "numbered_ids_in_bytes",
+    "numbered_ids_in_bytes_py",
     "renumber",
     "renumber_map",
     "rewrite",

@@ -31,123 +31,27 @@ import hashlib
 import random
 from collections.abc import Callable, Container, Iterator
 from dataclasses import asdict, dataclass, field, fields
-from functools import partial
 from typing import Any, Literal
 
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
 from brson.model import Component, DataTree, Slot, elements
-from brson.model.component import leading_data_id
 from brson.model.ids.forms import DEFINITION_BYTES, REFERENCE_BYTES
-from brson.model.ids.index import IdIndex
-from brson.model.ids.locate import Location, TypeLabels, described, locate_many, located
+from brson.model.ids.locate import Location, described, locate_many
 from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes
 from brson.model.node import Node
-from brson.model.numbering import FreshIds, numbered_ids_in_bytes
+from brson.model.numbering import (
+    FragmentsValues,
+    FreshIds,
+    fragments_values,
+    numbered_ids_in_bytes,
+)
 from brson.model.spans import ASSETS, ComponentSpans
 from brson.ops.extractbytes import SlotLayout, TypePlan, copy_component
+from brson.ops.extractcopies import HOLDER_NAME, CopiedComponent, CopyRecords, Referrers
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")
-#: Name of the slot (a child of the new root) holding copied dependencies.
-HOLDER_NAME = "Extracted Dependencies"
-
-#: A component's head: ``Type`` (an int32 index into ``Types``; a type-name string in NeosVR
-#: files) directly followed by its ``Data`` document, the layout every engine-written file uses.
-
-
-class CopiedComponent:
-    """A component from outside the subtree copied into the result.
-
-    ``referenced_by`` (the values in the result that point into it) is worked out on first
-    use, for every copy at once, from the result: listing every reference into a closure of
-    a third of a big world took half its time and gigabytes, and the summary a user
-    sees by default never shows it.
-    """
-
-    __slots__ = ("_n", "_referrers", "_source", "_target", "id", "type")
-
-    def __init__(
-        self,
-        id: str | None,
-        type: str,
-        source: str,
-        target: str,
-        referenced_by: list[str] | None = None,
-        *,
-        referrers: _Referrers | None = None,
-        n: int = 0,
-    ) -> None:
-        self.id = id
-        self.type = type
-        self._source: str | tuple[str] = source
-        self._target: str | tuple[str, str] = target
-        self._referrers = referrers
-        self._n = n
-        if referenced_by is not None:
-            self._referrers = _Referrers.given(referenced_by)
-            self._n = 0
-
-    @classmethod
-    def on_slot(
-        cls,
-        id: str | None,
-        type: str,
-        slot_path: str,
-        slot_name: str,
-        root_name: str,
-        referrers: _Referrers,
-        n: int,
-    ) -> CopiedComponent:
-        """A copy from a slot, its texts made when read: the slot's path and name are shared
-        by every copy from that slot (a string per copy was a tenth of a big extract's
-        peak)."""
-        made = cls(id, type, "", "", referrers=referrers, n=n)
-        made._source = (slot_path,)
-        made._target = (root_name, slot_name)
-        return made
-
-    @property
-    def source(self) -> str:
-        """Where it lived in the source (``Root/Materials:PBS_Metallic``; ``<Assets>:…`` for
-        NeosVR root assets)."""
-        source = self._source
-        return source if isinstance(source, str) else f"{source[0]}:{self.type}"
-
-    @property
-    def target(self) -> str:
-        """Where it is in the result."""
-        target = self._target
-        if isinstance(target, str):
-            return target
-        return f"{target[0]}/{HOLDER_NAME}/{target[1]}:{self.type}"
-
-    @property
-    def referenced_by(self) -> list[str]:
-        """The values in the result that point into it (paths in the result)."""
-        return self._referrers.of(self._n) if self._referrers is not None else []
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "type": self.type,
-            "source": self.source,
-            "target": self.target,
-            "referenced_by": list(self.referenced_by),
-        }
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CopiedComponent):
-            return NotImplemented
-        return self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]  # compared by value, like the dataclass was
-
-    def __repr__(self) -> str:
-        return (
-            f"CopiedComponent(id={self.id!r}, type={self.type!r}, source={self.source!r}, "
-            f"target={self.target!r})"
-        )
 
 
 @dataclass(frozen=True)
@@ -353,8 +257,11 @@ def extract(
             "(external keep or null writes it anyway)",
             path=report.slot,
         )
-    referrers = _Referrers(len(deps.on_slots), len(deps.on_assets))
-    report.copied = _describe_copies(deps, root_name, referrers)
+    referrers = Referrers(len(deps.on_slots), len(deps.on_assets))
+    if deps.spans is not None:
+        numbers = deps.on_slots + deps.on_assets  # their order in the result
+        copies = CopyRecords(deps.spans, deps.tree.buffer, numbers, root_name, referrers)
+        report.copied = copies.records
     drop_cycles()
 
     phase(PHASES[4])
@@ -499,11 +406,12 @@ class _Closure:
         return self._table
 
     def add_subtree(self, found: tuple[set[str], list[str], bool, int]) -> None:
-        self.sub_defined = found[0]
-        self._add(found)
+        defined, values, sequential, highest = found
+        self.sub_defined = defined
+        self._add((bool(defined), values, sequential, highest))
 
-    def _add(self, found: tuple[set[str], list[str], bool, int]) -> None:
-        """A fragment's :func:`numbered_ids_in_bytes`: its values are looked up next."""
+    def _add(self, found: FragmentsValues) -> None:
+        """Fragments' :func:`fragments_values`: their values are looked up next."""
         defined, values, sequential, highest = found
         self.pending += values
         self.values.update(values)
@@ -571,6 +479,7 @@ class _Closure:
             table = self.table
             spans = self.spans = self.spans or ComponentSpans(self.tree)
             outside = self._outside = {} if self._outside is None else self._outside
+            new: list[tuple[int, int]] = []
             for value in wanted:
                 offset = table.offset(value)
                 if offset is None:
@@ -583,8 +492,10 @@ class _Closure:
                 if number in taken:
                     continue  # taken already
                 taken.add(number)
-                start, end = spans.span(number)
-                self._add(numbered_ids_in_bytes(buf[start:end]))
+                new.append(spans.span(number))
+            # The round's copies read in one pass (a call per copy was most of its cost).
+            if new:
+                self._add(fragments_values(buf, new))
         found = self.spans
         if not taken or found is None:
             return
@@ -617,95 +528,6 @@ class _Closure:
             taken |= defined
             taken.update(values)
         return FreshIds(taken, False, rng)
-
-
-def _type_label(component: Component) -> str:
-    return component.type_label
-
-
-def _describe_copies(
-    deps: _Closure, root_name: str, referrers: _Referrers
-) -> list[CopiedComponent]:
-    spans = deps.spans
-    if spans is None:
-        return []
-    out = []
-    labels = TypeLabels(_type_label)
-    buf = deps.tree.buffer
-    # Copies come grouped by slot (walk order): its path and name are read once per slot.
-    last, slot_path, slot_name = ASSETS, "", ""
-    for n, number in enumerate(deps.on_slots + deps.on_assets):  # their order in the result
-        start, end = spans.span(number)
-        slot = spans.slot_of(number)
-        # Read in place: a node is made only for what the bytes do not say.
-        type_text = labels.at(buf, (start, end), partial(spans.component, number))
-        element_id = leading_data_id(buf, start, end)
-        if element_id is None:
-            element_id = spans.component(number).id
-        if slot == ASSETS:
-            source = f"<Assets>:{type_text}"
-            out.append(
-                CopiedComponent(element_id, type_text, source, source, referrers=referrers, n=n)
-            )
-            continue
-        if slot != last:
-            last, slot_path, slot_name = slot, spans.slot_path(slot), spans.slot_name(slot)
-        out.append(
-            CopiedComponent.on_slot(
-                element_id, type_text, slot_path, slot_name, root_name, referrers, n
-            )
-        )
-    return out
-
-
-class _Referrers:
-    """The values in an extract's result that point into each copied component, worked out
-    on first use from the result (copies in order: the holder's components, then the root
-    ``Assets``), by the model's index of it."""
-
-    def __init__(self, on_slots: int, on_assets: int) -> None:
-        self.on_slots = on_slots
-        self.on_assets = on_assets
-        self.result: DataTree | None = None
-        self._lists: list[list[str]] | None = None
-
-    @classmethod
-    def given(cls, lists: list[str]) -> _Referrers:
-        """Referrers known already (a report built by hand)."""
-        made = cls(0, 0)
-        made._lists = [lists]
-        return made
-
-    def of(self, n: int) -> list[str]:
-        if self._lists is None:
-            self._lists = self._find()
-        return self._lists[n]
-
-    def _find(self) -> list[list[str]]:
-        tree = self.result
-        count = self.on_slots + self.on_assets
-        if tree is None or count == 0:
-            return [[] for _ in range(count)]
-        copies: list[Component] = []
-        if self.on_slots:
-            holder = tree.root.children[-1]
-            copies += [c for kid in holder.children for c in kid.components]
-        copies += tree.assets[len(tree.assets) - self.on_assets :] if self.on_assets else []
-        owner: dict[str, int] = {}
-        for n, component in enumerate(copies):
-            for element_id in ids_in_bytes(component.to_bson())[0]:
-                owner[element_id] = n
-        lists: list[list[str]] = [[] for _ in range(count)]
-        index = IdIndex.build(tree)
-        pointing = [(loc, owner[value]) for loc, value in index.values if value in owner]
-        where = located(tree, [loc for loc, _ in pointing])
-        for loc, which in pointing:
-            found = where[id(loc)]
-            anchor = found.anchor
-            if isinstance(anchor, Component) and anchor.id == copies[which].id:
-                continue  # the copy pointing into itself
-            lists[which].append(found.describe())
-        return lists
 
 
 # -- new slots ------------------------------------------------------------------------------

@@ -12,15 +12,22 @@ odd keys.
 from __future__ import annotations
 
 import random
-from itertools import chain
+from itertools import chain, pairwise
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brson._speedups import built
+from brson.model import numbering
 from brson.model.ids import scan as idscan
-from brson.model.numbering import highest_number, is_sequential, numbered_ids_in_bytes
+from brson.model.numbering import (
+    fragments_values,
+    fragments_values_py,
+    highest_number,
+    is_sequential,
+    numbered_ids_in_bytes,
+)
 from tests.differential import check_built, loaded_buffers
 from tests.tiers import examples, sweep
 
@@ -56,6 +63,7 @@ def same(buf: bytes, spans: list[tuple[int, int]], sample: int = 1000) -> None:
         assert c.offset(element_id) == py.offset(element_id), element_id
     same_definitions(buf, spans, sample, asked)
     same_fragment(buf)
+    same_fragments(buf, [lo for lo, _ in spans] + [len(buf) // 3, len(buf) // 2 + 1])
 
 
 def same_fragment(buf: bytes) -> None:
@@ -83,6 +91,17 @@ def same_numbers(buf: bytes) -> None:
     assert sequential is expected
     assert highest == (highest_number(chain(defined, every)) if expected else -1)
     assert numbered_ids_in_bytes(buf) == (defined, every, expected, highest)
+    counted = _idscanc.values(buf, idscan._PREFIX, idscan._NAMES, idscan._SUFFIX, idscan._TAIL)
+    assert counted == (len(others), parents, values, highest, sequential)
+
+
+def same_fragments(buf: bytes, cuts: list[int]) -> None:
+    """Fragments cut anywhere, scanned joined (extract's closure, a round's copies at once):
+    what the patterns find in each alone, merged."""
+    bounds = sorted({0, len(buf), *(min(max(cut, 0), len(buf)) for cut in cuts)})
+    spans = list(pairwise(bounds))
+    spans += [(lo, lo) for lo in bounds[:2]]  # empty fragments too
+    assert fragments_values(buf, spans) == fragments_values_py(buf, spans)
 
 
 def same_definitions(
@@ -195,3 +214,35 @@ def test_generated(elements: list[tuple[str, str, bytes, bytes]], cut: int) -> N
     )
     same(buf, [(0, len(buf))])
     same(buf, [(cut, len(buf) - cut)], sample=2)
+
+
+@needs_c
+def test_every_byte_in_every_place() -> None:
+    """The GUID shape check reads the digits a word at a time: every byte value at every
+    place of an ID (the edges of each range: '/', ':', '@', 'G', '`', 'g', high bytes) must
+    be judged as the patterns judge it."""
+    base = b"0123abcd-ABCD-ef01-2345-6789abcdef01"
+    for place in range(len(base)):
+        buf = b"".join(
+            b"\x02"
+            + (b"ID" if byte % 2 else b"Ref")
+            + b"\x00\x25\x00\x00\x00"
+            + base[:place]
+            + bytes([byte])
+            + base[place + 1 :]
+            + b"\x00"
+            for byte in range(256)
+        )
+        same(buf, [(0, len(buf))])
+
+
+@pytest.mark.slow
+@needs_c
+def test_fragments_in_small_chunks(buffers: list[bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fragments read a chunk of them at a time (a few MiB in use; a few bytes here): every
+    chunk boundary between two fragments, a component's spans as the closure asks them."""
+    monkeypatch.setattr(numbering, "_FRAGMENTS_CHUNK", 300)
+    rng = random.Random(29)
+    for buf in buffers[:40]:
+        cuts = sorted(rng.randrange(len(buf) + 1) for _ in range(rng.randint(1, 200)))
+        same_fragments(buf, cuts)

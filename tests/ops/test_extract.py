@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 import uuid
 from functools import cache
@@ -13,11 +14,13 @@ import pytest
 
 import brson
 from brson import api
-from brson.errors import GraphError, ModelError, SelectorError
+from brson.errors import DocumentError, GraphError, ModelError, SelectorError
+from brson.model import elements
 from brson.model.component import Component
 from brson.model.slot import Slot
 from brson.model.tree import DataTree
 from brson.ops.extract import HOLDER_NAME, PHASES, ExtractResult, extract
+from brson.ops.extractbytes import name_element
 
 #: The real samples (as in tests/conftest.py; needed at collection time to list the slots).
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples"
@@ -455,3 +458,28 @@ def test_slot_template_matches_elements(data: bytes, style: str) -> None:
             layout.elements(name, b, comps)
         )
     assert a.issued == b.issued
+
+
+def test_holder_slot_names_written_as_pymongo_writes_them() -> None:
+    """The holder's slots write their ``Name`` member directly: byte for byte what pymongo
+    writes for every kind of name (non-ASCII, astral, NUL, empty, long), and the same refusal
+    for one it cannot encode (a lone surrogate)."""
+    rng = random.Random(29)
+    names = ["", "Slot", "ü日本", "a\x00b", "x" * 300, "\U0001f600", "tab\t\n"]
+    names += [
+        "".join(chr(rng.choice([rng.randrange(32, 127), rng.randrange(0x2FFFF)])) for _ in range(9))
+        for _ in range(500)
+    ]
+    element_id = "00000017-0000-0000-0000-000000000000"
+    for name in names:
+        try:
+            expected: bytes | None = elements.encode_element(
+                "Name", {"ID": element_id, "Data": name}
+            )
+        except DocumentError:
+            expected = None
+        if expected is None:
+            with pytest.raises(DocumentError):
+                name_element(element_id.encode(), name)
+        else:
+            assert name_element(element_id.encode(), name) == expected, repr(name)

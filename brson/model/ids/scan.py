@@ -189,6 +189,21 @@ def numbered_id_elements(
     return _idscanc.elements(data, _PREFIX, _NAMES, _SUFFIX, _TAIL)
 
 
+#: A byte no ID element holds (not a key's printable character, a type byte, a prefix, GUID
+#: or terminating NUL byte): fragments joined by it scan as each alone, no match across a join.
+FRAGMENT_JOIN = b"\xff"
+
+
+def id_values(data: bytes) -> tuple[int, list[str], list[str], int, bool] | None:
+    """:func:`numbered_id_elements` with the definitions not under ``ParentReference``
+    counted, not listed, by the C scan (None without it, or when it is unsure): what extract's
+    closure asks of the components it copies, whose member IDs (most of their IDs) it never
+    reads."""
+    if not ACCELERATED or type(data) is not bytes:
+        return None
+    return _idscanc.values(data, _PREFIX, _NAMES, _SUFFIX, _TAIL)
+
+
 def definition_lookups(buf: bytes, spans: Spans) -> IdScan:
     """An :class:`IdScan` for :meth:`IdScan.offset` only (its counts and lists are empty):
     the compiled scan's hash table, else no scan at all, since ``offset`` packs the

@@ -1,0 +1,235 @@
+"""The report's records of the components :func:`brson.ops.extract.extract` copies along.
+
+Each record's ID, type and places are read from the source, and the values pointing into it
+from the result, on first use and for every copy at once: the summary a user sees by default
+only counts them, and reading each copy's bytes for it was a tenth of an extract whose
+closure is most of a world.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from brson.model import Component, DataTree
+from brson.model.component import leading_data_id
+from brson.model.ids.index import IdIndex
+from brson.model.ids.locate import TypeLabels, located
+from brson.model.ids.scan import ids_in_bytes
+from brson.model.spans import ASSETS, ComponentSpans
+
+#: Name of the slot (a child of the new root) holding copied dependencies.
+HOLDER_NAME = "Extracted Dependencies"
+
+
+class CopiedComponent:
+    """A component from outside the subtree copied into the result.
+
+    ``referenced_by`` (the values in the result that point into it) is worked out on first
+    use, for every copy at once, from the result: listing every reference into a closure of
+    a third of a big world took half its time and gigabytes, and the summary a user
+    sees by default never shows it.  An extract's records read their ID, type and places
+    from the source the same way (:class:`CopyRecords`).
+    """
+
+    __slots__ = ("_id", "_n", "_pending", "_referrers", "_source", "_target", "_type")
+
+    def __init__(
+        self,
+        id: str | None,
+        type: str,
+        source: str,
+        target: str,
+        referenced_by: list[str] | None = None,
+        *,
+        referrers: Referrers | None = None,
+        n: int = 0,
+        records: CopyRecords | None = None,
+    ) -> None:
+        self._id = id
+        self._type = type
+        self._source: str | tuple[str] = source
+        self._target: str | tuple[str, str] = target
+        self._referrers = referrers
+        self._n = n
+        #: The records this one is read with (its row ``n``), until it is read.
+        self._pending = records
+        if referenced_by is not None:
+            self._referrers = _given(referenced_by)
+            self._n = 0
+
+    def _read(self) -> None:
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            self._id, self._type, self._source, self._target = pending.row(self._n)
+
+    @property
+    def id(self) -> str | None:
+        self._read()
+        return self._id
+
+    @property
+    def type(self) -> str:
+        self._read()
+        return self._type
+
+    @property
+    def source(self) -> str:
+        """Where it lived in the source (``Root/Materials:PBS_Metallic``; ``<Assets>:…`` for
+        NeosVR root assets)."""
+        self._read()
+        source = self._source
+        return source if isinstance(source, str) else f"{source[0]}:{self._type}"
+
+    @property
+    def target(self) -> str:
+        """Where it is in the result."""
+        self._read()
+        target = self._target
+        if isinstance(target, str):
+            return target
+        return f"{target[0]}/{HOLDER_NAME}/{target[1]}:{self._type}"
+
+    @property
+    def referenced_by(self) -> list[str]:
+        """The values in the result that point into it (paths in the result)."""
+        return self._referrers.of(self._n) if self._referrers is not None else []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type,
+            "source": self.source,
+            "target": self.target,
+            "referenced_by": list(self.referenced_by),
+        }
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CopiedComponent):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, like the dataclass was
+
+    def __repr__(self) -> str:
+        return (
+            f"CopiedComponent(id={self.id!r}, type={self.type!r}, source={self.source!r}, "
+            f"target={self.target!r})"
+        )
+
+
+#: A copy's record as read: ID, type label, and its source and target (texts, or the parts
+#: shared by the copies of one slot).
+Row = tuple[str | None, str, str | tuple[str], str | tuple[str, str]]
+
+
+class CopyRecords:
+    """The records of an extract's copies (component numbers in the source's spans, in their
+    order in the result: the holder's, then the root ``Assets``), all read on first use of
+    any: each ID and type label in place from its bytes (a node made only for what they do
+    not say), each slot's path and name once per slot."""
+
+    def __init__(
+        self,
+        spans: ComponentSpans,
+        buf: bytes,
+        numbers: list[int],
+        root_name: str,
+        referrers: Referrers,
+    ) -> None:
+        self._unread: tuple[ComponentSpans, bytes] | None = (spans, buf)
+        self._numbers = numbers
+        self._root_name = root_name
+        self._rows: list[Row] = []
+        self.records = [
+            CopiedComponent(None, "", "", "", referrers=referrers, n=n, records=self)
+            for n in range(len(numbers))
+        ]
+
+    def row(self, n: int) -> Row:
+        if self._unread is not None:
+            self._rows = self._read(*self._unread)
+            self._unread = None
+            self._numbers = []
+        return self._rows[n]
+
+    def _read(self, spans: ComponentSpans, buf: bytes) -> list[Row]:
+        labels = TypeLabels(_type_label)
+        rows: list[Row] = []
+        # Copies come grouped by slot (walk order): its path and name are read once per slot.
+        last, slot_path, slot_name = ASSETS, "", ""
+        for number in self._numbers:
+            start, end = spans.span(number)
+            slot = spans.slot_of(number)
+            type_text = labels.at(buf, (start, end), partial(spans.component, number))
+            element_id = leading_data_id(buf, start, end)
+            if element_id is None:
+                element_id = spans.component(number).id
+            if slot == ASSETS:
+                source = f"<Assets>:{type_text}"
+                rows.append((element_id, type_text, source, source))
+                continue
+            if slot != last:
+                last, slot_path, slot_name = slot, spans.slot_path(slot), spans.slot_name(slot)
+            # The slot's path and name shared by its copies (a string per copy was a tenth
+            # of a big extract's peak).
+            rows.append((element_id, type_text, (slot_path,), (self._root_name, slot_name)))
+        return rows
+
+
+def _type_label(component: Component) -> str:
+    return component.type_label
+
+
+def _given(lists: list[str]) -> Referrers:
+    """Referrers known already (a report built by hand)."""
+    made = Referrers(0, 0)
+    made.lists = [lists]
+    return made
+
+
+class Referrers:
+    """The values in an extract's result that point into each copied component, worked out
+    on first use from the result (copies in order: the holder's components, then the root
+    ``Assets``), by the model's index of it."""
+
+    def __init__(self, on_slots: int, on_assets: int) -> None:
+        self.on_slots = on_slots
+        self.on_assets = on_assets
+        self.result: DataTree | None = None
+        self.lists: list[list[str]] | None = None
+
+    def of(self, n: int) -> list[str]:
+        if self.lists is None:
+            self.lists = self._find()
+        return self.lists[n]
+
+    def _find(self) -> list[list[str]]:
+        tree = self.result
+        count = self.on_slots + self.on_assets
+        if tree is None or count == 0:
+            return [[] for _ in range(count)]
+        copies: list[Component] = []
+        if self.on_slots:
+            holder = tree.root.children[-1]
+            copies += [c for kid in holder.children for c in kid.components]
+        copies += tree.assets[len(tree.assets) - self.on_assets :] if self.on_assets else []
+        owner: dict[str, int] = {}
+        for n, component in enumerate(copies):
+            for element_id in ids_in_bytes(component.to_bson())[0]:
+                owner[element_id] = n
+        lists: list[list[str]] = [[] for _ in range(count)]
+        index = IdIndex.build(tree)
+        pointing = [(loc, owner[value]) for loc, value in index.values if value in owner]
+        where = located(tree, [loc for loc, _ in pointing])
+        for loc, which in pointing:
+            found = where[id(loc)]
+            anchor = found.anchor
+            if isinstance(anchor, Component) and anchor.id == copies[which].id:
+                continue  # the copy pointing into itself
+            lists[which].append(found.describe())
+        return lists
+
+
+__all__ = ["HOLDER_NAME", "CopiedComponent", "CopyRecords", "Referrers"]
