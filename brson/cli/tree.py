@@ -39,6 +39,8 @@ else:
     # refs --json's records in C (None when not built or BRSON_PURE_PYTHON): records_py is
     # its reference (tests/cli/test_refs_records.py).
     _jsonformc = load("_jsonformc")
+#: Whether refs --json writes its records in C.
+RECORDS_ACCELERATED: bool = _jsonformc is not None
 
 app = typer.Typer()
 
