@@ -697,6 +697,7 @@ def _scan_listing(tree: DataTree, scan: ReferenceScan, kinds: bool) -> _Listed[A
     if targets is None:
         return None
     lister = _Lister(scan, targets, kinds)
+    find, append = lister.find, lister.out.append  # the loop below is lister.add inline
     references = scan.references
     offsets = [offset for offset, _ in references]
     tails: dict[Path, str] = {}
@@ -712,9 +713,21 @@ def _scan_listing(tree: DataTree, scan: ReferenceScan, kinds: bool) -> _Listed[A
                 tail = tails.get(path)
                 if tail is None:
                     tail = tails[path] = path_text(path)
-                if kinds and sure is None:
+                value = references[lister.at][1]
+                lister.at += 1
+                target = find(value)
+                if target is None:
+                    lister.external.add(value)
+                    lister.externals += 1
+                if not kinds:
+                    append((head + tail, value, None if target is None else targets[target][0]))
+                    continue
+                if sure is None:
                     sure = _source_answer(spans, number, slot, path)
-                lister.add(head, tail, sure, references[lister.at][1])
+                if target is None:
+                    append((head, tail, *sure, value, "external", None, "", None))
+                else:
+                    append((head, tail, *sure, value, "internal", *targets[target]))
         lister.unknown(None)
     return _Listed(lister.out, lister.external, lister.externals)
 
