@@ -559,18 +559,12 @@ def _scan_counts(scan: ReferenceScan, external: set[str], externals: int) -> dic
     }
 
 
-class _Tails:
-    """``path_text`` of each path once (a type's few fields for many references)."""
+class _Tails(dict[Path, str]):
+    """``path_text`` of each path, made once (a type's few fields for many references):
+    a subscript, no call, for a path met before."""
 
-    __slots__ = ("_known",)
-
-    def __init__(self) -> None:
-        self._known: dict[Path, str] = {}
-
-    def of(self, path: Path) -> str:
-        text = self._known.get(path)
-        if text is None:
-            text = self._known[path] = path_text(path)
+    def __missing__(self, path: Path) -> str:
+        text = self[path] = path_text(path)
         return text
 
 
@@ -599,7 +593,7 @@ def _targets(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> dict[in
     if not kinds:
         for head, _, _, found in runs(spans, wanted):
             for offset, path, _ in found:
-                out[offset] = (head + tails.of(path), "", None)
+                out[offset] = (head + tails[path], "", None)
         return out if len(out) == len(wanted) else None
     read = partial(_target_kind, buf, arrays)
     for head, number, slot, found in runs(spans, wanted, kinds=(TARGET_KINDS, read)):
@@ -609,7 +603,7 @@ def _targets(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> dict[in
                 kind = KINDS.get(type(element)) if element is not None else None
             else:
                 kind = sure[0]
-            out[offset] = (head, tails.of(path), kind)
+            out[offset] = (head, tails[path], kind)
     return out if len(out) == len(wanted) else None
 
 
@@ -700,7 +694,7 @@ def _scan_listing(tree: DataTree, scan: ReferenceScan, kinds: bool) -> _Listed[A
     find, append = lister.find, lister.out.append  # the loop below is lister.add inline
     references = scan.references
     offsets = [offset for offset, _ in references]
-    tails: dict[Path, str] = {}
+    tails = _Tails()
     lists: dict[int, list[elements.Element]] = {}
     read = partial(_source_kind, tree.buffer, lists)
     with paused_gc():  # a tuple per reference: nothing for the collector to free
@@ -710,9 +704,7 @@ def _scan_listing(tree: DataTree, scan: ReferenceScan, kinds: bool) -> _Listed[A
             for offset, path, sure in found:
                 if offsets[lister.at] < offset:
                     lister.unknown(offset)
-                tail = tails.get(path)
-                if tail is None:
-                    tail = tails[path] = path_text(path)
+                tail = tails[path]
                 value = references[lister.at][1]
                 lister.at += 1
                 target = find(value)
