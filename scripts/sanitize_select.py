@@ -70,6 +70,7 @@ CANDIDATES = [
     "tests/godot/test_tscnc.py",
     "tests/godot/test_tscnnode.py",
     "tests/document/test_jsonformc.py",
+    "tests/cli/test_refs_records.py",
     "tests/document/test_formreadc.py",
     "tests/document/test_formstreamc.py",
     "tests/regressions/test_issue27_decoder_handoff.py",

@@ -535,7 +535,135 @@ static PyObject *renderer(PyObject *Py_UNUSED(module), PyObject *args) {
     return (PyObject *)r;
 }
 
+/* ---- refs --json: reference records laid out as json.dumps(indent=2) writes them ---- */
+
+/* A record's fields (brson.graph.refs.RecordParts): what each may hold. */
+enum { TEXT, TEXT_OR_NULL, TARGET };
+#define RECORD_FIELDS 9
+#define RECORD_PARTS 8
+
+/* The UTF-8 of a str field (*s, *n), or NULL in *s for None where ``null_ok``: 1, or 0 when
+ * the field is neither (or not UTF-8 encodable: a lone surrogate), -1 on an error. */
+static int field_text(PyObject *item, int null_ok, const char **s, Py_ssize_t *n) {
+    if (item == Py_None && null_ok) {
+        *s = NULL;
+        *n = 0;
+        return 1;
+    }
+    if (!PyUnicode_CheckExact(item))
+        return 0;
+    *s = PyUnicode_AsUTF8AndSize(item, n);
+    if (*s == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* a + b quoted as one JSON string (json escapes character by character, so each part is
+ * escaped apart), or null when a is NULL. */
+static int put_joined(Buf *o, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    if (a == NULL)
+        return PUTS(o, "null");
+    if (an > (PY_SSIZE_T_MAX - 3) / 6 - bn) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (buf_reserve(o, 6 * (an + bn) + 3) < 0)
+        return -1;
+    char *mid = json_quote(o->p + o->len, (const unsigned char *)a, an, 0) - 1;
+    char *end = json_quote(mid, (const unsigned char *)b, bn, 0);
+    /* the quote that opened b's text goes: its escapes and the closing quote move left */
+    memmove(mid, mid + 1, (size_t)(end - mid - 1));
+    o->len = end - 1 - o->p;
+    return 0;
+}
+
+/* What each field of a record may be: TEXT a str, TEXT_OR_NULL also None, TARGET (the
+ * target's anchor) None or a str followed by its path's str. */
+static const int record_fields[RECORD_FIELDS] = {
+    TEXT, TEXT, TEXT_OR_NULL, TEXT_OR_NULL, TEXT, TEXT_OR_NULL, TARGET, TEXT, TEXT_OR_NULL,
+};
+
+/* One record (a 9-tuple) after the layout's parts: 1, 0 when C is unsure of it, -1 on an
+ * error. */
+static int put_record(Buf *o, PyObject *record, const char *const *parts,
+                      const Py_ssize_t *sizes) {
+    if (!PyTuple_CheckExact(record) || PyTuple_GET_SIZE(record) != RECORD_FIELDS)
+        return 0;
+    const char *s[RECORD_FIELDS];
+    Py_ssize_t n[RECORD_FIELDS];
+    for (int i = 0; i < RECORD_FIELDS; i++) {
+        int ok = field_text(PyTuple_GET_ITEM(record, i), record_fields[i] != TEXT, &s[i], &n[i]);
+        if (ok <= 0)
+            return ok;
+    }
+    /* the values in the layout's order: from (anchor + path), source_kind, member_id,
+     * target_id, kind, target (anchor + path, or null), target_kind */
+    static const int first[RECORD_PARTS - 1] = {0, 2, 3, 4, 5, 6, 8};
+    for (int k = 0; k < RECORD_PARTS - 1; k++) {
+        int i = first[k];
+        if (put(o, parts[k], sizes[k]) < 0)
+            return -1;
+        int joined = i == 0 || i == 6;
+        if (put_joined(o, s[i], n[i], joined ? s[i + 1] : "", joined ? n[i + 1] : 0) < 0)
+            return -1;
+    }
+    return put(o, parts[RECORD_PARTS - 1], sizes[RECORD_PARTS - 1]) < 0 ? -1 : 1;
+}
+
+/* records(batch, parts, separator) -> str | None: the text of a list of records
+ * (brson.graph.refs.RecordParts) as brson/cli/tree.py's records_text writes them: each
+ * record's values between the layout's eight parts (the text before each of the seven
+ * values, then the record's end), records joined by separator.  None when a record is not
+ * one C writes exactly (a field of another type, a str that is not UTF-8 encodable): the
+ * Python path writes the batch. */
+static PyObject *records(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *batch, *given, *separator;
+    if (!PyArg_ParseTuple(args, "O!O!U:records", &PyList_Type, &batch, &PyTuple_Type, &given,
+                          &separator))
+        return NULL;
+    if (PyTuple_GET_SIZE(given) != RECORD_PARTS)
+        Py_RETURN_NONE;
+    const char *parts[RECORD_PARTS];
+    Py_ssize_t sizes[RECORD_PARTS], gap;
+    for (int k = 0; k < RECORD_PARTS; k++) {
+        PyObject *part = PyTuple_GET_ITEM(given, k);
+        if (!PyUnicode_Check(part) || (parts[k] = PyUnicode_AsUTF8AndSize(part, &sizes[k])) == NULL) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    }
+    const char *between = PyUnicode_AsUTF8AndSize(separator, &gap);
+    if (between == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Buf o = {NULL, 0, 0};
+    PyObject *out = NULL;
+    for (Py_ssize_t r = 0; r < PyList_GET_SIZE(batch); r++) {
+        if (r > 0 && put(&o, between, gap) < 0)
+            goto done;
+        int ok = put_record(&o, PyList_GET_ITEM(batch, r), parts, sizes);
+        if (ok < 0)
+            goto done;
+        if (ok == 0) {
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    out = PyUnicode_DecodeUTF8(o.p != NULL ? o.p : "", o.len, NULL);
+done:
+    PyMem_Free(o.p);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"records", records, METH_VARARGS,
+     "records(batch, parts, separator) -> str | None: reference records as refs --json "
+     "writes them, or None when the Python path decides."},
     {"renderer", renderer, METH_VARARGS,
      "renderer(data, indent, depth, first, numbers, separator) -> Renderer | None: the items "
      "of the BSON document data (no braces) at depth, or None when the Python path decides."},

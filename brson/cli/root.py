@@ -195,7 +195,18 @@ def _command() -> Any:
     command: Any = typer.main.get_command(app)  # a group: the app has a callback
     polish(command)  # plain metavars and examples in --help (brson.cli.help)
     command.commands = _Commands()
+    command.invoke = functools.partial(_interruptible, command.invoke)
     return command
+
+
+def _interruptible(invoke: Any, ctx: Any) -> Any:
+    """A command run so that Ctrl-C reaches :func:`main` as an abort, which says so on stderr
+    (typer would turn it into a silent exit 130: a listing cut short, say ``refs --json``'s
+    unclosed list, would look like a finished one)."""
+    try:
+        return invoke(ctx)
+    except KeyboardInterrupt:
+        raise typer.Abort() from None
 
 
 @functools.cache

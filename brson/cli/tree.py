@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
 from rich.tree import Tree
 
+from brson._speedups import load
 from brson.cli.common import (
     JsonList,
     check_folder_output,
@@ -31,6 +32,15 @@ from brson.fileio import FileError, write_atomic
 from brson.graph.refs import RECORD_KEYS, RecordParts, ReferenceListing, Row
 from brson.model import Component, Slot
 from brson.model.typename import TypeName
+
+if TYPE_CHECKING:
+    from brson._speedups import _jsonformc
+else:
+    # refs --json's records in C (None when not built or BRSON_PURE_PYTHON): records_py is
+    # its reference (tests/cli/test_refs_records.py).
+    _jsonformc = load("_jsonformc")
+#: Whether refs --json writes its records in C.
+RECORDS_ACCELERATED: bool = _jsonformc is not None
 
 app = typer.Typer()
 
@@ -256,26 +266,64 @@ def entry_end(references: bool) -> str:
     return "\n    ]\n  }" if references else "]\n  }"
 
 
+#: Records encoded a write: a few hundred KiB of text, never the whole listing's.
+RECORDS_A_WRITE = 512
+#: A record's layout in a file's entry: the text before each of its seven values, then its
+#: end, as ``json.dumps(indent=2)`` lays out a :data:`~brson.graph.refs.RECORD_KEYS` object
+#: at that depth.
+RECORD_LAYOUT = tuple(
+    (
+        "      {\n"
+        + ",\n".join(f"        {json.encoder.encode_basestring(key)}: %s" for key in RECORD_KEYS)
+        + "\n      }"
+    ).split("%s")
+)
+#: Between two records.
+RECORD_SEPARATOR = ",\n"
+
+
 def records_text(records: Iterable[RecordParts]) -> Iterator[str]:
     """References' records (:data:`~brson.graph.refs.RecordParts`) as the indenting encoder
-    writes them in a file's entry (:func:`entry_head`), in parts of a few thousand records
-    (the first starting with the newline after the list's ``[``), made as they are written:
-    one format per record, since that encoder is pure Python, a call per value, and was most
-    of a listing's time.  ``from`` and ``target`` are their two parts escaped apart (JSON
-    escapes character by character): each path's once, a source's anchor once a run."""
-    encode = json.encoder.encode_basestring  # what ensure_ascii=False writes strings with
-    keys = [f"        {encode(key)}: %s" for key in RECORD_KEYS]
-    keys[0] = keys[0] % "%s%s"  # the anchor's text without its closing quote, the path's
-    template = "      {\n" + ",\n".join(keys) + "\n      }"
-    few = _Quoted()  # the kinds: a few values, each quoted once
-    paths = _Quoted(opened=False)  # the paths' texts: a type's few fields, many records
-    last, anchor = None, ""
-    batch: list[str] = []
+    writes them in a file's entry (:func:`entry_head`), :data:`RECORDS_A_WRITE` at a time
+    (the first part starting with the newline after the list's ``[``), made as they are
+    written: the compiled writer (``_jsonformc.records``) where it is sure of a batch, else
+    :func:`records_py`, one format per record (the indenting encoder is pure Python, a call
+    per value, and was most of a listing's time)."""
+    quoted = _QuotedParts()
     lead = "\n"
+    items = iter(records)
+    while batch := list(islice(items, RECORDS_A_WRITE)):
+        text = None
+        if _jsonformc is not None:
+            text = _jsonformc.records(batch, RECORD_LAYOUT, RECORD_SEPARATOR)
+        yield lead + (text if text is not None else records_py(batch, quoted))
+        lead = RECORD_SEPARATOR
+
+
+class _QuotedParts:
+    """What :func:`records_py` quotes once and writes many times."""
+
+    __slots__ = ("few", "paths")
+
+    def __init__(self) -> None:
+        self.few = _Quoted()  # the kinds: a few values
+        self.paths = _Quoted(opened=False)  # the paths' texts: a type's few fields
+
+
+def records_py(records: list[RecordParts], quoted: _QuotedParts | None = None) -> str:
+    """The text of a batch of :func:`records_text` (the compiled writer's reference):
+    ``from`` and ``target`` are their two parts escaped apart (JSON escapes character by
+    character), each path's once, a source's anchor once a run."""
+    encode = json.encoder.encode_basestring  # what ensure_ascii=False writes strings with
+    template = "%s".join(RECORD_LAYOUT).replace("%s", "%s%s", 1)  # from: anchor, path
+    quoted = quoted or _QuotedParts()
+    few, paths = quoted.few, quoted.paths
+    last, anchor = None, ""
+    out: list[str] = []
     for head, tail, kind, member_id, target_id, internal, at, at_tail, at_kind in records:
         if head is not last:  # a run's records share their anchor's text
             last, anchor = head, encode(head)[:-1]
-        batch.append(
+        out.append(
             template
             % (
                 anchor,
@@ -288,11 +336,7 @@ def records_text(records: Iterable[RecordParts]) -> Iterator[str]:
                 few[at_kind],
             )
         )
-        if len(batch) == 512:  # a few hundred KiB a write: the text is never held whole
-            yield lead + ",\n".join(batch)
-            batch, lead = [], ",\n"
-    if batch:
-        yield lead + ",\n".join(batch)
+    return RECORD_SEPARATOR.join(out)
 
 
 class _Quoted(dict[str | None, str]):

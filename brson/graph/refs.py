@@ -25,7 +25,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 from functools import partial
-from typing import Any
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from brson.collector import paused_gc
 from brson.model import Component, DataTree, IdRef, Member, Slot, elements
@@ -444,6 +444,8 @@ class ReferenceListing:
         self._scan = None if tree.modified else scan_references(tree)
         self._graph = ReferenceGraph.build(tree) if self._scan is None else None
         self._counts: dict[str, int] | None = None
+        #: The external IDs, when the scan's listing found them (else the graph knows).
+        self._external: set[str] | None = None
 
     def __len__(self) -> int:
         if self._scan is not None:
@@ -455,10 +457,10 @@ class ReferenceListing:
         """Each reference described (sources and targets located in one walk)."""
         scan = self._scan
         if scan is not None:
-            rows = _scan_rows(self.tree, scan)
-            if rows is not None:
-                self._counts = _scan_counts(scan, len(rows))
-                return rows
+            listed = _scan_listing(self.tree, scan, kinds=False)
+            if listed is not None:
+                self._listed(scan, listed)
+                return listed.items
             self._graph = ReferenceGraph.build(self.tree)
         graph = self._graph
         assert graph is not None
@@ -487,10 +489,10 @@ class ReferenceListing:
         scan does not (see :meth:`rows`)."""
         scan = self._scan
         if scan is not None:
-            table = _scan_table(self.tree, scan)
-            if table is not None:
-                self._counts = _scan_counts(scan, len(table))
-                return table
+            listed = _scan_listing(self.tree, scan, kinds=True)
+            if listed is not None:
+                self._listed(scan, listed)
+                return listed.items
             self._graph = ReferenceGraph.build(self.tree)
         graph = self._graph
         assert graph is not None
@@ -520,12 +522,19 @@ class ReferenceListing:
 
     def external_ids(self) -> list[str]:
         """:attr:`ReferenceGraph.external_ids`: the external IDs, sorted."""
+        if self._external is not None:  # the scan's listing met them
+            return sorted(self._external)
         scan = self._scan
         if self._graph is None and scan is not None:
             definitions = scan.definitions
             return sorted({value for _, value in scan.references if value not in definitions})
         assert self._graph is not None
         return self._graph.external_ids
+
+    def _listed(self, scan: ReferenceScan, listed: _Listed[Any]) -> None:
+        """Keep what the scan's listing counted on the way."""
+        self._external = listed.external
+        self._counts = _scan_counts(scan, listed.external, listed.externals)
 
     def counts(self) -> dict[str, int]:
         """:meth:`ReferenceGraph.counts` (after :meth:`rows`)."""
@@ -535,81 +544,27 @@ class ReferenceListing:
         return self._counts
 
 
-def _scan_counts(scan: ReferenceScan, listed: int) -> dict[str, int]:
-    """:meth:`ReferenceGraph.counts` from a scan whose ``listed`` references all resolved."""
-    definitions = scan.definitions
-    internal = sum(1 for _, value in scan.references if value in definitions)
-    external = {value for _, value in scan.references if value not in definitions}
+def _scan_counts(scan: ReferenceScan, external: set[str], externals: int) -> dict[str, int]:
+    """:meth:`ReferenceGraph.counts` from a scan whose references all resolved, ``externals``
+    of them naming the ``external`` IDs (counted by the listing's one pass)."""
+    listed = len(scan.references)
     return {
         "ids": scan.defined,
         "duplicate_ids": 0,
         "references": listed,
-        "internal": internal,
-        "external": listed - internal,
-        "referenced_ids": len(definitions),
+        "internal": listed - externals,
+        "external": externals,
+        "referenced_ids": len(scan.definitions),
         "external_ids": len(external),
     }
 
 
-def _scan_rows(tree: DataTree, scan: ReferenceScan) -> list[Row] | None:
-    """:meth:`ReferenceListing.rows` from the scan and the tree's spans (no node but a few
-    for names); None when a definition does not resolve (the graph's fallbacks decide)."""
-    spans = ComponentSpans(tree)
-    spans.read_names()
-    targets = _targets(spans, scan, kinds=False)
-    if targets is None:
-        return None
-    definitions = scan.definitions
-    with paused_gc():
-        return [
-            (
-                head + tail,
-                value,
-                targets[at][0] if (at := definitions.get(value)) is not None else None,
-            )
-            for (_, value), (head, tail, _, _) in zip(
-                scan.references, _sources(spans, scan, kinds=False), strict=True
-            )
-        ]
+class _Tails(dict[Path, str]):
+    """``path_text`` of each path, made once (a type's few fields for many references):
+    a subscript, no call, for a path met before."""
 
-
-def _scan_table(tree: DataTree, scan: ReferenceScan) -> list[RecordParts] | None:
-    """:data:`RecordParts` (:meth:`Reference.to_dict`'s values) of every reference of
-    ``scan``, as the graph gives them, in byte order: places from the tree's spans, kinds
-    from the elements on each path (:mod:`brson.model.ids.kinds`; the nodes where it is
-    unsure); None when a definition does not resolve (the graph's fallbacks decide)."""
-    spans = ComponentSpans(tree)
-    spans.read_names()
-    targets = _targets(spans, scan, kinds=True)
-    if targets is None:
-        return None
-    definitions = scan.definitions
-    out: list[RecordParts] = []
-    append = out.append
-    with paused_gc():  # a tuple per reference: nothing for the collector to free
-        for (_, value), (head, tail, kind, member_id) in zip(
-            scan.references, _sources(spans, scan, kinds=True), strict=True
-        ):
-            at = definitions.get(value)
-            if at is None:
-                append((head, tail, kind, member_id, value, "external", None, "", None))
-            else:
-                append((head, tail, kind, member_id, value, "internal", *targets[at]))
-    return out
-
-
-class _Tails:
-    """``path_text`` of each path once (a type's few fields for many references)."""
-
-    __slots__ = ("_known",)
-
-    def __init__(self) -> None:
-        self._known: dict[Path, str] = {}
-
-    def of(self, path: Path) -> str:
-        text = self._known.get(path)
-        if text is None:
-            text = self._known[path] = path_text(path)
+    def __missing__(self, path: Path) -> str:
+        text = self[path] = path_text(path)
         return text
 
 
@@ -638,7 +593,7 @@ def _targets(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> dict[in
     if not kinds:
         for head, _, _, found in runs(spans, wanted):
             for offset, path, _ in found:
-                out[offset] = (head + tails.of(path), "", None)
+                out[offset] = (head + tails[path], "", None)
         return out if len(out) == len(wanted) else None
     read = partial(_target_kind, buf, arrays)
     for head, number, slot, found in runs(spans, wanted, kinds=(TARGET_KINDS, read)):
@@ -648,11 +603,8 @@ def _targets(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> dict[in
                 kind = KINDS.get(type(element)) if element is not None else None
             else:
                 kind = sure[0]
-            out[offset] = (head, tails.of(path), kind)
+            out[offset] = (head, tails[path], kind)
     return out if len(out) == len(wanted) else None
-
-
-_UNKNOWN = ("<unknown>", "", None, None)
 
 
 def _target_kind(
@@ -673,38 +625,112 @@ def _source_kind(
     return source_kind(buf, component, path, chain, lists)
 
 
-#: :func:`_sources`' answer per reference: its description in two parts (the anchor's, the
-#: path's), its kind and member ID (None without ``kinds``).
-Source = tuple[str, str, str | None, str | None]
+_Item = TypeVar("_Item")
+
+#: A value that leads to no element: the graph describes it ``<unknown>``, with no kind.
+_UNKNOWN = ("<unknown>", "", (None, None))
 
 
-def _sources(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> Iterator[Source]:
-    """Each reference's :data:`Source` in byte order; a value that leads to no element is
-    ``<unknown>``, as the graph describes it."""
-    buf = spans.tree.buffer
-    offsets = [offset for offset, _ in scan.references]
-    lists: dict[int, list[elements.Element]] = {}
+class _Listed(NamedTuple, Generic[_Item]):
+    """A listing's items in byte order and the external IDs met on the way, with how many
+    items named one (:func:`_scan_counts` needs no second pass over the references)."""
+
+    items: list[_Item]
+    external: set[str]
+    externals: int
+
+
+class _Lister:
+    """:func:`_scan_listing`'s state: each reference's item made from its place, as a
+    :data:`Row` (without ``kinds``) or as :data:`RecordParts`."""
+
+    __slots__ = ("at", "external", "externals", "find", "kinds", "out", "references", "targets")
+
+    def __init__(self, scan: ReferenceScan, targets: dict[int, Target], kinds: bool) -> None:
+        self.references = scan.references
+        self.find = scan.definitions.get
+        self.targets = targets
+        self.kinds = kinds
+        self.out: list[Any] = []
+        self.external: set[str] = set()
+        self.at = self.externals = 0
+
+    def unknown(self, before: int | None) -> None:
+        """The items of the values from :attr:`at` up to offset ``before`` (None: all), which
+        lead to no element."""
+        references = self.references
+        head, tail, sure = _UNKNOWN
+        while self.at < len(references) and (before is None or references[self.at][0] < before):
+            self.add(head, tail, sure, references[self.at][1])
+
+    def add(self, head: str, tail: str, sure: tuple[str | None, str | None], value: str) -> None:
+        """The next value's item (what :func:`_scan_listing`'s loop does inline)."""
+        self.at += 1
+        target = self.find(value)
+        if target is None:
+            self.external.add(value)
+            self.externals += 1
+        if not self.kinds:
+            self.out.append(
+                (head + tail, value, None if target is None else self.targets[target][0])
+            )
+        elif target is None:
+            self.out.append((head, tail, *sure, value, "external", None, "", None))
+        else:
+            self.out.append((head, tail, *sure, value, "internal", *self.targets[target]))
+
+
+def _scan_listing(tree: DataTree, scan: ReferenceScan, kinds: bool) -> _Listed[Any] | None:
+    """Every reference of ``scan`` in byte order as a :data:`Row` (without ``kinds``) or as
+    :data:`RecordParts`, in one pass over the runs of their anchors
+    (:func:`~brson.model.ids.locate.runs`): a value that leads to no element is
+    ``<unknown>``, as the graph describes it; None when a definition does not resolve."""
+    spans = ComponentSpans(tree)
+    spans.read_names()
+    targets = _targets(spans, scan, kinds)
+    if targets is None:
+        return None
+    lister = _Lister(scan, targets, kinds)
+    find, append = lister.find, lister.out.append  # the loop below is lister.add inline
+    references = scan.references
+    offsets = [offset for offset, _ in references]
     tails = _Tails()
-    at = 0
-    read = partial(_source_kind, buf, lists)
-    for head, number, slot, found in runs(
-        spans, offsets, kinds=(SOURCE_KINDS, read) if kinds else None
-    ):
-        for offset, path, sure in found:
-            while offsets[at] < offset:
-                yield _UNKNOWN
-                at += 1
-            at += 1
-            tail = tails.of(path)
-            if not kinds:
-                yield head, tail, None, None
-                continue
-            if sure is None:
-                source = source_of(Location(_anchor(spans, number, slot), path))
-                sure = (
-                    KINDS.get(type(source)) if source is not None else None,
-                    source.id if isinstance(source, Member) else None,
-                )
-            yield head, tail, *sure
-    for _ in range(at, len(offsets)):
-        yield _UNKNOWN
+    lists: dict[int, list[elements.Element]] = {}
+    read = partial(_source_kind, tree.buffer, lists)
+    with paused_gc():  # a tuple per reference: nothing for the collector to free
+        for head, number, slot, found in runs(
+            spans, offsets, kinds=(SOURCE_KINDS, read) if kinds else None
+        ):
+            for offset, path, sure in found:
+                if offsets[lister.at] < offset:
+                    lister.unknown(offset)
+                tail = tails[path]
+                value = references[lister.at][1]
+                lister.at += 1
+                target = find(value)
+                if target is None:
+                    lister.external.add(value)
+                    lister.externals += 1
+                if not kinds:
+                    append((head + tail, value, None if target is None else targets[target][0]))
+                    continue
+                if sure is None:
+                    sure = _source_answer(spans, number, slot, path)
+                if target is None:
+                    append((head, tail, *sure, value, "external", None, "", None))
+                else:
+                    append((head, tail, *sure, value, "internal", *targets[target]))
+        lister.unknown(None)
+    return _Listed(lister.out, lister.external, lister.externals)
+
+
+def _source_answer(
+    spans: ComponentSpans, number: int, slot: int, path: Path
+) -> tuple[str | None, str | None]:
+    """:func:`~brson.model.ids.kinds.source_kind`'s answer from the nodes, where the bytes
+    were unsure: the kind of the element holding the value and its member's ID."""
+    source = source_of(Location(_anchor(spans, number, slot), path))
+    return (
+        KINDS.get(type(source)) if source is not None else None,
+        source.id if isinstance(source, Member) else None,
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from model.support import (
 )
 
 import brson
+from brson.cli import tree as tree_cli
 from brson.cli.app import main
 from brson.cli.tree import entry_end, entry_head, records_text
 from brson.codecs import Codec
@@ -341,3 +343,27 @@ def test_refs_json_file_failing_part_way_leaves_no_part_of_its_entry(
     assert out == alone
     code, out, err = run(capsys, "refs", "--json", str(bad))
     assert (code, out, err.count("\n")) == (2, "[]\n", 1)
+
+
+def test_refs_json_interrupted_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C (a real SIGINT) while a second file's references are written: the list is left
+    open, so the command must say it stopped and exit 130, not end as if it had finished."""
+    good = sample(STANDIN)
+    again = tmp_path / "again.brson"
+    again.write_bytes(good.read_bytes())
+    written = tree_cli.records_text
+    calls = 0
+
+    def interrupted(records: list[RecordParts]) -> Iterator[str]:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            signal.raise_signal(signal.SIGINT)
+        return written(records)
+
+    monkeypatch.setattr(tree_cli, "records_text", interrupted)
+    code, out, err = run(capsys, "refs", "--json", str(good), str(again))
+    assert (code, err, calls) == (130, "brson: aborted\n", 2)
+    assert out.startswith("[\n") and not out.endswith("]\n")

@@ -500,6 +500,7 @@ def runs(
     third item is that rule's answer (None: unsure), C's or the reader's from the chain."""
     buf = spans.tree.buffer
     types = TypeLabels()
+    labels: dict[int | None, str] = {}  # types' answers by leading Type index
     layout: elements.Layout = ()
     mode = kinds[0] if kinds is not None else CHAINS if chains else PATHS
     trails: list[Chain] | None = [] if mode != PATHS else None
@@ -537,7 +538,11 @@ def runs(
             if number < 0:
                 yield slot_part, number, slot, rows
                 continue
-            label = types.known(type_index, partial(spans.component, number))
+            label = labels.get(type_index)  # an int key: no tuple, no partial a run
+            if label is None:
+                label = types.known(type_index, partial(spans.component, number))
+                if type_index is not None:
+                    labels[type_index] = label
             yield component_text(slot_part, label), number, slot, rows
 
 
