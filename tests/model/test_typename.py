@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import brson
 from brson.model import TypeName, TypePart
+from tests.tiers import examples
 
 from .support import archive_files, ids_of, raw_components, raw_document, sample
 
@@ -143,7 +144,7 @@ TYPE_NAMES = st.recursive(
 
 
 @pytest.mark.slow
-@settings(max_examples=60)  # nested pydantic models are slow to generate
+@settings(max_examples=examples(60))  # nested pydantic models are slow to generate
 @given(TYPE_NAMES)
 def test_generated_names_round_trip_as_structures(name: TypeName) -> None:
     text = str(name)

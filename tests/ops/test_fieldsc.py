@@ -50,11 +50,15 @@ def c_scan(datas: list[dict[str, Any]]) -> list[list[str]] | None:
     )
 
 
+@functools.cache
+def _standin_context() -> Context:
+    """A context for the infos to point at (scanning reads only their ``Data``): loaded once."""
+    return Context(load(FIXTURES / "real" / "orange3134_loading_standin.brson"), Findings())
+
+
 def py_scan(datas: list[dict[str, Any]]) -> list[list[str]] | None:
     """What the Python scan_all records: the odd keys when it sets them, else None."""
-    tree = load(FIXTURES / "real" / "orange3134_loading_standin.brson")
-    ctx = Context(tree, Findings())
-    infos = [ComponentInfo(ctx, {"Data": data}, None) for data in datas]
+    infos = [ComponentInfo(_standin_context(), {"Data": data}, None) for data in datas]
     ComponentInfo.scan_all_py(infos)
     if any(info.scanned is None for info in infos):
         assert all(info.scanned is None for info in infos)
@@ -200,11 +204,6 @@ def test_many_and_unexpected() -> None:
     for id_key, suffix in (("ID", ""), ("", "-ID"), ("ID", "-\xe9"), (_Str("ID"), "-ID")):
         with pytest.raises((TypeError, ValueError)):
             _fieldsc.scan_all([], context._TO_SHAPE, context._GUID_SHAPE, id_key, suffix)  # type: ignore[union-attr]
-
-
-@functools.cache
-def _standin_context() -> Context:
-    return Context(load(FIXTURES / "real" / "orange3134_loading_standin.brson"), Findings())
 
 
 _ANY_KEY = st.one_of(

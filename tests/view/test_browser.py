@@ -306,14 +306,12 @@ def test_lazy_on_a_generated_world(page: Page, tmp_path: Path) -> None:
     sizes: list[int] = []
     # Tree data only: the findings list is the whole file's by design (validate's findings,
     # ~750 KB here) and arrives whenever validation ends, before or after the check below.
-    page.page.on(
-        "response",
-        lambda r: (
+
+    def record(r: Any) -> None:
+        if "/api/" in r.url and "/api/findings" not in r.url:
             sizes.append(len(r.body()))
-            if "/api/" in r.url and "/api/findings" not in r.url
-            else None
-        ),
-    )
+
+    page.page.on("response", record)
     try:
         p = open_view(page, running.url)
         root_children = running.data.children("0")["total"]
@@ -325,6 +323,7 @@ def test_lazy_on_a_generated_world(page: Page, tmp_path: Path) -> None:
         assert max(sizes) < 300_000, max(sizes)
         no_errors(page)
     finally:
+        page.page.remove_listener("response", record)  # the tab is the module's
         running.close()
 
 
