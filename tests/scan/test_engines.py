@@ -95,7 +95,7 @@ def test_dask_scheduler_address(fixtures_dir: Path, tmp_path: Path) -> None:
         threads_per_worker=1,
         processes=False,
         protocol="tcp://",
-        dashboard_address=None,
+        dashboard_address=":0",  # any free port: None is the default 8787, taken by a parallel test
         silence_logs=logging.ERROR,
     ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://")
