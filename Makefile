@@ -158,23 +158,19 @@ gltf-tools:
 # one is not built).
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
-# machine with no other job of ours: 8 min 24 s wall and 831 s of CPU (user + sys of every
-# process), over the 5-minute aim; the same target before the sanitize and suite cuts took
-# 11 min 20 s and 1,166 s. Its parts, each side by side with the others: suite 6,105 tests
-# in 358 s wall (alone, `-n 2`, bytecode cache off: 550 s of CPU; the conformance matrix 49 s
-# of it, 515 cells of its covering design; BRSON_EXHAUSTIVE=1 runs the 1,260), sanitize 274
-# tests in 159 s wall (scripts/sanitize-tests.txt, chosen by C line coverage:
-# `make sanitize-select`), pure 366 tests in 92 s; setup (venv, pip install -e, the
-# C extensions) about a minute. A `brson` process costs 0.3 s before it reads a byte, and the
-# CLI, engine and pipeline tests start hundreds; each engine (Blender, Godot 3 and 4,
-# Chromium, the validator) starts once per session where it checks many files.
-# Each step's CPU alone (user + sys, children included), after the sanitize cut, at load
-# average 9-17 from other jobs: sanitize 72 s (was 271 s), pure 52 s, fuzz-short 44 s,
-# wheel-check 42 s, typecheck 15 s with mypy's cache removed, vendor-check 4 s (npm ci
-# included), lint 2 s; setup on a fresh clone 63 s (the C extensions compile two at a time).
-# Since then, at load average 5-10: fuzz-short 22-30 s (one process forks every target),
-# setup 42 s and 110 s wall (the old recipe: 69 s, 329 s wall; pip installed once, nothing
-# byte-compiled at install), wheel-check 49 s, pure 69 s (366 tests, 160 s wall at load 9).
+# machine with no other job of ours: 7 min 19 s wall and 750 s of CPU (user + sys of every
+# process), over the 5-minute aim (11 min 20 s and 1,166 s before the sanitize, suite, fuzz
+# and setup cuts). Its parts, each side by side with the others: suite 6,122 tests in 310 s
+# wall (the critical path; the conformance matrix runs its covering design, 515 cells,
+# BRSON_EXHAUSTIVE=1 the 1,260), sanitize 410 tests in 143 s, pure 331 tests in 58 s,
+# wheel-check 53 s of CPU. A `brson` process costs 0.3 s before it reads a byte, and the CLI,
+# engine and pipeline tests start hundreds; each engine (Blender, Godot 3 and 4, Chromium, the
+# validator) starts once per session where it checks many files.
+# Each step's CPU alone (user + sys, children included) at load average 5-10 from other jobs:
+# fuzz-short 22-30 s (one process forks every target; 44-56 s a process a target), setup on a
+# fresh clone 42 s (pip installed once, nothing byte-compiled at install; the old recipe 69 s),
+# wheel-check 42-49 s, typecheck 15 s with mypy's cache removed, vendor-check 4 s (npm ci
+# included), lint 2 s.
 # The steps are listed longest first: `make -j` starts them in that order.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
@@ -235,10 +231,10 @@ check: $(STAMP)
 # left alone, so the rest of `make test` runs meanwhile), then, in one process at the sanitized
 # depth (BRSON_SANITIZE=1, tests/tiers.py), the tests of scripts/sanitize-tests.txt: chosen by
 # C line coverage from the differential tests, the decoder hand-off, the ID scan's guards and
-# the fuzz slice's C targets, they reach every one of the 4,171 lines of C those reach (267
-# tests of 1,687); any report fails (scripts/sanitize.sh; gcc's libasan, Debian's gcc).
-# Measured: 58 s of CPU (user + sys; 72 s for the previous list, 271 s for the whole selection
-# on two workers).
+# the fuzz slice's C targets, they reach every one of the 4,567 lines of C those reach (410
+# tests of 1,905); any report fails (scripts/sanitize.sh; gcc's libasan, Debian's gcc).
+# Measured: 143 s wall beside the rest of a fresh clone's `make test` (58 s of CPU alone for
+# an earlier list of 267; 271 s for the whole selection on two workers).
 sanitize: $(STAMP)
 	sh scripts/sanitize.sh
 
