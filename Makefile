@@ -159,7 +159,8 @@ gltf-tools:
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
 # machine with no other job of ours: 7 min 19 s wall and 750 s of CPU (user + sys of every
-# process), over the 5-minute aim (11 min 20 s and 1,166 s before the sanitize, suite, fuzz
+# process), and 6 min 09 s and 620 s in a run of the same tree 17 minutes later (the machine's
+# speed varies that much: a benchmark's floor moved 46% between runs), over the 5-minute aim (11 min 20 s and 1,166 s before the sanitize, suite, fuzz
 # and setup cuts). Its parts, each side by side with the others: suite 6,122 tests in 310 s
 # wall (the critical path; the conformance matrix runs its covering design, 515 cells,
 # BRSON_EXHAUSTIVE=1 the 1,260), sanitize 410 tests in 143 s, pure 331 tests in 58 s,
