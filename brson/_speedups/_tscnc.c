@@ -23,24 +23,16 @@
 #define MAX_DEPTH 100
 #define MAX_KEYS 64 /* duplicate check by pairwise compare; more keys: not sure */
 
+/* The text written (_grow.h's Buf) and the format it is written in. */
 typedef struct {
-    char *data;
-    Py_ssize_t len, cap;
+    Buf b;
     int godot3; /* Godot 3's spacing: "[ a, b ]", "[  ]", "{\n}" (tscn._Writer.literal) */
 } Out;
 
-/* 0, or -1 with MemoryError set (the one grow rule of _grow.h). */
-static int out_reserve(Out *o, Py_ssize_t extra) {
-    return grow_array((void **)&o->data, &o->cap, o->len + extra, 1);
-}
+/* 0, or -1 with MemoryError set. */
+static inline int out_reserve(Out *o, Py_ssize_t extra) { return buf_reserve(&o->b, extra); }
 
-static inline int out_put(Out *o, const char *s, Py_ssize_t n) {
-    if (out_reserve(o, n) < 0)
-        return -1;
-    memcpy(o->data + o->len, s, (size_t)n);
-    o->len += n;
-    return 0;
-}
+static inline int out_put(Out *o, const char *s, Py_ssize_t n) { return put(&o->b, s, n); }
 
 /* Results: 0 written, 1 not sure (the caller returns None), -1 Python error (memory). */
 #define UNSURE 1
@@ -71,10 +63,10 @@ static int element_at(const unsigned char *b, Py_ssize_t pos, Py_ssize_t stop,
 static int put_string(Out *o, const unsigned char *s, Py_ssize_t n) {
     if (out_reserve(o, n * 6 + 2) < 0)
         return -1;
-    char *w = json_quote(o->data + o->len, s, n, 1);
+    char *w = json_quote(o->b.p + o->b.len, s, n, 1);
     if (w == NULL)
         return UNSURE;
-    o->len = w - o->data;
+    o->b.len = w - o->b.p;
     return 0;
 }
 
@@ -242,7 +234,7 @@ static int put_value(Out *o, const unsigned char *b, int etype, Py_ssize_t start
 static PyObject *finish(Out *o, int rc) {
     PyObject *result = NULL;
     if (rc == 0) {
-        result = PyUnicode_DecodeUTF8(o->data, o->len, NULL);
+        result = PyUnicode_DecodeUTF8(o->b.p, o->b.len, NULL);
         if (result == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
             PyErr_Clear();
             result = Py_NewRef(Py_None);
@@ -252,7 +244,7 @@ static PyObject *finish(Out *o, int rc) {
     } else if (!PyErr_Occurred()) {
         PyErr_NoMemory();
     }
-    PyMem_Free(o->data);
+    PyMem_Free(o->b.p);
     return result;
 }
 
@@ -274,7 +266,7 @@ static PyObject *py_value(PyObject *self, PyObject *args) {
     Py_buffer view;
     int etype, godot;
     Py_ssize_t start, end;
-    Out o = {NULL, 0, 0, 0};
+    Out o = {{NULL, 0, 0}, 0};
     if (!PyArg_ParseTuple(args, "y*inni:value", &view, &etype, &start, &end, &godot))
         return NULL;
     if (version(godot, &o) < 0) {
@@ -292,7 +284,7 @@ static PyObject *py_slot(PyObject *self, PyObject *args) {
     Py_buffer view;
     int godot;
     Py_ssize_t start, end;
-    Out o = {NULL, 0, 0, 0};
+    Out o = {{NULL, 0, 0}, 0};
     if (!PyArg_ParseTuple(args, "y*nni:slot", &view, &start, &end, &godot))
         return NULL;
     if (version(godot, &o) < 0) {
@@ -418,7 +410,7 @@ static PyObject *py_components(PyObject *self, PyObject *args) {
     PyObject *types;
     int godot;
     Py_ssize_t start, end;
-    Out o = {NULL, 0, 0, 0};
+    Out o = {{NULL, 0, 0}, 0};
     if (!PyArg_ParseTuple(args, "O!y*nni:components", &PyTuple_Type, &types, &view, &start,
                           &end, &godot))
         return NULL;
@@ -437,7 +429,7 @@ static PyObject *py_components(PyObject *self, PyObject *args) {
 static PyObject *py_reals(PyObject *self, PyObject *args) {
     PyObject *numbers;
     int godot;
-    Out o = {NULL, 0, 0, 0};
+    Out o = {{NULL, 0, 0}, 0};
     if (!PyArg_ParseTuple(args, "Oi:reals", &numbers, &godot))
         return NULL;
     if (version(godot, &o) < 0)
@@ -458,11 +450,11 @@ static PyObject *py_reals(PyObject *self, PyObject *args) {
             break;
         }
         rc = put_double(&o, PyFloat_AS_DOUBLE(items[k]));
-        if (rc == 0 && o.len >= 2 && o.data[o.len - 2] == '.' && o.data[o.len - 1] == '0')
-            o.len -= 2;
+        if (rc == 0 && o.b.len >= 2 && o.b.p[o.b.len - 2] == '.' && o.b.p[o.b.len - 1] == '0')
+            o.b.len -= 2;
     }
     Py_DECREF(seq);
-    if (rc == 0 && o.data == NULL)
+    if (rc == 0 && o.b.p == NULL)
         return PyUnicode_FromStringAndSize("", 0);
     return finish(&o, rc);
 }

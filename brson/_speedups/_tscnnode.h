@@ -82,8 +82,8 @@ static int put_reals(Out *o, const double *numbers, int count) {
         int rc = put_double(o, numbers[k]);
         if (rc != 0)
             return rc;
-        if (o->len >= 2 && o->data[o->len - 2] == '.' && o->data[o->len - 1] == '0')
-            o->len -= 2;
+        if (o->b.len >= 2 && o->b.p[o->b.len - 2] == '.' && o->b.p[o->b.len - 1] == '0')
+            o->b.len -= 2;
     }
     return 0;
 }
@@ -212,7 +212,7 @@ static PyObject *py_node(PyObject *self, PyObject *args) {
     int godot, last;
     Py_ssize_t start, end;
     PyObject *types, *head, *name, *parent, *kind, *extra;
-    Out o = {NULL, 0, 0, 0};
+    Out o = {{NULL, 0, 0}, 0};
     if (!PyArg_ParseTuple(args, "y*nniOO!UUUOp:node", &view, &start, &end, &godot, &types,
                           &PyTuple_Type, &head, &name, &parent, &kind, &extra, &last))
         return NULL;
