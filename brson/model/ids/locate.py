@@ -310,11 +310,16 @@ class TypeLabels:
     name is a function of its ``type_index`` within a tree, and a closure or a reference
     listing names thousands of components of a few dozen types."""
 
-    __slots__ = ("_known", "_label")
+    __slots__ = ("_known", "_label", "by_index")
 
     def __init__(self, label: Callable[[Component], str] = type_text) -> None:
         self._label = label
-        self._known: dict[tuple[type, Any], str] = {}
+        #: Labels by integer ``Type`` index (every writer's form): a loop over many
+        #: components reads it directly, one ``get`` with no key tuple or callable made
+        #: (None, no leading index, is never a key).
+        self.by_index: dict[int | None, str] = {}
+        #: Labels by string ``Type`` value (a hostile file's).
+        self._known: dict[str, str] = {}
 
     def at(self, buf: bytes, span: tuple[int, int], component: Callable[[], Component]) -> str:
         """:meth:`of` the component at ``span``, whose leading integer ``Type`` (every
@@ -325,19 +330,23 @@ class TypeLabels:
     def known(self, index: int | None, component: Callable[[], Component]) -> str:
         """:meth:`at` for a leading ``Type`` index already read (None: none was)."""
         if index is not None:
-            name = self._known.get((int, index))
+            name = self.by_index.get(index)
             if name is not None:
                 return name
         return self.of(component())
 
     def of(self, component: Component) -> str:
         type_index = component.type_index
-        if type(type_index) not in (int, str):  # hostile files hold any value (bson Code)
+        if type(type_index) is int:
+            name = self.by_index.get(type_index)
+            if name is None:
+                name = self.by_index[type_index] = self._label(component)
+            return name
+        if type(type_index) is not str:  # hostile files hold any value (bson Code)
             return self._label(component)
-        key = (type(type_index), type_index)
-        name = self._known.get(key)
+        name = self._known.get(type_index)
         if name is None:
-            name = self._known[key] = self._label(component)
+            name = self._known[type_index] = self._label(component)
         return name
 
 
@@ -500,7 +509,7 @@ def runs(
     third item is that rule's answer (None: unsure), C's or the reader's from the chain."""
     buf = spans.tree.buffer
     types = TypeLabels()
-    labels: dict[int | None, str] = {}  # types' answers by leading Type index
+    labels = types.by_index
     layout: elements.Layout = ()
     mode = kinds[0] if kinds is not None else CHAINS if chains else PATHS
     trails: list[Chain] | None = [] if mode != PATHS else None
@@ -538,11 +547,9 @@ def runs(
             if number < 0:
                 yield slot_part, number, slot, rows
                 continue
-            label = labels.get(type_index)  # an int key: no tuple, no partial a run
+            label = labels.get(type_index)
             if label is None:
                 label = types.known(type_index, partial(spans.component, number))
-                if type_index is not None:
-                    labels[type_index] = label
             yield component_text(slot_part, label), number, slot, rows
 
 
