@@ -295,6 +295,11 @@ def int32_bytes(value: int) -> bytes:
     return _I32.pack(value)
 
 
+def string_value(text: bytes) -> bytes:
+    """A string element's value for UTF-8 ``text`` holding no NUL: its length, then it."""
+    return _I32.pack(len(text) + 1) + text + b"\x00"
+
+
 def without_element(buf: bytes, start: int, end: int, elem: Element | None) -> bytes:
     """The document ``buf[start:end]`` with ``elem`` (one of its elements, or None) left
     out, as a new document's bytes: a slot's own fields without its ``Children``, which

@@ -61,7 +61,7 @@ set_type_index = raw.set_type_index
 encode_element = raw.encode_element
 element_header = raw.element_header
 assemble = raw.assemble
-int32_bytes = raw.int32_bytes
+string_value = raw.string_value
 
 
 def without_children(slot: Node) -> bytes:

@@ -178,25 +178,17 @@ def name_element(element_id: bytes, name: str) -> bytes:
     """``Name: {ID: element_id, Data: name}`` as pymongo encodes it, written directly (a
     pymongo call per slot was a fifth of a big holder's time); a name it would refuse or
     write otherwise (not UTF-8, a NUL) goes through it."""
-    if "\x00" in name:
-        return elements.encode_element("Name", {"ID": element_id.decode(), "Data": name})
     try:
         text = name.encode()
     except UnicodeEncodeError:
+        text = b"\x00"
+    if b"\x00" in text:
         return elements.encode_element("Name", {"ID": element_id.decode(), "Data": name})
-    body = b"".join(
-        (
-            _ID_HEADER,
-            elements.int32_bytes(len(element_id) + 1),
-            element_id,
-            b"\x00",
-            _DATA_HEADER,
-            elements.int32_bytes(len(text) + 1),
-            text,
-            b"\x00",
-        )
-    )
-    return _NAME_HEADER + elements.int32_bytes(len(body) + 5) + body + b"\x00"
+    member = [
+        _ID_HEADER + elements.string_value(element_id),
+        _DATA_HEADER + elements.string_value(text),
+    ]
+    return _NAME_HEADER + elements.assemble(member)
 
 
 def array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) -> bytes:
