@@ -345,18 +345,6 @@ class Node:
             return self._buf[self._start : self._end]
         return _assemble(self)
 
-    def walk_nodes(self) -> Iterator[Node]:
-        """This node and every node it has handed out (not every sub-document)."""
-        stack: list[Node] = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            for value in node.overlay.values():
-                if isinstance(value, Node):
-                    stack.append(value)
-                elif isinstance(value, list):
-                    stack.extend(v for v in value if isinstance(v, Node))
-
 
 def _adopt(value: Any, owner: Node) -> None:
     if isinstance(value, Node):

@@ -20,6 +20,7 @@ from brson.container import unpack
 
 if TYPE_CHECKING:
     from brson.model import Component, DataTree, Slot
+    from brson.model.node import Node
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = PROJECT_ROOT.parent / "shared" / "samples"
@@ -102,3 +103,18 @@ def standin_visual() -> tuple[DataTree, Slot, Component]:
     renderer = visual.find_component("MeshRenderer")
     assert isinstance(renderer, Component)
     return tree, visual, renderer
+
+
+def walk_nodes(root: Node) -> Iterator[Node]:
+    """ROOT and every node it has handed out (not every sub-document)."""
+    from brson.model.node import Node
+
+    stack: list[Node] = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        for value in node.overlay.values():
+            if isinstance(value, Node):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, Node))

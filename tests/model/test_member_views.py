@@ -18,7 +18,7 @@ import brson
 from brson.errors import DocumentError, ModelError
 from brson.model import Component, DataTree, Member, Slot
 
-from .support import STANDIN, sample, standin_visual
+from .support import STANDIN, sample, standin_visual, walk_nodes
 
 _standin = standin_visual
 
@@ -150,7 +150,7 @@ def test_an_edit_is_in_the_id_index_and_walks() -> None:
     found = tree.resolve(str(mesh_id))
     assert isinstance(found, Member) and found.value is None
     assert found is renderer["Mesh"]
-    assert any(node is found for node in tree.walk_nodes())
+    assert any(node is found for node in walk_nodes(tree))
 
 
 def _one_component(data: dict[str, Any]) -> dict[str, Any]:
@@ -234,7 +234,7 @@ def test_walked_lists_kept_outside_the_overlay_follow_edits() -> None:
     assert set(parent.overlay) == {"Children", "Components"}
     held = visual.components_member
     assert held is not None and held.overlay.keys() == {"Data"}
-    assert renderer in set(tree.walk_nodes()) and visual in set(tree.walk_nodes())
+    assert renderer in set(walk_nodes(tree)) and visual in set(walk_nodes(tree))
     assert not tree.modified and tree.to_bson() == tree.buffer
 
     visual.name = "Renamed"

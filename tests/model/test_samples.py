@@ -31,6 +31,7 @@ from .support import (
     sample,
     sample_files,
     stored_bson,
+    walk_nodes,
 )
 
 SAMPLES = sample_files()
@@ -169,7 +170,7 @@ def test_full_reassembly_round_trip(path: Path) -> None:
             isinstance(value, list) and any(isinstance(v, dict) for v in value)
         ):
             member.set("Data", value)  # documents stay nodes (touched below)
-    nodes = list(tree.walk_nodes())
+    nodes = list(walk_nodes(tree))
     kinds = {type(node).__name__ for node in nodes}
     assert {"DataTree", "Slot", "Component", "Member"} <= kinds
     for node in nodes:
@@ -247,7 +248,7 @@ def test_reading_everything_changes_nothing(path: Path) -> None:
     original = stored_bson(path)
     assert read_everything(tree) > 100
     assert not tree.modified
-    assert not any(node.modified for node in tree.walk_nodes())
+    assert not any(node.modified for node in walk_nodes(tree))
     assert tree.to_bson() == original
     if path.suffix != ".resonitepackage":
         assert _file_bytes_again(path, tree) == path.read_bytes()
