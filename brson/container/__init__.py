@@ -11,7 +11,6 @@ from brson.container.frdt import (
     pack,
     read_header,
     unpack,
-    write_header,
 )
 
 __all__ = [
@@ -25,5 +24,4 @@ __all__ = [
     "pack",
     "read_header",
     "unpack",
-    "write_header",
 ]

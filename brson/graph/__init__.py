@@ -5,6 +5,6 @@
 ID or a value lives is the model's (:mod:`brson.model.ids.locate`).
 """
 
-from brson.graph.refs import Reference, ReferenceGraph, source_of
+from brson.graph.refs import ReferenceGraph
 
-__all__ = ["Reference", "ReferenceGraph", "source_of"]
+__all__ = ["ReferenceGraph"]
