@@ -32,7 +32,6 @@ from brson.model import Component, DataTree, IdRef, Member, Slot, elements
 from brson.model.ids.index import IdIndex
 from brson.model.ids.kinds import source_kind, target_kind
 from brson.model.ids.locate import (
-    Chain,
     Location,
     Path,
     element_at,
@@ -258,7 +257,7 @@ class ReferenceGraph:
         if location is None and not self._targets_located:
             self._target_lookups += 1
             if self._target_lookups > BATCH_AFTER:
-                self._locate_targets()
+                self.locate_targets()
                 location = self._locations.get(element_id)
         if location is None:
             location = self.ids.where(element_id)
@@ -324,21 +323,16 @@ class ReferenceGraph:
         """Locate every reference and every target now, in bulk (before reading ``source``,
         ``target`` or ``describe()`` of many references; otherwise done on first use)."""
         self._locate_sources()
-        self._locate_targets()
+        self.locate_targets()
         with paused_gc():
             for ref in self.references:
                 if ref.internal:
                     self.element(ref.target_id)
 
     def locate_targets(self) -> None:
-        """Find where every referenced ID is defined now, in one pass, without locating the
-        sources (:meth:`where` and :meth:`element` otherwise do it on first use, after
-        ``BATCH_AFTER`` lookups): for a reader that resolves links before it lists who
-        points where (the viewer)."""
-        self._locate_targets()
-
-    def _locate_targets(self) -> None:
-        """Find where every referenced ID is defined, in one pass over the bytes."""
+        """Find where every referenced ID is defined now, in one pass over the bytes, without
+        locating the sources (:meth:`where` and :meth:`element` otherwise do it on first use,
+        after ``BATCH_AFTER`` lookups): for a reader that resolves links first (the viewer)."""
         if self._targets_located:
             return
         self._targets_located = True
@@ -595,7 +589,7 @@ def _targets(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> dict[in
             for offset, path, _ in found:
                 out[offset] = (head + tails[path], "", None)
         return out if len(out) == len(wanted) else None
-    read = partial(_target_kind, buf, arrays)
+    read = partial(target_kind, buf, arrays)
     for head, number, slot, found in runs(spans, wanted, kinds=(TARGET_KINDS, read)):
         for offset, path, sure in found:
             if sure is None:
@@ -605,24 +599,6 @@ def _targets(spans: ComponentSpans, scan: ReferenceScan, kinds: bool) -> dict[in
                 kind = sure[0]
             out[offset] = (head, tails[path], kind)
     return out if len(out) == len(wanted) else None
-
-
-def _target_kind(
-    buf: bytes, arrays: dict[int, bool], component: bool, path: Path, chain: Chain
-) -> tuple[str | None] | None:
-    """:func:`~brson.model.ids.kinds.target_kind` as :func:`runs` calls its reader."""
-    return target_kind(buf, component, path, chain, arrays)
-
-
-def _source_kind(
-    buf: bytes,
-    lists: dict[int, list[elements.Element]],
-    component: bool,
-    path: Path,
-    chain: Chain,
-) -> tuple[str, str | None] | None:
-    """:func:`~brson.model.ids.kinds.source_kind` as :func:`runs` calls its reader."""
-    return source_kind(buf, component, path, chain, lists)
 
 
 _Item = TypeVar("_Item")
@@ -696,7 +672,7 @@ def _scan_listing(tree: DataTree, scan: ReferenceScan, kinds: bool) -> _Listed[A
     offsets = [offset for offset, _ in references]
     tails = _Tails()
     lists: dict[int, list[elements.Element]] = {}
-    read = partial(_source_kind, tree.buffer, lists)
+    read = partial(source_kind, tree.buffer, lists)
     with paused_gc():  # a tuple per reference: nothing for the collector to free
         for head, number, slot, found in runs(
             spans, offsets, kinds=(SOURCE_KINDS, read) if kinds else None

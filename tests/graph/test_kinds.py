@@ -81,9 +81,9 @@ def compare(buf: bytes, *, sure: bool) -> int:
             except BrsonError:
                 expected = None  # the nodes raise: the rules must not answer
             if target:
-                got = target_kind(buf, number >= 0, path, chain, arrays)
+                got = target_kind(buf, arrays, number >= 0, path, chain)
             else:
-                got = source_kind(buf, number >= 0, path, chain, lists)  # type: ignore[arg-type]
+                got = source_kind(buf, lists, number >= 0, path, chain)  # type: ignore[arg-type]
             if sure:
                 assert got is not None, path
             if got is not None:

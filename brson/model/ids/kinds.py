@@ -25,10 +25,10 @@ class _Unsure(Exception):
 
 def source_kind(
     buf: bytes,
+    lists: dict[int, list[elements.Element]],
     component: bool,
     path: Path,
     chain: Chain,
-    lists: dict[int, list[elements.Element]],
 ) -> tuple[str, str | None] | None:
     """``(kind, member ID)`` of the innermost element holding the value at ``path`` in a
     component (else a slot): the graph's ``source_of`` (its kind and, for a member, its
@@ -117,7 +117,7 @@ def _members(
 
 
 def target_kind(
-    buf: bytes, component: bool, path: Path, chain: Chain, arrays: dict[int, bool]
+    buf: bytes, arrays: dict[int, bool], component: bool, path: Path, chain: Chain
 ) -> tuple[str | None] | None:
     """``(kind,)`` of the element a definition at ``path`` names (the graph's ``element_at``:
     slot, component, member, ``id`` for an ID key, None for none); None when unsure.
