@@ -27,7 +27,6 @@ from brson.ops.engine import (
     Parts,
     TypeRef,
     Undecomposable,
-    cut,
     encode,
     same,
 )
@@ -111,7 +110,7 @@ def _apply(data: bytes, patch: dict[str, Any]) -> ApplyResult:
     if "replace" in patch:
         return _apply_replace(data, patch)
     try:
-        parts = cut(data)
+        parts = Parts(data)
         if not parts.exact:
             raise Undecomposable("missing or duplicate IDs, or a Type index out of range")
     except Undecomposable as exc:

@@ -458,11 +458,6 @@ def short_type(type_value: Any) -> str:
     return TypeName.parse(name).name or name
 
 
-def cut(data: bytes) -> Parts:
-    """The elements of a document's BSON (raises :class:`Undecomposable`)."""
-    return Parts(data)
-
-
 class _Table:
     """Every slot of one document, flat: value spans, parent rows (-1 for the root), IDs."""
 
@@ -547,7 +542,7 @@ def cut_pair(data_a: bytes, data_b: bytes) -> tuple[Parts, Parts]:
     pa, pb = Parts(data_a, whole=False), Parts(data_b, whole=False)
     ta, tb = _table(pa), _table(pb)
     if ta is None or tb is None or pa.types != pb.types:
-        return cut(data_a), cut(data_b)
+        return Parts(data_a), Parts(data_b)
     rows_a = {slot_id: row for row, slot_id in enumerate(ta.ids)}
     same_a, same_b = bytearray(len(ta.ids)), bytearray(len(tb.ids))
     budget = _COMPARE_BUDGET * (len(data_a) + len(data_b))
@@ -720,7 +715,6 @@ __all__ = [
     "TypeRef",
     "Undecomposable",
     "compose",
-    "cut",
     "cut_pair",
     "delta",
     "encode",

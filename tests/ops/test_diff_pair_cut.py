@@ -113,7 +113,7 @@ def _edit(doc: dict[str, Any], kind: str, rng: random.Random) -> None:
 
 def _both(a: bytes, b: bytes) -> tuple[dict[str, Any], list[str], dict[str, Any], list[str]]:
     pa, pb = engine.cut_pair(a, b)
-    fa, fb = engine.cut(a), engine.cut(b)
+    fa, fb = engine.Parts(a), engine.Parts(b)
     pair_body, whole_body = structural(pa, pb), structural(fa, fb)
     pair_diff, whole_diff = Diff(), Diff()
     render(pair_body, pa, pb, pair_diff)
@@ -158,7 +158,7 @@ def test_equal_subtrees_are_left_out() -> None:
     deepest["Name"]["Data"] = "renamed"
     a, b = bsondoc.encode(base), bsondoc.encode(edited)
     pa, pb = engine.cut_pair(a, b)
-    whole = engine.cut(b)
+    whole = engine.Parts(b)
     if engine.spans.slot_walk(b, whole.object) is None:
         pytest.skip("the compiled walk is off: both sides are cut whole")
     assert len(pb.slots.raws) < len(whole.slots.raws) // 2
@@ -202,7 +202,7 @@ def test_equal_length_ancestors_are_compared_in_linear_work(
     def work(depth: int) -> int:
         compared.clear()
         a, b = _chain(depth, "leaf AAAA"), _chain(depth, "leaf BBBB")
-        if engine.spans.slot_walk(a, engine.cut(a).object) is None:
+        if engine.spans.slot_walk(a, engine.Parts(a).object) is None:
             pytest.skip("the compiled walk is off: both sides are cut whole")
         _, pb = engine.cut_pair(a, b)
         assert len(pb.slots.raws) == depth  # every ancestor differs
