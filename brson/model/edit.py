@@ -580,22 +580,3 @@ def _inside(location: Location, element: Slot | Component) -> bool:
             return True
         slot = slot.parent
     return False
-
-
-__all__ = [
-    "COMPONENT_HEAD",
-    "REFERENCE_POLICIES",
-    "DanglingReference",
-    "Removal",
-    "SyncList",
-    "add_component",
-    "add_slot",
-    "delete",
-    "insert_position",
-    "move",
-    "parent_links",
-    "remove_component",
-    "rename",
-    "set_value",
-    "tree_of",
-]

@@ -325,23 +325,3 @@ def renumber(tree: DataTree, start: int = 0) -> DataTree:
     """
     data = tree.to_bson()
     return DataTree(rewrite(data, renumber_map(data, start)), tree.container, tree.source)
-
-
-__all__ = [
-    "FreshIds",
-    "all_ids",
-    "defined_ids",
-    "fragments_values",
-    "fragments_values_py",
-    "highest_number",
-    "id_elements",
-    "is_sequential",
-    "numbered_ids_in_bytes",
-    "numbered_ids_in_bytes_py",
-    "renumber",
-    "renumber_map",
-    "rewrite",
-    "scan",
-    "sequential_id",
-    "sequential_number",
-]

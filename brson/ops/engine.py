@@ -702,24 +702,3 @@ def unchanged(pa: Parts, pb: Parts, table: str, key: str) -> bool:
     if fa is not None and fa == fb:
         return True
     return same(views_a[key], views_b[key])
-
-
-__all__ = [
-    "ASSETS",
-    "COMPONENT_DEPTH",
-    "ROOT_DEPTH",
-    "SLOT_DEPTH",
-    "Change",
-    "KeyPath",
-    "Parts",
-    "TypeRef",
-    "Undecomposable",
-    "compose",
-    "cut_pair",
-    "delta",
-    "encode",
-    "same",
-    "short_type",
-    "type_label",
-    "unchanged",
-]

@@ -14,7 +14,7 @@ from brson.collector import paused_gc
 from brson.document import bsondoc, jsonform
 from brson.errors import BrsonError
 from brson.ops.applier import ApplyResult, Conflict, apply_bytes, apply_patch, merge_ids
-from brson.ops.engine import ASSETS, TypeRef, Undecomposable, cut_pair
+from brson.ops.engine import Undecomposable, cut_pair
 from brson.ops.patchform import FORMAT, PatchError, read_patch, sha256, structural
 
 
@@ -81,17 +81,14 @@ def element_patch(a: HasBson | bytes, b: HasBson | bytes) -> dict[str, Any] | No
 
 
 __all__ = [
-    "ASSETS",
     "FORMAT",
     "ApplyResult",
     "Conflict",
     "PatchError",
-    "TypeRef",
     "apply_patch",
     "element_patch",
     "finish_patch",
     "make_patch",
     "merge_ids",
     "read_patch",
-    "sha256",
 ]
