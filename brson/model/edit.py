@@ -1,23 +1,11 @@
 """Edit a data tree in place: slots, components and member values; ``brson.dump`` writes it.
 
-Every edit goes through the model's overlay (``Node.set``): the edited node and its ancestors
-are re-assembled when written, everything else is copied as its original bytes, so untouched
-slots, components and members come out byte-identical.
-
-New elements get IDs from a :class:`~brson.model.numbering.FreshIds` in the file's style
-(sequential in Resonite files, random in NeosVR ones).  Building one scans the tree's bytes, so
-pass the same ``ids`` to a series of edits on a big tree; left out, each call scans again.
-
-The format has no reference type: a value is a reference when it equals an ID defined in the
-file.  Removing a slot or component removes every ID it defines (its members', its children's),
-and values elsewhere that named one of them would be left dangling.  ``references`` chooses:
-``"null"`` (the default) sets them to null, as the engine does when an element is destroyed,
-and reports each one; ``"report"`` keeps them as they are and reports them (the result then
-has dangling references, which ``validate`` flags); ``"fail"`` raises :class:`GraphError`
-before changing anything.
-
-New slots copy the key order of their parent (an existing slot of the file), new components
-that of the first component in the file, so new content is laid out as the engine writes it.
+Every edit goes through the model's overlay (``Node.set``), so untouched slots, components
+and members come out byte-identical.  New elements get IDs from a
+:class:`~brson.model.numbering.FreshIds` in the file's style; building one scans the tree's
+bytes, so pass the same ``ids`` to a series of edits on a big tree.  Removing an element
+leaves values that named its IDs dangling: ``references`` chooses ``"null"`` (as the engine
+does), ``"report"`` or ``"fail"`` (docs/editing.md, "Deleting and the references it leaves").
 """
 
 from __future__ import annotations

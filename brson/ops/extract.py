@@ -1,27 +1,10 @@
 """Extract one slot's subtree into a new, self-contained data tree (an avatar out of a world).
 
-What the result holds and why (docs/extract.md has the long form):
-
-* ``Object`` is the chosen slot with its bytes copied as they are, so every member stays
-  byte-identical and every slot keeps its own IDs, ``ParentReference`` included (as in an
-  engine export).
-* Components outside the subtree that it references (a material on a shared "Materials" slot,
-  a texture beside it) are copied along, with whatever they reference in turn, under a holder
-  slot ``Extracted Dependencies`` (one child per slot they came from, named like it), so the
-  extracted avatar still renders.  NeosVR files keep the root ``Assets`` entries it needs.
-  Copied components keep their IDs; only the new holder slots get fresh ones, in the file's
-  style (Resonite: sequential, above every ID-shaped value; NeosVR: random-looking GUIDs,
-  derived from the content so the same input always gives the same bytes).
-* What cannot move (slots outside the subtree and their fields, IDs not in the file at all:
-  the world, users) follows ``external``: ``keep`` the value, ``null`` it (what the engine does
-  on export), or ``fail``.  Each one is reported with the path of the value and its target.
-* ``Types`` keeps only the types in use, in their original relative order, and component
-  indices are rewritten; ``TypeVersions`` drops the entries of types no longer present (an
-  entry naming no type of the source file is not understood, so it is kept); every other root
-  key is kept as it is.
-
-Extracting the result's root again gives identical BSON; extracting a file's root gives the
-file itself when nothing needs trimming.
+The slot's bytes are copied as they are (every member byte-identical, every ID kept); the
+components outside it that it references come along under ``Extracted Dependencies``; what
+cannot move follows ``external`` (keep, null, fail); ``Types`` and ``TypeVersions`` keep
+what is in use.  docs/extract.md states what the result holds and why.  Extracting the
+result's root again gives identical BSON.
 """
 
 from __future__ import annotations

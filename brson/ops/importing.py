@@ -1,27 +1,10 @@
 """Import a subtree from another archive: the way tools build worlds and avatars from parts.
 
-The subtree is taken with :func:`brson.ops.extract.extract`, so it comes self-contained: the
-components it references from elsewhere in its file come along (under ``Extracted
-Dependencies`` below the imported slot), NeosVR root ``Assets`` entries it uses come along,
-and references that cannot follow (slots outside it, the world) are nulled, never kept:
-an ID from another file names nothing here, or worse, something else.  Then:
-
-* every ID it defines gets a fresh one in the target's style (sequential above the target's
-  highest, or random), and every reference inside it is rewritten to match, in one pass over
-  its bytes (IDs are fixed-length, so nothing else moves);
-* component type indices are rewritten into the target's ``Types`` (which grows as needed),
-  and ``TypeVersions`` entries of newly used types are added;
-* NeosVR ``Assets`` entries are appended to the target's ``Assets``.
-
-Refused with a :class:`ModelError`, before anything changes: mixing generations (a NeosVR
-subtree into a Resonite file or back; their component data and type names differ, and a
-wrong guess would load as broken components), and a type both files use at different
-``TypeVersions`` (the engine upgrades stored data by that number, so one of the two would be
-read in the wrong format).  Feature flags the target has and the source lacks are reported:
-the engine may have migrated data under them.
-
-Assets named by ``packdb:///`` URLs live in the package beside the tree, not in it; copying
-those files is the package tooling's job.
+The subtree is taken with :func:`brson.ops.extract.extract` (self-contained, references that
+cannot follow nulled: an ID from another file names nothing here, or something else), then
+renumbered in the target's style, its type indices mapped into the target's ``Types``.
+Mixing generations and a type both files use at different ``TypeVersions`` are refused before
+anything changes.  docs/editing.md ("Import") states the rules and why.
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """Three-way merge of data trees by element ID: what ``brson merge`` and git's merge driver run.
 
-The merge is the engine's patches composed: theirs (the patch from BASE to THEIRS) applied to
-OURS, so ``merge(base, ours, theirs)`` is ``apply(apply(base, patch(base, ours)),
-patch(base, theirs))`` byte for byte, and edits that touch different elements (or different
-members of one element) combine.  A change applies where OURS still holds BASE's value or
-already holds THEIRS' (the same change made on both sides is no conflict); anything else is a
-conflict, and nothing is merged:
-
-* the same member changed both ways, to different values;
-* an element removed on one side and changed on the other (a slot's children or components
-  count as its content);
-* the same new ID added on both sides with different content;
-* a reference made on one side to an element the other side removed;
-* either document not a slot tree keyed by unique IDs (it can then only be merged when one
-  side left it unchanged).
-
-Packages merge their main trees this way and their assets as a union: an asset name held by
-both sides with different bytes is a conflict.
+The merge is the engine's patches composed: ``merge(base, ours, theirs)`` is
+``apply(apply(base, patch(base, ours)), patch(base, theirs))`` byte for byte.  A change
+applies where OURS still holds BASE's value or already holds THEIRS'; anything else is a
+conflict and nothing is merged (docs/editing.md lists the kinds).  Packages merge their main
+trees this way and their assets as a union.
 """
 
 from __future__ import annotations
