@@ -1,23 +1,15 @@
 """The JSON form's record of number types, and how ``from-json`` restores them.
 
-JSON has one number type; the form tells BSON double from int32 by the literal (``1.0`` is a
-double, ``1`` an int32).  Tools that re-print numbers do not keep that: jq 1.6 prints every
-integral double without its ``.0`` (``[1.0, 0.0]`` becomes ``[1, 0]``) and ``-0.0`` as ``-0``.
-So ``to-json`` ends the form with a record of what each number was, keyed by element ID (an
-object whose ``ID`` is a string: a slot, a component, a member), which every JSON tool passes
-through untouched, and ``from-json`` gives each element's numbers their recorded types back:
+JSON tools that re-print numbers lose BSON's double/int32 distinction (jq 1.6 prints ``1.0`` as
+``1``), so ``to-json`` ends the form with each element's signature (the type of each of its own
+numbers, ``d`` or ``i``, keyed by element ID), which every JSON tool passes through, and
+``from-json`` gives each element's numbers their recorded types back:
 
     "$numbers": {"root": "ii", "elements": [["ID1A00", "ddd"], ["ID1A04", "i"], ...]}
 
-An element's signature is the type of each of its own numbers (``d`` double, ``i`` int32), in
-document order, those of nested elements not included; ``root`` is the numbers outside every
-element.  int64 (``$numberLong``) and NaN / infinity (``$numberDouble``) are tagged and do not
-depend on the record; a NaN still counts as a double in its element's signature.  An element
-ID written twice is listed twice; when the signatures differ, neither is used.
-
-Restoring is per element, so an edit keeps types: a value changed by jq (``[2, 2, 2]`` in a
-``float3``) gets its element's recorded type.  What cannot be restored without guessing is
-reported, never decided silently (:class:`Restored`).
+Restoring is per element, so an edited value keeps its element's type; what cannot be
+restored without guessing is reported, never decided silently (:class:`Restored`).
+docs/json-form.md ("The number record") has the rules.
 """
 
 from __future__ import annotations

@@ -1,42 +1,17 @@
 """A data tree's edits, in one place, and when two reads give the same object.
 
-Each node keeps what it holds in memory (:attr:`Node.overlay`: the child nodes it handed out,
-which keep their identity, and the values an edit gave it); the node and its ancestors are
-then marked modified, and writing re-assembles only those from their original element bytes
-plus the new values.  :class:`Edits`, which the :class:`~brson.model.tree.DataTree` owns
-(``tree.edits``), is the record of what changed: every node whose own keys an edit set or
-removed, with those keys, in the order they were first edited.  ``tree.modified`` is true
-exactly when it holds an edit; ``tree.discard_edits()`` drops them all and the tree reads and
-writes as its original bytes again.
+Each node keeps what it holds in memory (:attr:`Node.overlay`: the child nodes it handed out
+and the values an edit gave it); writing re-assembles only the modified nodes from their
+original bytes plus the new values.  :class:`Edits` (``tree.edits``) records every node whose
+own keys an edit set or removed, in the order first edited; ``tree.modified`` is true exactly
+when it holds one.
 
-The identity contract (when two reads give the same object), for the whole model:
-
-* Kept: the root slot, every slot, every component, a component's ``Data`` node, a slot's
-  ``Components`` member and the raw lists holding them (``children_list()``) are one object
-  each for the life of the tree: ``tree.root is tree.root``,
-  ``tree.root.children[0] is tree.root.children[0]``, ``c.data is c.data``.  References, the
-  ID index and edits hold them.  ``slot.children`` and ``slot.components`` are new lists of
-  those objects on each call (compare their items, not the lists).
-* Views: members (``slot.member("Name")``, ``component["X"]``, ``component.fields``), ~40 a
-  slot, are not kept (one object per member read was most of the memory and a third of the
-  time of reading every value).  Two reads give two objects that compare equal (``==``, one
-  hash: the same field of the same tree): compare members by ``==`` or ``id``, never ``is``.
-* After an edit: the first edit through a view registers that object with its owner: every
-  later read of the field gives that object, and writing writes it.  A member read before
-  the edit is stale: it forwards its reads and edits to the registered one; another kind of
-  node refuses an edit (ModelError, "read it again") rather than lose it.
-* After an add: ``slot.add_child(...)`` and ``slot.add_component(...)`` return the object
-  later reads give (``parent.children[-1] is new``).
-* After a move: the moved slot is the same object at its new place (``slot.parent is new``),
-  with the same components, children and member edits.
-* After a remove: the removed slot or component still reads as it was, but it and everything
-  below it are detached: no list of the tree holds them, ``tree.edits`` no longer lists edits
-  made below them, and an edit through any of them raises ModelError (it would not be
-  written).  Moving a removed slot back in (:meth:`Slot.move`) attaches it again.
-* After ``tree.discard_edits()``: every object read before is detached the same way; reads
-  give new objects over the original bytes.
-* Across trees nothing is shared: two loads of one file give two trees with no node in common
-  (``slot.tree`` names the one a node belongs to).
+The identity contract (docs/data-tree.md states it whole): slots, components, a component's
+``Data`` and a slot's ``Components`` member are one object each for the life of the tree;
+members are views (one object per read was most of the memory), equal by ``==``, and the
+first edit through a view registers it with its owner, so a member read earlier forwards to
+it.  Removed elements, and everything read before ``discard_edits()``, are detached: an edit
+through them raises ModelError rather than be lost.
 """
 
 from __future__ import annotations

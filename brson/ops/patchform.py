@@ -1,24 +1,12 @@
 """The patch's JSON form: what ``brson diff A B --json`` carries so ``brson apply`` can turn A
 into B, made from the engine's elements (:mod:`brson.ops.engine`).
 
-The patch lists, per element, what changed from A to B, each change with the value it had in A
-(``old``) and the value it has in B (``new``), in the lossless JSON form (int64 as
-``$numberLong``, exact doubles: :mod:`brson.document.jsonform`):
-
-* an added element carries its whole document (``doc``); a removed one too, so applying to
-  another file can tell a removal of the same thing from a removal of something edited since;
-* a changed element carries the keys that changed (components down to each member of
-  ``Data``, the root down to each entry of ``FeatureFlags``/``TypeVersions``) and, when its
-  keys were reordered, the key order of B;
-* children and component lists are carried as ID lists (old and new), which says everything
-  about adds, removals, moves and reordering;
-* the ``Types`` table is carried whole (old and new); a component's ``Type`` is its index in
-  its own side's table, with the names beside it (``type``).
-
-Exactness: :func:`make_patch` applies the patch to A and compares with B byte for byte; when
-that fails (a document that cannot be cut by ID: missing or duplicate IDs, a ``Type`` index
-out of range...) the patch instead *replaces* the document, applying only to a file whose BSON
-is A's exactly.
+Per element, what changed from A to B, each change with its ``old`` and ``new`` value in the
+lossless JSON form; added and removed elements carry their whole document (so applying to
+another file can tell a removal of the same thing from a removal of something edited since);
+children and component lists as ID lists; the ``Types`` table whole.  docs/editing.md ("Apply
+a diff") lists the fields.  A document that cannot be cut by ID gets a patch that *replaces*
+it, applying only to a file whose BSON is A's exactly.
 """
 
 from __future__ import annotations
