@@ -1,23 +1,14 @@
 """New IDs in a file's own style, and deterministic renumbering.
 
-Two styles exist in real files:
+Resonite numbers IDs sequentially (a counter written as a .NET ``Guid`` of its little-endian
+bytes, new ones above the highest ID-shaped value, so nothing is reused); NeosVR keeps random
+GUIDs (docs/editing.md, "New IDs").  Renumbering rewrites every ID in the sequential style, in
+the order definitions appear in the bytes, so the same input always gives the same bytes.  IDs
+are fixed-length strings, so it is a substitution in the BSON bytes: no length changes.
 
-* Resonite renumbers every ID on export: a counter written as a .NET ``Guid`` made from the
-  counter's little-endian bytes, so the first group holds the low 32 bits
-  (``00000143-0000-0000-0000-000000000000``) and a counter past 2**32 would carry into the
-  second group, then the third (that carry is .NET's Guid layout applied to the counter; no
-  sample is big enough to show it).  New elements continue above the highest such value
-  already present, references that name nothing included, so nothing is ever reused.
-* NeosVR files keep the engine's random GUIDs; new elements get random (version 4) GUIDs.
-
-Renumbering rewrites every ID of a tree in the sequential style, numbered in document order
-(the order definitions appear in the BSON bytes), so the same input always gives the same
-bytes.  IDs are fixed-length strings, so it is a substitution in the BSON bytes: no document
-length changes, and everything that is not an ID stays byte-identical.
-
-Which strings count as IDs and which as references is the model's rule
-(:func:`brson.model.ids.forms.defines_id`); like the model's byte index, the scan reads string
-elements straight from the bytes (see the caveat in :mod:`brson.model.ids.index`).
+Which strings count as IDs is the model's rule (:func:`brson.model.ids.forms.defines_id`);
+like the model's byte index, the scan reads string elements straight from the bytes (see the
+caveat in :mod:`brson.model.ids.index`).
 """
 
 from __future__ import annotations

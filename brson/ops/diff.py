@@ -2,22 +2,10 @@
 
 The diff is the patch (:mod:`brson.ops.patchform`) that :mod:`brson.ops.engine` makes of the
 two trees, rendered one change a line, so ``brson diff``, ``brson diff --json`` and ``brson
-apply`` agree on what changed by construction.  What that means:
-
-* Slots and components are matched by their ``ID``, not their position, so a slot that moved
-  to another parent is one *moved* slot, not a removal plus an addition.  (Elements without an
-  ID, which the engine never writes, fall back to their position.)
-* Components are compared with their type as a *name*, so a component whose ``Type`` index
-  changed only because the ``Types`` table was reordered is unchanged; the reordered table is
-  one change of its own.
-* Values are compared with their BSON type (int32 vs int64, exact float bits) and key order:
-  a change of width or of order is a change of the file.  A SyncList (a list of members) is
-  matched by element ID.
-* Unchanged elements are recognised by their bytes without decoding them, so diffing two big,
-  mostly equal trees costs little more than walking them.
-
-Codec and framing are not part of the tree: a ``.brson`` and a ``.7zbson`` holding the same
-tree are equal.  Two trees are equal exactly when their BSON is.
+apply`` agree on what changed by construction.  Slots and components are matched by ``ID`` (a
+slot that changed parent is one *moved* slot), components compared with their type as a name
+(a reordered ``Types`` table changes no component), values by the engine's one equality rule.
+Codec and framing are not part of the tree: two trees are equal exactly when their BSON is.
 """
 
 from __future__ import annotations
