@@ -1,29 +1,21 @@
 """The diff engine: a document cut into elements keyed by ID, and the one rule for when two
 values are the same.  ``diff``, ``diff --json``, ``apply`` and ``merge`` all stand on it.
 
-A data tree's *elements* are the root document, every slot and every component.  A slot's
-element is its own document with ``Children`` and its ``Components`` member's ``Data``
-reduced to placeholders (the ID lists :attr:`Parts.children` and
-:attr:`Parts.slot_components` say what they held); a component's element is its whole
-document, its ``Type`` index read as a :class:`TypeRef` (the type's name and the width the
-index is stored in), so an element means the same in a file whose ``Types`` table is ordered
-differently.
+A data tree's *elements* are the root document, every slot (its ``Children`` and its
+``Components`` member's ``Data`` reduced to placeholders: :attr:`Parts.children` and
+:attr:`Parts.slot_components` hold the ID lists) and every component (its ``Type`` index read
+as a :class:`TypeRef`, name and stored width, so an element means the same in a file whose
+``Types`` table is ordered differently).
 
 Equality (:func:`same`) is the file's: the same BSON type (int32 is not int64, a bool is not
-an int), floats by their bits (``-0.0`` is not ``0.0``, a NaN equals its own bits), keys in the
-same order.  A changed width or key order is a change of the file, never "equal".
+an int), floats by their bits, keys in the same order.  A changed width or key order is a
+change of the file, never "equal".
 
-Cutting reads the bytes through the model's element door and decodes nothing it does not
-have to: elements are told equal by their bytes (:meth:`Parts.fingerprint`), and only the
-elements that differ are decoded into views.  To compare two documents, :func:`cut_pair`
-does not even cut what cannot differ: from each side's slot table (the model's compiled walk
-of the slot spans, an ID per slot and component) it matches slots by ID, and a slot whose
-bytes, subtree and all, and parent are the same on both sides is left out with everything
-under it.  A diff of two big, mostly equal trees costs the walk of their spans.
-
-A document that cannot be cut by ID (a slot or component without one, an ID given twice, a
-``Type`` index out of range) still gets keys, made from positions, so it can be compared;
-:attr:`Parts.exact` is False then, and a patch replaces such a document whole.
+Cutting decodes only what differs: elements are told equal by their bytes
+(:meth:`Parts.fingerprint`), and :func:`cut_pair` leaves out, from the two slot tables, every
+slot whose bytes (subtree and all) and parent are the same on both sides, so a diff of two big,
+mostly equal trees costs the walk of their spans.  A document that cannot be cut by ID still
+gets keys, from positions; :attr:`Parts.exact` is False then, and a patch replaces it whole.
 """
 
 from __future__ import annotations

@@ -1,24 +1,13 @@
 """The text form of a tree (``brson show``): one line per slot, component and field, made to be
 read and to be diffed by line tools (git's ``textconv``, ``diff``, ``blame``).
 
-What makes it fit for that:
-
-* **Each slot named once.** Its path, with ``[k]`` after a name its siblings share.
-* **Stable.** The same bytes give the same text: no timestamps, no file names, no element IDs.
-  The engine numbers IDs in save order, so inserting one slot renumbers every element after it;
-  text that showed IDs would differ on every line after an insertion.  A reference is shown as
-  the path of what it names (``-> Root/Body:MeshRenderer.Materials[0]``), which moves only when
-  that element does; an ID naming nothing in the tree is shown as the string it is.
-* **Ordered where order means something**: slots depth first, children, components and fields
-  in element order, as the engine wrote them.  Where it means nothing it is sorted: the type
-  table (its order only fixes the numbers components use), feature flags, type versions.
-* **Line-oriented**: a header line (``slot PATH``, ``asset N TYPE``) starts at column 0, so git's
-  default hunk header names the slot a change is in; components and fields are indented under
-  it, one field a line, each value in the lossless JSON form (``brson set`` takes it back).
-  Control characters in names are escaped, so no name can split or forge a line.
-* **Linear**: one pass to name the elements references point at, one pass to write; the lines
-  are yielded as they are made.  A slot's path is bounded (head and tail), so a hostile deep
-  tree of long names costs its size, not its depth squared.
+Stable (the same bytes give the same text, and no element IDs: the engine numbers them in save
+order, so one inserted slot would change every later line; a reference is the path of what it
+names), ordered as the engine wrote it except where order means nothing (the type table,
+feature flags, type versions: sorted), a header line per slot at column 0 (git's hunk header
+names the slot), names escaped so none can split or forge a line.  The README ("git") shows
+it.  Linear: one pass to name what references point at, one to write; a slot's path is
+bounded (head and tail), so a deep tree of long names costs its size, not its depth squared.
 """
 
 from __future__ import annotations
