@@ -1,21 +1,11 @@
 """The lossless JSON form of a BSON document: readable, and exact on the way back.
 
-Plain JSON where the value is unambiguous, tags where it is not:
-
-* int32 -> JSON integer; int64 -> ``{"$numberLong": "123"}`` (widths survive);
-* double -> JSON number that always has a ``.`` or exponent (``1.0``, never ``1``), written with
-  Python's shortest round-trip repr so the bits come back; NaN, +-Infinity ->
-  ``{"$numberDouble": "NaN"}`` (JSON has no literal for them); a NaN whose bits are not the
-  default quiet NaN -> ``{"$numberDouble": "NaN", "$bits": "7ff8..."}``;
-* a document whose first key starts with ``$`` -> ``{"$document": {...}}`` so it is never
-  mistaken for a tag;
-* other BSON types (never written by the engine, kept anyway) -> MongoDB canonical Extended
-  JSON for that value.
-
-The document may be preceded by ``"$container": {"framing": "legacy", "codec": "lzma"}``, the
-archive it was read from (:func:`container_record`): not part of the document (a document whose
-first key starts with ``$`` is always tagged, so the key cannot be mistaken for one of its own),
-it lets ``from-json`` write the archive back the way it was framed.
+Plain JSON where the value is unambiguous, tags where it is not (``$numberLong`` for int64,
+``$numberDouble`` for NaN and infinities, ``$document`` for a document whose first key starts
+with ``$``, doubles always with a ``.`` or exponent in Python's shortest round-trip repr);
+docs/json-form.md has the table.  The document may be preceded by ``"$container"``, the
+archive it was read from (:func:`container_record`): not part of the document (whose ``$``
+keys are always tagged), it lets ``from-json`` write the archive back the way it was framed.
 """
 
 from __future__ import annotations

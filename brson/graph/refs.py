@@ -1,23 +1,16 @@
 """The reference graph: who points at what, in both directions, inside the file and out.
 
-The format has no reference type: a member references an element because its value is a
-GUID-shaped string, and it is *internal* when that string is an ID defined in the same file
-(slot, component, member, list element, or an ID key such as ``persistent-ID``), *external*
-otherwise (the engine nulls references that would leave an exported object, so external ones
-come from other tools or hand edits; they are kept and listed, never dropped).  The ID index
-(:attr:`DataTree.ids <brson.model.tree.DataTree.ids>`) already knows every definition and
-every ID-shaped value; this module turns those values into :class:`Reference` records and
-indexes them by target.
+The format has no reference type: a value references an element because it is a GUID-shaped
+string, *internal* when that string is an ID defined in the same file, *external* otherwise
+(kept and listed, never dropped).  The ID index (:attr:`DataTree.ids
+<brson.model.tree.DataTree.ids>`) knows every definition and ID-shaped value; this module
+turns the values into :class:`Reference` records and indexes them by target.
 
-Cost model, because worlds reach 10^5 slots and a million references: building the graph is
-one pass over the ID index's values (plain lists and one dict, no per-reference pydantic).
-Where a reference sits (its slot, component and member) and which element its target is are
-found only when first asked, and then for every reference at once (:mod:`brson.model.ids.locate`),
-never one root-to-leaf descent per reference.  On an edited tree the ID index was built from
-the nodes, so locations are known already and nothing is deferred.
-
-The graph is a snapshot: after editing the tree, build a new one (:attr:`ReferenceGraph.stale`
-says when the tree has changed since).
+Worlds reach a million references, so building the graph is one pass over the index's values,
+and where a reference sits and which element its target is are found only when first asked,
+then for every reference at once (:mod:`brson.model.ids.locate`), never one descent per
+reference.  The graph is a snapshot: :attr:`ReferenceGraph.stale` says when the tree has
+changed since.
 """
 
 from __future__ import annotations

@@ -3,18 +3,9 @@
 Resonite names are rich text (``<color=#FF0000>Check Avatar Worn</color> - (11 Nodes)``) and
 the root's name rarely helps (``Holder``), so a selector that names nothing exactly is tried
 again without the tags, as a path below the root, and as the start of an ID.  The first tier
-that matches decides; a tier matching several slots is an ambiguity, never a pick:
-
-1. an ID (exact);
-2. a path from the root, names exactly as stored (``Root/Body/Head``);
-3. a name exactly as stored;
-4. a name with its rich-text tags removed;
-5. a path below the root (the root's name left out: ``AimConstraintBackend/Flux``);
-6. a path, from the root or below it, with each name's tags removed;
-7. the start of one slot's ID (4 characters at least, hex digits and dashes, one a digit).
-
-Each tier is one walk of the tree or a descent along the path (which enters only the slots
-whose names are a prefix of it): a lookup costs the tree's size plus its names, once.
+that matches decides; a tier matching several slots is an ambiguity, never a pick.  The seven
+tiers are docs/editing.md's ("Selectors").  Each tier is one walk of the tree or a descent
+along the path: a lookup costs the tree's size plus its names, once.
 """
 
 from __future__ import annotations

@@ -1,19 +1,16 @@
 """The slot rules' verdict on every slot of an unmodified tree, read from its bytes.
 
-A real-shaped world has ~670 slots a MiB, and the walk's Python work per slot (a pymongo
-decode of the slot, its components as dicts, six families' hooks) was most of ``validate``.
 Almost every slot of a real file is one on which no slot or component rule finds anything,
-so one compiled pass over the slot table (``brson/_speedups/_fieldsc.c``: ``slots``) says
-which: a slot is CLEAN (nothing to report), TRANSFORM (only the transform rule needs it: its
-three members are decoded and that rule runs) or UNSURE (decoded, and every rule runs, as
-before).  The pass answers UNSURE for anything it does not read exactly as pymongo and the
-rules would, so the rules stay the one source of every finding; for the other slots it
-hands back what the families keep for their whole-tree checks: the type indices used, the
-ProtoFlux components (decoded for :class:`brson.flux.model.Builder`) and the slot IDs and
-parent links some reference names.
+and decoding each slot for the rules' hooks was most of ``validate``; so one compiled pass
+over the slot table (``brson/_speedups/_fieldsc.c``: ``slots``) says which: CLEAN (nothing to
+report), TRANSFORM (only the transform rule runs, on its three decoded members) or UNSURE
+(decoded, every rule runs).  The pass answers UNSURE for anything it does not read exactly as
+pymongo and the rules would, so the rules stay the one source of every finding; for the other
+slots it hands back what the families keep for their whole-tree checks (type indices used,
+ProtoFlux components, slot IDs and parent links some reference names).
 
-:func:`verdicts_py` is its Python reference: a slot's verdict is what the families find on
-it (``tests/ops/test_fieldsc.py`` holds the compiled pass to it).
+:func:`verdicts_py` is its Python reference (``tests/ops/test_fieldsc.py`` holds the compiled
+pass to it).
 """
 
 from __future__ import annotations
