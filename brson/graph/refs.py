@@ -417,12 +417,10 @@ class ReferenceListing:
     target_location.describe() or None)`` and :meth:`ReferenceGraph.counts`, the text the
     graph gives, for a reader that prints them all once (``brson refs``).
 
-    An unmodified tree takes three regex passes (:func:`~brson.model.ids.scan_references`)
-    and one walk describing sources and targets together
-    (:func:`~brson.model.ids.locate.describe_many`): no Reference, Location, index of every
-    definition or element per value, which made a listing 6x a decode of the file.  An
-    edited tree, an ID defined twice (the index's rules for those) or a value whose place
-    does not resolve (the graph's fallbacks decide) go through the graph.
+    An unmodified tree takes one scan (:func:`~brson.model.ids.scan.scan_references`) and one
+    walk describing sources and targets together (:func:`~brson.model.ids.locate.runs`): no
+    Reference or Location per value.  An edited tree, an ID defined twice or a value whose
+    place does not resolve go through the graph.
     """
 
     def __init__(self, tree: DataTree) -> None:

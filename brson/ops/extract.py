@@ -342,15 +342,11 @@ def _as_written(tree: DataTree, slot: Slot) -> tuple[DataTree, Slot]:
 class _Closure:
     """Which components outside the subtree come along: referenced ones, transitively.
 
-    Rounds work on bytes: each wanted ID's definition is found in a :class:`DefinitionTable`,
-    its component by bisection over :class:`ComponentSpans`, and the component's own IDs
-    by a scan of its bytes; copied components are numbers in the spans, made into nodes only
-    when the result is assembled.  (Following the model's full ID index and walking the tree
-    per round cost ~10x the BSON in memory and most of the time on a generated world.)
-    No set of the closure's definitions is kept (millions of strings on a big one): only
-    the subtree's, and the ID-shaped values of the subtree and the copies (:attr:`values`,
-    what :meth:`leaving` needs, dropped once lookups are done).  Like every byte
-    scan of IDs (:mod:`brson.model.ids.scan`), a definition's bytes inside a string value count.
+    Rounds work on bytes, not the model's full ID index: each wanted ID's definition is found
+    in a :class:`DefinitionTable`, its component by bisection over :class:`ComponentSpans`, the
+    component's own IDs by a scan of its bytes; copied components stay numbers in the spans
+    until the result is assembled.  Only the subtree's definitions are kept as a set (a big
+    closure has millions), with the ID-shaped values :meth:`leaving` needs (:attr:`values`).
     """
 
     def __init__(self, tree: DataTree, enabled: bool) -> None:

@@ -358,13 +358,11 @@ def own_definitions(tree: DataTree, wanted: Container[str]) -> dict[str, int]:
 class DefinitionTable:
     """ID -> offset of its first definition in an unmodified tree, for many lookups.
 
-    Why not :attr:`DataTree.ids`: the full index keeps a Python string and a location per ID
-    and per ID-shaped value (about 3.5x the BSON of a generated world in memory), and
-    :func:`definition_offsets` a dict entry per ID.  Lookups of many IDs (extract's closure,
-    the index's own definitions once a few were searched for) need only "where is this ID
-    defined": the compiled scan's hash table answers them, and without it one sorted array of
-    (hash, offset), 8 bytes an ID, searched by bisection (IDs sharing the hash are told apart
-    by reading the definition at each candidate offset).
+    Lookups of many IDs (extract's closure, the index's own definitions once a few were
+    searched for) need only "where is this ID defined", not the full index's string and
+    location per ID: the compiled scan's hash table answers them, and without it one sorted
+    array of (hash, offset), 8 bytes an ID, searched by bisection (IDs sharing the hash are
+    told apart by reading the definition at each candidate offset).
     """
 
     def __init__(self, tree: DataTree) -> None:
@@ -437,13 +435,10 @@ def scan_references(tree: DataTree) -> ReferenceScan | None:
     """The references of an unmodified tree and where their targets are defined, from one
     :func:`~brson.model.ids.scan.scan_ids` pass over the bytes.
 
-    What :class:`IdIndex` and :func:`definition_offsets` give together (the same patterns and
-    spans), for a reader that lists every reference once: the index keeps a string and a
-    key per definition (~65 a slot) and the offsets took a second scan decoding
-    each.  A ``ParentReference`` holding an ID another element defines (the parent's, as
-    third-party generators write it) is a reference, as the index reads it.  None when an ID
-    is still defined twice: duplicates follow the index's rules (``IdIndex.build``), so such a
-    file goes through it.
+    What :class:`IdIndex` and :func:`definition_offsets` give together, for a reader that lists
+    every reference once, without a string per definition or a second scan.  A
+    ``ParentReference`` holding another element's ID is a reference, as the index reads it.
+    None when an ID is still defined twice: such a file goes through the index's rules.
     """
     found = scan_ids(tree.buffer, id_spans(tree))
     if found.repeated:
@@ -455,15 +450,12 @@ def scan_references(tree: DataTree) -> ReferenceScan | None:
 class IdCensus:
     """What checking a tree's references needs of its IDs, from its bytes, without an index.
 
-    :class:`IdIndex` keeps a string per ID and a :class:`Location` per ID-shaped value (a
-    world has ~65 IDs a slot: about 3.5x the BSON in memory and most of ``validate``'s time).
-    A check of references needs less: whether every definition is distinct, the values
+    :class:`IdIndex` keeps a string per ID and a :class:`Location` per ID-shaped value (~65 a
+    slot); a check of references needs only whether every definition is distinct, the values
     with their offsets, which of them some definition names, and the first definitions (the
-    numbering style).  The IDs live as bytes for the scan only (no dict, no location).
-    Parent links (a ``ParentReference`` repeating another element's ID) are values, as the
-    index reads them; when an ID still repeats, :meth:`scan` gives None and the caller needs
-    the full index (the duplicates are worked out there).  Unmodified trees only: the bytes
-    are the tree.
+    numbering style).  Parent links are values, as the index reads them; when an ID still
+    repeats, :meth:`scan` gives None and the caller needs the full index.  Unmodified trees
+    only: the bytes are the tree.
     """
 
     #: ``(offset, ID)`` of every ID-shaped string element that defines no ID, in byte order
