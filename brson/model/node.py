@@ -2,15 +2,11 @@
 
 Every element of the data tree (root, slot, component, member) is a :class:`Node`.  A node
 knows the slice of the buffer it came from and indexes its own keys only when first asked;
-values it hands out are decoded then.  An edit marks the node and its ancestors dirty.
-Serializing a clean node returns its original bytes; a dirty one re-assembles itself from
-original element bytes plus encoded new values, so untouched content stays byte-identical.
-
-Which child nodes a node keeps (one object each for the life of the tree) and which it hands
-out as views, and what an edit does to views read before it, is the identity contract: stated
-once, in :mod:`brson.model.overlay`, with the tree's record of its edits.  Here: kept children
-are held by :meth:`Node.child_node`, views made by :meth:`Node.child_view`, and a view's first
-edit registers it with its owner (:meth:`Node.touch`).
+values it hands out are decoded then.  Serializing a clean node returns its original bytes; a
+dirty one re-assembles itself from original element bytes plus encoded new values, so
+untouched content stays byte-identical.  Which children are kept (:meth:`Node.child_node`)
+and which are views (:meth:`Node.child_view`) is the identity contract of
+:mod:`brson.model.overlay`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """What a located value's source and a definition's element are (slot, component, member,
 ID key), from the elements on its key path, with no node made.
 
-``brson refs --json`` reports, per reference, the innermost slot, component or member holding
-the value and the kind of element its target ID names: what the graph's ``source_of`` and
-``element_at`` answer by navigating nodes (a component's Data node, a member view per level
-and a list's members per SyncList entry: most of a listing's time).  The same rules are
-read here from the element spans the locating walk passed through (``chain``: the element
-of each part of the path).  Each answer is the nodes' own or None when these rules are not
-sure (a layout the navigation reads differently, a value only a decode would tell), and the
-caller asks the nodes then.
+The graph's ``source_of`` and ``element_at`` answer by navigating nodes (a member view per
+level: most of ``brson refs --json``'s time); the same rules are read here from the element
+spans the locating walk passed through (``chain``: the element of each part of the path).  Each
+answer is the nodes' own, or None when these rules are not sure, and the caller asks the nodes.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Where an ID or an ID-shaped value lives: a :class:`Location` (a slot or component and a
 key path), found from a byte offset in an unmodified tree, and many of them found at once.
 
-A :class:`Location` made from a byte offset finds its slot or component by descending from the
-root and scanning each level's keys and children: right for the odd lookup, but
-O(depth x siblings) each, so locating every reference of a big world one by one takes minutes
-(tens of microseconds a reference).  :func:`locate_many` walks the tree once and enters only
-the slots, components and documents whose byte spans hold a wanted offset (bisect over the
-sorted offsets); it gives the same anchors and paths as ``Location``, from the tree's own
-nodes, so what it returns stays identical to what navigation hands out.  :func:`runs` (text,
-in byte order) and :func:`described` find each anchor in a tree's
+A :class:`Location` made from a byte offset descends from the root: right for the odd lookup,
+but O(depth x siblings) each.  :func:`locate_many` walks the tree once, entering only the
+elements whose byte spans hold a wanted offset, and gives the same anchors and paths from the
+tree's own nodes.  :func:`runs` finds each anchor in a tree's
 :class:`~brson.model.spans.ComponentSpans` with no walk, and its paths by one compiled descent
 (:func:`~brson.model.spans.anchor_paths`).
 """

@@ -1,16 +1,12 @@
 """The elements a few references name, without the tree's whole ID index.
 
-Why: exporters resolve a handful of references (a renderer's mesh and materials, a material's
-textures, a skin's bones) in a tree of millions of IDs.  :attr:`DataTree.ids` builds the full
-index for that: a Python string per defined ID and a location per ID-shaped value, most of an
-export's time and several times the BSON in memory.  An unmodified tree whose IDs are each
-defined once needs only "where is this ID first defined": the definitions-only scan
-(:func:`scan_ids` without references; its C hash table when built) answers that, and the
-element is found from the offset as the index finds it (:func:`element_at`), so the answer is
-the index's.  Where some ID is defined twice (files whose ``ParentReference`` is the parent's
-ID, copies), the first definition still answers when it is an ``ID`` element, as the index's
-does; an edited tree, one whose index exists already, or any other first definition asks the
-index.
+Exporters resolve a handful of references (a renderer's mesh and materials, a skin's bones)
+in a tree of millions of IDs, where :attr:`DataTree.ids` would cost most of an export's time
+and several times the BSON in memory.  An unmodified tree needs only "where is this ID first
+defined": the definitions-only scan answers that, and :func:`element_at` finds the element
+from the offset as the index does, so the answer is the index's.  An ID defined twice still
+answers by its first definition when that is an ``ID`` element (as the index does); any other,
+an edited tree, or one whose index exists already asks the index.
 """
 
 from __future__ import annotations

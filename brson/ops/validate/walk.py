@@ -1,15 +1,11 @@
 """The one walk over a tree that feeds every rule family.
 
-Each slot's own keys are decoded once, each component is decoded once (pymongo, C speed:
-this is also what proves its BSON well-formed), and every family sees the same decoded values.
-Nothing here is recursive, so a tree thousands of slots deep walks like a flat one.
-
-An unmodified slot in the engine's layout is decoded in one pymongo call: its own elements
-and its ``Components`` member, without ``Children`` (:func:`_decoded_slot`).  Reading each
-key through the model and each component as a node of its own cost eleven decodes and a
-dozen node objects per slot.  Anything irregular (a decode error, a ``Components`` member
-not in the engine's layout, an entry that is not a document) takes the model's path
-(:func:`_slot_by_nodes`), so the findings and their messages are the model's in every case.
+Each slot's own keys and each component are decoded once (pymongo: which also proves the BSON
+well-formed), and every family sees the same decoded values.  Nothing here is recursive, so a
+tree thousands of slots deep walks like a flat one.  An unmodified slot in the engine's layout
+is decoded in one pymongo call, without ``Children`` (:func:`_decoded_slot`); anything
+irregular takes the model's path (:func:`_slot_by_nodes`), so the findings and their messages
+are the model's in every case.
 """
 
 from __future__ import annotations
