@@ -1,13 +1,10 @@
 """Where every component and slot of an unmodified tree lies in its bytes, without nodes.
 
-Extract follows references round after round to the components that define them, then
-copies those components with the name and path of the slot each came from.  Asking the
-model for that (``located``: a walk that makes a node per slot and component on the way, each
-with its key index) cost ~1 KB a component and half a minute on a big world whose
-closure takes a third of it along.  One walk of the bytes gives the same answers: components
-never nest, so their spans are disjoint and a bisection finds the one holding an offset; each
-remembers its slot, and each slot its parent, so names and paths are read for the few slots
-asked about.
+Extract, refs and validate ask which component or slot holds an offset, for many offsets; the
+model would make a node per slot and component on the way.  One walk of the bytes gives the
+same answers: components never nest, so their spans are disjoint and a bisection finds the one
+holding an offset; each remembers its slot, and each slot its parent, so names and paths are
+read for the few slots asked about.
 """
 
 from __future__ import annotations
@@ -255,9 +252,8 @@ class ComponentSpans:
     def slot_display_path(self, slot: int) -> str:
         """The slot's :meth:`Slot.display_path` (of a node made by :meth:`slot`): its
         :meth:`slot_path` while that is short, else ``…/`` and the path's last
-        ``PATH_LIMIT`` characters, read from at most that many ancestors (a listing asks
-        it of every slot of a deep chain: reading the whole chain for each was its depth
-        squared)."""
+        ``PATH_LIMIT`` characters, read from at most that many ancestors (a listing asks it of
+        every slot of a deep chain)."""
         known = self._paths.get(slot)
         if known is not None and len(known) < PATH_LIMIT:  # asked before (a slot's runs)
             return known
@@ -472,10 +468,10 @@ class SlotTable:
     """Every slot of an unmodified tree's ``Object`` and its components, from one compiled
     walk (``_spansc.table``), for :meth:`DataTree.walk`: each slot's children, components and
     name, and each component's type index, are read from here, not from an index of the
-    slot's keys (one dict of a dozen tuples per slot was most of a walk).  Rows are the
-    compiled walk's slot numbers; row 0 is the root.  Only for trees C is sure of: every
-    slot's document was checked there (lengths, unique ASCII keys), which is what lets a slot
-    read its ``Name`` at the engine's place without indexing (:meth:`Slot.element`)."""
+    slot's keys.  Rows are the compiled walk's slot numbers; row 0 is the root.  Only for
+    trees C is sure of: every slot's document was checked there (lengths, unique ASCII keys),
+    which is what lets a slot read its ``Name`` at the engine's place without indexing
+    (:meth:`Slot.element`)."""
 
     __slots__ = (
         "comp_ends",

@@ -3,11 +3,9 @@ reference scan (refs) and definition lookups (extract) need, from the patterns o
 :mod:`brson.model.ids.forms`.
 
 The pure-Python path runs those patterns (``DEFINED_ID_BYTES``, ``REFERENCE_BYTES``) with
-``re``; the compiled path (``brson/_speedups/_idscanc.c``) finds the same elements in one C pass
-and keeps the definitions in a hash table (no Python object per definition, of which a world
-has ~65 a slot), so a scan costs a fraction of the two regex passes and the sort of the
-IDs.  C answers None for anything it is not sure of and the
-Python path answers; ``BRSON_PURE_PYTHON`` (:mod:`brson._speedups`) forces the Python path.
+``re``; the compiled path (``brson/_speedups/_idscanc.c``) finds the same elements in one pass
+and keeps the definitions in a hash table (no Python object per definition).  C answers None
+for anything it is not sure of, and the Python path answers.
 """
 
 from __future__ import annotations
@@ -181,9 +179,8 @@ def numbered_id_elements(
 ) -> tuple[list[str], list[str], list[str], int, bool] | None:
     """:func:`id_elements` with the highest sequential counter among all of them (-1 when
     there is none or some definition is not sequential) and whether every definition is
-    sequential, from the same C pass: what extract's closure asks of every copied
-    component, which took a Python step per ID
-    (:func:`brson.model.numbering.numbered_ids_in_bytes`)."""
+    sequential, from the same C pass: what extract's closure asks of every copied component
+    (:func:`brson.model.numbering.numbered_ids_in_bytes` in Python)."""
     if not ACCELERATED or type(data) is not bytes:
         return None
     return _idscanc.elements(data, _PREFIX, _NAMES, _SUFFIX, _TAIL)
