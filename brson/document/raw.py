@@ -136,9 +136,8 @@ def member_data_py(buf: bytes, start: int, end: int) -> Element | None:
     """The ``Data`` element of a member in the engine's ``{"ID": str, "Data": x}`` layout,
     found at its fixed place without indexing the document; None for any other layout.
 
-    Most documents in a data tree are members: reading a value through this costs a few byte
-    compares, where an index is a dict of two tuples per member (time and memory: a world
-    has ~40 members a slot).
+    Most documents in a data tree are members (~40 a slot): this costs a few byte compares,
+    where an index is a dict of two tuples per member.
     """
     if end - start > 21 and buf.startswith(b"\x02ID\x00", start + 4):
         n = _I32.unpack_from(buf, start + 8)[0]

@@ -177,11 +177,9 @@ class Slot(Node):
     ) -> Slot:
         """The child ``buf[start:end]`` of ``parent`` as a walk makes it from its tree's table
         (row ``row``): what ``Slot(buf, start, end, parent)`` makes, linked to its parent and
-        tree as :meth:`children_list` links it.  Each attribute set here, in one place per
-        class: a walk makes one node per slot, and the constructors' calls (with ``Node``'s
-        attribute stores shared by every kind of node, which the interpreter cannot
-        specialize) were a third of a walk (tests/model/test_walk_table.py checks that
-        nothing is left unset)."""
+        tree as :meth:`children_list` links it.  Each attribute is set here, not through the
+        constructors (whose shared attribute stores the interpreter cannot specialize): a walk
+        makes one node per slot (tests/model/test_walk_table.py checks nothing is unset)."""
         self = _new_node(cls)
         self._buf = buf
         self._start = start
@@ -382,8 +380,7 @@ class Slot(Node):
         """The ``Name`` element where the engine puts it (after ``ID`` and ``Components``),
         read from three lengths; None elsewhere.  Only for a slot of a :class:`SlotTable`:
         the compiled walk checked its document (lengths, unique keys), so what this finds is
-        what an index would (a user's walk reads every name: locating every slot's keys for
-        it was a third of the walk)."""
+        what an index would, without indexing every slot a walk names."""
         buf, pos = self._buf, self._start + 4
         if buf.startswith(_ID_HEAD, pos):
             pos += 8 + _INT32.unpack_from(buf, pos + 4)[0]
@@ -544,11 +541,9 @@ class Slot(Node):
 
     def display_path(self, limit: int = PATH_LIMIT) -> str:
         """The path for messages: exact while it is short, else ``…/`` and its last ``limit``
-        characters. Paths grow with depth times name length, so a report that printed every
-        full path of a 2,000-deep tree of 1,000-character names wrote gigabytes; this costs
-        O(depth + limit) and keeps each line bounded.  A short path
-        is the memoized :attr:`path` (a report describes thousands of values on the same
-        slots: reading every ancestor's name again for each was a third of ``validate``)."""
+        characters: paths grow with depth times name length, so this costs O(depth + limit)
+        and keeps each line of a report bounded.  A short path is the memoized :attr:`path`
+        (a report describes thousands of values on the same slots)."""
         tree = self._tree
         if tree is not None:
             generation = tree.generation
