@@ -412,9 +412,9 @@ class _Closure:
         :func:`_undefined_values` will find in it, with the offset of its definition in the
         source (None: not in the file).
 
-        The pieces' values are the ones the closure collected (rescanning the pieces took
-        a regex pass over them); a ``ParentReference`` repeating a definition is among them
-        too, which :func:`_undefined_values` never asks about."""
+        The pieces' values are the ones the closure collected (no rescan); a
+        ``ParentReference`` repeating a definition is among them too, which
+        :func:`_undefined_values` never asks about."""
         if self._outside is not None:
             # Every value outside the subtree's definitions was looked up by the rounds (the
             # set only shrank since): their answers stand, and only what was undefined
@@ -513,9 +513,8 @@ class _Closure:
 def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> Slot:
     """``Extracted Dependencies`` with one child per source slot, in the source's order.
 
-    Written as bytes (element by element, each copied component's bytes as they lie in the
-    source): nodes and member dicts per slot cost ~5 KB more than its bytes and most of the
-    holder's time, for a document nothing edits afterwards."""
+    Written as bytes (each copied component's bytes as they lie in the source), not nodes: it
+    is a document nothing edits afterwards."""
     spans = deps.spans
     assert spans is not None
     buf = deps.tree.buffer
