@@ -637,9 +637,9 @@ def parse_json(text: str | bytes, *, limit_nesting: bool = True) -> Any:
     RecursionError) all become one kind of error. Every reader of JSON from a file (the JSON
     form, package records, asset metadata, patches, glTF) goes through here.
 
-    ``limit_nesting=False`` skips the depth walk (a fifth of parsing a big document) for a
-    caller whose every later step is iterative or bounded by its own depth check: the JSON
-    form's (:func:`_untag`, then the BSON encoder's refusal)."""
+    ``limit_nesting=False`` skips the depth walk for a caller whose every later step is
+    iterative or bounded by its own depth check: the JSON form's (:func:`_untag`, then the
+    BSON encoder's refusal)."""
     try:
         value = json.loads(text)
     except RecursionError:

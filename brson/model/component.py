@@ -80,11 +80,8 @@ class Component(Node):
         """The component ``buf[start:end]`` of ``slot`` as its tree's table gives it
         (:meth:`Slot.components`): what ``Component(buf, start, end, slot)`` makes, owned by the
         slot until its ``Components`` member is asked for (:meth:`_attach`), with its tree and
-        its ``Type`` index from the table.  Each attribute set here, in one place per class: a
-        walk makes one node per component, and the constructors' calls (with ``Node``'s
-        attribute stores shared by every kind of node, which the interpreter cannot
-        specialize) were a third of a walk (tests/model/test_walk_table.py checks that
-        nothing is left unset)."""
+        its ``Type`` index from the table.  Attributes are set here, as in
+        :meth:`Slot.walked_child` and for the same reason."""
         self = _new_node(cls)
         self._buf = buf
         self._start = start

@@ -1,9 +1,8 @@
 """A member: one field ``{"ID", "Data"}`` of a slot or a component, handed out as a view.
 
-Why no pydantic object per element: a big world has millions of members, and building one
-for each costs 2-4x a plain decode and ~10x the BSON in memory.  The model's classes index
-the bytes and decode on access; ``model()`` validates into :mod:`brson.model.documents` on
-demand.  When two reads give the same object: :mod:`brson.model.overlay`.
+No pydantic object per element (a big world has millions of members): the model's classes
+index the bytes and decode on access; ``model()`` validates into :mod:`brson.model.documents`
+on demand.  When two reads give the same object: :mod:`brson.model.overlay`.
 """
 
 from __future__ import annotations
