@@ -118,8 +118,7 @@ def numbered_ids_in_bytes(data: bytes) -> tuple[set[str], list[str], bool, int]:
     """:func:`brson.model.ids.ids_in_bytes` of a fragment, with :func:`is_sequential` of its
     definitions (True when it has none) and, when that holds, :func:`highest_number` of all
     its IDs (else -1: random-style IDs need no counter).  Extract's closure needs them for
-    every copied component; the compiled scan answers the last two in its pass (the Python
-    calls per ID were a fifth of the closure)."""
+    every copied component; the compiled scan answers the last two in its pass."""
     found = numbered_id_elements(data)
     if found is None:
         return numbered_ids_in_bytes_py(data)
@@ -149,8 +148,7 @@ def fragments_values(buf: bytes, spans: Sequence[tuple[int, int]]) -> FragmentsV
     """What extract's closure reads of the components it copies (``buf[start:end]`` each),
     taken together: :func:`numbered_ids_in_bytes` of each, merged.  The compiled scan reads
     chunks of them joined by :data:`FRAGMENT_JOIN` in one call, counting their definitions
-    instead of listing them (a call and a string per member ID were most of the closure's
-    cost per copy); a chunk with definitions under ``ParentReference`` (a link is a
+    instead of listing them; a chunk with definitions under ``ParentReference`` (a link is a
     fragment's own: :func:`ids_from_elements`) goes a fragment at a time."""
     parts: list[FragmentsValues] = []
     at = 0

@@ -266,8 +266,8 @@ class DataTree(Node):
 
     def _slot_with_id(self, element_id: str) -> list[Slot] | None:
         """The slots an ID names, answered from the bytes when its ``ID`` element occurs at
-        most once (one C search instead of building the whole ID index, ~3.5x the BSON in
-        memory on a big world); None when the index must decide (a repeated ID)."""
+        most once (one C search instead of building the whole ID index); None when the index
+        must decide (a repeated ID)."""
         from brson.model.ids.locate import Location, element_at
 
         head = ID_HEAD + element_id.encode() + b"\x00"
@@ -375,8 +375,7 @@ class DataTree(Node):
 def _selector_hint(tree: DataTree, selector: str) -> str:
     """Paths of slots whose visible name (rich-text tags removed) contains or resembles it.
 
-    Paths are made only for the few slots shown, and bounded: one full path per slot of a
-    2,000-deep tree of long names took 2 GB."""
+    Paths are made only for the few slots shown, and bounded (a deep tree of long names)."""
     wanted = selector.lower()
     slots: dict[str, Slot] = {}
     for slot in tree.walk():

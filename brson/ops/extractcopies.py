@@ -26,10 +26,9 @@ class CopiedComponent:
     """A component from outside the subtree copied into the result.
 
     ``referenced_by`` (the values in the result that point into it) is worked out on first
-    use, for every copy at once, from the result: listing every reference into a closure of
-    a third of a big world took half its time and gigabytes, and the summary a user
-    sees by default never shows it.  An extract's records read their ID, type and places
-    from the source the same way (:class:`CopyRecords`).
+    use, for every copy at once, from the result (the summary a user sees by default never
+    shows it).  An extract's records read their ID, type and places from the source the
+    same way (:class:`CopyRecords`).
     """
 
     __slots__ = ("_id", "_n", "_pending", "_referrers", "_source", "_target", "_type")
