@@ -34,7 +34,6 @@ from brson.document.raw import INT32_MAX, INT32_MIN
 from brson.errors import DocumentError
 
 _DEFAULT_NAN_BITS = struct.pack("<d", math.nan)
-_TAGS = {"$numberLong", "$numberDouble", "$document"}
 
 
 def _float_to_json(value: float) -> Any:

@@ -86,11 +86,6 @@ def defined_ids(data: bytes) -> list[str]:
     return [value for key, value in id_elements(data) if defines_id(key)]
 
 
-def all_ids(data: bytes) -> set[str]:
-    """Every ID-shaped value in a BSON document, definitions and references alike."""
-    return {value for _, value in id_elements(data)}
-
-
 def is_sequential(defined: Iterable[str], default: bool) -> bool:
     """Whether a file numbers its IDs Resonite's way (every definition sequential)."""
     # The pattern's own fullmatch as the test (no Python call per ID: extract checks every
