@@ -393,12 +393,13 @@ class Slot(Node):
 
     def enter_table(self, table: SlotTable, row: int) -> None:
         """Give this slot its row in ``table`` (the tree's, made from the same bytes)."""
-        if self._buf is self._tree_buffer() and table.slot_span(row) == (self._start, self._end):
-            self._row = row
-
-    def _tree_buffer(self) -> bytes | None:
         tree = self._tree
-        return tree.buffer if tree is not None else None
+        if (
+            tree is not None
+            and self._buf is tree.buffer
+            and table.slot_span(row) == (self._start, self._end)
+        ):
+            self._row = row
 
     def _index(self) -> dict[str, raw.Element]:
         idx = self._idx

@@ -417,7 +417,8 @@ def _locate(tree: DataTree, wanted: list[int], out: dict[int, Location]) -> None
         # when the member is then fetched.
         index = component.element_index()
         data = index.get("Data")
-        fields = component.data.element_index() if _is_document(data) else None
+        is_document = data is not None and data[0] == elements.DOCUMENT
+        fields = component.data.element_index() if is_document else None
         for offset, path in _component_paths(buf, index, fields, offsets):
             out[offset] = Location(component, path)
 
@@ -568,10 +569,6 @@ def _cut(offsets: list[int], elem: elements.Element) -> tuple[list[int], list[in
     if lo == hi:
         return [], offsets
     return offsets[lo:hi], offsets[:lo] + offsets[hi:]
-
-
-def _is_document(elem: elements.Element | None) -> bool:
-    return elem is not None and elem[0] == elements.DOCUMENT
 
 
 #: One anchor's share of a walk: its slot (None for a root asset), the component's span

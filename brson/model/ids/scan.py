@@ -137,9 +137,6 @@ class IdScan:
             found = _idscanc.lookup(self._buf, self._table, text, _PREFIX)
             if found is not None:
                 return None if found < 0 else found
-        return self._python_offset(text)
-
-    def _python_offset(self, text: bytes) -> int | None:
         if self._packed is None:
             self._packed = pack_definitions(self._buf, self._spans)
         return packed_offset(self._buf, self._packed, text)
