@@ -1,17 +1,11 @@
 """Dynamic variables: the named values templates are parameterised with.
 
-A variable is a component with a ``VariableName`` member (``Space/Name`` or a bare name):
-
-* ``DynamicValueVariable<T>`` holds its value in ``Value``; ``DynamicReferenceVariable<T>``
-  holds an element's ID in ``Reference``; ``DynamicTypeVariable`` a type in ``Value``;
-* ``DynamicField<T>`` / ``DynamicReference<T>`` / ``DynamicTypeField`` publish another
-  component's field: ``TargetField`` (or ``TargetReference``) holds that field's ID, and the
-  variable's value is that field's value, so setting the variable sets the target field.
-
-Drivers and readers (``DynamicValueVariableDriver``, ProtoFlux nodes) also carry a
-``VariableName`` but define nothing; they are not listed.  Values are parsed from text by
-:func:`brson.ops.textvalues.parse_text` with ``T`` as the type hint, so widths and colour profiles
-follow the field.
+A variable is a component with a ``VariableName`` member (``Space/Name`` or a bare name) that
+holds its value (``DynamicValueVariable<T>``, ``DynamicReferenceVariable<T>``,
+``DynamicTypeVariable``) or publishes another component's field (``DynamicField<T>`` and
+kin: setting the variable sets that field); docs/editing.md ("Dynamic variables") lists
+them.  Values are parsed from text by :func:`brson.ops.textvalues.parse_text` with ``T`` as
+the type hint, so widths and colour profiles follow the field.
 """
 
 from __future__ import annotations
