@@ -379,9 +379,8 @@ def locate_many(tree: DataTree, offsets: Iterable[int]) -> dict[int, Location]:
 
 def located(tree: DataTree, locations: Iterable[Location | None]) -> dict[int, Location]:
     """``id(location)`` -> the location with its anchor and path known.  Locations found by
-    byte offset in an unmodified tree are located together in one walk, never by one
-    root-to-leaf descent each (extracting from a big world looks up tens of thousands);
-    one that leads nowhere comes back as an unknown location (``describe()`` "<unknown>")."""
+    byte offset in an unmodified tree are located together in one walk, never by one descent
+    each; one that leads nowhere comes back unknown (``describe()`` "<unknown>")."""
     given = [loc for loc in locations if loc is not None]
     pending = [
         (loc, offset) for loc in given if not loc.is_located and (offset := loc.offset) is not None
@@ -431,8 +430,7 @@ def described(spans: ComponentSpans, offsets: Iterable[int]) -> Iterator[tuple[i
     ``spans``' tree that starts an element, for a reader that also needs the anchor's kind
     (extract: a reference leaving for a slot or for a component): each offset's component
     or slot is found by bisection over the spans (:func:`runs`), with no walk from the root
-    through slot nodes (extract describes its leaving references in the source and in the
-    result, a walk each)."""
+    through slot nodes."""
     tails: dict[Path, str] = {}  # path -> path_text(path): a type's few fields, many offsets
     for head, number, _, found in runs(spans, sorted(set(offsets))):
         for offset, path, _ in found:
@@ -634,9 +632,8 @@ def _children_holding(
     """The children of ``slot`` whose spans hold some of ``offsets`` (sorted, inside the
     ``Children`` element), with those offsets, in the children's order; an offset in no child
     (the array's own bytes) is dropped.  Each child holding offsets is found by bisecting
-    the children's starts: a fresh view described in batches made every child of a wide
-    slot per batch (an extract's holder can have tens of thousands of children: batches times
-    children).  The slot's own child nodes are handed out (what navigation gives)."""
+    the children's starts, so a wide slot costs its children once, not once per batch.  The
+    slot's own child nodes are handed out (what navigation gives)."""
     if slot.modified:  # children held in memory: their spans are no offsets in ``buf``
         return [(kid, mine) for kid in slot.children if (mine := _between(offsets, *kid.span))]
     spans = document_spans(buf, children)
