@@ -1,19 +1,11 @@
 """Every element that has an ID, and every ID-shaped value that may point at one.
 
-What counts as a definition: a GUID-shaped string under the key ``ID`` (it names the document
-holding it: a slot, component, member or list element), under a key ending in ``-ID``
-(``Persistent-ID``, ``persistent-ID``, ``_shader-ID``…) or under ``ParentReference`` (in
-engine-written files an ID of its own, the slot's parent link, not the parent's ID).  Every
-other GUID-shaped string is a value that may reference an element (the format has no type tag
-for references).
+Which keys define an ID is :mod:`brson.model.ids.forms`' rule (``ID``, ``…-ID``,
+``ParentReference``); every other GUID-shaped string is a value that may reference an element.
 
-Two ways to build the same index:
-
-* an unmodified tree is indexed straight from its BSON bytes: one regular-expression pass finds
-  every GUID-shaped string element (C speed), and where each one lives (slot, component, key
-  path) is worked out only when asked, by descending the document from the root;
-* an edited tree is scanned structurally (slot keys through the lazy index, component ``Data``
-  through pymongo's decoder), since its bytes are not assembled yet.
+Two ways to build the same index: an unmodified tree is indexed straight from its BSON bytes
+(one pattern pass finds every GUID-shaped string element; where each lives is worked out only
+when asked), an edited tree is scanned structurally, since its bytes are not assembled yet.
 
 Caveat of the byte scan: a string *value* that itself contains the bytes of a BSON string
 element holding a GUID would be counted; its location then does not resolve and it is dropped
