@@ -13,6 +13,7 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -191,21 +192,28 @@ print(json.dumps({"rc": rc, "err": err.getvalue(), "peak": peak()}))
 
 
 # -- buffer and image files --------------------------------------------------------------------
+#: Limits of the children that import these files: a read that never ends fails there
+#: instead of taking the machine's memory, and a hang is a timeout.
+CHILD_MEMORY = 1536 * MIB
+CHILD_SECONDS = 30
+SPECIAL_KINDS = ["fifo", "link-to-dev-zero", "link-to-fifo"]
+SPECIAL_OUT = "out.resonitepackage"
+
+
+def _bound() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY, CHILD_MEMORY))
+
+
 def _cli_child(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``brson ARGS`` in a child with 1.5 GiB of address space: a read that never ends fails
-    there instead of taking the machine's memory, and a hang is a timeout."""
-
-    def bound() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (1536 * MIB, 1536 * MIB))
-
+    """``brson ARGS`` in a child of bounded memory and time."""
     env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
     return subprocess.run(
         [sys.executable, "-m", "brson", *args],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=CHILD_SECONDS,
         cwd=cwd,
-        preexec_fn=bound,
+        preexec_fn=_bound,
         env=env,
     )
 
@@ -224,29 +232,97 @@ def _gltf_beside(tmp_path: Path, what: str) -> Path:
     return src
 
 
-@pytest.mark.parametrize("what", ["buffer", "image"])
-@pytest.mark.parametrize("special", ["fifo", "link-to-dev-zero", "link-to-fifo"])
-def test_buffer_or_image_that_is_not_a_regular_file(
-    tmp_path: Path, what: str, special: str
-) -> None:
-    """A FIFO hung import-gltf; /dev/zero (or a symlink to it) was read until 5.4 GB."""
-    src = _gltf_beside(tmp_path, what)
-    name = "data.bin" if what == "buffer" else "image.png"
-    target = tmp_path / name
+def _special_beside(folder: Path, what: str, special: str) -> Path:
+    """``scene.gltf`` whose buffer (or image) is a FIFO, or a link to /dev/zero or a FIFO."""
+    folder.mkdir()
+    src = _gltf_beside(folder, what)
+    target = folder / ("data.bin" if what == "buffer" else "image.png")
     target.unlink(missing_ok=True)
-    fifo = tmp_path / "pipe"
+    fifo = folder / "pipe"
     if special.endswith("fifo"):
         os.mkfifo(fifo)
     if special == "fifo":
         os.mkfifo(target)
     else:  # a URI names a file beside the .gltf: a device is reached through a link
         target.symlink_to(fifo if special == "link-to-fifo" else Path("/dev/zero"))
-    proc = _cli_child(
-        ["import-gltf", str(src), "-o", str(tmp_path / "out.resonitepackage")], tmp_path
+    return src
+
+
+#: Each case's import, in one child: every one under its own time bound, so a hang fails
+#: that case only (a read that never ends fails the child's memory limit).
+SPECIAL_CHILD = """
+import contextlib, io, json, os, signal, sys
+from brson.cli.app import main
+
+def expire(_signum, _frame):
+    raise TimeoutError("a hang")
+
+signal.signal(signal.SIGALRM, expire)
+results = {}
+for folder in sys.argv[2:]:
+    err = io.StringIO()
+    os.chdir(folder)
+    signal.alarm(int(sys.argv[1]))
+    try:
+        with contextlib.redirect_stderr(err):
+            rc = main(["import-gltf", "scene.gltf", "-o", "out.resonitepackage"])
+    except BaseException as exc:
+        rc = repr(exc)
+    finally:
+        signal.alarm(0)
+    results[folder] = {"rc": rc, "err": err.getvalue()}
+print(json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def special_imports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """import-gltf of every special buffer or image file, by ``what-special`` case: one
+    child for them all (a brson process costs more than the six imports)."""
+    base = tmp_path_factory.mktemp("special")
+    cases = {
+        f"{what}-{special}": _special_beside(base / f"{what}-{special}", what, special).parent
+        for what in ("buffer", "image")
+        for special in SPECIAL_KINDS
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", SPECIAL_CHILD, str(CHILD_SECONDS), *map(str, cases.values())],
+        capture_output=True,
+        text=True,
+        timeout=CHILD_SECONDS * (len(cases) + 1),
+        cwd=PROJECT_ROOT,
+        preexec_fn=_bound,
     )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {
+        case: {**results[str(folder)], "wrote": (folder / SPECIAL_OUT).exists()}
+        for case, folder in cases.items()
+    }
+
+
+@pytest.mark.parametrize("what", ["buffer", "image"])
+@pytest.mark.parametrize("special", SPECIAL_KINDS)
+def test_buffer_or_image_that_is_not_a_regular_file(
+    special_imports: dict[str, dict[str, Any]], what: str, special: str
+) -> None:
+    """A FIFO hung import-gltf; /dev/zero (or a symlink to it) was read until 5.4 GB."""
+    result = special_imports[f"{what}-{special}"]
+    assert result["rc"] == 2, result
+    _one_error_line(
+        result["err"], "data.bin" if what == "buffer" else "image.png", "not a regular file"
+    )
+    assert not result["wrote"]
+
+
+def test_fifo_buffer_refused_by_a_brson_process(tmp_path: Path) -> None:
+    """The same refusal from ``brson`` itself: exit code 2, one line on stderr."""
+    src = _special_beside(tmp_path / "scene", "buffer", "fifo")
+    out = src.parent / SPECIAL_OUT
+    proc = _cli_child(["import-gltf", str(src), "-o", str(out)], src.parent)
     assert proc.returncode == 2, proc.stderr
-    _one_error_line(proc.stderr, name, "not a regular file")
-    assert not (tmp_path / "out.resonitepackage").exists()
+    _one_error_line(proc.stderr, "data.bin", "not a regular file")
+    assert not out.exists()
 
 
 def test_buffer_files_share_the_run_limit(tmp_path: Path) -> None:
