@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from .support import PROJECT_ROOT
 from .test_depth import time_bound
 
 sys.path.insert(0, str(PROJECT_ROOT))
-from fuzz import targets
+from fuzz import inputs, targets
 from fuzz.harness import mutate
 from tests.tiers import examples, sweep
 
@@ -34,6 +35,16 @@ PER_INPUT_S = 10
 # "trees" has its own slice (tests/hardening/test_tree_fuzz.py): ~0.4 s an input.
 NAMES = [name for name, t in targets.TARGETS.items() if t.available() and name != "trees"]
 SEEDS = {name: targets.TARGETS[name].seeds() for name in NAMES}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sql_index_removed() -> Iterator[None]:
+    """The sql target's index (made once per process, in a temporary folder) goes when this
+    module's tests end: its exit handler runs only if the process ends normally, and a test
+    run that is killed, or a worker that ends otherwise, left one in /tmp each time."""
+    yield
+    folder = inputs.remove_index()
+    assert folder is None or not folder.exists(), f"{folder} is left behind"
 
 
 def run_bounded(name: str, data: bytes) -> None:
