@@ -16,6 +16,7 @@ the same per-input time bound, reporting the same figures.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import importlib
@@ -29,6 +30,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
@@ -242,14 +244,10 @@ def main(name: str, argv: list[str] | None = None) -> int:
         return 1 if findings else 0
 
     _instrument_on_import(atheris)
-    from fuzz.targets import TARGETS
-
-    target = TARGETS[name]
-    if not target.available():
-        print(f"fuzz target {name}: its module does not exist yet; nothing to fuzz")
-        return 0
-    _fuzz(atheris, name, args, target.seeds())
-    return 0
+    # In a child, as run_many runs each target: libFuzzer ends the process it fuzzes in
+    # without Python's exit handlers, so its temporary files are this process's to remove.
+    with _scratch():
+        return _fork_target(atheris, name, args, None)
 
 
 #: The lines of a target's log that ``run_many`` prints: libFuzzer's totals and any finding.
@@ -290,19 +288,28 @@ def run_many(specs: list[str], args: list[str]) -> int:
         return 1 if failed else 0
     _instrument_on_import(atheris)
     _import_brson()
-    scratch = tempfile.mkdtemp(prefix="brson-fuzz-")
-    tempfile.tempdir = scratch
-    try:
+    with _scratch():
         for name, count in runs:
             target_args = [a for a in args if not (count and a.startswith("-runs="))]
             target_args += [f"-runs={count[0]}"] if count else []
-            rc = _fork_target(atheris, name, target_args)
+            rc = _fork_target(atheris, name, target_args, HERE / "findings" / f"{name}.log")
             if rc:
                 return rc
+    return 0
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[None]:
+    """The targets' temporary files (the sql target's index) in one folder of this process,
+    removed at the end: libFuzzer ends the child that made them without Python's exit
+    handlers."""
+    scratch = tempfile.mkdtemp(prefix="brson-fuzz-")
+    tempfile.tempdir = scratch
+    try:
+        yield
     finally:
         tempfile.tempdir = None
         shutil.rmtree(scratch, ignore_errors=True)
-    return 0
 
 
 def _import_brson() -> None:
@@ -317,8 +324,9 @@ def _import_brson() -> None:
         importlib.import_module(module.name)
 
 
-def _child(atheris: Any, name: str, args: list[str], log: Path) -> NoReturn:
-    """A forked child's whole life: target *name* under libFuzzer, its output to *log*.
+def _child(atheris: Any, name: str, args: list[str], log: Path | None) -> NoReturn:
+    """A forked child's whole life: target *name* under libFuzzer, its output to *log* (or
+    where the parent's goes).
 
     It never returns into the caller's frames (their ``finally`` blocks are the parent's).
     A finding makes atheris raise SystemExit: the process then ends through C's ``exit``,
@@ -327,9 +335,10 @@ def _child(atheris: Any, name: str, args: list[str], log: Path) -> NoReturn:
     """
     code = 70
     try:
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
+        if log is not None:
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
         from fuzz.targets import TARGETS
 
         # (here, not before the fork: the sql target's check imports DuckDB)
@@ -349,17 +358,22 @@ def _child(atheris: Any, name: str, args: list[str], log: Path) -> NoReturn:
         os._exit(code)
 
 
-def _fork_target(atheris: Any, name: str, args: list[str]) -> int:
-    """Target *name* in a forked child, its output to its log; the child's exit code."""
-    log = HERE / "findings" / f"{name}.log"
-    log.parent.mkdir(exist_ok=True)
-    runs = _flag(args, "-runs", -1)
-    print(f"== fuzz {name}, {runs if runs >= 0 else 'unbounded'} runs (log: {log})", flush=True)
+def _fork_target(atheris: Any, name: str, args: list[str], log: Path | None) -> int:
+    """Target *name* in a forked child, its output to *log* (its summary printed) or, without
+    one, to this process's; the child's exit code (128 + the signal that ended it)."""
+    if log is not None:
+        log.parent.mkdir(exist_ok=True)
+        runs = _flag(args, "-runs", -1)
+        print(f"== fuzz {name}, {runs if runs >= 0 else 'unbounded'} runs (log: {log})", flush=True)
+    sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
         _child(atheris, name, args, log)
     rc = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    rc = 128 - rc if rc < 0 else rc
+    if log is None:
+        return rc
     lines = log.read_text(errors="replace").splitlines()
     print("\n".join(line for line in lines if SUMMARY.search(line)), flush=True)
     if rc:

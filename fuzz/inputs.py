@@ -107,19 +107,37 @@ def folder_seeds() -> list[bytes]:
     ]
 
 
-_INDEX: list[Path] = []
+#: The index this process made, and the process: a forked child inherits the list, and must
+#: not remove its parent's folder.
+_INDEX: list[tuple[int, Path]] = []
 
 
 def _index() -> Path:
-    """A real index, made once per process (removed at exit)."""
+    """A real index, made once per process in a temporary folder (see :func:`remove_index`)."""
     if not _INDEX:
         parent = Path(tempfile.mkdtemp(prefix="brson-fuzz-sql-"))
-        atexit.register(shutil.rmtree, parent, True)
+        _INDEX.append((os.getpid(), parent / "index"))
+        atexit.register(remove_index)
         # In a child: the scan's worker pool re-imports __main__, which a harness may not have.
         command = [sys.executable, "-m", "brson", "scan", str(TINY), "-o", str(parent / "index")]
-        subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
-        _INDEX.append(parent / "index")
-    return _INDEX[0]
+        try:
+            subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
+        except BaseException:
+            remove_index()
+            raise
+    return _INDEX[0][1]
+
+
+def remove_index() -> Path | None:
+    """Remove the folder of the index :func:`_index` made in this process; returns it (None
+    when this process made none).  Also registered as an exit handler, which is not enough
+    alone: a process that libFuzzer ends, or that is killed, exits without running it, so
+    whoever runs the target calls this when done (the test suite, after its last query)."""
+    if not _INDEX or _INDEX[0][0] != os.getpid():
+        return None
+    folder = _INDEX.pop()[1].parent
+    shutil.rmtree(folder, ignore_errors=True)
+    return folder
 
 
 def _state(folder: Path) -> str:

@@ -94,18 +94,51 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-@functools.cache  # the CRC-32 of 2 GiB of zeros is a second of CPU: made once a session
+@functools.cache
 def deflate_bomb(size: int = 2 * GIB) -> tuple[bytes, int]:
     """Raw deflate of ``size`` zeros (full-flushed 16 MiB blocks repeated) and its CRC-32."""
     step = 16 * MIB
     enc = zlib.compressobj(9, zlib.DEFLATED, -15)
     block = enc.compress(bytes(step)) + enc.flush(zlib.Z_FULL_FLUSH)
     tail = enc.flush(zlib.Z_FINISH)
-    crc = 0
-    zeros = bytes(step)
-    for _ in range(size // step):
-        crc = zlib.crc32(zeros, crc)
-    return block * (size // step) + tail, crc
+    return block * (size // step) + tail, crc32_of_zeros(size)
+
+
+def crc32_of_zeros(size: int) -> int:
+    """``zlib.crc32(bytes(size))`` without reading ``size`` bytes (2 GiB: a second of CPU):
+    the CRC of a run of zeros twice as long as one already known is the two combined, which
+    is zlib's ``crc32_combine`` (not in Python's zlib): appending n zero bytes is a linear
+    map over GF(2), squared from one zero bit."""
+    crc, known = 0, 0
+    for bit in reversed(range(size.bit_length())):
+        crc, known = _crc32_combine(crc, crc, known), 2 * known
+        if size >> bit & 1:
+            crc, known = zlib.crc32(b"\0", crc), known + 1
+    return crc
+
+
+def _crc32_combine(crc1: int, crc2: int, len2: int) -> int:
+    """The CRC-32 of A + B from those of A and B and B's length (zlib's algorithm)."""
+
+    def times(matrix: list[int], vector: int) -> int:
+        total, row = 0, 0
+        while vector:
+            if vector & 1:
+                total ^= matrix[row]
+            vector >>= 1
+            row += 1
+        return total
+
+    operator = [0xEDB88320] + [1 << n for n in range(31)]  # one zero bit
+    for _ in range(3):  # one zero byte
+        operator = [times(operator, column) for column in operator]
+    while len2:
+        if len2 & 1:
+            crc1 = times(operator, crc1)
+        len2 >>= 1
+        if len2:
+            operator = [times(operator, column) for column in operator]
+    return crc1 ^ crc2
 
 
 def zip_bytes(entries: list[tuple[str, bytes, int, int, int]]) -> bytes:

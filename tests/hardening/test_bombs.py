@@ -24,6 +24,7 @@ from .support import (
     LIMIT,
     PEAK,
     brotli_bomb,
+    crc32_of_zeros,
     deflate_bomb,
     lz4_chunk_bomb,
     lz4_frame_bomb,
@@ -145,6 +146,14 @@ print(json.dumps({"result": result, "peak": peak()}))
     assert out["result"] != "ok", out
     assert out["result"].startswith(("PackageLimitError", "LimitError", "PackageError")), out
     assert out["peak"] < PEAK
+
+
+def test_the_deflate_bombs_crc_is_zlibs() -> None:
+    """The bomb's CRC-32 is computed, not read from 2 GiB: it must be what zlib reads."""
+    import zlib
+
+    for size in (0, 1, 2, 7, 255, 4097, (1 << 20) + 13):
+        assert crc32_of_zeros(size) == zlib.crc32(bytes(size)), size
 
 
 ABSURD = """

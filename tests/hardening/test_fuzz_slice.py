@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from .support import PROJECT_ROOT
 from .test_depth import time_bound
 
 sys.path.insert(0, str(PROJECT_ROOT))
-from fuzz import targets
+from fuzz import inputs, targets
 from fuzz.harness import mutate
 from tests.tiers import examples, sweep
 
@@ -36,12 +37,27 @@ NAMES = [name for name, t in targets.TARGETS.items() if t.available() and name !
 SEEDS = {name: targets.TARGETS[name].seeds() for name in NAMES}
 
 
+#: The tests that query the sql target's index, which a process makes once (a scan in a
+#: child: over a second of CPU): one pytest-xdist worker runs them all.
+SQL = pytest.mark.xdist_group("fuzz-sql")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def sql_index_removed() -> Iterator[None]:
+    """The sql target's index (made once per process, in a temporary folder) goes when the
+    session ends: its exit handler runs only if the process ends normally, and a test run
+    that is killed, or a worker that ends otherwise, left one in /tmp each time."""
+    yield
+    folder = inputs.remove_index()
+    assert folder is None or not folder.exists(), f"{folder} is left behind"
+
+
 def run_bounded(name: str, data: bytes) -> None:
     with time_bound(PER_INPUT_S, cpu=True):
         targets.TARGETS[name].run(data)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=SQL) if n == "sql" else n for n in NAMES])
 def test_every_seed_passes(name: str) -> None:
     assert SEEDS[name], f"no seeds for {name}"
     for seed in SEEDS[name]:
@@ -65,6 +81,7 @@ def test_mutated_seeds_raise_only_brson_errors(name: str, data: st.DataObject) -
 #: A query opens a DuckDB sandbox over the index, twenty times any other target's input, and
 #: a mutated query mostly stops in DuckDB's parser: ten reach every line of brson the
 #: default thirty-seven did, but the error for SQL of no statement (test_sandbox's own).
+@SQL
 @settings(max_examples=sweep(150, 10), suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(data=st.data())
 def test_mutated_queries_raise_only_brson_errors(data: st.DataObject) -> None:
@@ -82,7 +99,11 @@ def test_regression_inputs_exist_for_every_fix() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    sorted(p for p in targets.REGRESSIONS.glob("*-*") if p.suffix == ".bin"),
+    [
+        pytest.param(p, marks=SQL) if p.name.startswith("sql-") else p
+        for p in sorted(targets.REGRESSIONS.glob("*-*"))
+        if p.suffix == ".bin"
+    ],
     ids=lambda p: p.name,
 )
 def test_regression_replays_clean(path: Path) -> None:

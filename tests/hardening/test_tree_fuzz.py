@@ -18,7 +18,8 @@ from tests.tiers import sweep  # noqa: E402
 
 pytestmark = pytest.mark.slow  # hostile trees through 18 commands each
 
-SLICE = sweep(48, 8)
+#: The first seven inputs: the eighth reached no line of brson the seven do not (coverage).
+SLICE = sweep(48, 7)
 
 
 @pytest.mark.parametrize("chunk", range(4))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import socket
 import subprocess
 import sys
@@ -70,10 +71,20 @@ def brson_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 
 # -- query: read-only for real --------------------------------------------------------------
-@pytest.fixture
-def index(tmp_path: Path) -> Path:
-    out = tmp_path / "index"
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One real index of the module: each test gets a copy of it (a scan is a quarter of a
+    second of CPU, several times a query's)."""
+    out = tmp_path_factory.mktemp("scanned") / "index"
     engine.scan([TINY], out, options=Options())
+    return out
+
+
+@pytest.fixture
+def index(scanned: Path, tmp_path: Path) -> Path:
+    """A test's own copy of the index, which it may break."""
+    out = tmp_path / "index"
+    shutil.copytree(scanned, out, symlinks=True)
     return out
 
 
