@@ -140,7 +140,8 @@ class Diff:
         """The diff as text, one change a line (``+`` added, ``-`` removed, ``~`` changed,
         ``>`` moved)."""
         for mark, slots in (("+", self.slots_added), ("-", self.slots_removed)):
-            yield from (f"{mark} slot {s.path} ({s.id})" for s in slots)
+            for s in slots:
+                yield f"{mark} slot {s.path} ({s.id})"
         for s in self.slots_moved:
             yield f"> slot {s.path}: moved from {s.old} to {s.new}"
         for s in self.slots_renamed:
@@ -148,7 +149,8 @@ class Diff:
         for s in self.children_reordered:
             yield f"~ slot {s.path}: children reordered"
         for mark, components in (("+", self.components_added), ("-", self.components_removed)):
-            yield from (f"{mark} component {c.path} ({c.id}) {c.type}" for c in components)
+            for c in components:
+                yield f"{mark} component {c.path} ({c.id}) {c.type}"
         for c in self.components_moved:
             yield f"> component {c.path} ({c.id}): moved from {c.old_path}"
         for link in self.connections:
@@ -162,7 +164,8 @@ class Diff:
             else:
                 yield f"~ {v.path}: {_show(v.old)} -> {_show(v.new)}"
         for mark, names in (("+", self.types_added), ("-", self.types_removed)):
-            yield from (f"{mark} type {name}" for name in names)
+            for name in names:
+                yield f"{mark} type {name}"
         if self.types_reordered:
             yield "~ type table reordered"
         for path in self.keys_reordered:
