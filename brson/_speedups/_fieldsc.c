@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "_bsonwire.h"
+#include "_grow.h"
 
 #define GUID_MAX 64
 
@@ -253,13 +254,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson._speedups._fieldsc", "validate's per-field loop, compiled.", -1, methods,
-    NULL, NULL, NULL, NULL,
-};
+BRSON_MODULE(_fieldsc, "validate's per-field loop, compiled.");
 
-PyMODINIT_FUNC
-PyInit__fieldsc(void)
-{
-    return PyModule_Create(&module);
-}
+PyMODINIT_FUNC PyInit__fieldsc(void) { return PyModule_Create(&module); }

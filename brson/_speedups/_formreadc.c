@@ -378,10 +378,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson._speedups._formreadc",
-    "The JSON form's tags and number types restored in one walk (brson/document/jsonform.py).",
-    -1, methods, NULL, NULL, NULL, NULL,
-};
+BRSON_MODULE(_formreadc, "The JSON form's tags and number types restored in one walk "
+                         "(brson/document/jsonform.py).");
 
 PyMODINIT_FUNC PyInit__formreadc(void) { return PyModule_Create(&module); }

@@ -623,10 +623,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson._speedups._formstreamc",
-    "The JSON form read straight into BSON (brson/document/formstream.py).",
-    -1, methods, NULL, NULL, NULL, NULL,
-};
+BRSON_MODULE(_formstreamc, "The JSON form read straight into BSON (brson/document/formstream.py).");
 
 PyMODINIT_FUNC PyInit__formstreamc(void) { return PyModule_Create(&module); }

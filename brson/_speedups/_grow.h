@@ -1,6 +1,7 @@
 /* Growable arrays and the growable text buffer of brson's C accelerators (header-only; include
  * after <Python.h>): one rule for how a capacity grows, so that a count read from hostile
- * input can never wrap a size, and one buffer for the writers that append text. */
+ * input can never wrap a size, and one buffer for the writers that append text.  Every
+ * accelerator includes it, so its module declaration (BRSON_MODULE) is here too. */
 #ifndef BRSON_GROW_H
 #define BRSON_GROW_H
 
@@ -61,5 +62,11 @@ static inline int put(Buf *b, const char *s, Py_ssize_t n) {
 }
 
 #define PUTS(b, lit) put((b), (lit), (Py_ssize_t)(sizeof(lit) - 1))
+
+/* The module brson._speedups.<name> (its PyInit_<name> returns PyModule_Create(&module)), with
+ * its docstring and the methods table the file defines before it. */
+#define BRSON_MODULE(name, doc)                                                                 \
+    static struct PyModuleDef module = {                                                       \
+        PyModuleDef_HEAD_INIT, "brson._speedups." #name, doc, -1, methods, NULL, NULL, NULL, NULL}
 
 #endif

@@ -791,9 +791,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson._speedups._idscanc",
-    "ids/scan.py's ID scan in C (see brson/model/ids/scan.py).", -1, methods, NULL, NULL, NULL, NULL,
-};
+BRSON_MODULE(_idscanc, "ids/scan.py's ID scan in C (see brson/model/ids/scan.py).");
 
 PyMODINIT_FUNC PyInit__idscanc(void) { return PyModule_Create(&module); }

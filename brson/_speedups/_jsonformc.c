@@ -670,11 +670,8 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson._speedups._jsonformc",
-    "The JSON form rendered from BSON bytes (brson/document/jsonform.py's twin).", -1, methods,
-    NULL, NULL, NULL, NULL,
-};
+BRSON_MODULE(_jsonformc,
+             "The JSON form rendered from BSON bytes (brson/document/jsonform.py's twin).");
 
 PyMODINIT_FUNC PyInit__jsonformc(void) {
     if (PyType_Ready(&RendererType) < 0)

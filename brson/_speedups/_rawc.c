@@ -474,10 +474,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson._speedups._rawc",
-    "raw.py's byte loops in C (see brson/document/raw.py).", -1, methods, NULL, NULL, NULL, NULL,
-};
+BRSON_MODULE(_rawc, "raw.py's byte loops in C (see brson/document/raw.py).");
 
 PyMODINIT_FUNC PyInit__rawc(void) {
     str_ID = PyUnicode_InternFromString("ID");

@@ -357,10 +357,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson._speedups._spansc", "ComponentSpans' walk in C.", -1, methods,
-    NULL, NULL, NULL, NULL,
-};
+BRSON_MODULE(_spansc, "ComponentSpans' walk in C.");
 
 PyMODINIT_FUNC PyInit__spansc(void) {
     static const char *names[4] = {"slot", "component", "member", "id"};

@@ -708,10 +708,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "brson._speedups._tscnc",
-    "Godot 3 and 4 metadata text from BSON bytes (see brson/godot/export.py).", -1, methods,
-    NULL, NULL, NULL, NULL,
-};
+BRSON_MODULE(_tscnc, "Godot 3 and 4 metadata text from BSON bytes (see brson/godot/export.py).");
 
 PyMODINIT_FUNC PyInit__tscnc(void) { return PyModule_Create(&module); }

@@ -16,6 +16,7 @@ from rich.tree import Tree
 
 from brson._speedups import load
 from brson.cli.common import (
+    FilesArg,
     JsonList,
     check_folder_output,
     end_inputs,
@@ -50,13 +51,7 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # -- tree ---------------------------------------------------------------------------------
 @app.command("tree")
 def tree_command(
-    files: Annotated[
-        list[Path],
-        typer.Argument(
-            metavar="FILE",
-            help="Archives or packages; folders (recursive) and globs name the archives in them.",
-        ),
-    ],
+    files: FilesArg,
     depth: Annotated[
         int | None, typer.Option("--depth", min=0, help="Show slots down to this depth (root 0).")
     ] = None,
@@ -204,13 +199,7 @@ def _rich_tree(root: Slot, depth: int | None, components: bool) -> Tree:
 # -- refs ---------------------------------------------------------------------------------
 @app.command()
 def refs(
-    files: Annotated[
-        list[Path],
-        typer.Argument(
-            metavar="FILE",
-            help="Archives or packages; folders (recursive) and globs name the archives in them.",
-        ),
-    ],
+    files: FilesArg,
     json_out: Annotated[
         bool,
         typer.Option(

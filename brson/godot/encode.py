@@ -241,7 +241,7 @@ class _Encoder:
             self.array(value, depth, path)
         elif kind is T.DICTIONARY:
             self.dictionary(value, depth, path)
-        elif kind is T.NIL:
+        elif kind is T.NIL or kind is T.CALLABLE:  # the header only
             self.header(kind, 0, path)
         elif kind is T.BOOL:
             self.header(kind, 0, path)
@@ -265,8 +265,6 @@ class _Encoder:
                 out += self.pack("Q", (value.id,), path)
         elif kind is T.OBJECT:
             self.object_(value, depth, path)
-        elif kind is T.CALLABLE:
-            self.header(kind, 0, path)
         elif kind is T.SIGNAL:
             self.header(kind, 0, path)
             out += self.string_payload(value.name, path)

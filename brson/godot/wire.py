@@ -9,6 +9,7 @@ from __future__ import annotations
 import reprlib
 import struct
 from collections.abc import Callable as _Fn
+from operator import getitem
 from typing import Any, Final
 
 from brson.errors import VariantError
@@ -187,36 +188,21 @@ INT_TYPES: Final[dict[T, tuple[type, int, _Fn[[Any], tuple[int, ...]], _Fn[..., 
     T.VECTOR4I: (gv.Vector4i, 4, lambda v: (v.x, v.y, v.z, v.w), lambda f: gv.Vector4i(*f)),
 }
 
+
+def _single(element: Any) -> tuple[Any]:
+    """A packed array of scalars: each element one field."""
+    return (element,)
+
+
 # Packed arrays of fixed-size records: (class, fields per element, struct code, real_t-sized?,
 # flatten element, build element).
 PACKED_TYPES: Final[dict[T, tuple[type, int, str, bool, _Fn[[Any], Any], _Fn[..., Any]]]] = {
-    T.PACKED_INT32_ARRAY: (gv.PackedInt32Array, 1, "i", False, lambda e: (e,), lambda f, i: f[i]),
-    T.PACKED_INT64_ARRAY: (gv.PackedInt64Array, 1, "q", False, lambda e: (e,), lambda f, i: f[i]),
-    T.PACKED_FLOAT32_ARRAY: (
-        gv.PackedFloat32Array,
-        1,
-        "f",
-        False,
-        lambda e: (e,),
-        lambda f, i: f[i],
-    ),
-    T.PACKED_FLOAT64_ARRAY: (
-        gv.PackedFloat64Array,
-        1,
-        "d",
-        False,
-        lambda e: (e,),
-        lambda f, i: f[i],
-    ),
+    T.PACKED_INT32_ARRAY: (gv.PackedInt32Array, 1, "i", False, _single, getitem),
+    T.PACKED_INT64_ARRAY: (gv.PackedInt64Array, 1, "q", False, _single, getitem),
+    T.PACKED_FLOAT32_ARRAY: (gv.PackedFloat32Array, 1, "f", False, _single, getitem),
+    T.PACKED_FLOAT64_ARRAY: (gv.PackedFloat64Array, 1, "d", False, _single, getitem),
     T.PACKED_VECTOR2_ARRAY: (gv.PackedVector2Array, 2, "f", True, lambda e: (e.x, e.y), _v2),
-    T.PACKED_VECTOR3_ARRAY: (
-        gv.PackedVector3Array,
-        3,
-        "f",
-        True,
-        lambda e: (e.x, e.y, e.z),
-        _v3,
-    ),
+    T.PACKED_VECTOR3_ARRAY: (gv.PackedVector3Array, 3, "f", True, lambda e: (e.x, e.y, e.z), _v3),
     T.PACKED_COLOR_ARRAY: (
         gv.PackedColorArray,
         4,

@@ -438,11 +438,12 @@ class ReferenceListing:
         assert self._graph is not None
         return len(self._graph)
 
-    def rows(self) -> list[Row]:
-        """Each reference described (sources and targets located in one walk)."""
+    def _listing(self, kinds: bool) -> list[Any] | ReferenceGraph:
+        """The scan's listing (:func:`_scan_listing`: ``kinds`` for :data:`RecordParts`), or
+        the graph, located and counted, where the scan cannot answer."""
         scan = self._scan
         if scan is not None:
-            listed = _scan_listing(self.tree, scan, kinds=False)
+            listed = _scan_listing(self.tree, scan, kinds=kinds)
             if listed is not None:
                 self._listed(scan, listed)
                 return listed.items
@@ -451,6 +452,13 @@ class ReferenceListing:
         assert graph is not None
         graph.locate_all()
         self._counts = graph.counts()
+        return graph
+
+    def rows(self) -> list[Row]:
+        """Each reference described (sources and targets located in one walk)."""
+        graph = self._listing(kinds=False)
+        if not isinstance(graph, ReferenceGraph):
+            return graph
         out: list[Row] = []
         for ref in graph:
             location = ref.target_location
@@ -472,17 +480,9 @@ class ReferenceListing:
         (:func:`~brson.model.ids.locate.runs`, the tree's spans), with no ID index, no second
         pass over the definitions and no :class:`Reference`; the graph answers where the
         scan does not (see :meth:`rows`)."""
-        scan = self._scan
-        if scan is not None:
-            listed = _scan_listing(self.tree, scan, kinds=True)
-            if listed is not None:
-                self._listed(scan, listed)
-                return listed.items
-            self._graph = ReferenceGraph.build(self.tree)
-        graph = self._graph
-        assert graph is not None
-        graph.locate_all()
-        self._counts = graph.counts()
+        graph = self._listing(kinds=True)
+        if not isinstance(graph, ReferenceGraph):
+            return graph
         out: list[RecordParts] = []
         for ref in graph:
             entry = ref.to_dict()

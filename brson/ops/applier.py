@@ -395,22 +395,14 @@ def _check_structure(applier: _Applier) -> None:
                 stack.append(child)
         _place(applier, parts.slot_components.get(slot_id, []), slot_id, placed)
     _place(applier, parts.assets or [], ASSETS, placed)
-    for slot_id in parts.slots:
-        if slot_id not in reached:
-            applier.conflict(
-                "slot",
-                slot_id,
-                parts.slot_path(slot_id),
-                "left without a parent (the patch removed or rewrote its parent's children)",
-            )
-    for component_id in parts.components:
-        if component_id not in placed:
-            applier.conflict(
-                "component",
-                component_id,
-                parts.component_path(component_id),
-                "left without a slot (the patch removed or rewrote its slot's components)",
-            )
+    for kind, elements, done, where, owner, listing in (
+        ("slot", parts.slots, reached, parts.slot_path, "parent", "parent's children"),
+        ("component", parts.components, placed, parts.component_path, "slot", "slot's components"),
+    ):
+        for element_id in elements:
+            if element_id not in done:
+                why = f"left without a {owner} (the patch removed or rewrote its {listing})"
+                applier.conflict(kind, element_id, where(element_id), why)
     if parts.types is not None:
         missing = sorted({r.name for r in parts.refs()} - set(parts.types))
         for name in missing:

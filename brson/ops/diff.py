@@ -127,20 +127,18 @@ class Diff:
     def lines(self) -> Iterator[str]:
         """The diff as text, one change a line (``+`` added, ``-`` removed, ``~`` changed,
         ``>`` moved)."""
-        for s in self.slots_added:
-            yield f"+ slot {s.path} ({s.id})"
-        for s in self.slots_removed:
-            yield f"- slot {s.path} ({s.id})"
+        for mark, slots in (("+", self.slots_added), ("-", self.slots_removed)):
+            for s in slots:
+                yield f"{mark} slot {s.path} ({s.id})"
         for s in self.slots_moved:
             yield f"> slot {s.path}: moved from {s.old} to {s.new}"
         for s in self.slots_renamed:
             yield f"~ slot {s.path}: renamed from {_show(s.old)} to {_show(s.new)}"
         for s in self.children_reordered:
             yield f"~ slot {s.path}: children reordered"
-        for c in self.components_added:
-            yield f"+ component {c.path} ({c.id}) {c.type}"
-        for c in self.components_removed:
-            yield f"- component {c.path} ({c.id}) {c.type}"
+        for mark, components in (("+", self.components_added), ("-", self.components_removed)):
+            for c in components:
+                yield f"{mark} component {c.path} ({c.id}) {c.type}"
         for c in self.components_moved:
             yield f"> component {c.path} ({c.id}): moved from {c.old_path}"
         for link in self.connections:
@@ -153,10 +151,9 @@ class Diff:
                 yield f"- {v.path} = {_show(v.old)}"
             else:
                 yield f"~ {v.path}: {_show(v.old)} -> {_show(v.new)}"
-        for name in self.types_added:
-            yield f"+ type {name}"
-        for name in self.types_removed:
-            yield f"- type {name}"
+        for mark, names in (("+", self.types_added), ("-", self.types_removed)):
+            for name in names:
+                yield f"{mark} type {name}"
         if self.types_reordered:
             yield "~ type table reordered"
         for path in self.keys_reordered:
@@ -195,18 +192,15 @@ def add_connections(out: Diff, a: DataTree, b: DataTree, touched: set[str] | Non
         labels_before, labels_after = Labels(before), Labels(after)
     old, new = _keyed(before, focus), _keyed(after, focus)
     holders: set[str] = set()
-    for key, edge in old.items():
-        if key in new:
-            continue
-        text = flow(before, edge, labels_before)
-        out.connections.append(ConnectionChange("disconnected", edge.kind, text))
-        holders.update(_holder_ids(before, edge))
-    for key, edge in new.items():
-        if key in old:
-            continue
-        text = flow(after, edge, labels_after)
-        out.connections.append(ConnectionChange("connected", edge.kind, text))
-        holders.update(_holder_ids(after, edge))
+    for change, graph, edges, other, labels in (
+        ("disconnected", before, old, new, labels_before),
+        ("connected", after, new, old, labels_after),
+    ):
+        for key, edge in edges.items():
+            if key not in other:
+                text = flow(graph, edge, labels)
+                out.connections.append(ConnectionChange(change, edge.kind, text))
+                holders.update(_holder_ids(graph, edge))
     if holders:
         out.values = [v for v in out.values if v.id not in holders]
 

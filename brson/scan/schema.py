@@ -21,100 +21,94 @@ class Column:
     doc: str
 
 
-def _c(name: str, sql: str, doc: str) -> Column:
-    return Column(name, sql, doc)
+_PATH = Column("path", "VARCHAR", "the archive or package file (absolute path)")
+_SHARD = Column(
+    "shard", "VARCHAR", "the shard that wrote the row (bookkeeping; hidden by the views)"
+)
+
+#: A table's name on a line of its own, then a line a column: its name, SQL type and meaning.
+_SPEC = """
+files
+    size           BIGINT  file size in bytes
+    mtime_ns       BIGINT  modification time, ns since the epoch
+    sha256         VARCHAR sha256 of the file's bytes
+    kind           VARCHAR archive or package
+    container      VARCHAR frdt or legacy (headerless NeosVR framing)
+    codec          VARCHAR none, lz4, lzma or brotli (a package: its main tree's)
+    lz4_framing    VARCHAR chunks (the engine's) or frame, for LZ4
+    engine_version VARCHAR VersionNumber of the writing engine
+    generation     VARCHAR resonite (a Types table) or neosvr
+    root_name      VARCHAR name of the root slot (the item's name)
+    tree_sha256    VARCHAR sha256 of the main tree's BSON: equal trees, any codec
+    slots          BIGINT  slots in the tree
+    components     BIGINT  components on slots and in the root Assets
+    types          BIGINT  distinct component types
+    assets         BIGINT  asset URLs the tree references
+    package_assets BIGINT  assets the package holds besides the main tree
+    errors         BIGINT  validate findings of severity error (null: --no-validate)
+    warnings       BIGINT  validate findings of severity warning
+    status         VARCHAR ok, error (could not be parsed) or deleted (gone from disk)
+    error_layer    VARCHAR the layer that refused the file: file, container, ...
+    error_message  VARCHAR why it was refused
+    seconds        DOUBLE  time spent on the file (the one column that varies by run)
+components
+    slot_id        VARCHAR ID of the component's slot (null: root Assets)
+    slot_path      VARCHAR the slot's path, bounded (…/ and the tail when long)
+    component_id   VARCHAR the component's ID
+    type           VARCHAR type name as written ([Assembly]Namespace.Type<args>)
+    type_full_name VARCHAR namespace-qualified name without assembly and args
+    type_name      VARCHAR short name (MeshRenderer)
+types
+    type           VARCHAR type name as written
+    type_full_name VARCHAR namespace-qualified name
+    type_name      VARCHAR short name
+    assembly       VARCHAR assembly ([FrooxEngine]); null in NeosVR names
+    components     BIGINT  components of this type in the file (0: listed, unused)
+assets
+    url            VARCHAR the URL as stored (without the leading @)
+    scheme         VARCHAR packdb, resdb (neosdb too) or local
+    hash           VARCHAR sha256 for packdb/resdb, file name for local
+    ext            VARCHAR extension in the URL (.png), may be empty
+    component_id   VARCHAR the component holding the URL
+    component_type VARCHAR its type name as written
+    member         VARCHAR the field holding it (URL, Materials[0] for list elements)
+    slot_path      VARCHAR the component's slot path (bounded)
+    size           BIGINT  asset size when the package holds it, else null
+findings
+    rule           VARCHAR validate rule code (BR401), docs/validation.md
+    severity       VARCHAR error, warning or info
+    slot_path      VARCHAR where in the tree
+    message        VARCHAR the finding
+    offset         BIGINT  byte offset, for container/codec/BSON rules
+slots
+    slot_id        VARCHAR the slot's ID
+    parent_id      VARCHAR its parent's ID (null for the root)
+    slot_path      VARCHAR path (bounded)
+    name           VARCHAR name
+    depth          BIGINT  0 for the root
+    components     BIGINT  components on the slot
+refs
+    source         VARCHAR where the reference sits (Slot/Path:Component.Field)
+    member_id      VARCHAR ID of the member holding it
+    target_id      VARCHAR the ID it names
+    internal       BOOLEAN true when an element of the same file has that ID
+"""
 
 
-_PATH = _c("path", "VARCHAR", "the archive or package file (absolute path)")
-_SHARD = _c("shard", "VARCHAR", "the shard that wrote the row (bookkeeping; hidden by the views)")
+def _tables(spec: str) -> dict[str, tuple[Column, ...]]:
+    """:data:`_SPEC` read: every table between its ``path`` and ``shard`` columns."""
+    tables: dict[str, list[Column]] = {}
+    columns: list[Column] = []
+    for line in spec.strip().splitlines():
+        if line.startswith(" "):
+            name, sql, doc = line.split(maxsplit=2)
+            columns.append(Column(name, sql, doc))
+        else:
+            columns = tables[line] = [_PATH]
+    return {name: (*columns, _SHARD) for name, columns in tables.items()}
 
-TABLES: dict[str, tuple[Column, ...]] = {
-    "files": (
-        _PATH,
-        _c("size", "BIGINT", "file size in bytes"),
-        _c("mtime_ns", "BIGINT", "modification time, ns since the epoch"),
-        _c("sha256", "VARCHAR", "sha256 of the file's bytes"),
-        _c("kind", "VARCHAR", "archive or package"),
-        _c("container", "VARCHAR", "frdt or legacy (headerless NeosVR framing)"),
-        _c("codec", "VARCHAR", "none, lz4, lzma or brotli (a package: its main tree's)"),
-        _c("lz4_framing", "VARCHAR", "chunks (the engine's) or frame, for LZ4"),
-        _c("engine_version", "VARCHAR", "VersionNumber of the writing engine"),
-        _c("generation", "VARCHAR", "resonite (a Types table) or neosvr"),
-        _c("root_name", "VARCHAR", "name of the root slot (the item's name)"),
-        _c("tree_sha256", "VARCHAR", "sha256 of the main tree's BSON: equal trees, any codec"),
-        _c("slots", "BIGINT", "slots in the tree"),
-        _c("components", "BIGINT", "components on slots and in the root Assets"),
-        _c("types", "BIGINT", "distinct component types"),
-        _c("assets", "BIGINT", "asset URLs the tree references"),
-        _c("package_assets", "BIGINT", "assets the package holds besides the main tree"),
-        _c("errors", "BIGINT", "validate findings of severity error (null: --no-validate)"),
-        _c("warnings", "BIGINT", "validate findings of severity warning"),
-        _c("status", "VARCHAR", "ok, error (could not be parsed) or deleted (gone from disk)"),
-        _c("error_layer", "VARCHAR", "the layer that refused the file: file, container, ..."),
-        _c("error_message", "VARCHAR", "why it was refused"),
-        _c("seconds", "DOUBLE", "time spent on the file (the one column that varies by run)"),
-        _SHARD,
-    ),
-    "components": (
-        _PATH,
-        _c("slot_id", "VARCHAR", "ID of the component's slot (null: root Assets)"),
-        _c("slot_path", "VARCHAR", "the slot's path, bounded (…/ and the tail when long)"),
-        _c("component_id", "VARCHAR", "the component's ID"),
-        _c("type", "VARCHAR", "type name as written ([Assembly]Namespace.Type<args>)"),
-        _c("type_full_name", "VARCHAR", "namespace-qualified name without assembly and args"),
-        _c("type_name", "VARCHAR", "short name (MeshRenderer)"),
-        _SHARD,
-    ),
-    "types": (
-        _PATH,
-        _c("type", "VARCHAR", "type name as written"),
-        _c("type_full_name", "VARCHAR", "namespace-qualified name"),
-        _c("type_name", "VARCHAR", "short name"),
-        _c("assembly", "VARCHAR", "assembly ([FrooxEngine]); null in NeosVR names"),
-        _c("components", "BIGINT", "components of this type in the file (0: listed, unused)"),
-        _SHARD,
-    ),
-    "assets": (
-        _PATH,
-        _c("url", "VARCHAR", "the URL as stored (without the leading @)"),
-        _c("scheme", "VARCHAR", "packdb, resdb (neosdb too) or local"),
-        _c("hash", "VARCHAR", "sha256 for packdb/resdb, file name for local"),
-        _c("ext", "VARCHAR", "extension in the URL (.png), may be empty"),
-        _c("component_id", "VARCHAR", "the component holding the URL"),
-        _c("component_type", "VARCHAR", "its type name as written"),
-        _c("member", "VARCHAR", "the field holding it (URL, Materials[0] for list elements)"),
-        _c("slot_path", "VARCHAR", "the component's slot path (bounded)"),
-        _c("size", "BIGINT", "asset size when the package holds it, else null"),
-        _SHARD,
-    ),
-    "findings": (
-        _PATH,
-        _c("rule", "VARCHAR", "validate rule code (BR401), docs/validation.md"),
-        _c("severity", "VARCHAR", "error, warning or info"),
-        _c("slot_path", "VARCHAR", "where in the tree"),
-        _c("message", "VARCHAR", "the finding"),
-        _c("offset", "BIGINT", "byte offset, for container/codec/BSON rules"),
-        _SHARD,
-    ),
-    "slots": (
-        _PATH,
-        _c("slot_id", "VARCHAR", "the slot's ID"),
-        _c("parent_id", "VARCHAR", "its parent's ID (null for the root)"),
-        _c("slot_path", "VARCHAR", "path (bounded)"),
-        _c("name", "VARCHAR", "name"),
-        _c("depth", "BIGINT", "0 for the root"),
-        _c("components", "BIGINT", "components on the slot"),
-        _SHARD,
-    ),
-    "refs": (
-        _PATH,
-        _c("source", "VARCHAR", "where the reference sits (Slot/Path:Component.Field)"),
-        _c("member_id", "VARCHAR", "ID of the member holding it"),
-        _c("target_id", "VARCHAR", "the ID it names"),
-        _c("internal", "BOOLEAN", "true when an element of the same file has that ID"),
-        _SHARD,
-    ),
-}
+
+TABLES = _tables(_SPEC)
 
 #: Tables written only when asked (``--slots``, ``--refs``): large, one row per slot/reference.
 OPTIONAL = ("slots", "refs")

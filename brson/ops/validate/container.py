@@ -24,9 +24,7 @@ from brson.errors import (
 from brson.fileio import FileError, read_bytes
 from brson.model.tree import DataTree
 from brson.ops.validate.document import NOT_MODELLED
-from brson.ops.validate.findings import Findings, Severity, rule
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+from brson.ops.validate.findings import ERROR, WARNING, Findings, rule
 
 FILE = rule(
     "BR101",

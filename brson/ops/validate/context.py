@@ -58,27 +58,24 @@ def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+#: Each decoded type's kind in a message, subclasses before their bases (bool before int,
+#: Code before str): the first that fits.
+_KINDS: tuple[tuple[type, str], ...] = (
+    (type(None), "null"),
+    (bool, "a bool"),
+    (Int64, "an int64"),
+    (int, "an int32"),
+    (float, "a double"),
+    (Code, "JavaScript code"),
+    (str, "a string"),
+    (dict, "a document"),
+    (list, "an array"),
+)
+
+
 def kind_of(value: object) -> str:
     """How a value reads in a message: its BSON-ish kind."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a bool"
-    if isinstance(value, Int64):
-        return "an int64"
-    if isinstance(value, int):
-        return "an int32"
-    if isinstance(value, float):
-        return "a double"
-    if isinstance(value, Code):  # a str subclass: before the strings
-        return "JavaScript code"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, dict):
-        return "a document"
-    if isinstance(value, list):
-        return "an array"
-    return type(value).__name__
+    return next((kind for cls, kind in _KINDS if isinstance(value, cls)), type(value).__name__)
 
 
 def all_guids(values: list[Any]) -> bool:

@@ -7,7 +7,7 @@ finding them is where a malformed ``Children`` or ``Components`` shows.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from brson.model.component import Component
 from brson.model.slot import SLOT_MEMBERS, Slot
@@ -20,9 +20,7 @@ from brson.ops.validate.context import (
     is_int,
     kind_of,
 )
-from brson.ops.validate.findings import Severity, rule
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+from brson.ops.validate.findings import ERROR, INFO, WARNING, Rule, rule
 
 NO_OBJECT = rule(
     "BR201",
@@ -119,6 +117,19 @@ _ROOT_SHAPES: dict[str, tuple[str, Callable[[object], bool]]] = {
 }
 
 
+_Node = TypeVar("_Node", Slot, Component)
+
+
+def _counted(
+    ctx: Context, slot: Slot, items: list[Any], nodes: list[_Node], odd: Rule, what: str
+) -> list[_Node]:
+    """``nodes``, the ones ``items`` (an array's entries) made; the entries that made none
+    reported as ``odd``, ``what`` they are."""
+    if len(nodes) != len(items):
+        ctx.add(odd, f"{len(items) - len(nodes)} entries of {what}", path=slot.path)
+    return nodes
+
+
 def children_of(ctx: Context, slot: Slot) -> list[Slot]:
     """The slot's children, reporting a malformed ``Children``."""
     if "Children" not in slot:
@@ -127,14 +138,7 @@ def children_of(ctx: Context, slot: Slot) -> list[Slot]:
     if items is None:
         ctx.add(SLOT_SHAPE, "Children is not an array", path=slot.path)
         return []
-    children = slot.children
-    if len(children) != len(items):
-        ctx.add(
-            SLOT_SHAPE,
-            f"{len(items) - len(children)} entries of Children are not slot documents",
-            path=slot.path,
-        )
-    return children
+    return _counted(ctx, slot, items, slot.children, SLOT_SHAPE, "Children are not slot documents")
 
 
 def components_of(ctx: Context, slot: Slot) -> list[Component]:
@@ -150,14 +154,9 @@ def components_of(ctx: Context, slot: Slot) -> list[Component]:
     if items is None:
         ctx.add(SLOT_SHAPE, "Components.Data is not an array", path=slot.path)
         return []
-    components = slot.components
-    if len(components) != len(items):
-        ctx.add(
-            COMPONENT_SHAPE,
-            f"{len(items) - len(components)} entries of Components are not documents",
-            path=slot.path,
-        )
-    return components
+    return _counted(
+        ctx, slot, items, slot.components, COMPONENT_SHAPE, "Components are not documents"
+    )
 
 
 def assets_of(ctx: Context) -> list[Component]:

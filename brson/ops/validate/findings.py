@@ -26,6 +26,10 @@ class Severity(enum.StrEnum):
     INFO = "info"
 
 
+#: The severities by their own names, for the rule definitions of every family.
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str

@@ -21,9 +21,7 @@ from brson.ops.validate.context import (
     is_int,
     member_data,
 )
-from brson.ops.validate.findings import Rule, Severity, rule
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+from brson.ops.validate.findings import ERROR, WARNING, Rule, rule
 
 INDEX_IN_LEGACY = rule(
     "BR601",

@@ -27,9 +27,7 @@ from brson.flux.model import (
 from brson.model.slot import Slot
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.context import ComponentInfo, Context, Family, is_int
-from brson.ops.validate.findings import Rule, Severity, rule
-
-WARNING = Severity.WARNING
+from brson.ops.validate.findings import WARNING, Rule, rule
 
 INPUT_NOT_OUTPUT_RULE = rule(
     "BR701",

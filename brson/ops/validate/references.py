@@ -30,9 +30,7 @@ from brson.ops.validate.context import (
     all_guids,
     kind_of,
 )
-from brson.ops.validate.findings import Severity, rule
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+from brson.ops.validate.findings import ERROR, INFO, WARNING, rule
 
 DUPLICATE_ID = rule(
     "BR401",

@@ -13,9 +13,7 @@ from typing import Any
 
 from brson.model.transform import TRANSFORM_FIELDS
 from brson.ops.validate.context import Context, Family, SlotInfo, is_int, kind_of
-from brson.ops.validate.findings import Severity, rule
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+from brson.ops.validate.findings import ERROR, INFO, WARNING, rule
 
 #: How far a rotation's norm may be from 1 before it is reported.
 QUATERNION_TOLERANCE = 1e-3

@@ -6,9 +6,7 @@ from collections import Counter
 
 from brson.model.typename import TypeName, is_type_name
 from brson.ops.validate.context import ComponentInfo, Context, Family, is_int, kind_of
-from brson.ops.validate.findings import Severity, rule
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+from brson.ops.validate.findings import ERROR, INFO, WARNING, rule
 
 INDEX_RANGE = rule(
     "BR301",
