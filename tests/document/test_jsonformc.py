@@ -212,8 +212,12 @@ def test_nesting_past_the_limit_takes_the_python_path() -> None:
 @needs_c
 def test_pieces_and_record_of_a_big_document() -> None:
     """Tiny pieces and a record of several pieces (each at most a quarter MiB) give the
-    same text as one piece: the resumable stack and the record's cuts lose nothing."""
-    slots = [{"ID": f"id{i:06d}", "v": [float(i), i], "n": f"slot {i}"} for i in range(16000)]
+    same text as one piece: the resumable stack and the record's cuts lose nothing.  More
+    slots than the Python record joins in one chunk (4,096 pairs), with IDs long enough that
+    their pairs fill more than one of C's pieces: the reference renders every layout of them,
+    at a cost per element, so no more slots than that."""
+    pad = "-" + "0123456789abcdef" * 4
+    slots = [{"ID": f"id{i:06d}{pad}", "v": [float(i), i], "n": f"slot {i}"} for i in range(4300)]
     data = bsondoc.encode({"Object": {"ID": "root", "Children": slots}, "x": 1})
     assert_same(data, taken=True)
     assert JSONFORMC is not None

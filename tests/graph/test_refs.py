@@ -488,7 +488,8 @@ def test_described_walk_equals_located_on_wide_slots(fanout: int) -> None:
     """The descriptions by the spans (bisected, no walk) are the locating walk's (the slots'
     own children): same answers for any offsets, element starts or not (a length prefix,
     the bytes between children), in any subset."""
-    data = bson.encode(synth.world(200, seed=fanout, fanout=fanout, external=5))
+    # 50 slots: a slot of 40 children at the wide end (200 reached no line more)
+    data = bson.encode(synth.world(50, seed=fanout, fanout=fanout, external=5))
     tree = brson.loads(data, name="world.bson")
     starts = [loc.offset or -1 for loc, _ in tree.ids.values]
     for offsets in (starts, starts[::5], list(range(0, len(data), 3)), [len(data) + 9, -4]):
@@ -534,7 +535,8 @@ def test_described_by_spans_equals_located(fanout: int) -> None:
     """``described`` finds each offset's component or innermost slot by bisection over the
     spans, without a walk: the same answers as locating, for any offsets (element starts or
     not: length prefixes, the bytes between children, past the end)."""
-    data = bson.encode(synth.world(200, seed=fanout, fanout=fanout, external=5))
+    # 50 slots: a slot of 40 children at the wide end (200 reached no line more)
+    data = bson.encode(synth.world(50, seed=fanout, fanout=fanout, external=5))
     tree = brson.loads(data, name="world.bson")
     starts = [loc.offset or -1 for loc, _ in tree.ids.values]
     defined = list(definition_offsets(tree).values())
