@@ -2,8 +2,9 @@
 ~1,800 with BRSON_EXHAUSTIVE=1) made once per session, and one clean single-worker index every
 other scan is compared with.
 
-duckdb, pyarrow and dask are imported at the top on purpose: without the ``scan``/``dask``
-extras these tests fail (an error at collection), they never skip."""
+duckdb, pyarrow and dask must be installed: without the ``scan``/``dask`` extras these tests
+fail (an error at collection), they never skip. dask.distributed is only looked up here (its
+import costs every collecting process about a second; the Dask tests import it)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import dask.distributed  # noqa: F401  (must be installed: fail, never skip)
 import duckdb
 import pyarrow  # noqa: F401
 import pytest
@@ -22,6 +22,10 @@ from brson.scan import engine
 from brson.scan.extract import Options
 from brson.scan.schema import TABLES
 from tests.tiers import sweep
+
+for _extra in ("dask", "distributed"):
+    if importlib.util.find_spec(_extra) is None:
+        raise ImportError(f"{_extra} is not installed (the dask extra): the scan tests need it")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 #: Items in the test library (plus duplicates, broken, hostile and real files, ~420 files in
