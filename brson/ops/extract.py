@@ -541,25 +541,29 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> S
     assert spans is not None
     buf = deps.tree.buffer
     groups: dict[int, list[int]] = {}
+    slot_of = spans.slot_of
     for number in deps.on_slots:
-        groups.setdefault(spans.slot_of(number), []).append(number)
+        groups.setdefault(slot_of(number), []).append(number)
     layout = SlotLayout(template)
     # Every slot's IDs in one go, in the order one draw per slot gives them.
     count = layout.id_count
     drawn = ids.take(count * (1 + len(groups)))
+    view = memoryview(buf)
+    span = spans.span
+    named = [
+        (spans.slot_name(n), [view[s:e] for s, e in map(span, numbers)])
+        for n, numbers in groups.items()
+    ]
+    kids = [types.apply(kid) for kid in layout.slots(named, drawn[count:])]
+    del named
+    if "Children" in layout.keys:
+        # The holder written whole, its children in place: a node per child (tens of
+        # thousands on a big closure) was most of what assembling the result cost.
+        data = layout.slot(HOLDER_NAME, drawn[:count], [], kids)
+        return Slot(data, 0, len(data))
     data = layout.slot(HOLDER_NAME, drawn[:count], [])
     holder = Slot(data, 0, len(data))
-    kids = []
-    view = memoryview(buf)
-    at = count
-    for n, numbers in groups.items():
-        held: list[bytes | memoryview] = [view[s:e] for s, e in map(spans.span, numbers)]
-        kid = types.apply(layout.slot(spans.slot_name(n), drawn[at : at + count], held))
-        at += count
-        kids.append(Slot(kid, 0, len(kid)))
-    # The children as nodes over their bytes, written once with the result: joined here, the
-    # holder (a third of a big world) was copied three times more on the way.
-    holder.set("Children", kids)
+    holder.set("Children", [Slot(kid, 0, len(kid)) for kid in kids])
     return holder
 
 
