@@ -554,7 +554,7 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> S
     drawn = ids.take(count * (1 + len(groups)))
     view = memoryview(buf)
     span = spans.span
-    named = [
+    named: list[tuple[str, list[bytes | memoryview]]] = [
         (spans.slot_name(n), [view[s:e] for s, e in map(span, numbers)])
         for n, numbers in groups.items()
     ]
