@@ -38,7 +38,7 @@ CSRC   := $(wildcard brson/_speedups/*.c brson/_speedups/*.h)
 PURE_TESTS := tests/document/test_bsondoc.py \
   tests/document/test_jsonform.py tests/document/test_raw_value.py tests/graph/test_refs.py \
   tests/ops/test_validate.py tests/ops/test_id_value_types.py \
-  tests/ops/test_edit_ids.py tests/godot/test_export.py \
+  tests/ops/test_edit_ids.py tests/godot/test_export.py tests/model/test_bulk_lookups.py \
   tests/regressions/test_issue12_scaling.py tests/regressions/test_issue27_idscan.py \
   tests/regressions/test_issue27_decoder_handoff.py \
   tests/document/test_rawc.py::test_accelerator_built_in_ci \

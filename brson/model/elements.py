@@ -61,6 +61,8 @@ set_type_index = raw.set_type_index
 encode_element = raw.encode_element
 element_header = raw.element_header
 assemble = raw.assemble
+#: :data:`assemble`'s pieces, not yet joined (documents nested, copied once).
+document_parts = raw.document_parts
 string_value = raw.string_value
 
 

@@ -146,6 +146,8 @@ def fragments_values(buf: bytes, spans: Sequence[tuple[int, int]]) -> FragmentsV
     instead of listing them; a chunk with definitions under ``ParentReference`` (a link is a
     fragment's own: :func:`ids_from_elements`) goes a fragment at a time."""
     parts: list[FragmentsValues] = []
+    # Joined from views: a slice of each fragment first copied the closure twice.
+    view = memoryview(buf)
     at = 0
     while at < len(spans):
         stop, size = at, 0
@@ -154,7 +156,7 @@ def fragments_values(buf: bytes, spans: Sequence[tuple[int, int]]) -> FragmentsV
             stop += 1
         chunk = spans[at:stop]
         at = stop
-        found = id_values(FRAGMENT_JOIN.join([buf[start:end] for start, end in chunk]))
+        found = id_values(FRAGMENT_JOIN.join([view[start:end] for start, end in chunk]))
         if found is not None and not found[1]:
             parts.append((found[0] > 0, found[2], found[4], found[3]))
             continue

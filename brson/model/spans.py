@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from brson._speedups import load
@@ -125,6 +125,18 @@ class ComponentSpans:
         if at < 0 or offset >= self._ends[at]:
             return None
         return at
+
+    def numbers_at(self, offsets: Iterable[int | None]) -> list[int | None]:
+        """:meth:`at` of each offset (None for None), in one loop."""
+        starts, ends = self._starts, self._ends
+        out: list[int | None] = []
+        for offset in offsets:
+            if offset is None:
+                out.append(None)
+                continue
+            at = bisect_right(starts, offset) - 1
+            out.append(at if at >= 0 and offset < ends[at] else None)
+        return out
 
     def span(self, number: int) -> tuple[int, int]:
         return self._starts[number], self._ends[number]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import random
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
@@ -268,18 +268,21 @@ def extract(
     return ExtractResult(result, report)
 
 
-def _undefined_values(staged: DataTree, leaving: Container[str]) -> list[tuple[int, str]]:
+def _undefined_values(staged: DataTree, leaving: Iterable[str]) -> list[tuple[int, str]]:
     """``(offset, value)`` of every ID-shaped value in the staged tree that is ``leaving``
     (defined nowhere in it), in byte order: the values :attr:`DataTree.ids` lists
     (references; a ``ParentReference`` repeating a definition names what is defined, so it
     never counts), found by one scan of the bytes without indexing the rest."""
     buf = staged.buffer
+    # Looked up by their bytes (an ID-shaped value is ASCII): most values found do not leave,
+    # and decoding each one first was most of the loop.
+    wanted = {value.encode(): value for value in leaving if value.isascii()}.get
     out: list[tuple[int, str]] = []
     with paused_gc():
         for lo, hi in id_spans(staged):
             for match in REFERENCE_BYTES.finditer(buf, lo, hi):
-                value = match[2].decode("latin-1")
-                if value in leaving:
+                value = wanted(match[2])
+                if value is not None:
                     out.append((match.start(), value))
     return out
 
@@ -459,14 +462,13 @@ class _Closure:
             spans = self.spans = self.spans or ComponentSpans(self.tree)
             outside = self._outside = {} if self._outside is None else self._outside
             new: list[tuple[int, int]] = []
-            for value in wanted:
-                offset = table.offset(value)
-                if offset is None:
-                    outside[value] = None  # not defined in the file (the world, users)
-                    continue
-                number = spans.at(offset)
+            offsets = table.offsets(wanted)
+            for value, offset, number in zip(
+                wanted, offsets, spans.numbers_at(offsets), strict=True
+            ):
                 if number is None:
-                    outside[value] = offset  # defined on a slot: not copied
+                    # Not defined in the file (None: the world, users), or on a slot: not copied.
+                    outside[value] = offset
                     continue
                 if number in taken:
                     continue  # taken already
@@ -479,10 +481,12 @@ class _Closure:
         if not taken or found is None:
             return
         # Component numbers are byte order, which in an unmodified tree is the source's.
-        self.on_assets = sorted(n for n in taken if found.slot_of(n) == ASSETS)
+        slot_of, slot_start = found.slot_of, found.slot_start
+        ordered = sorted(taken)
+        self.on_assets = [n for n in ordered if slot_of(n) == ASSETS]
+        # By their slot's start, then number (a stable sort of numbers in order).
         self.on_slots = sorted(
-            (n for n in taken if found.slot_of(n) != ASSETS),
-            key=lambda n: (found.slot_start(found.slot_of(n)), n),
+            (n for n in ordered if slot_of(n) != ASSETS), key=lambda n: slot_start(slot_of(n))
         )
 
     def pieces(self, sub_bytes: memoryview) -> Iterator[bytes | memoryview]:
@@ -519,25 +523,29 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> S
     assert spans is not None
     buf = deps.tree.buffer
     groups: dict[int, list[int]] = {}
+    slot_of = spans.slot_of
     for number in deps.on_slots:
-        groups.setdefault(spans.slot_of(number), []).append(number)
+        groups.setdefault(slot_of(number), []).append(number)
     layout = SlotLayout(template)
     # Every slot's IDs in one go, in the order one draw per slot gives them.
     count = layout.id_count
     drawn = ids.take(count * (1 + len(groups)))
+    view = memoryview(buf)
+    span = spans.span
+    named: list[tuple[str, list[bytes | memoryview]]] = [
+        (spans.slot_name(n), [view[s:e] for s, e in map(span, numbers)])
+        for n, numbers in groups.items()
+    ]
+    kids = [types.apply(kid) for kid in layout.slots(named, drawn[count:])]
+    del named
+    if "Children" in layout.keys:
+        # The holder written whole, its children in place: a node per child (tens of
+        # thousands on a big closure) was most of what assembling the result cost.
+        data = layout.slot(HOLDER_NAME, drawn[:count], [], kids)
+        return Slot(data, 0, len(data))
     data = layout.slot(HOLDER_NAME, drawn[:count], [])
     holder = Slot(data, 0, len(data))
-    kids = []
-    view = memoryview(buf)
-    at = count
-    for n, numbers in groups.items():
-        held: list[bytes | memoryview] = [view[s:e] for s, e in map(spans.span, numbers)]
-        kid = types.apply(layout.slot(spans.slot_name(n), drawn[at : at + count], held))
-        at += count
-        kids.append(Slot(kid, 0, len(kid)))
-    # The children as nodes over their bytes, written once with the result: joined here, the
-    # holder (a third of a big world) was copied three times more on the way.
-    holder.set("Children", kids)
+    holder.set("Children", [Slot(kid, 0, len(kid)) for kid in kids])
     return holder
 
 

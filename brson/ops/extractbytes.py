@@ -38,16 +38,23 @@ class SlotTemplate:
     (one ID between each two), where the ID at ``name`` is the ``Name`` member's and the ID
     at ``components`` the ``Components`` member's, each written with its value around it."""
 
-    __slots__ = ("components", "fixed", "id_element", "name")
+    __slots__ = ("children", "components", "fixed", "id_element", "name")
 
     def __init__(
-        self, fixed: list[bytes], name: int | None, components: int | None, id_element: list[bytes]
+        self,
+        fixed: list[bytes],
+        name: int | None,
+        components: int | None,
+        id_element: list[bytes],
+        children: tuple[int, int, int] | None,
     ) -> None:
         self.fixed = fixed
         self.name = name
         self.components = components
         #: An ``ID`` element around the ID (the ``Components`` member's own).
         self.id_element = id_element
+        #: Where the empty ``Children`` element lies: its fixed part, start and end in it.
+        self.children = children
 
 
 class SlotLayout:
@@ -76,30 +83,72 @@ class SlotLayout:
         self.elements("", probe, [])
         self.id_count = len(self.keys) - sum(1 for _ in probe)
 
-    def slot(self, name: str, drawn: list[str], components: list[bytes | memoryview]) -> bytes:
-        """The slot's document with the ``id_count`` IDs ``drawn`` for it: :meth:`elements`
-        assembled, from the byte template when every ID has the template's length (a
-        slot's ten-odd keys dispatched and encoded one by one were most of the holder's
-        time)."""
+    def slot(
+        self,
+        name: str,
+        drawn: list[str],
+        components: list[bytes | memoryview],
+        children: list[bytes] | None = None,
+    ) -> bytes:
+        """The slot's document with the ``id_count`` IDs ``drawn`` for it (and the documents
+        ``children`` in its ``Children``, else none): :meth:`elements` assembled, from the
+        byte template when every ID has the template's length (a slot's ten-odd keys
+        dispatched and encoded one by one were most of the holder's time)."""
+        return self.slots([(name, components)], drawn, children)[0]
+
+    def slots(
+        self,
+        named: list[tuple[str, list[bytes | memoryview]]],
+        drawn: list[str],
+        children: list[bytes] | None = None,
+    ) -> list[bytes]:
+        """:meth:`slot` of each ``(name, components)``, the ``id_count`` IDs of each drawn
+        after the previous one's, the template looked up once for all of them (a big
+        holder writes tens of thousands)."""
+        count = self.id_count
         width = len(drawn[0]) if drawn else 0
         template = self._template(width) if set(map(len, drawn)) == {width} else None
         if template is None:
-            return elements.assemble(self.elements(name, iter(drawn), components))
-        values = list(map(str.encode, drawn))
-        at = template.name
-        if at is not None:
-            values[at] = name_element(values[at], name)
-        at = template.components
-        if at is not None:
-            head, tail = template.id_element
-            member = [head + values[at] + tail, array_element("Data", components)]
-            values[at] = elements.element_header(
-                elements.DOCUMENT, "Components"
-            ) + elements.assemble(member)
-        out: list[bytes] = [b""] * (2 * len(values) + 1)
+            return [
+                elements.assemble(
+                    self.elements(name, iter(drawn[at * count :]), components, children)
+                )
+                for at, (name, components) in enumerate(named)
+            ]
+        out: list[bytes | memoryview] = [b""] * (2 * count + 1)
         out[0::2] = template.fixed
-        out[1::2] = values
-        return elements.assemble(out)
+        # Pieces spliced into a slot's (the Components member, the Children array), last
+        # first: each document's bytes copied once, when the slot is joined.
+        splices: list[tuple[int, list[bytes | memoryview]]] = []
+        if children is not None and template.children is not None:
+            part, start, end = template.children
+            text = template.fixed[part]
+            pieces = [text[:start], *array_parts("Children", children), text[end:]]
+            splices.append((2 * part, pieces))
+        name_at, components_at = template.name, template.components
+        member_at = -1 if components_at is None else 2 * components_at + 1
+        head, tail = template.id_element
+        header = elements.element_header(elements.DOCUMENT, "Components")
+        values = list(map(str.encode, drawn))
+        made: list[bytes] = []
+        at = 0
+        for name, components in named:
+            ids = values[at : at + count]
+            at += count
+            row = out.copy()
+            row[1::2] = ids
+            if name_at is not None:
+                row[2 * name_at + 1] = name_element(ids[name_at], name)
+            if components_at is not None:
+                own = head + ids[components_at] + tail
+                member = elements.document_parts([own, *array_parts("Data", components)])
+                splices.append((member_at, [header, *member]))
+            for where, pieces in sorted(splices, key=_first, reverse=True):
+                row[where : where + 1] = pieces
+            if components_at is not None:
+                splices.pop()
+            made.append(elements.assemble(row))
+        return made
 
     def _template(self, width: int) -> SlotTemplate | None:
         """The slot's elements for IDs of ``width`` characters, from :meth:`elements` with
@@ -114,8 +163,14 @@ class SlotLayout:
         stand_in = "\x01" * width
         fixed: list[bytes] = []
         name = components = None
+        children = None
         part = b""
         for key in self.keys:
+            if key == "Children":
+                empty = self._element(key, "", iter(()), [])
+                children = (len(fixed), len(part), len(part) + len(empty))
+                part += empty
+                continue
             if key == "Name" or key == "Components":
                 if key == "Name":
                     name = len(fixed)
@@ -138,18 +193,30 @@ class SlotLayout:
         id_element = elements.encode_element("ID", stand_in).split(stand_in.encode())
         if len(id_element) != 2:
             return None
-        return SlotTemplate(fixed, name, components, id_element)
+        return SlotTemplate(fixed, name, components, id_element, children)
 
     def elements(
-        self, name: str, ids: Iterator[str], components: list[bytes | memoryview]
+        self,
+        name: str,
+        ids: Iterator[str],
+        components: list[bytes | memoryview],
+        children: list[bytes] | None = None,
     ) -> list[bytes | memoryview]:
-        """The slot's elements, one per key (``Children`` empty), IDs drawn in key order."""
-        return [self._element(key, name, ids, components) for key in self.keys]
+        """The slot's elements, one per key (``Children`` the documents ``children``, else
+        empty), IDs drawn in key order."""
+        return [self._element(key, name, ids, components, children) for key in self.keys]
 
     def _element(
-        self, key: str, name: str, ids: Iterator[str], components: list[bytes | memoryview]
+        self,
+        key: str,
+        name: str,
+        ids: Iterator[str],
+        components: list[bytes | memoryview],
+        children: list[bytes] | None = None,
     ) -> bytes:
         if key == "Children":
+            if children is not None:
+                return array_element(key, children)
             return elements.encode_element(key, [])
         if key == "Components":
             member = [elements.encode_element("ID", next(ids)), array_element("Data", components)]
@@ -174,6 +241,10 @@ _DATA_HEADER = elements.element_header(elements.STRING, "Data")
 _NAME_HEADER = elements.element_header(elements.DOCUMENT, "Name")
 
 
+def _first(splice: tuple[int, Any]) -> int:
+    return splice[0]
+
+
 def name_element(element_id: bytes, name: str) -> bytes:
     """``Name: {ID: element_id, Data: name}`` as pymongo encodes it, written directly (a
     pymongo call per slot was a fifth of a big holder's time); a name it would refuse or
@@ -193,10 +264,17 @@ def name_element(element_id: bytes, name: str) -> bytes:
 
 def array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) -> bytes:
     """An array element of documents given as bytes."""
+    return b"".join(array_parts(key, documents))
+
+
+def array_parts(
+    key: str, documents: list[bytes] | list[bytes | memoryview]
+) -> list[bytes | memoryview]:
+    """:func:`array_element` as pieces still to join (the documents' bytes not copied)."""
     items: list[bytes | memoryview] = [b""] * (2 * len(documents))
     items[0::2] = item_headers(len(documents))
     items[1::2] = documents
-    return elements.element_header(elements.ARRAY, key) + elements.assemble(items)
+    return [elements.element_header(elements.ARRAY, key), *elements.document_parts(items)]
 
 
 #: Array items' element headers (a document at ``"0"``, ``"1"``, …) for the usual counts of

@@ -1,0 +1,43 @@
+"""The bulk lookups extract's closure makes a round at a time answer as one call per item
+does: :meth:`DefinitionTable.offsets` as :meth:`DefinitionTable.offset` of each ID, and
+:meth:`ComponentSpans.numbers_at` as :meth:`ComponentSpans.at` of each offset (None kept)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import bson
+import pytest
+
+from brson import api
+from brson.model.ids.scan import DefinitionTable, id_spans, scan_ids
+from brson.model.spans import ComponentSpans
+from brson.model.tree import DataTree
+from tests.graph.synth import world
+
+#: IDs no file defines (the world, users), an empty string and one that is not ID-shaped.
+STRANGERS = ["ffffffff-ffff-4fff-bfff-ffffffffffff", "", "Root", "00000000-0000-0000-0000-0000"]
+
+
+def _check(tree: DataTree) -> None:
+    table = DefinitionTable(tree)
+    scan = scan_ids(tree.buffer, id_spans(tree))
+    ids = [value for _, value in scan.references] + STRANGERS
+    assert table.offsets(ids) == [table.offset(value) for value in ids]
+    spans = ComponentSpans(tree)
+    offsets: list[int | None] = [*range(-3, len(tree.buffer) + 3, 7), None]
+    offsets += [offset for offset, _ in scan.references]
+    offsets += table.offsets(ids)
+    assert spans.numbers_at(offsets) == [None if o is None else spans.at(o) for o in offsets]
+
+
+def test_samples(samples_dir: Path) -> None:
+    paths = sorted(p for p in samples_dir.iterdir() if p.suffix != ".md")
+    assert paths
+    for path in paths:
+        _check(api.load(path))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_synthetic_world(seed: int) -> None:
+    _check(DataTree(bson.encode(world(300, seed=seed, external=20))))
