@@ -6,20 +6,19 @@ a copy of the tree made the way sanitize.sh makes it; the candidate tests (the d
 tests, the decoder hand-off, the ID scan's guards and the fuzz slice's C targets) run there at
 the sanitized depth (BRSON_SANITIZE=1), in one process. This file is also the pytest plugin of
 that run: around every test it resets each module's counters, then dumps them, and keeps the
-test's .gcda files and its wall time. gcov then gives each test's executed lines (a header's
+test's .gcda files and its CPU time. gcov then gives each test's executed lines (a header's
 lines counted once for each module that includes it).
 
-The cost is each test's wall time under the sanitizers: Python slows down under them as much
-as C does (PYTHONMALLOC=malloc, ASan's allocator), so a plain build's times would rank the
+The cost is each test's CPU time under the sanitizers (its process's and its children's, user +
+sys: wall time on a shared machine is mostly the other jobs'): Python slows down under them as
+much as C does (PYTHONMALLOC=malloc, ASan's allocator), so a plain build's times would rank the
 Python-heavy tests too cheap. (gcov's own counting adds little to it.)
 
-The selection reaches every line the candidates reach: every test function whose cases cost
-under --cheap percent of all the candidates' cost in all runs whole (a share, not seconds: the
-machine's load sets the seconds); of the expensive sweeps, the cases that reach a line
-nothing cheaper does (greedy, lines gained per second), then those made redundant by later
-picks are dropped, dearest first. A fault shows on the first input that reaches its line, so
-the rest of a sweep is the normal suite's. A function with a case the candidates leave out
-(the `sql` target) is never listed whole.
+The selection reaches every line the candidates reach, at the least cost found: a greedy set
+cover weighted by cost (at each step the test with the most lines not yet reached per second),
+then, dearest first, every pick whose lines the others reach is dropped. A fault shows on the
+first input that reaches its line, so the rest is the normal suite's to run. A function with a
+case the candidates leave out (the `sql` target) is never listed whole.
 
 Run it after adding or changing C, adding a real sample, or renaming a listed test
 (tests/test_sanitize_selection.py fails on a listed test that no longer exists). It takes
@@ -32,13 +31,12 @@ import argparse
 import ctypes
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
-from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -148,15 +146,24 @@ def _instrumented() -> list[ctypes.CDLL]:
     return _modules
 
 
+def _cpu() -> float:
+    """This process's CPU time and its finished children's (user + sys)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """Each test's counters and wall time (setup, call and teardown), in a directory of its own."""
+    """Each test's counters and CPU time (setup, call and teardown), in a directory of its own."""
     out, objects = Path(os.environ["SANITIZE_SELECT_OUT"]), Path(os.environ["SANITIZE_SELECT_OBJ"])
     for module in _instrumented():
         module.brson_gcov_reset()
-    start = time.perf_counter()
+    start = _cpu()
     yield
-    cost = time.perf_counter() - start
+    cost = _cpu() - start
     for module in _instrumented():
         module.brson_gcov_dump()
     _count[0] += 1
@@ -212,24 +219,21 @@ def function(nodeid: str) -> str:
     return nodeid.split("[", 1)[0]
 
 
-def select(lines: dict[str, set[Line]], cost: dict[str, float], cheap: float) -> set[str]:
-    """Every cheap function whole, then the sweeps' cases that reach what nothing else does."""
-    per_function: Counter[str] = Counter()
-    for nodeid in lines:
-        per_function[function(nodeid)] += cost[nodeid]
+def select(lines: dict[str, set[Line]], cost: dict[str, float]) -> set[str]:
+    """The cheapest tests found that reach every line: a greedy set cover weighted by each
+    test's time (most new lines a second first), then, dearest first, the picks whose lines
+    the others reach dropped."""
     target = set().union(*lines.values())
-    chosen = {nodeid for nodeid in lines if per_function[function(nodeid)] <= cheap}
-    covered = set().union(*(lines[nodeid] for nodeid in chosen))
+    chosen: set[str] = set()
+    covered: set[Line] = set()
     while covered != target:
         best = max(
             (nodeid for nodeid in lines if nodeid not in chosen),
-            key=lambda nodeid: len(lines[nodeid] - covered) / (cost[nodeid] + 0.01),
+            key=lambda nodeid: len(lines[nodeid] - covered) / (cost[nodeid] + 0.001),
         )
         chosen.add(best)
         covered |= lines[best]
     for nodeid in sorted(chosen, key=lambda nodeid: -cost[nodeid]):
-        if per_function[function(nodeid)] <= cheap:
-            continue
         rest = set().union(*(lines[other] for other in chosen if other != nodeid))
         if rest >= target:
             chosen.discard(nodeid)
@@ -310,9 +314,6 @@ def measured(work: Path) -> tuple[dict[str, set[Line]], dict[str, float], set[st
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--cheap", type=float, default=0.25, help="%% of the candidates' cost: a function run whole"
-    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--keep", type=Path, help="keep the run in this new folder")
     where.add_argument("--reuse", type=Path, help="select again from a run kept with --keep")
@@ -333,7 +334,7 @@ def main() -> int:
         if not (args.keep or args.reuse):
             shutil.rmtree(work)
     before = [entry for entry in LIST.read_text().splitlines() if entry] if LIST.exists() else []
-    chosen = select(lines, cost, args.cheap / 100 * sum(cost.values()))
+    chosen = select(lines, cost)
     listed = listing(chosen, set(lines), deselected)
     target = set().union(*lines.values())
     print(

@@ -190,7 +190,7 @@ class Venv:
         numpy and pyarrow would be most of the cost, and proves nothing about brson."""
         pip = (sys.executable, "-m", "pip", "--python", self.bin / "python")
         quiet = ("-q", "--find-links", WHEELHOUSE)
-        install = (*pip, "install", *quiet, "--no-compile", *requirements)
+        install: tuple[str | Path, ...] = (*pip, "install", *quiet, "--no-compile", *requirements)
         if self.run(*install, "--no-index").returncode == 0:
             return
         with FILLING:  # one download at a time into the shared folder
