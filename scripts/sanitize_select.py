@@ -22,7 +22,8 @@ case the candidates leave out (the `sql` target) is never listed whole.
 
 Run it after adding or changing C, adding a real sample, or renaming a listed test
 (tests/test_sanitize_selection.py fails on a listed test that no longer exists). It takes
-several minutes. --keep DIR keeps the run; --reuse DIR selects again from a kept run.
+several minutes. --keep DIR keeps the run; --reuse DIR... selects again from kept runs (of all
+the candidates, or of parts of them run side by side: --files).
 """
 
 from __future__ import annotations
@@ -268,7 +269,7 @@ def summary(listed: list[str], lines: dict[str, set[Line]], cost: dict[str, floa
     return f"{len(listed)} entries, {len(tests)} tests, {spent:.1f} s ({share:.0%}), {reach} lines"
 
 
-def run(work: Path) -> bool:
+def run(work: Path, files: list[str]) -> bool:
     """The candidates under gcov and the sanitizers in a copy of the tree at work; passed?"""
     copy = copy_tree(work)
     objects, out, reports = work / "obj", work / "tests", work / "reports"
@@ -287,7 +288,7 @@ def run(work: Path) -> bool:
     env["ASAN_OPTIONS"] = "detect_leaks=0:" + options.replace("{name}", "asan")
     env["UBSAN_OPTIONS"] = "print_stacktrace=1:" + options.replace("{name}", "ubsan")
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    command += ["-p", "sanitize_select", "-n", "0", *CANDIDATES]
+    command += ["-p", "sanitize_select", "-n", "0", *CANDIDATES[:2], *files]
     print("sanitize-select: the candidates under gcov, ASan and UBSan (minutes)", flush=True)
     passed = subprocess.run(command, cwd=copy, env=env, check=False).returncode == 0
     for report in sorted(reports.iterdir()):
@@ -316,20 +317,36 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--keep", type=Path, help="keep the run in this new folder")
-    where.add_argument("--reuse", type=Path, help="select again from a run kept with --keep")
+    where.add_argument(
+        "--reuse", type=Path, nargs="+", help="select again from runs kept with --keep"
+    )
+    parser.add_argument(
+        "--files",
+        nargs="+",
+        default=CANDIDATES[2:],
+        help="run these candidate files only (with --keep: runs of parts, side by side, then"
+        " --reuse of them all)",
+    )
     args = parser.parse_args()
     if args.reuse:
-        work = args.reuse
+        work = args.reuse[0]
     elif args.keep:
         work = args.keep
         work.mkdir(parents=True)
     else:
         work = Path(tempfile.mkdtemp(prefix="sanitize-select-"))
     try:
-        if not args.reuse and not run(work):
+        if not args.reuse and not run(work, args.files):
             print("sanitize-select: a candidate failed; nothing written", file=sys.stderr)
             return 1
-        lines, cost, deselected = measured(work)
+        lines: dict[str, set[Line]] = {}
+        cost: dict[str, float] = {}
+        deselected: set[str] = set()
+        for kept in args.reuse or [work]:
+            more = measured(kept)
+            lines |= more[0]
+            cost |= more[1]
+            deselected |= more[2]
     finally:
         if not (args.keep or args.reuse):
             shutil.rmtree(work)
