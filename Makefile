@@ -27,12 +27,13 @@ CSRC   := $(wildcard brson/_speedups/*.c brson/_speedups/*.h)
 #: the fallbacks the loader picks with the switch on, every complexity guard that counts the
 #: twins' work (tests/regressions/test_issue12_scaling.py, the ID scan's collision guard;
 #: only this pass can), and each accelerator's switch check. Chosen by coverage with each
-#: test's context and CPU time (BRSON_PURE_PYTHON=1): the 17 modules that hold a twin or
-#: pick one (the loader too), 1,984 of their lines reached by the 331 tests of the list this replaced; a greedy
-#: cover weighted by CPU time, then the picks the others make redundant dropped, reaches every
-#: one of them with 94 tests (a function whole where all its cases cost under 0.6 s) for 52%
-#: of the CPU. The rest of those files (sweeps over every sample, every codec, every case of a
-#: parametrized check) reach the same twin lines: the main suite runs them with C.
+#: test's context and CPU time (BRSON_PURE_PYTHON=1) over the 17 modules that hold a twin or
+#: pick one (the loader too): a greedy cover weighted by CPU time, then the picks the others
+#: make redundant dropped. The 331 tests of the list this replaced reached 2,985 of their lines
+#: (1,984 inside tests, the rest at import); these 94 reach every one of them (2,989), for 52%
+#: of the CPU (a function whole where all its cases cost under 0.6 s). The rest of those files
+#: (sweeps over every sample, every codec, every case of a parametrized check) reach the same
+#: twin lines: the main suite runs them with C.
 PURE_TESTS := tests/document/test_formreadc.py::test_reader_built_in_ci \
   tests/document/test_formstreamc.py::test_stream_reader_built_in_ci \
   tests/document/test_jsonform.py::test_depth_limit_is_the_same_for_every_writer \
@@ -146,8 +147,10 @@ vendor-check:
 # the stubs; in a clean venv with no compiler, npm or node on PATH, the sdist installs pure
 # Python and the wheel with its C extensions, and every command runs on the samples with each
 # (the same outputs from both; each venv's commands in one process of it, through the CLI's
-# entry point). Dependencies' wheels are cached in ~/.cache/brson/wheelhouse. Measured at load
-# average 6-10: 41 s of CPU (a process a command and a pip a venv: 94 s).
+# entry point). Dependencies' wheels are cached in ~/.cache/brson/wheelhouse and installed once,
+# in a venv both clean venvs see through a .pth (pip still resolves each install's requirements);
+# sdist and wheel are built in one isolated build environment. Measured at load average 13-14:
+# 41.7 s of CPU (44.3 s with a dependency install and a build environment each).
 wheel-check: $(STAMP)
 	$(BIN)/python scripts/wheel-check.py
 
@@ -201,7 +204,7 @@ gltf-tools:
 # Each step's CPU alone (user + sys, children included) at load average 5-10 from other jobs:
 # fuzz-short 22-30 s (one process forks every target; 44-56 s a process a target), setup on a
 # fresh clone 42 s (pip installed once, nothing byte-compiled at install; the old recipe 69 s),
-# wheel-check 42-49 s, typecheck 15 s with mypy's cache removed, vendor-check 4 s (npm ci
+# wheel-check 42 s, typecheck 15 s with mypy's cache removed, vendor-check 4 s (npm ci
 # included), lint 2 s.
 # The steps are listed longest first: `make -j` starts them in that order.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
@@ -230,8 +233,11 @@ suite: $(STAMP) $(WARM)
 	$(BIN)/python -m pytest -q $(XDIST)
 
 # PURE_TESTS with BRSON_PURE_PYTHON=1: every C accelerator's Python twin, through its callers.
+# One process: two xdist workers would each start and collect for a short run, and the other
+# steps of `make test` use the second CPU. Measured at load average 7-14: 22.5 s of CPU (27.4 s
+# on two workers; the 331 tests of the list before on two workers: 41.9 s).
 pure: $(STAMP) $(WARM)
-	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(PURE_TESTS)
+	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q -p no:cacheprovider -n 0 $(PURE_TESTS)
 
 # The fast tier alone (no engine, browser or slow test).
 fast: $(STAMP)
