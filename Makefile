@@ -204,7 +204,8 @@ gltf-tools:
 # Each step's CPU alone (user + sys, children included) at load average 5-10 from other jobs:
 # fuzz-short 22-30 s (one process forks every target; 44-56 s a process a target), setup on a
 # fresh clone 42 s (pip installed once, nothing byte-compiled at install; the old recipe 69 s),
-# wheel-check 42 s, typecheck 15 s with mypy's cache removed, vendor-check 4 s (npm ci
+# wheel-check 42 s, typecheck 15 s with mypy's cache removed (under 1 s from the one in
+# ~/.cache/brson when the tree is unchanged), vendor-check 4 s (npm ci
 # included), lint 2 s.
 # The steps are listed longest first: `make -j` starts them in that order.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
@@ -252,8 +253,14 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python scripts/check_import_cycles.py brson
 
+# mypy's incremental cache lives outside the checkout, so that a fresh clone starts from it:
+# mypy rechecks every module whose source hash differs from the cached one, and those that
+# depend on it (each module's entry is checked against its source's hash when the mtime
+# differs, whatever the checkout's path), so the result is a full check's. Measured at load average 8-13: 20.5 s of CPU cold, 0.7 s
+# in a fresh clone of the same tree. MYPY_CACHE= (empty) checks with the checkout's own.
+MYPY_CACHE ?= $(HOME)/.cache/brson/mypy
 typecheck: $(STAMP)
-	$(BIN)/mypy brson
+	$(BIN)/mypy $(if $(MYPY_CACHE),--cache-dir $(MYPY_CACHE)) brson
 
 # The edit-test loop: lint, types and the fast tier side by side (the aim: under 90 s wall on
 # 2 idle CPUs). Sweeps that repeat one path (mutations, every slot, generated examples) are
