@@ -21,46 +21,79 @@ THREE  := brson/view/static/vendor/three.bundle.min.js
 #: The sources of the optional C accelerators (brson/_speedups/, built by setup.py), compiled
 #: by pip install: a change to one rebuilds them.
 CSRC   := $(wildcard brson/_speedups/*.c brson/_speedups/*.h)
-#: The tests run a second time on the pure-Python path (BRSON_PURE_PYTHON=1): those of the code
-#: that calls each C accelerator's Python twin: the BSON indexer and framing (tests/document,
-#: the decoder hand-off), the ID scan, the component spans (tests/graph), validate's field
-#: loop, the Godot 4 writer, and the complexity guards that count the twins' work. Chosen by
-#: coverage with each test's context (BRSON_PURE_PYTHON=1, the ten modules that hold a twin):
-#: 1,923 of their 2,248 statements run; each file below reaches a line no other one does,
-#: but test_bsondoc, test_raw_value and test_edit_ids (cheap). tests/model/test_samples.py,
-#: tests/ops/test_extract.py and tests/document/test_component_type_scan.py reached none the
-#: others miss (28% of the pass's time): the main suite runs them. 275 s of CPU under
-#: coverage before that cut (675 tests; 409 now), at load average 6-12. Of the differential
-#: tests (test_*c.py)
-#: only the switch's own checks:
-#: the rest compare the built module with the Python function in one process (the switch does
-#: not change what they run), so the main suite runs them once.
-PURE_TESTS := tests/document/test_bsondoc.py \
-  tests/document/test_jsonform.py tests/document/test_raw_value.py tests/graph/test_refs.py \
-  tests/ops/test_validate.py tests/ops/test_id_value_types.py \
-  tests/ops/test_edit_ids.py tests/godot/test_export.py tests/model/test_bulk_lookups.py \
-  tests/regressions/test_issue12_scaling.py tests/regressions/test_issue27_idscan.py \
-  tests/regressions/test_issue27_decoder_handoff.py \
+#: The tests run a second time on the pure-Python path (BRSON_PURE_PYTHON=1): those that reach
+#: the C accelerators' Python twins (the BSON indexer and framing, the ID scan, the component
+#: spans, validate's field loop, the Godot writers, the JSON form's renderer and readers) and
+#: the fallbacks the loader picks with the switch on, every complexity guard that counts the
+#: twins' work (tests/regressions/test_issue12_scaling.py, the ID scan's collision guard;
+#: only this pass can), and each accelerator's switch check. Chosen by coverage with each
+#: test's context and CPU time (BRSON_PURE_PYTHON=1) over the 17 modules that hold a twin or
+#: pick one (the loader too): a greedy cover weighted by CPU time, then the picks the others
+#: make redundant dropped. The 331 tests of the list this replaced reached 2,985 of their lines
+#: (1,984 inside tests, the rest at import); these 94 reach every one of them (2,989), for 52%
+#: of the CPU (a function whole where all its cases cost under 0.6 s). The rest of those files
+#: (sweeps over every sample, every codec, every case of a parametrized check) reach the same
+#: twin lines: the main suite runs them with C. tests/model/test_bulk_lookups.py joined later
+#: (the closure's bulk lookups against one call an item, on the twins).
+PURE_TESTS := tests/document/test_formreadc.py::test_reader_built_in_ci \
+  tests/document/test_formstreamc.py::test_stream_reader_built_in_ci \
+  tests/document/test_jsonform.py::test_depth_limit_is_the_same_for_every_writer \
+  tests/document/test_jsonform.py::test_document_holding_the_record_key_is_wrapped \
+  tests/document/test_jsonform.py::test_in_place_reader_is_from_jsonable \
+  tests/document/test_jsonform.py::test_json_form_rejects_with_document_error \
+  tests/document/test_jsonform.py::test_number_record_restores_integral_doubles \
+  tests/document/test_jsonform.py::test_number_record_streamed_and_whole_agree \
+  tests/document/test_jsonform.py::test_record_making_a_huge_integer_a_double_is_a_document_error \
+  tests/document/test_jsonform.py::test_streamed_form_is_the_reference_text \
+  'tests/document/test_jsonform.py::test_streamed_form_of_files_is_the_reference_text[samples/mar_AimConstraint.pg.brson]' \
+  tests/document/test_jsonformc.py::test_renderer_built_in_ci \
   tests/document/test_rawc.py::test_accelerator_built_in_ci \
-  tests/document/test_rawc.py::test_pure_python_forced \
   tests/document/test_rawc.py::test_pure_flag_read_at_import \
+  tests/document/test_rawc.py::test_pure_python_forced \
+  tests/godot/test_export.py::test_bad_transform_is_one_clear_error \
+  tests/godot/test_export.py::test_cli_subtree_godot4_and_notes \
+  'tests/godot/test_export.py::test_every_slot_becomes_one_node_and_nothing_is_dropped[3]' \
+  tests/godot/test_export.py::test_refuses_what_godot_cannot_hold \
+  tests/godot/test_export.py::test_scene_text_format2_and_format3 \
+  tests/godot/test_export.py::test_values_without_a_godot_type_become_extended_json \
+  tests/godot/test_export.py::test_writers_refuse_unknown_values_without_default \
+  tests/godot/test_tscnc.py::test_writer_built_in_ci \
+  tests/graph/test_refs.py::test_described_by_spans_on_long_paths \
+  'tests/graph/test_refs.py::test_described_by_spans_on_samples[samples/orange3134_AvatarRootIdentification.resonitepackage]' \
+  'tests/graph/test_refs.py::test_samples_match_independent_references[samples/redx_5ce7cdf5.7zbson]' \
   tests/graph/test_spansc.py::test_accelerator_built_in_ci \
   tests/model/test_idscanc.py::test_accelerator_built_in_ci \
+  tests/ops/test_edit_ids.py::test_fresh_ids_in_a_neosvr_file_are_random_and_new \
+  tests/ops/test_edit_ids.py::test_other_ids_are_not_sequential \
+  'tests/ops/test_edit_ids.py::test_renumber_is_deterministic_idempotent_and_keeps_references[orange3134_AvatarRootIdentification.brson]' \
+  tests/ops/test_edit_ids.py::test_renumber_map_follows_document_order \
+  tests/ops/test_edit_ids.py::test_sequential_id_range \
+  tests/ops/test_edit_ids.py::test_style_comes_from_the_definitions \
+  tests/ops/test_edit_ids.py::test_take_is_repeated_next \
   tests/ops/test_fieldsc.py::test_accelerator_built_in_ci \
-  tests/godot/test_tscnc.py::test_writer_built_in_ci \
-  tests/document/test_jsonformc.py::test_renderer_built_in_ci \
-  tests/document/test_formreadc.py::test_reader_built_in_ci \
-  tests/document/test_formstreamc.py::test_stream_reader_built_in_ci
-#: Of those files, the tests that reach no line of the ten twin modules that the rest miss
-#: (coverage per test function, BRSON_PURE_PYTHON=1): the main suite runs them. The
-#: complexity guards stay whatever their lines: they count the twins' work, which only the
-#: pure pass can (47 of 412 tests, 17 s of the pass's 57 s of test CPU).
-PURE_SKIP := test_described_by_spans_equals_located or \
-  test_described_walk_equals_located_on_wide_slots or test_synthetic_worlds or \
-  test_edited_tree_graph_equals_untouched or test_bulk_location_equals_one_by_one or \
-  test_samples_match_independent_references or test_framed_documents_decode or \
-  test_variant_holds_the_whole_tree or test_cli_writes_scene_and_variant or \
-  test_samples_in_every_codec_validate_alike or test_committed_fixtures_are_what_the_generator_makes
+  'tests/ops/test_id_value_types.py::test_id_values_of_other_types_are_findings_or_errors[code with scope-ParentReference]' \
+  'tests/ops/test_id_value_types.py::test_id_values_of_other_types_are_findings_or_errors[code-slot ID]' \
+  'tests/ops/test_id_value_types.py::test_id_values_of_other_types_are_findings_or_errors[dbref-Persistent-ID]' \
+  'tests/ops/test_id_value_types.py::test_id_values_of_other_types_are_findings_or_errors[int64-Persistent-ID]' \
+  'tests/ops/test_id_value_types.py::test_id_values_of_other_types_are_findings_or_errors[minkey-member ID]' \
+  'tests/ops/test_id_value_types.py::test_id_values_of_other_types_are_findings_or_errors[regex-component ID]' \
+  tests/ops/test_validate.py::test_a_removed_component_leaves_its_references_dangling \
+  tests/ops/test_validate.py::test_dbref_shaped_members_read_as_the_model_reads_them \
+  'tests/ops/test_validate.py::test_fixture_reports_exactly_its_codes[BR207_field_not_member.brson]' \
+  'tests/ops/test_validate.py::test_fixture_reports_exactly_its_codes[BR208_active_string.brson]' \
+  'tests/ops/test_validate.py::test_fixture_reports_exactly_its_codes[BR302_type_double.brson]' \
+  'tests/ops/test_validate.py::test_fixture_reports_exactly_its_codes[BR601_index_in_neos.7zbson]' \
+  'tests/ops/test_validate.py::test_fixture_reports_exactly_its_codes[BR602_name_in_resonite.brson]' \
+  'tests/ops/test_validate.py::test_fixture_reports_exactly_its_codes[BR701_input_reads_a_field_owner.brson]' \
+  'tests/ops/test_validate.py::test_fixture_reports_exactly_its_codes[BR702_impulse_to_a_field_owner.brson]' \
+  'tests/ops/test_validate.py::test_fixture_reports_exactly_its_codes[BR703_node_in_assets.brson]' \
+  'tests/ops/test_validate.py::test_fixture_reports_exactly_its_codes[BR704_proxy_of_another_slot.brson]' \
+  tests/ops/test_validate.py::test_mutated_files_give_findings_never_exceptions \
+  tests/ops/test_validate.py::test_parent_reference_repeating_a_member_or_component_id_is_a_duplicate \
+  tests/model/test_bulk_lookups.py tests/regressions/test_issue12_scaling.py \
+  tests/regressions/test_issue27_decoder_handoff.py::test_c_check_answers_as_python \
+  'tests/regressions/test_issue27_decoder_handoff.py::test_commands_refuse_the_retyped_item[export-gltf]' \
+  tests/regressions/test_issue27_idscan.py::test_colliding_ids_cost_linear_probes
 
 # The suite's tiers: markers in pyproject.toml (`engine`: a real Godot, Blender or glTF-Validator;
 # `browser`: Chromium; `slow`: over ~3 s of CPU alone). pytest-xdist spreads the tests over the
@@ -115,8 +148,10 @@ vendor-check:
 # the stubs; in a clean venv with no compiler, npm or node on PATH, the sdist installs pure
 # Python and the wheel with its C extensions, and every command runs on the samples with each
 # (the same outputs from both; each venv's commands in one process of it, through the CLI's
-# entry point). Dependencies' wheels are cached in ~/.cache/brson/wheelhouse. Measured at load
-# average 6-10: 41 s of CPU (a process a command and a pip a venv: 94 s).
+# entry point). Dependencies' wheels are cached in ~/.cache/brson/wheelhouse and installed once,
+# in a venv both clean venvs see through a .pth (pip still resolves each install's requirements);
+# sdist and wheel are built in one isolated build environment. Measured at load average 13-14:
+# 41.7 s of CPU (44.3 s with a dependency install and a build environment each).
 wheel-check: $(STAMP)
 	$(BIN)/python scripts/wheel-check.py
 
@@ -170,7 +205,8 @@ gltf-tools:
 # Each step's CPU alone (user + sys, children included) at load average 5-10 from other jobs:
 # fuzz-short 22-30 s (one process forks every target; 44-56 s a process a target), setup on a
 # fresh clone 42 s (pip installed once, nothing byte-compiled at install; the old recipe 69 s),
-# wheel-check 42-49 s, typecheck 15 s with mypy's cache removed, vendor-check 4 s (npm ci
+# wheel-check 42 s, typecheck 15 s with mypy's cache removed (under 1 s from the one in
+# ~/.cache/brson when the tree is unchanged), vendor-check 4 s (npm ci
 # included), lint 2 s.
 # The steps are listed longest first: `make -j` starts them in that order.
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
@@ -199,9 +235,11 @@ suite: $(STAMP) $(WARM)
 	$(BIN)/python -m pytest -q $(XDIST)
 
 # PURE_TESTS with BRSON_PURE_PYTHON=1: every C accelerator's Python twin, through its callers.
+# One process: two xdist workers would each start and collect for a short run, and the other
+# steps of `make test` use the second CPU. Measured at load average 7-14: 22.5 s of CPU (27.4 s
+# on two workers; the 331 tests of the list before on two workers: 41.9 s).
 pure: $(STAMP) $(WARM)
-	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) \
-	  -k "not ($(PURE_SKIP))" $(PURE_TESTS)
+	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q -p no:cacheprovider -n 0 $(PURE_TESTS)
 
 # The fast tier alone (no engine, browser or slow test).
 fast: $(STAMP)
@@ -216,8 +254,14 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python scripts/check_import_cycles.py brson
 
+# mypy's incremental cache lives outside the checkout, so that a fresh clone starts from it:
+# mypy rechecks every module whose source hash differs from the cached one, and those that
+# depend on it (each module's entry is checked against its source's hash when the mtime
+# differs, whatever the checkout's path), so the result is a full check's. Measured at load average 8-13: 20.5 s of CPU cold, 0.7 s
+# in a fresh clone of the same tree. MYPY_CACHE= (empty) checks with the checkout's own.
+MYPY_CACHE ?= $(HOME)/.cache/brson/mypy
 typecheck: $(STAMP)
-	$(BIN)/mypy brson
+	$(BIN)/mypy $(if $(MYPY_CACHE),--cache-dir $(MYPY_CACHE)) brson
 
 # The edit-test loop: lint, types and the fast tier side by side (the aim: under 90 s wall on
 # 2 idle CPUs). Sweeps that repeat one path (mutations, every slot, generated examples) are
@@ -232,19 +276,22 @@ check: $(STAMP)
 # left alone, so the rest of `make test` runs meanwhile), then, in one process at the sanitized
 # depth (BRSON_SANITIZE=1, tests/tiers.py), the tests of scripts/sanitize-tests.txt: chosen by
 # C line coverage from the differential tests, the decoder hand-off, the ID scan's guards and
-# the fuzz slice's C targets, they reach every one of the 4,567 lines of C those reach (410
-# tests of 1,905); any report fails (scripts/sanitize.sh; gcc's libasan, Debian's gcc).
-# Measured: 143 s wall beside the rest of a fresh clone's `make test` (58 s of CPU alone for
-# an earlier list of 267; 271 s for the whole selection on two workers).
+# the fuzz slice's C targets, at the least CPU found, they reach every one of the 4,569 lines
+# of C those reach (109 tests of 1,905); any report fails (scripts/sanitize.sh; gcc's libasan,
+# Debian's gcc). A read planted one byte past a document's end in _rawc.c's indexer fails it
+# (heap-buffer-overflow, exit 86). Measured alone at load average 8-13: 72 s of CPU (user +
+# sys; the 410 tests of the list before: 80 s), of which the tests' own under 40 s.
 sanitize: $(STAMP)
 	sh scripts/sanitize.sh
 
 # Writes scripts/sanitize-tests.txt again (scripts/sanitize_select.py): the C built with gcov,
 # ASan and UBSan in a copy of the tree, the broad candidate selection run at the sanitized depth
-# with each test's C lines and time, then every cheap test function and the sweep cases no
-# other test replaces (prints the lines reached and the time, before and after).
-# Run it after adding or changing C, adding a real sample, or renaming a listed test (the fast
-# tier's tests/test_sanitize_selection.py fails on a listed test that is gone). Several minutes.
+# with each test's C lines and CPU time, then the cheapest tests found that reach every line: a
+# cover weighted by CPU time, less the picks others make redundant (prints the lines reached and
+# the CPU, before and after). Run it after adding or changing C, adding a real sample, or
+# renaming a listed test (the fast tier's tests/test_sanitize_selection.py fails on a listed
+# test that is gone). About 220 s of the candidates' CPU, and gcov's; on a loaded machine it
+# splits: --keep DIR --files ... side by side, then --reuse DIR... (scripts/sanitize_select.py).
 sanitize-select: $(STAMP)
 	$(BIN)/python scripts/sanitize_select.py
 

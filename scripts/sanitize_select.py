@@ -6,24 +6,24 @@ a copy of the tree made the way sanitize.sh makes it; the candidate tests (the d
 tests, the decoder hand-off, the ID scan's guards and the fuzz slice's C targets) run there at
 the sanitized depth (BRSON_SANITIZE=1), in one process. This file is also the pytest plugin of
 that run: around every test it resets each module's counters, then dumps them, and keeps the
-test's .gcda files and its wall time. gcov then gives each test's executed lines (a header's
+test's .gcda files and its CPU time. gcov then gives each test's executed lines (a header's
 lines counted once for each module that includes it).
 
-The cost is each test's wall time under the sanitizers: Python slows down under them as much
-as C does (PYTHONMALLOC=malloc, ASan's allocator), so a plain build's times would rank the
+The cost is each test's CPU time under the sanitizers (its process's and its children's, user +
+sys: wall time on a shared machine is mostly the other jobs'): Python slows down under them as
+much as C does (PYTHONMALLOC=malloc, ASan's allocator), so a plain build's times would rank the
 Python-heavy tests too cheap. (gcov's own counting adds little to it.)
 
-The selection reaches every line the candidates reach: every test function whose cases cost
-under --cheap percent of all the candidates' cost in all runs whole (a share, not seconds: the
-machine's load sets the seconds); of the expensive sweeps, the cases that reach a line
-nothing cheaper does (greedy, lines gained per second), then those made redundant by later
-picks are dropped, dearest first. A fault shows on the first input that reaches its line, so
-the rest of a sweep is the normal suite's. A function with a case the candidates leave out
-(the `sql` target) is never listed whole.
+The selection reaches every line the candidates reach, at the least cost found: a greedy set
+cover weighted by cost (at each step the test with the most lines not yet reached per second),
+then, dearest first, every pick whose lines the others reach is dropped. A fault shows on the
+first input that reaches its line, so the rest is the normal suite's to run. A function with a
+case the candidates leave out (the `sql` target) is never listed whole.
 
 Run it after adding or changing C, adding a real sample, or renaming a listed test
 (tests/test_sanitize_selection.py fails on a listed test that no longer exists). It takes
-several minutes. --keep DIR keeps the run; --reuse DIR selects again from a kept run.
+several minutes. --keep DIR keeps the run; --reuse DIR... selects again from kept runs (of all
+the candidates, or of parts of them run side by side: --files).
 """
 
 from __future__ import annotations
@@ -32,13 +32,12 @@ import argparse
 import ctypes
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
-from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -148,15 +147,24 @@ def _instrumented() -> list[ctypes.CDLL]:
     return _modules
 
 
+def _cpu() -> float:
+    """This process's CPU time and its finished children's (user + sys)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """Each test's counters and wall time (setup, call and teardown), in a directory of its own."""
+    """Each test's counters and CPU time (setup, call and teardown), in a directory of its own."""
     out, objects = Path(os.environ["SANITIZE_SELECT_OUT"]), Path(os.environ["SANITIZE_SELECT_OBJ"])
     for module in _instrumented():
         module.brson_gcov_reset()
-    start = time.perf_counter()
+    start = _cpu()
     yield
-    cost = time.perf_counter() - start
+    cost = _cpu() - start
     for module in _instrumented():
         module.brson_gcov_dump()
     _count[0] += 1
@@ -212,24 +220,21 @@ def function(nodeid: str) -> str:
     return nodeid.split("[", 1)[0]
 
 
-def select(lines: dict[str, set[Line]], cost: dict[str, float], cheap: float) -> set[str]:
-    """Every cheap function whole, then the sweeps' cases that reach what nothing else does."""
-    per_function: Counter[str] = Counter()
-    for nodeid in lines:
-        per_function[function(nodeid)] += cost[nodeid]
+def select(lines: dict[str, set[Line]], cost: dict[str, float]) -> set[str]:
+    """The cheapest tests found that reach every line: a greedy set cover weighted by each
+    test's time (most new lines a second first), then, dearest first, the picks whose lines
+    the others reach dropped."""
     target = set().union(*lines.values())
-    chosen = {nodeid for nodeid in lines if per_function[function(nodeid)] <= cheap}
-    covered = set().union(*(lines[nodeid] for nodeid in chosen))
+    chosen: set[str] = set()
+    covered: set[Line] = set()
     while covered != target:
         best = max(
             (nodeid for nodeid in lines if nodeid not in chosen),
-            key=lambda nodeid: len(lines[nodeid] - covered) / (cost[nodeid] + 0.01),
+            key=lambda nodeid: len(lines[nodeid] - covered) / (cost[nodeid] + 0.001),
         )
         chosen.add(best)
         covered |= lines[best]
     for nodeid in sorted(chosen, key=lambda nodeid: -cost[nodeid]):
-        if per_function[function(nodeid)] <= cheap:
-            continue
         rest = set().union(*(lines[other] for other in chosen if other != nodeid))
         if rest >= target:
             chosen.discard(nodeid)
@@ -264,7 +269,7 @@ def summary(listed: list[str], lines: dict[str, set[Line]], cost: dict[str, floa
     return f"{len(listed)} entries, {len(tests)} tests, {spent:.1f} s ({share:.0%}), {reach} lines"
 
 
-def run(work: Path) -> bool:
+def run(work: Path, files: list[str]) -> bool:
     """The candidates under gcov and the sanitizers in a copy of the tree at work; passed?"""
     copy = copy_tree(work)
     objects, out, reports = work / "obj", work / "tests", work / "reports"
@@ -283,7 +288,7 @@ def run(work: Path) -> bool:
     env["ASAN_OPTIONS"] = "detect_leaks=0:" + options.replace("{name}", "asan")
     env["UBSAN_OPTIONS"] = "print_stacktrace=1:" + options.replace("{name}", "ubsan")
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    command += ["-p", "sanitize_select", "-n", "0", *CANDIDATES]
+    command += ["-p", "sanitize_select", "-n", "0", *CANDIDATES[:2], *files]
     print("sanitize-select: the candidates under gcov, ASan and UBSan (minutes)", flush=True)
     passed = subprocess.run(command, cwd=copy, env=env, check=False).returncode == 0
     for report in sorted(reports.iterdir()):
@@ -310,30 +315,43 @@ def measured(work: Path) -> tuple[dict[str, set[Line]], dict[str, float], set[st
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--cheap", type=float, default=0.25, help="%% of the candidates' cost: a function run whole"
-    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--keep", type=Path, help="keep the run in this new folder")
-    where.add_argument("--reuse", type=Path, help="select again from a run kept with --keep")
+    where.add_argument(
+        "--reuse", type=Path, nargs="+", help="select again from runs kept with --keep"
+    )
+    parser.add_argument(
+        "--files",
+        nargs="+",
+        default=CANDIDATES[2:],
+        help="run these candidate files only (with --keep: runs of parts, side by side, then"
+        " --reuse of them all)",
+    )
     args = parser.parse_args()
     if args.reuse:
-        work = args.reuse
+        work = args.reuse[0]
     elif args.keep:
         work = args.keep
         work.mkdir(parents=True)
     else:
         work = Path(tempfile.mkdtemp(prefix="sanitize-select-"))
     try:
-        if not args.reuse and not run(work):
+        if not args.reuse and not run(work, args.files):
             print("sanitize-select: a candidate failed; nothing written", file=sys.stderr)
             return 1
-        lines, cost, deselected = measured(work)
+        lines: dict[str, set[Line]] = {}
+        cost: dict[str, float] = {}
+        deselected: set[str] = set()
+        for kept in args.reuse or [work]:
+            more = measured(kept)
+            lines |= more[0]
+            cost |= more[1]
+            deselected |= more[2]
     finally:
         if not (args.keep or args.reuse):
             shutil.rmtree(work)
     before = [entry for entry in LIST.read_text().splitlines() if entry] if LIST.exists() else []
-    chosen = select(lines, cost, args.cheap / 100 * sum(cost.values()))
+    chosen = select(lines, cost)
     listed = listing(chosen, set(lines), deselected)
     target = set().union(*lines.values())
     print(

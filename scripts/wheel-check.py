@@ -1,13 +1,19 @@
 """The install as a user gets it (`make wheel-check`, run by `make test`).
 
-Builds the sdist and the wheel (`python -m build`: the wheel from the sdist), checks that both
-carry the viewer's three.js bundle (the committed bytes), every extension's stub and, in the
-sdist, every C source; then, in a clean venv whose PATH has no C compiler, npm or node:
+Builds the sdist and the wheel (as `python -m build` does, the wheel from the sdist, both in
+one isolated build environment), checks that both carry the viewer's three.js bundle (the
+committed bytes), every extension's stub and, in the sdist, every C source; then, in a clean
+venv whose PATH has no C compiler, npm or node:
 
 1. installs the sdist with the `scan` and `gltf` extras: no compiler, so no C extension is
-   built (checked), and every command runs on brson's pure-Python paths;
+   built nor loaded (checked), and every command runs on brson's pure-Python paths;
 2. installs the built wheel in another (with its C extensions, when this machine compiled
    them) and runs every command again; the outputs of both runs must be byte-identical.
+
+brson's dependencies are installed once, in a venv of their own that both clean venvs see
+through a .pth file: pip still resolves each install's requirements (its own metadata's, the
+extras' included) against what it finds, and installs brson itself into each venv, where it
+must import from.
 
 Each venv's commands run through the CLI's entry point in one process of that venv (a process
 a command was most of the cost); ``python -m brson`` and the console script ``brson`` (the
@@ -35,7 +41,7 @@ import time
 import tomllib
 import urllib.request
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -62,8 +68,16 @@ EXTENSION_SUFFIXES = (".so", ".pyd")
 WHEELHOUSE = Path.home() / ".cache" / "brson" / "wheelhouse"
 FILLING = threading.Lock()
 #: What building the sdist needs (pyproject's build-system table).
-BUILD_REQUIRES: list[str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"][
-    "requires"
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+BUILD_REQUIRES: list[str] = PYPROJECT["build-system"]["requires"]
+#: What ``brson[scan,gltf]`` needs: installed once, in the venv both installs share.
+REQUIREMENTS: list[str] = [
+    *PYPROJECT["project"]["dependencies"],
+    *(
+        r
+        for extra in ("scan", "gltf")
+        for r in PYPROJECT["project"]["optional-dependencies"][extra]
+    ),
 ]
 
 
@@ -76,16 +90,34 @@ def check(condition: object, message: str) -> None:
         raise CheckError(message)
 
 
-def build(source: Path, kind: str, dist: Path) -> Path:
-    """``python -m build --sdist`` or ``--wheel`` of *source*: the file it wrote in *dist*."""
-    done = subprocess.run(
-        [sys.executable, "-m", "build", f"--{kind}", "--outdir", str(dist), str(source)],
-        capture_output=True,
-        text=True,
-    )
-    check(done.returncode == 0, f"python -m build --{kind} failed:\n{done.stdout}{done.stderr}")
-    (built,) = dist.glob("brson-*.whl" if kind == "wheel" else "brson-*.tar.gz")
-    return built
+def build_both(dist: Path, into: Path) -> tuple[Path, Path, Path]:
+    """The sdist of the checkout, then the wheel of the sdist's unpacked tree, as ``python -m
+    build`` makes them, but in one isolated build environment (build-system.requires
+    installed once, not once a distribution): (sdist, its tree in *into*, wheel)."""
+    from build import BuildBackendException, BuildException, ProjectBuilder
+    from build.env import DefaultIsolatedEnv
+
+    def quiet(
+        cmd: Sequence[str], cwd: str | None = None, extra_environ: Mapping[str, str] | None = None
+    ) -> None:
+        """The backend's hooks, their output shown only when one fails."""
+        env = {**os.environ, **(extra_environ or {})}
+        done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+        check(done.returncode == 0, f"the build backend failed:\n{done.stdout}{done.stderr}")
+
+    try:
+        with DefaultIsolatedEnv() as env:
+            sdist_builder = ProjectBuilder.from_isolated_env(env, ROOT, runner=quiet)
+            env.install(sdist_builder.build_system_requires)
+            env.install(sdist_builder.get_requires_for_build("sdist"))
+            sdist = Path(sdist_builder.build("sdist", dist))
+            source = check_sdist(sdist, into)
+            wheel_builder = ProjectBuilder.from_isolated_env(env, source, runner=quiet)
+            env.install(wheel_builder.get_requires_for_build("wheel"))
+            wheel = Path(wheel_builder.build("wheel", dist))
+    except (BuildException, BuildBackendException) as exc:
+        raise CheckError(f"the build failed: {exc}") from exc
+    return sdist, source, wheel
 
 
 def check_sdist(sdist: Path, into: Path) -> Path:
@@ -119,11 +151,17 @@ def check_wheel(wheel: Path) -> list[str]:
 class Venv:
     """A clean venv run with a PATH of its own bin folder alone: no compiler, npm or node."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, deps: Venv | None = None) -> None:
         # No pip of its own (ensurepip cost 7 s of CPU a venv): this interpreter's pip
         # installs into it (``pip --python``).
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
         self.bin = path / "bin"
+        version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+        self.site = path / "lib" / version / "site-packages"
+        if deps is not None:
+            # appended to sys.path after this venv's own site-packages: brson installed
+            # here is the one imported, the dependencies come from there
+            (self.site / "dependencies.pth").write_text(f"{deps.site}\n")
         self.runner: subprocess.Popen[str] | None = None
         #: Commands run here, never in the repository, whose brson/ would shadow the install.
         self.cwd = path
@@ -146,25 +184,25 @@ class Venv:
             text=True,
         )
 
-    def install(self, requirement: str) -> None:
+    def install(self, *requirements: str) -> None:
         """pip install from the wheelhouse alone, filling it from the index first when it
         lacks something (a first run, a new dependency); ``--no-compile``: byte-compiling
         numpy and pyarrow would be most of the cost, and proves nothing about brson."""
         pip = (sys.executable, "-m", "pip", "--python", self.bin / "python")
         quiet = ("-q", "--find-links", WHEELHOUSE)
-        install = (*pip, "install", *quiet, "--no-compile", requirement)
+        install: tuple[str | Path, ...] = (*pip, "install", *quiet, "--no-compile", *requirements)
         if self.run(*install, "--no-index").returncode == 0:
             return
         with FILLING:  # one download at a time into the shared folder
-            print(f"wheel-check: filling {WHEELHOUSE} for {requirement}", flush=True)
+            print(f"wheel-check: filling {WHEELHOUSE} for {requirements}", flush=True)
             fill = self.run(
-                *pip, "download", *quiet, "-d", WHEELHOUSE, requirement, *BUILD_REQUIRES
+                *pip, "download", *quiet, "-d", WHEELHOUSE, *requirements, *BUILD_REQUIRES
             )
-            check(fill.returncode == 0, f"pip download {requirement}:\n{fill.stderr}")
+            check(fill.returncode == 0, f"pip download {requirements}:\n{fill.stderr}")
             for stale in WHEELHOUSE.glob("brson-*"):
                 stale.unlink()
         done = self.run(*install, "--no-index")
-        check(done.returncode == 0, f"pip install {requirement}:\n{done.stdout}{done.stderr}")
+        check(done.returncode == 0, f"pip install {requirements}:\n{done.stdout}{done.stderr}")
 
     def brson(self, args: Sequence[str]) -> tuple[int, str, str]:
         """``brson ARGS`` through the installed CLI's entry point (``brson.cli.app.main``) in
@@ -196,24 +234,32 @@ class Venv:
             self.runner.wait(timeout=60)
             self.runner = None
 
-    def extensions(self) -> list[str]:
-        """The compiled modules of the installed brson."""
-        done = self.run(
-            self.bin / "python",
-            "-c",
-            "import brson, pathlib; print(pathlib.Path(brson.__file__).parent)",
-        )
+    def extensions(self) -> tuple[list[str], list[str]]:
+        """The compiled modules of the installed brson, and the accelerators it loads (each
+        ``brson._speedups`` stub's module that imports)."""
+        done = self.run(self.bin / "python", "-c", LOADED)
         check(done.returncode == 0, f"import brson failed: {done.stderr}")
-        package = Path(done.stdout.strip())
+        where, loaded = done.stdout.splitlines()
+        package = Path(where)
         check(
             self.bin.parent in package.parents,
             f"brson imports from {package}, not the venv",
         )
-        return sorted(
+        files = sorted(
             p.relative_to(package.parent).as_posix()
             for p in package.rglob("*")
             if p.name.endswith(EXTENSION_SUFFIXES)
         )
+        return files, json.loads(loaded)
+
+
+#: Where brson imports from, and which of its accelerators load.
+LOADED = """
+import json, pathlib, brson, brson._speedups as speedups
+folder = pathlib.Path(speedups.__file__).parent
+print(pathlib.Path(brson.__file__).parent)
+print(json.dumps([s.stem for s in sorted(folder.glob("_*.pyi")) if speedups.built(s.stem)]))
+"""
 
 
 #: The command runner: one JSON argument list a line on stdin, ``[code, stdout, stderr]`` a
@@ -452,26 +498,34 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
 
-    def from_sdist(sdist: Path) -> Suite:
+    def dependencies() -> Venv:
+        """brson's dependencies and the two extras', in a venv both installs share."""
+        venv = Venv(work / "deps-venv")
+        venv.install(*REQUIREMENTS)
+        say(f"installed the {len(REQUIREMENTS)} dependencies once")
+        return venv
+
+    def from_sdist(sdist: Path, deps: Venv) -> Suite:
         """The sdist in a clean venv: no compiler, so pure Python."""
-        venv = Venv(work / "sdist-venv")
+        venv = Venv(work / "sdist-venv", deps)
         venv.install(f"brson[scan,gltf] @ {sdist.as_uri()}")
-        check(not venv.extensions(), f"compiled with no compiler: {venv.extensions()}")
+        files, loaded = venv.extensions()
+        check(not files and not loaded, f"compiled with no compiler: {files}, loads {loaded}")
         say("installed the sdist with no compiler: pure Python")
         try:
             return Suite(venv, work / "pure").run()
         finally:
             venv.close()
 
-    def from_wheel(source: Path) -> Suite:
+    def from_wheel(wheel: Path, deps: Venv) -> Suite:
         """The wheel, built from the sdist's tree with this machine's compiler, in a clean venv."""
-        wheel = build(source, "wheel", work / "dist")
         extensions = check_wheel(wheel)
-        venv = Venv(work / "wheel-venv")
+        venv = Venv(work / "wheel-venv", deps)
         venv.install(f"brson[scan,gltf] @ {wheel.as_uri()}")
-        installed = venv.extensions()
+        installed, loaded = venv.extensions()
         check(installed == extensions, f"installed {installed}, not the wheel's {extensions}")
-        say(f"built {wheel.name} and installed it: {len(installed)} C extensions")
+        check(len(loaded) == len(installed), f"loads {loaded} of {installed}")
+        say(f"installed {wheel.name}: {len(installed)} C extensions, each loaded")
         try:
             return Suite(venv, work / "wheel").run()
         finally:
@@ -480,12 +534,14 @@ def main() -> int:
     try:
         check(SAMPLES.is_dir(), f"no samples at {SAMPLES}")
         check((ROOT / BUNDLE).is_file(), f"no {BUNDLE}: it is committed (git checkout it)")
-        sdist = build(ROOT, "sdist", work / "dist")
-        source = check_sdist(sdist, work / "src")
-        say(f"built {sdist.name}: the bundle, {len(PACKAGE_DATA) - 2} stubs, the C sources")
-        # Both at once: each is mostly a chain of short processes.
+        # Two at a time: each is mostly a chain of short processes.
         with ThreadPoolExecutor(2) as pool:
-            jobs = [pool.submit(from_sdist, sdist), pool.submit(from_wheel, source)]
+            shared = pool.submit(dependencies)
+            sdist, _, wheel = build_both(work / "dist", work / "src")
+            say(f"built {sdist.name}: the bundle, {len(PACKAGE_DATA) - 2} stubs, the C sources")
+            say(f"built {wheel.name} from it")
+            deps = shared.result()
+            jobs = [pool.submit(from_sdist, sdist, deps), pool.submit(from_wheel, wheel, deps)]
             pure, accelerated = (job.result() for job in jobs)
         same = compare(pure.out, accelerated.out)
         say(f"{pure.count} commands on each install; {same} outputs the same from both")
