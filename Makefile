@@ -33,7 +33,7 @@ CSRC   := $(wildcard brson/_speedups/*.c brson/_speedups/*.h)
 #: (1,984 inside tests, the rest at import); these 94 reach every one of them (2,989), for 52%
 #: of the CPU (a function whole where all its cases cost under 0.6 s). The rest of those files
 #: (sweeps over every sample, every codec, every case of a parametrized check) reach the same
-#: twin lines: the main suite runs them with C. tests/model/test_bulk_lookups.py joined later
+#: twin lines: the main suite runs them with C. tests/model/test_bulk_lookups.py runs whole
 #: (the closure's bulk lookups against one call an item, on the twins).
 PURE_TESTS := tests/document/test_formreadc.py::test_reader_built_in_ci \
   tests/document/test_formstreamc.py::test_stream_reader_built_in_ci \
