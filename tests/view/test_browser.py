@@ -2,12 +2,20 @@
 search finds a slot, a reference link opens, scrolls to and highlights its target, the texture
 preview loads, the WebGL canvas draws something, back/forward walk the selections, no console
 errors; the ``--html`` export opens from ``file://`` and shows the same tree.  Screenshots go
-to a temporary folder (its path is printed)."""
+to a temporary folder (its path is printed).
+
+The standin's tests share one loaded page (``standin``): each starts from the same state,
+reached in the page the way a user reaches it (select the root, close the open branches and
+the search results), and checks that state first; the page loads again only when the tab
+shows another document or after a failed test.  A page load costs about 1.2 s of CPU across
+Chromium's processes, about as much as a whole test on a loaded page."""
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +55,11 @@ def until(p: Any, predicate: str, timeout: float = 20.0) -> None:
 
 
 def tree_rows(p: Any) -> list[str]:
-    """The names of the rows shown, in order (what 'the same tree' compares)."""
+    """The names of the rows shown, in order (what 'the same tree' compares): rows under a
+    closed branch are in the document but not shown."""
     names: list[str] = p.eval_on_selector_all(
-        "#tree .node:not([hidden]) > .row .name", "els => els.map(e => e.textContent)"
+        "#tree .node > .row .name",
+        "els => els.filter(e => e.offsetParent !== null).map(e => e.textContent)",
     )
     return names
 
@@ -67,8 +77,81 @@ def no_errors(page: Page) -> None:
     assert page.errors == [], page.errors
 
 
-def test_tree_renders(page: Page, standin_server: Running, shots: Path) -> None:
-    p = open_view(page, standin_server.url)
+#: Closes every open branch but the root's, deepest first, as a click on its twisty does.
+CLOSE_BRANCHES = """() => {
+    const open = [...document.querySelectorAll('#tree .node:not([data-key="0"])')]
+        .filter(n => !n.querySelector(':scope > .kids').hidden);
+    open.sort((a, b) => b.dataset.key.split('.').length - a.dataset.key.split('.').length);
+    for (const n of open) n.querySelector(':scope > .row .twisty').click();
+}"""
+
+
+def restart(page: Page) -> None:
+    """Back in the page to where a test starts: no search shown, slot 0 selected, only the
+    root open.  Errors since the last test's check belong to no test yet: they fail here."""
+    no_errors(page)
+    p = page.page
+    if p.is_visible("#results"):
+        p.click("#close-results")
+    p.fill("#search", "")
+    p.select_option("#search-mode", "all")
+    if p.get_attribute("body", "data-selected") != "0":
+        select(p, "0")
+    p.evaluate(CLOSE_BRANCHES)
+
+
+def at_start(page: Page, url: str) -> None:
+    """The state every standin test starts from, checked (a test before that left the page
+    elsewhere fails here, not somewhere later)."""
+    p = page.page
+    assert p.url.split("#")[0] == url, p.url
+    assert p.get_attribute("body", "data-tree") == "ready"
+    assert p.get_attribute("body", "data-selected") == "0"
+    assert len(tree_rows(p)) == 4, tree_rows(p)  # the root and its three children
+    assert p.eval_on_selector_all("#tree .kids:not([hidden])", "els => els.length") == 1
+    assert p.is_hidden("#results") and p.input_value("#search") == ""
+    assert p.text_content("#inspector h1") == tree_rows(p)[0]
+    no_errors(page)
+
+
+@pytest.fixture
+def standin(
+    _shared_page: Page, standin_server: Running, request: pytest.FixtureRequest
+) -> Iterator[Page]:
+    """The module's tab on the standin's server, at the start state (see the module's
+    docstring).  After a failed test, or a start that failed its check, the tab leaves for
+    ``about:blank``: its state is unknown, so the next test loads the page anew."""
+    page = _shared_page
+    try:
+        if page.page.url.split("#")[0] == standin_server.url:
+            restart(page)
+        else:
+            page.errors.clear()
+            open_view(page, standin_server.url)
+        at_start(page, standin_server.url)
+    except Exception:
+        page.page.goto("about:blank")
+        raise
+    failed = request.session.testsfailed
+    yield page
+    if request.session.testsfailed != failed:
+        page.page.goto("about:blank")
+
+
+@contextmanager
+def serving(page: Page, path: Path) -> Iterator[Running]:
+    """A server on ``path`` for one test; the tab leaves its page before the server stops
+    (requests still running would fail, and count as the next test's errors)."""
+    running = Running(path)
+    try:
+        yield running
+    finally:
+        page.page.goto("about:blank")
+        running.close()
+
+
+def test_tree_renders(standin: Page, shots: Path) -> None:
+    p = standin.page
     rows = tree_rows(p)
     assert rows[0].startswith("LoadingStandin") and rows[1] == "Visual" and len(rows) == 4
     # Rich text shown stripped, kept whole in the tooltip.
@@ -81,11 +164,11 @@ def test_tree_renders(page: Page, standin_server: Running, shots: Path) -> None:
     assert p.text_content("[data-key='0.0'] > .row .badge") == "1"
     p.screenshot(path=shots / "tree.png")
     print(f"screenshots in {shots}")
-    no_errors(page)
+    no_errors(standin)
 
 
-def test_search_finds_a_slot(page: Page, standin_server: Running, shots: Path) -> None:
-    p = open_view(page, standin_server.url)
+def test_search_finds_a_slot(standin: Page, shots: Path) -> None:
+    p = standin.page
     p.fill("#search", "UserIconMat")
     p.press("#search", "Enter")
     p.wait_for_selector("body[data-selected='0.0.1']", timeout=TIMEOUT)
@@ -96,11 +179,11 @@ def test_search_finds_a_slot(page: Page, standin_server: Running, shots: Path) -
     p.press("#search", "Enter")
     until(p, "() => document.querySelectorAll('#result-list li').length == 3")
     p.screenshot(path=shots / "search.png")
-    no_errors(page)
+    no_errors(standin)
 
 
-def test_reference_link_reveals_target(page: Page, standin_server: Running, shots: Path) -> None:
-    p = open_view(page, standin_server.url)
+def test_reference_link_reveals_target(standin: Page, shots: Path) -> None:
+    p = standin.page
     p.click("#tree .node[data-key='0.2'] > .row .twisty")  # open another branch first
     p.wait_for_selector("#tree .node[data-key='0.2.20']")
     select(p, "0.2.20")
@@ -123,18 +206,18 @@ def test_reference_link_reveals_target(page: Page, standin_server: Running, shot
     p.wait_for_selector("body[data-selected='0.0']", timeout=TIMEOUT)
     assert "card flash" in p.get_attribute("#inspector .card[data-component='1']", "class")
     p.screenshot(path=shots / "reference.png")
-    no_errors(page)
+    no_errors(standin)
 
 
-def test_texture_preview_loads(page: Page, standin_server: Running, shots: Path) -> None:
-    p = open_view(page, standin_server.url)
+def test_texture_preview_loads(standin: Page, shots: Path) -> None:
+    p = standin.page
     select(p, "0.0.0")
     img = "#inspector img.texture"
     until(p, f"() => !!document.querySelector('{img}') && document.querySelector('{img}').complete")
     width = p.eval_on_selector(img, "e => e.naturalWidth")
     assert width > 0
     p.screenshot(path=shots / "texture.png")
-    no_errors(page)
+    no_errors(standin)
 
 
 def canvas_pixels(p: Any) -> dict[str, int]:
@@ -160,8 +243,8 @@ def canvas_pixels(p: Any) -> dict[str, int]:
     return result
 
 
-def test_webgl_canvas_not_blank(page: Page, standin_server: Running, shots: Path) -> None:
-    p = open_view(page, standin_server.url)
+def test_webgl_canvas_not_blank(standin: Page, shots: Path) -> None:
+    p = standin.page
     p.wait_for_selector("body[data-viewport=loaded]", timeout=TIMEOUT)
     select(p, "0.0")  # Visual: the textured quad (its own scale is 0; shown without it)
     p.evaluate("document.body.dataset.viewport = ''")
@@ -179,11 +262,11 @@ def test_webgl_canvas_not_blank(page: Page, standin_server: Running, shots: Path
     box = p.locator("#canvas").bounding_box()
     p.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     p.wait_for_selector("body[data-selected='0.0']", timeout=TIMEOUT)
-    no_errors(page)
+    no_errors(standin)
 
 
-def test_back_and_forward(page: Page, standin_server: Running) -> None:
-    p = open_view(page, standin_server.url)
+def test_back_and_forward(standin: Page) -> None:
+    p = standin.page
     for key in ("0.0", "0.0.1", "0.2.5"):
         select(p, key)
     p.click("#back")
@@ -195,45 +278,13 @@ def test_back_and_forward(page: Page, standin_server: Running) -> None:
     p.go_forward()
     p.wait_for_selector("body[data-selected='0.2.5']", timeout=TIMEOUT)
     assert p.text_content("#tree .row.selected .name") == p.text_content("#inspector h1")
-    no_errors(page)
+    no_errors(standin)
 
 
-def test_static_export_from_file(
-    page: Page, standin_server: Running, tmp_path: Path, shots: Path
-) -> None:
-    out = tmp_path / "standin.html"
-    assert main(["view", str(STANDIN), "--html", str(out)]) == 0
-    text = out.read_text()
-    assert "http://" not in text.split("</style>")[0] and "token" not in text.split("<body")[1][:80]
-    p = open_view(page, out.as_uri())
-    select(p, "0.2.3")
-    p.wait_for_selector("body[data-viewport=loaded]", timeout=TIMEOUT)
-    static_rows = tree_rows(p)
-    p.screenshot(path=shots / "static.png")
-    no_errors(page)
-    # Search, references and the texture work from the file too.
-    p.fill("#search", "UserIconTex")
-    p.press("#search", "Enter")
-    p.wait_for_selector("body[data-selected='0.0.0']", timeout=TIMEOUT)
-    assert p.eval_on_selector("#inspector img.texture", "e => e.src.startsWith('data:image/')")
-    select(p, "0.0")
-    p.locator("a.ref[data-target='0.0.1']").click()
-    p.wait_for_selector("body[data-selected='0.0.1']", timeout=TIMEOUT)
-    select(p, "0.1")  # the ProtoFlux pane reads the graph from the file too
-    p.wait_for_selector("body[data-flux='9']", timeout=TIMEOUT)
-    no_errors(page)
-    # The server shows the same tree (in this tab: a second browser context costs about
-    # 0.9 s of CPU, as much as a page load).
-    q = open_view(page, standin_server.url)
-    select(q, "0.2.3")
-    assert tree_rows(q) == static_rows
-    no_errors(page)
-
-
-def test_flux_pane_draws_a_slots_graph(page: Page, standin_server: Running, shots: Path) -> None:
+def test_flux_pane_draws_a_slots_graph(standin: Page, shots: Path) -> None:
     """The group slot 'Get Profile Icon' holds 9 nodes with 8 connections among them: drawn
     at their slots' positions, and a click on a node opens its slot in the inspector."""
-    p = open_view(page, standin_server.url)
+    p = standin.page
     select(p, "0.1")
     p.wait_for_selector("body[data-flux='9']", timeout=TIMEOUT)
     assert not p.is_hidden("#flux")
@@ -259,74 +310,11 @@ def test_flux_pane_draws_a_slots_graph(page: Page, standin_server: Running, shot
     select(p, "0.0")  # no ProtoFlux under Visual: the pane goes
     p.wait_for_selector("body[data-flux='0']", timeout=TIMEOUT)
     assert p.is_hidden("#flux")
-    no_errors(page)
+    no_errors(standin)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "mar_coresys.resonitepackage",
-        "orange3134_AvatarRootIdentification.brson",
-        "mar_AimConstraint.pg.brson",
-        "redx_5ce7cdf5.7zbson",
-    ],
-)
-def test_real_samples(page: Page, samples_dir: Path, name: str) -> None:
-    """Every kind of real file opens: the deepest slot is revealed, its inspector shows."""
-    from brson.view.data import walk_keys
-
-    running = Running(samples_dir / name)
-    try:
-        deepest = max((key for key, _ in walk_keys(running.data.tree.root)), key=len)
-        p = open_view(page, running.url)
-        assert tree_rows(p)
-        select(p, deepest)
-        assert in_view(p, f"#tree .node[data-key='{deepest}'] > .row")
-        p.wait_for_selector("body[data-findings=ready]", timeout=60_000)
-        no_errors(page)
-    finally:
-        running.close()
-
-
-def test_lazy_on_a_generated_world(page: Page, tmp_path: Path) -> None:
-    """The page never receives the whole tree: on a 2,000-slot world (benchmarks/worlds.py)
-    the first paint draws the root and its children only, and opening the deepest slot asks
-    for its ancestors' children, not for the rest."""
-    sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
-    import worlds
-
-    from brson.view.data import walk_keys
-
-    data, _meta = worlds.generate(2000)
-    path = tmp_path / "world.bson"
-    path.write_bytes(data)
-    running = Running(path)
-    sizes: list[int] = []
-    # Tree data only: the findings list is the whole file's by design (validate's findings,
-    # ~750 KB here) and arrives whenever validation ends, before or after the check below.
-
-    def record(r: Any) -> None:
-        if "/api/" in r.url and "/api/findings" not in r.url:
-            sizes.append(len(r.body()))
-
-    page.page.on("response", record)
-    try:
-        p = open_view(page, running.url)
-        root_children = running.data.children("0")["total"]
-        assert p.eval_on_selector_all("#tree .node", "els => els.length") == 1 + root_children
-        deepest = max((key for key, _ in walk_keys(running.data.tree.root)), key=len)
-        select(p, deepest)
-        shown = p.eval_on_selector_all("#tree .node", "els => els.length")
-        assert shown < 400, shown  # the path's siblings, not 2,000 rows
-        assert max(sizes) < 300_000, max(sizes)
-        no_errors(page)
-    finally:
-        page.page.remove_listener("response", record)  # the tab is the module's
-        running.close()
-
-
-def test_keyboard_walks_the_tree(page: Page, standin_server: Running) -> None:
-    p = open_view(page, standin_server.url)
+def test_keyboard_walks_the_tree(standin: Page) -> None:
+    p = standin.page
     p.focus("#tree-pane")
     for key, expected in [
         ("ArrowDown", "0.0"),
@@ -347,4 +335,91 @@ def test_keyboard_walks_the_tree(page: Page, standin_server: Running) -> None:
         else:
             p.wait_for_selector(f"body[data-selected='{expected}']", timeout=TIMEOUT)
     assert p.is_hidden("#tree .node[data-key='0.0'] > .kids")
-    no_errors(page)
+    no_errors(standin)
+
+
+def test_static_export_from_file(standin: Page, tmp_path: Path, shots: Path) -> None:
+    # The server's tree first, from the start state (the export below opens in this tab).
+    p = standin.page
+    select(p, "0.2.3")
+    server_rows = tree_rows(p)
+    out = tmp_path / "standin.html"
+    assert main(["view", str(STANDIN), "--html", str(out)]) == 0
+    text = out.read_text()
+    assert "http://" not in text.split("</style>")[0] and "token" not in text.split("<body")[1][:80]
+    p = open_view(standin, out.as_uri())
+    select(p, "0.2.3")
+    p.wait_for_selector("body[data-viewport=loaded]", timeout=TIMEOUT)
+    assert tree_rows(p) == server_rows  # the file shows the same tree as the server
+    p.screenshot(path=shots / "static.png")
+    no_errors(standin)
+    # Search, references and the texture work from the file too.
+    p.fill("#search", "UserIconTex")
+    p.press("#search", "Enter")
+    p.wait_for_selector("body[data-selected='0.0.0']", timeout=TIMEOUT)
+    assert p.eval_on_selector("#inspector img.texture", "e => e.src.startsWith('data:image/')")
+    select(p, "0.0")
+    p.locator("a.ref[data-target='0.0.1']").click()
+    p.wait_for_selector("body[data-selected='0.0.1']", timeout=TIMEOUT)
+    select(p, "0.1")  # the ProtoFlux pane reads the graph from the file too
+    p.wait_for_selector("body[data-flux='9']", timeout=TIMEOUT)
+    no_errors(standin)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mar_coresys.resonitepackage",
+        "orange3134_AvatarRootIdentification.brson",
+        "mar_AimConstraint.pg.brson",
+        "redx_5ce7cdf5.7zbson",
+    ],
+)
+def test_real_samples(page: Page, samples_dir: Path, name: str) -> None:
+    """Every kind of real file opens: the deepest slot is revealed, its inspector shows."""
+    from brson.view.data import walk_keys
+
+    with serving(page, samples_dir / name) as running:
+        deepest = max((key for key, _ in walk_keys(running.data.tree.root)), key=len)
+        p = open_view(page, running.url)
+        assert tree_rows(p)
+        select(p, deepest)
+        assert in_view(p, f"#tree .node[data-key='{deepest}'] > .row")
+        p.wait_for_selector("body[data-findings=ready]", timeout=60_000)
+        no_errors(page)
+
+
+def test_lazy_on_a_generated_world(page: Page, tmp_path: Path) -> None:
+    """The page never receives the whole tree: on a 2,000-slot world (benchmarks/worlds.py)
+    the first paint draws the root and its children only, and opening the deepest slot asks
+    for its ancestors' children, not for the rest."""
+    sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
+    import worlds
+
+    from brson.view.data import walk_keys
+
+    data, _meta = worlds.generate(2000)
+    path = tmp_path / "world.bson"
+    path.write_bytes(data)
+    sizes: list[int] = []
+    # Tree data only: the findings list is the whole file's by design (validate's findings,
+    # ~750 KB here) and arrives whenever validation ends, before or after the check below.
+
+    def record(r: Any) -> None:
+        if "/api/" in r.url and "/api/findings" not in r.url:
+            sizes.append(len(r.body()))
+
+    page.page.on("response", record)
+    try:
+        with serving(page, path) as running:
+            p = open_view(page, running.url)
+            root_children = running.data.children("0")["total"]
+            assert p.eval_on_selector_all("#tree .node", "els => els.length") == 1 + root_children
+            deepest = max((key for key, _ in walk_keys(running.data.tree.root)), key=len)
+            select(p, deepest)
+            shown = p.eval_on_selector_all("#tree .node", "els => els.length")
+            assert shown < 400, shown  # the path's siblings, not 2,000 rows
+            assert max(sizes) < 300_000, max(sizes)
+            no_errors(page)
+    finally:
+        page.page.remove_listener("response", record)  # the tab is the module's
