@@ -212,7 +212,7 @@ gltf-tools:
 test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
 	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
 	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
-	BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target WARM=warm \
+	$(MAKE) warm && BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target \
 	  suite sanitize pure fuzz-short wheel-check typecheck vendor-check lint
 
 .PHONY: suite pure fast warm test-exhaustive
@@ -225,20 +225,20 @@ test-exhaustive:
 # pytest rewrites each test module's asserts at import and caches the result in __pycache__;
 # on a fresh clone the suite's and the pure pass's workers, started together, would each
 # rewrite every module (a collection: 18 s of CPU cold, 10 s from the cache). `make test` has
-# one collection fill the cache first (WARM=warm), while its other steps run.
-WARM ?=
+# one collection fill the cache first, alone on the CPUs (about 10 s): run beside the other
+# steps' starts it waited over a minute, and the suite, the critical path, waited with it.
 warm: $(STAMP)
 	$(BIN)/python -m pytest -q --collect-only -p no:cacheprovider > /dev/null
 
 # The whole suite (every tier), spread over the CPUs.
-suite: $(STAMP) $(WARM)
+suite: $(STAMP)
 	$(BIN)/python -m pytest -q $(XDIST)
 
 # PURE_TESTS with BRSON_PURE_PYTHON=1: every C accelerator's Python twin, through its callers.
 # One process: two xdist workers would each start and collect for a short run, and the other
 # steps of `make test` use the second CPU. Measured at load average 7-14: 22.5 s of CPU (27.4 s
 # on two workers; the 331 tests of the list before on two workers: 41.9 s).
-pure: $(STAMP) $(WARM)
+pure: $(STAMP)
 	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q -p no:cacheprovider -n 0 $(PURE_TESTS)
 
 # The fast tier alone (no engine, browser or slow test).

@@ -33,6 +33,8 @@ def test_two_workers_identical(corpus: Path, clean_index: Path, tmp_path: Path) 
 
 def test_dask_local_cluster_identical(corpus: Path, clean_index: Path, tmp_path: Path) -> None:
     import dask
+    import dask.distributed  # its config defaults in place before the set below: leaving
+    # the set restores the config as it was, and would drop the defaults loaded inside it
 
     # Worker processes forked from a server, as Dask's own test suite starts them: the one
     # the clean index's scan started, with brson and pyarrow imported, instead of a fresh
