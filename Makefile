@@ -193,11 +193,11 @@ gltf-tools:
 # one is not built).
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
-# machine with no other job of ours: 6 min 44 s wall and 674 s of CPU (user + sys of every
-# process it waits for; Chromium's and the scan's pool workers are not all counted), over the
-# 5-minute aim; 7 min 01 s and 716 s before the last cuts (the machine's speed varies by about
-# a fifth between runs). Setup and the warm-up collection take the first 60 s; then, side by
-# side: suite 6,123 tests in 336 s wall (the critical path; the conformance matrix runs its
+# machine with no other job of ours: 6 min 21 s to 6 min 44 s wall and 632-674 s of CPU in two
+# runs (user + sys of every process it waits for; Chromium's and the scan's pool workers are
+# not all counted), over the 5-minute aim; 7 min 01 s and 716 s before the last cuts (the
+# machine's speed varies by about a fifth between runs). Setup and the warm-up collection take
+# the first 60 s; then, side by side: suite 6,123 tests in 315-336 s wall (the critical path; the conformance matrix runs its
 # covering design, 515 cells, BRSON_EXHAUSTIVE=1 the 1,260), sanitize 109 tests in 132 s,
 # pure 97 tests in 117 s (one process), wheel-check 42 s of CPU. A `brson` process costs 0.3 s
 # before it reads a byte, and the CLI, engine and pipeline tests start hundreds; each engine
