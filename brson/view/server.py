@@ -63,6 +63,11 @@ STATIC = {
 class ViewServer(ThreadingHTTPServer):
     """One opened archive served to one browser session (token)."""
 
+    #: The kernel's queue of connections not yet accepted (socketserver's default is 5): a
+    #: burst beyond it has its handshakes dropped and retried a second and more later, so a
+    #: client over the bound waited that long for its 503 instead of getting it at once.
+    request_queue_size = 128
+
     def __init__(
         self,
         data: ViewData,
