@@ -193,7 +193,7 @@ gltf-tools:
 # one is not built).
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
-# machine with no other job of ours: 6 min 21 s to 6 min 44 s wall and 632-674 s of CPU in two
+# machine with no other job of ours: 6 min 16 s to 6 min 44 s wall and 632-674 s of CPU in three
 # runs (user + sys of every process it waits for; Chromium's and the scan's pool workers are
 # not all counted), over the 5-minute aim; 7 min 01 s and 716 s before the last cuts (the
 # machine's speed varies by about a fifth between runs). Setup and the warm-up collection take
@@ -268,9 +268,8 @@ typecheck: $(STAMP)
 # The edit-test loop: lint, types and the fast tier side by side (the aim: under 90 s wall on
 # 2 idle CPUs). Sweeps that repeat one path (mutations, every slot, generated examples) are
 # `slow` and run in `make test`; each area keeps its real-sample, error-path and API tests here.
-# Measured on the 2-CPU machine at load average under 1: 90 s wall, 146 s of CPU (3,444 fast
-# tests in 88 s) with mypy's cache warm; with it removed, about 25 s more (115 s, 175 s of CPU
-# when the fast tier had 3,201 tests).
+# Measured on the 2-CPU machine at load average under 1: 74 s wall, 129 s of CPU (3,581 fast
+# tests in 73 s) with mypy's cache warm; with it removed, about 20 s more of CPU.
 check: $(STAMP)
 	$(MAKE) -j --output-sync=target lint typecheck fast
 
