@@ -183,39 +183,71 @@ graphviz:
 gltf-tools:
 	sh scripts/ensure-gltf-tools.sh
 
-# Everything, as one `make -j` (each step is independent, and while one waits on an engine or
-# a child process the others use the CPUs): the whole suite with every real engine (`suite`),
-# the accelerated modules' tests again on the pure-Python path (`pure`), the C accelerators
-# under ASan + UBSan (`sanitize`, in a copy of the tree), lint, types, a short atheris fuzz
-# slice, the viewer bundle's rebuild check and the wheel in clean venvs. Godot 3 and Godot 4
-# engine tests always run in CI (CI=true fails them without the engine; outside CI they skip
-# when an engine is missing), and the suite runs with the C accelerators (CI=true fails when
-# one is not built).
+# Everything, in three phases of `make -j` (the steps are independent, and while one waits on
+# an engine, a download or a child process the others use the CPUs):
+#   1. the venv (pip, single-threaded for most of its time) beside the engines and tools and the
+#      C built with ASan + UBSan (`sanitize-build`: needs gcc and Python's headers, not the venv);
+#   2. the warm-up collection beside the steps that collect no tests: the atheris fuzz slice
+#      (`fuzz-short`), types, lint and the viewer bundle's rebuild check;
+#   3. after the warm-up: the whole suite with every real engine (`suite`), the accelerated
+#      modules' tests again on the pure-Python path (`pure`), the sanitized tests (`sanitize`,
+#      in a copy of the tree) and the wheel in clean venvs (`wheel-check`).
+# Godot 3 and Godot 4 engine tests always run in CI (CI=true fails them without the engine;
+# outside CI they skip when an engine is missing), and the suite runs with the C accelerators
+# (CI=true fails when one is not built).
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
-# machine with no other job of ours: 6 min 16 s to 6 min 44 s wall and 632-674 s of CPU in three
+# machine with no other job of ours, before the phases (setup and the warm-up one after the
+# other, then every step at once): 6 min 16 s to 6 min 44 s wall and 632-674 s of CPU in three
 # runs (user + sys of every process it waits for; Chromium's and the scan's pool workers are
-# not all counted), over the 5-minute aim; 7 min 01 s and 716 s before the last cuts (the
-# machine's speed varies by about a fifth between runs). Setup and the warm-up collection take
-# the first 60 s; then, side by side: suite 6,123 tests in 315-336 s wall (the critical path; the conformance matrix runs its
-# covering design, 515 cells, BRSON_EXHAUSTIVE=1 the 1,260), sanitize 109 tests in 132 s,
-# pure 97 tests in 117 s (one process), wheel-check 42 s of CPU. A `brson` process costs 0.3 s
-# before it reads a byte, and the CLI, engine and pipeline tests start hundreds; each engine
-# (Blender, Godot 3 and 4, Chromium, the validator) starts once per session where it checks
-# many files, its tests kept on one worker (`--dist loadgroup`; pytest is pinned below 9.2,
-# which stopped honouring the groups).
+# not all counted), over the 5-minute aim; the machine's speed varies by about a fifth between
+# runs. Setup and the warm-up collection took the first 60 s with one CPU idle; then, side by
+# side: suite 6,123 tests in 315-336 s wall (the critical path; ~416 s of CPU, 238 s wall
+# alone; the conformance matrix runs its covering design, 515 cells, BRSON_EXHAUSTIVE=1 the
+# 1,260), sanitize 109 tests in 132 s, pure 97 tests in 117 s (one process), wheel-check 42 s
+# of CPU. A `brson` process costs 0.3 s before it reads a byte, and the CLI, engine and
+# pipeline tests start hundreds; each engine (Blender, Godot 3 and 4, Chromium, the validator)
+# starts once per session where it checks many files, its tests kept on one worker (`--dist
+# loadgroup`; pytest is pinned below 9.2, which stopped honouring the groups).
 # Each step's CPU alone (user + sys, children included) at load average 5-10 from other jobs:
 # fuzz-short 22-30 s (one process forks every target; 44-56 s a process a target), setup on a
 # fresh clone 42 s (pip installed once, nothing byte-compiled at install; the old recipe 69 s),
-# wheel-check 42 s, typecheck 15 s with mypy's cache removed (under 1 s from the one in
-# ~/.cache/brson when the tree is unchanged), vendor-check 4 s (npm ci
+# sanitize-build 24 s, wheel-check 42 s, typecheck 15 s with mypy's cache removed (under 1 s
+# from the one in ~/.cache/brson when the tree is unchanged), vendor-check 4 s (npm ci
 # included), lint 2 s.
-# The steps are listed longest first: `make -j` starts them in that order.
-test: $(STAMP) $(THREE) browser godot3 gltf-tools jq git-tool graphviz
-	G4=$$( [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
-	       { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || true ); \
-	$(MAKE) warm && BRSON_GODOT4="$$G4" $(MAKE) -j --output-sync=target \
-	  suite sanitize pure fuzz-short wheel-check typecheck vendor-check lint
+test: $(THREE)
+	sh scripts/ensure-cc.sh $(PYTHON)
+	$(MAKE) -j --output-sync=target $(STAMP) test-tools sanitize-build
+	BRSON_GODOT4="$$(cat $(TESTTMP)/godot4)" $(MAKE) -j --output-sync=target test-steps
+
+# `make test`'s scratch: the sanitized build made while pip installs, the Godot 4 path (outside
+# the checkout: setuptools builds in build/, and nothing here may be collected or packaged).
+TESTTMP := $(or $(TMPDIR),/tmp)/brson-test-$(shell printf %s "$(CURDIR)" | cksum | cut -d' ' -f1)
+
+.PHONY: test-tools sanitize-build test-steps test-suite test-sanitize test-pure test-wheel-check
+# The engines and tools, one after another (apt takes one install at a time); Godot 4 last, in
+# its private prefix (BRSON_GODOT4 when set; else fetched as root, cached in ~/.cache/brson).
+test-tools:
+	$(MAKE) -j1 --no-print-directory browser godot3 gltf-tools jq git-tool graphviz
+	mkdir -p $(TESTTMP)
+	{ [ -n "$$BRSON_GODOT4" ] && echo "$$BRSON_GODOT4" || \
+	  { [ "$$(id -u)" = 0 ] && timeout 900 sh scripts/get-godot4.sh 2>/dev/null | tail -n 1; } || \
+	  true; } > $(TESTTMP)/godot4
+
+# ASan + UBSan build of the C, with the interpreter the venv is made from (only the headers).
+sanitize-build:
+	PY=$(PYTHON) sh scripts/sanitize.sh --build $(TESTTMP)/sanitize
+
+# The warm-up collection first, beside the steps that collect no tests; the rest after it.
+test-steps: test-suite test-sanitize test-pure test-wheel-check fuzz-short typecheck vendor-check lint
+test-suite: warm
+	@$(MAKE) --no-print-directory suite
+test-sanitize: warm
+	SANITIZE_DIR=$(TESTTMP)/sanitize sh scripts/sanitize.sh
+test-pure: warm
+	@$(MAKE) --no-print-directory pure
+test-wheel-check: warm
+	@$(MAKE) --no-print-directory wheel-check
 
 .PHONY: suite pure fast warm test-exhaustive
 # `make test` with every sweep in full (BRSON_EXHAUSTIVE=1; tests/tiers.py): extract on every

@@ -15,9 +15,19 @@
 # pymongo's C code, which ASan's memcpy interceptor sees).
 #
 # Usage: sh scripts/sanitize.sh [PYTEST ARGS...] (added to the tests below); PY= the venv's python.
+# In two steps (`make test` builds while pip installs the venv, which the build does not need):
+#   sh scripts/sanitize.sh --build DIR     the copy and the sanitized modules into DIR (new), and
+#   SANITIZE_DIR=DIR sh scripts/sanitize.sh [PYTEST ARGS...]   the tests on it (DIR removed after).
+# PY for --build may be the interpreter the venv is made from (only its headers and suffix count).
 set -eu
+BUILD_ONLY=
+if [ "${1:-}" = --build ]; then
+    [ $# -eq 2 ] || { echo "sanitize: usage: sh scripts/sanitize.sh --build DIR" >&2; exit 2; }
+    BUILD_ONLY="$2"
+    shift 2
+fi
 PY="${PY:-.venv/bin/python}"
-PY=$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY")
+case "$PY" in */*) PY=$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY") ;; *) PY=$(command -v "$PY") ;; esac
 CC="${CC:-gcc}"
 SUFFIX=$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 INCLUDE=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
@@ -25,36 +35,53 @@ LIBASAN=$("$CC" -print-file-name=libasan.so)
 [ -f "$LIBASAN" ] || { echo "sanitize: $CC has no libasan ($LIBASAN)" >&2; exit 1; }
 SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
-WORK=$(mktemp -d)
+if [ -n "$BUILD_ONLY" ]; then
+    rm -rf "$BUILD_ONLY"
+    mkdir -p "$BUILD_ONLY"
+    WORK=$(cd "$BUILD_ONLY" && pwd)
+elif [ -n "${SANITIZE_DIR:-}" ]; then
+    WORK=$(cd "$SANITIZE_DIR" && pwd)
+else
+    WORK=$(mktemp -d)
+fi
 REPORTS="$WORK/reports"
 COPY="$WORK/brson"
-mkdir "$REPORTS" "$COPY"
 finish() {
+    status=$?
     # pytest captures fd 2, and a halted process never hands it back: reports go to files
     for report in "$REPORTS"/*; do
         [ -f "$report" ] && head -n 40 "$report" >&2
     done
-    rm -rf "$WORK"
+    # a build kept for the run that follows; anything else (a run, a failed build) goes
+    [ -n "$BUILD_ONLY" ] && [ "$status" -eq 0 ] || rm -rf "$WORK"
 }
 trap finish EXIT
 trap 'exit 130' INT TERM
 
-# (not what other steps write meanwhile: the fuzz findings and corpora, caches, builds)
-tar -cf - --exclude=node_modules --exclude=__pycache__ --exclude='*.so' --exclude='*.egg-info' \
-    --exclude=fuzz/findings --exclude='fuzz/corpus-*' \
-    brson tests fixtures fuzz scripts pyproject.toml | tar -xf - -C "$COPY"
-[ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$WORK/shared"
+# The copy and the build (unless SANITIZE_DIR holds them, from --build)
+if [ -z "${SANITIZE_DIR:-}" ] || [ -n "$BUILD_ONLY" ]; then
+    mkdir "$REPORTS" "$COPY"
+
+    # (not what other steps write meanwhile: the fuzz findings and corpora, caches, builds)
+    tar -cf - --exclude=node_modules --exclude=__pycache__ --exclude='*.so' --exclude='*.egg-info' \
+        --exclude=fuzz/findings --exclude='fuzz/corpus-*' \
+        brson tests fixtures fuzz scripts pyproject.toml | tar -xf - -C "$COPY"
+    [ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$WORK/shared"
+    DIR="$COPY/brson/_speedups"
+    for source in "$DIR"/_*.c; do
+        module="${source%.c}$SUFFIX"
+        echo "sanitize: $CC $SANITIZE ${source#"$COPY"/}"
+        "$CC" -shared -fPIC -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror $SANITIZE \
+            -I"$INCLUDE" "$source" -o "$module" &
+    done
+    wait
+    for source in "$DIR"/_*.c; do
+        [ -f "${source%.c}$SUFFIX" ] || { echo "sanitize: ${source#"$COPY"/} did not build" >&2; exit 1; }
+    done
+fi
+[ -z "$BUILD_ONLY" ] || exit 0
 DIR="$COPY/brson/_speedups"
-for source in "$DIR"/_*.c; do
-    module="${source%.c}$SUFFIX"
-    echo "sanitize: $CC $SANITIZE ${source#"$COPY"/}"
-    "$CC" -shared -fPIC -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror $SANITIZE \
-        -I"$INCLUDE" "$source" -o "$module" &
-done
-wait
-for source in "$DIR"/_*.c; do
-    [ -f "${source%.c}$SUFFIX" ] || { echo "sanitize: ${source#"$COPY"/} did not build" >&2; exit 1; }
-done
+[ -d "$DIR" ] || { echo "sanitize: $WORK holds no build (sh scripts/sanitize.sh --build DIR)" >&2; exit 1; }
 cd "$COPY"
 export PYTHONPATH="$COPY"
 export LD_PRELOAD="$LIBASAN"
