@@ -364,6 +364,12 @@ def test_refs_json_interrupted_says_so(
         return written(records)
 
     monkeypatch.setattr(tree_cli, "records_text", interrupted)
-    code, out, err = run(capsys, "refs", "--json", str(good), str(again))
+    # Python's own Ctrl-C handler, as a terminal's process has it: a shell's background job
+    # (and so a pytest started with `&`) inherits SIGINT ignored, and the signal would be lost.
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code, out, err = run(capsys, "refs", "--json", str(good), str(again))
+    finally:
+        signal.signal(signal.SIGINT, handler)
     assert (code, err, calls) == (130, "brson: aborted\n", 2)
     assert out.startswith("[\n") and not out.endswith("]\n")
