@@ -11,20 +11,22 @@ from typing import Any
 import pytest
 import typer
 
-from brson.cli.app import app, main
+from brson.cli import root
+from brson.cli.app import main
 from brson.cli.help import EXAMPLES, polish
 
 
 @functools.cache
 def built() -> Any:
     """The click command as ``brson`` runs it, built once (a parse makes contexts and leaves
-    the command as it was)."""
-    command = typer.main.get_command(app)
+    the command as it was).  It imports every command's module: tests call it, collection
+    does not (the commands' names are :data:`brson.cli.root.COMMANDS`)."""
+    command = typer.main.get_command(root.assembled())
     polish(command)
     return command
 
 
-COMMANDS = sorted(built().commands)
+COMMANDS = sorted(root.COMMANDS)
 
 
 def help_text(capsys: pytest.CaptureFixture[str], *args: str) -> str:

@@ -8,7 +8,8 @@ table, ``ParentReference`` holding the parent's ID, no ``VersionNumber``/``Featu
 know.  Each variant changes one thing, so a failure names the convention that broke.
 
 The generator reads and writes with pymongo's ``bson`` and the ``brotli`` module, not with
-brson, and is deterministic (same samples, same bytes).  ``python -m conformance.writers OUT``
+brson, and is deterministic (same samples, same bytes), so a build is kept for the next test
+process while its inputs stay the same (:data:`CACHE`).  ``python -m conformance.writers OUT``
 (from ``tests/``) writes the variants into OUT to look at them.
 """
 
@@ -19,19 +20,24 @@ import io
 import json
 import random
 import re
+import shutil
 import struct
 import sys
+import tempfile
 import uuid
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import brotli
 import bson
+import lz4
 from bson.int64 import Int64
 
+from brson import codecs, container
 from brson.codecs import Codec
 from brson.container import pack, unpack
 
@@ -511,9 +517,88 @@ def variants(real: list[Sample]) -> list[Sample]:
 
 
 def corpus(folder: Path) -> list[Sample]:
-    """The whole matrix's files: the real ones, then their variants."""
+    """The whole matrix's files: the real ones, then their variants (from :data:`CACHE` when
+    it holds this build's)."""
     real = real_samples(folder)
-    return real + variants(real)
+    key = _fingerprint(real)
+    made = _cached(key)
+    if made is None:
+        made = variants(real)
+        _keep(key, made)
+    return real + made
+
+
+# -- the corpus kept between test processes --------------------------------------------------
+
+#: Where the variants are kept, beside the bytecode caches (git-ignored): building them takes
+#: about a second of CPU, most of it compression, and every process that collects the matrix
+#: needs their names (the warm-up collection, each pytest-xdist worker, the next run).
+CACHE = Path(__file__).resolve().parent / "__pycache__" / "corpus"
+
+
+def _fingerprint(real: list[Sample]) -> str:
+    """What the variants' bytes follow from: the real files, this generator, brson's container
+    and codec code it reads and writes with, and the interpreter's and compressors' versions."""
+    digest = hashlib.sha256(f"{sys.version}\0{brotli.__version__}\0{lz4.__version__}".encode())
+    code = [Path(__file__), *(p for m in (codecs, container) for p in _sources(m))]
+    for path in code:
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    for sample in real:
+        digest.update(sample.name.encode() + b"\0" + hashlib.sha256(sample.data).digest())
+    return digest.hexdigest()[:32]
+
+
+def _sources(package: ModuleType) -> list[Path]:
+    return sorted(Path(package.__file__).parent.glob("*.py"))
+
+
+def _cached(key: str) -> list[Sample] | None:
+    """The variants kept under ``key``, each file's bytes checked against the manifest's
+    sha256; None when any is missing or differs."""
+    folder = CACHE / key
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        out = [
+            Sample(e["name"], (folder / e["name"]).read_bytes(), e["origin"], e["variant"])
+            for e in manifest
+        ]
+        digests = [e["sha256"] for e in manifest]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if [hashlib.sha256(s.data).hexdigest() for s in out] != digests:
+        return None
+    return out
+
+
+def _keep(key: str, made: list[Sample]) -> None:
+    """Write the variants under ``key`` (whole or not at all: a folder renamed into place, over
+    a damaged one), and drop the builds of other keys.  A tree that cannot be written keeps
+    nothing."""
+    manifest = [
+        {
+            "name": s.name,
+            "origin": s.origin,
+            "variant": s.variant,
+            "sha256": hashlib.sha256(s.data).hexdigest(),
+        }
+        for s in made
+    ]
+    try:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".new-", dir=CACHE))
+        for sample in made:
+            (staging / sample.name).write_bytes(sample.data)
+        (staging / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+        shutil.rmtree(CACHE / key, ignore_errors=True)
+        try:
+            staging.rename(CACHE / key)
+        except OSError:  # another process kept the same build first
+            shutil.rmtree(staging, ignore_errors=True)
+        for other in CACHE.iterdir():
+            if other.name != key and not other.name.startswith(".new-"):
+                shutil.rmtree(other, ignore_errors=True)
+    except OSError:
+        return
 
 
 def main(argv: list[str]) -> int:

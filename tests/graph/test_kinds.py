@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Iterator
 
 import bson
 import pytest
 
 from brson.errors import BrsonError
 from brson.graph.refs import KINDS, source_of
+from brson.lazymap import LazyMapping
 from brson.model import Member
 from brson.model.ids.kinds import source_kind, target_kind
 from brson.model.ids.locate import Location, element_at, runs
@@ -27,13 +27,22 @@ from tests.graph.synth import world
 from tests.tiers import EXHAUSTIVE
 
 
-def _trees() -> Iterator[tuple[str, bytes]]:
-    yield from part_trees_bson().items()
-    for seed in (1, 2, 3):
-        yield f"synthetic {seed}", bson.encode(world(200, seed=seed, fanout=2 + seed, external=5))
+class _Trees(LazyMapping[bytes]):
+    """Every real part's tree BSON, then three synthetic worlds (seeds 1 to 3), each world
+    built on its first lookup: collection needs only the names, and the worlds' build (most
+    of this module's import) then falls to the process that runs a test on one."""
+
+    def __init__(self) -> None:
+        super().__init__([*part_trees_bson(), *(f"synthetic {seed}" for seed in (1, 2, 3))])
+
+    def _make(self, name: str) -> bytes:
+        if name.startswith("synthetic "):
+            seed = int(name.removeprefix("synthetic "))
+            return bson.encode(world(200, seed=seed, fanout=2 + seed, external=5))
+        return part_trees_bson()[name]
 
 
-TREES = dict(_trees())
+TREES = _Trees()
 #: The trees whose bytes are changed: every real one, and the first synthetic world (all three
 #: with BRSON_EXHAUSTIVE=1).  Each change checks the whole tree again, and the other two
 #: worlds' changes reach no C or Python line that these do not: two thirds of the sweep's CPU.

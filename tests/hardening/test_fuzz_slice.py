@@ -11,6 +11,7 @@ derandomized: the same inputs on every run) with the harness's own mutator.
 
 from __future__ import annotations
 
+import functools
 import random
 import subprocess
 import sys
@@ -34,7 +35,13 @@ pytestmark = pytest.mark.slow  # every fuzz target on mutated seeds
 PER_INPUT_S = 10
 # "trees" has its own slice (tests/hardening/test_tree_fuzz.py): ~0.4 s an input.
 NAMES = [name for name, t in targets.TARGETS.items() if t.available() and name != "trees"]
-SEEDS = {name: targets.TARGETS[name].seeds() for name in NAMES}
+
+
+@functools.cache
+def seeds(name: str) -> list[bytes]:
+    """A target's seeds, made on first use (once a process): collection needs only the
+    targets' names, and making every target's seeds was most of this module's import."""
+    return targets.TARGETS[name].seeds()
 
 
 #: The tests that query the sql target's index, which a process makes once (a scan in a
@@ -59,13 +66,13 @@ def run_bounded(name: str, data: bytes) -> None:
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=SQL) if n == "sql" else n for n in NAMES])
 def test_every_seed_passes(name: str) -> None:
-    assert SEEDS[name], f"no seeds for {name}"
-    for seed in SEEDS[name]:
+    assert seeds(name), f"no seeds for {name}"
+    for seed in seeds(name):
         run_bounded(name, seed)
 
 
 def run_mutated(name: str, data: st.DataObject) -> None:
-    pool = SEEDS[name]
+    pool = seeds(name)
     rng = random.Random(data.draw(st.integers(0, 2**32 - 1), label="mutation seed"))
     original = pool[data.draw(st.integers(0, len(pool) - 1), label="seed")]
     run_bounded(name, mutate(rng, original, pool))
