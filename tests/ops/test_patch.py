@@ -21,7 +21,9 @@ FIXTURES = PROJECT_ROOT / "fixtures"
 
 #: Every real archive: the shared samples (packages: their main tree) and the project's copy.
 REAL = sorted(
-    [p for p in SAMPLES.glob("*") if p.suffix != ".md"] + list((FIXTURES / "real").glob("*"))
+    [p for p in SAMPLES.glob("*") if p.suffix != ".md"] + list((FIXTURES / "real").glob("*")),
+    # the project's files first wherever the checkout is: a name in both gets the same ID suffix
+    key=lambda p: (p.is_relative_to(SAMPLES), str(p)),
 )
 #: A type no sample has, so adding it changes the ``Types`` table.
 NEW_TYPE = "[FrooxEngine]FrooxEngine.ValueField<int>"
