@@ -387,7 +387,7 @@ fuzz: $(STAMP)
 # between seeds, less the import-time lines of modules a target used to import mid-run).
 # Measured on a fresh clone's corpora: 22-30 s of CPU (user + sys) at load average 5-10.
 FUZZ_SHORT ?= loads:400 validate:1000 godot3:2000 godot4:2000 package:300 gltf:200 \
-  meshx:2000 patch:400 folders:300 sql:30
+  meshx:2000 patch:400 folders:300 sql:20
 fuzz-short: $(STAMP)
 	$(MAKE) fuzz FUZZ_TREE_RUNS=0 FUZZ_SEED=1 FUZZ_TARGETS="$(FUZZ_SHORT)"
 

@@ -16,12 +16,13 @@ the same per-input time bound, reporting the same figures.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import ctypes
+import gc
 import hashlib
 import importlib
 import os
-import pkgutil
 import random
 import re
 import shutil
@@ -261,12 +262,15 @@ def run_many(specs: list[str], args: list[str]) -> int:
     libFuzzer, one after another, each in a child forked from this process, its output in
     ``fuzz/findings/<name>.log``; the exit code of the first that fails, else 0.
 
-    This process instruments and imports every brson module once, before the first fork: a
-    process a target paid that again each time (most of a short slice's CPU). A child is a
-    libFuzzer run of its own, as ``fuzz_<name>.py`` starts it. Each child's temporary files
-    (the sql target's index) go to one folder, removed at the end: libFuzzer ends a child
-    without Python's exit handlers.
+    This process instruments and imports the brson modules the targets reach once, before
+    the first fork: a process a target paid that again each time (most of a short slice's
+    CPU). A child is a libFuzzer run of its own, as ``fuzz_<name>.py`` starts it. Each child's
+    temporary files (the sql target's index) go to one folder, removed at the end: libFuzzer
+    ends a child without Python's exit handlers.
     """
+    atheris = _atheris(args)
+    if atheris is not None:  # first: fuzz.targets imports brson, which is to be instrumented
+        _instrument_on_import(atheris)
     from fuzz.targets import TARGETS
 
     runs = [(spec.split(":", 1)[0], spec.split(":", 1)[1:]) for spec in specs]
@@ -274,7 +278,6 @@ def run_many(specs: list[str], args: list[str]) -> int:
     if unknown:
         print(f"unknown fuzz targets: {unknown}; known: {sorted(TARGETS)}", file=sys.stderr)
         return 2
-    atheris = _atheris(args)
     if atheris is None:
         failed = [
             name
@@ -286,8 +289,7 @@ def run_many(specs: list[str], args: list[str]) -> int:
             )
         ]
         return 1 if failed else 0
-    _instrument_on_import(atheris)
-    _import_brson()
+    _import_brson({TARGETS[name].run.__module__ for name, _ in runs})
     with _scratch():
         for name, count in runs:
             target_args = [a for a in args if not (count and a.startswith("-runs="))]
@@ -312,16 +314,72 @@ def _scratch() -> Iterator[None]:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _import_brson() -> None:
-    """Every brson module, imported (and so instrumented) once, for the children to share.
+def _import_brson(roots: set[str]) -> None:
+    """The brson modules the targets can reach (:func:`reachable_modules` of the modules
+    *roots* that define them), imported (and so instrumented) once, for the children to share.
 
     Imported only: no target's seeds or inputs run here, so each child starts with the
     state of a new process (the caches of what runs empty, as ``fuzz_<name>.py`` has them).
-    """
-    import brson
+    The modules no target imports (the CLI's commands, the viewer, the exporters) are left
+    out: their instrumenting was a third of this. One a target does import that is not
+    found is still instrumented, in the child that imports it.
 
-    for module in pkgutil.walk_packages(brson.__path__, "brson."):
-        importlib.import_module(module.name)
+    The instrumenter makes millions of objects, some in cycles: the garbage collector's own
+    passes over the growing heap were a fifth of the CPU here, so it runs once a module,
+    over that module's objects only. What is left is frozen before the forks, so that no
+    child's collections walk (and so copy) the parent's pages.
+    """
+    gc.disable()
+    try:
+        for name in reachable_modules(roots):
+            importlib.import_module(name)
+            gc.collect(0)
+    finally:
+        gc.enable()
+    gc.freeze()
+
+
+def reachable_modules(roots: set[str]) -> list[str]:
+    """The brson modules that the fuzz modules *roots* can import, read from the source (an
+    import here would come before instrumentation): those a root names (in an import at the
+    top or in a function, or as a string, as ``importlib`` takes one), what those name in
+    turn, and so on through brson. Another fuzz module a root imports is not followed: the
+    trees target's (``fuzz/trees.py``, every command) has a process of its own."""
+    files = {_module_name(path): path for path in (HERE.parent / "brson").rglob("*.py")}
+    todo = [m for root in roots for m in _named_modules(HERE.parent, root) if m in files]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += [m for m in _named_modules(files[name], name) if m in files]
+    return sorted(seen)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(HERE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _named_modules(path: Path, module: str) -> set[str]:
+    """Every module that the source of *module* (at *path*, or under the folder *path*)
+    imports anywhere or names in a string, and the packages above each."""
+    if path.is_dir():
+        path = path.joinpath(*module.split(".")).with_suffix(".py")
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                above = package.rsplit(".", node.level - 1)[0]
+                base = f"{above}.{base}" if base else above
+            names |= {base, *(f"{base}.{alias.name}" for alias in node.names)}
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)
+    return {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
 
 
 def _child(atheris: Any, name: str, args: list[str], log: Path | None) -> NoReturn:

@@ -28,6 +28,8 @@ python scripts/wheel-check.py [--keep DIR]
 from __future__ import annotations
 
 import argparse
+import fcntl
+import hashlib
 import json
 import os
 import resource
@@ -66,6 +68,8 @@ C_SOURCES = sorted(
 EXTENSION_SUFFIXES = (".so", ".pyd")
 #: The dependencies' wheels, downloaded once: installs from it are offline and fast.
 WHEELHOUSE = Path.home() / ".cache" / "brson" / "wheelhouse"
+#: The dependencies installed from it, kept (:func:`shared_dependencies`).
+DEPENDENCIES = Path.home() / ".cache" / "brson" / "wheel-check-deps"
 FILLING = threading.Lock()
 #: What building the sdist needs (pyproject's build-system table).
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -151,10 +155,11 @@ def check_wheel(wheel: Path) -> list[str]:
 class Venv:
     """A clean venv run with a PATH of its own bin folder alone: no compiler, npm or node."""
 
-    def __init__(self, path: Path, deps: Venv | None = None) -> None:
+    def __init__(self, path: Path, deps: Venv | None = None, create: bool = True) -> None:
         # No pip of its own (ensurepip cost 7 s of CPU a venv): this interpreter's pip
         # installs into it (``pip --python``).
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+        if create:
+            subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
         self.bin = path / "bin"
         version = f"python{sys.version_info.major}.{sys.version_info.minor}"
         self.site = path / "lib" / version / "site-packages"
@@ -291,6 +296,38 @@ for line in sys.stdin:
     protocol.write(json.dumps([code, *texts]) + "\\n")
     protocol.flush()
 """
+
+
+def shared_dependencies() -> tuple[Venv, bool]:
+    """The venv of brson's dependencies (:data:`REQUIREMENTS`) that both clean venvs see, kept
+    in :data:`DEPENDENCIES` between runs as the wheelhouse is: unpacking the same wheels
+    again (numpy, pyarrow, DuckDB: 340 MB) was a quarter of the check's CPU, and proves
+    nothing about brson, whose installs stay new each run. One venv for each set of
+    requirements, interpreter and wheelhouse (a new requirement or wheel makes a new one);
+    the others go once unused for a day. Returns the venv and whether it was installed now."""
+    key = json.dumps(
+        {
+            "python": [sys.version, sys.base_prefix],
+            "requirements": REQUIREMENTS,
+            "wheels": sorted(p.name for p in WHEELHOUSE.glob("*.whl")),
+        }
+    )
+    folder = DEPENDENCIES / hashlib.sha256(key.encode()).hexdigest()[:16]
+    done = folder / "installed.json"
+    DEPENDENCIES.mkdir(parents=True, exist_ok=True)
+    with open(DEPENDENCIES / ".lock", "w") as lock:  # one run installs, the others wait
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for other in DEPENDENCIES.iterdir():
+            if other.is_dir() and other != folder and time.time() - other.stat().st_mtime > 86400:
+                shutil.rmtree(other, ignore_errors=True)
+        if done.is_file() and done.read_text() == key:
+            folder.touch()
+            return Venv(folder, create=False), False
+        shutil.rmtree(folder, ignore_errors=True)  # an install that did not finish
+        venv = Venv(folder)
+        venv.install(*REQUIREMENTS)
+        done.write_text(key)
+        return venv, True
 
 
 def glb_json(path: Path) -> dict[str, object]:
@@ -500,9 +537,8 @@ def main() -> int:
 
     def dependencies() -> Venv:
         """brson's dependencies and the two extras', in a venv both installs share."""
-        venv = Venv(work / "deps-venv")
-        venv.install(*REQUIREMENTS)
-        say(f"installed the {len(REQUIREMENTS)} dependencies once")
+        venv, installed = shared_dependencies()
+        say(f"{'installed' if installed else 'reused'} the {len(REQUIREMENTS)} dependencies")
         return venv
 
     def from_sdist(sdist: Path, deps: Venv) -> Suite:
