@@ -149,7 +149,13 @@ def check_wheel(wheel: Path) -> list[str]:
         for name in PACKAGE_DATA:
             check(name in names, f"{wheel.name} lacks {name}")
         check(zf.read(BUNDLE) == (ROOT / BUNDLE).read_bytes(), f"{wheel.name}'s bundle differs")
-        return sorted(n for n in names if n.endswith(EXTENSION_SUFFIXES))
+        extensions = sorted(n for n in names if n.endswith(EXTENSION_SUFFIXES))
+    # setup.py's extensions are optional (a failed compile drops one, and pip goes on): on
+    # this machine, which compiles them, the wheel must hold one for each C source
+    sources = sorted(f"brson/_speedups/{p.stem}" for p in (ROOT / "brson/_speedups").glob("_*.c"))
+    stems = sorted(n.split(".")[0] for n in extensions)
+    check(stems == sources, f"{wheel.name} holds the extensions {stems}, not {sources}")
+    return extensions
 
 
 class Venv:
