@@ -110,18 +110,26 @@ def folder_seeds() -> list[bytes]:
 #: The index this process made, and the process: a forked child inherits the list, and must
 #: not remove its parent's folder.
 _INDEX: list[tuple[int, Path]] = []
+#: Scan for the index in this process, not in a child: for a process whose ``__main__`` the
+#: scan's worker pool can import again (a test run sets it; a harness's may not be importable).
+SCAN_IN_PROCESS = False
 
 
 def _index() -> Path:
     """A real index, made once per process in a temporary folder (see :func:`remove_index`)."""
     if not _INDEX:
         parent = Path(tempfile.mkdtemp(prefix="brson-fuzz-sql-"))
-        _INDEX.append((os.getpid(), parent / "index"))
+        index = parent / "index"
+        _INDEX.append((os.getpid(), index))
         atexit.register(remove_index)
-        # In a child: the scan's worker pool re-imports __main__, which a harness may not have.
-        command = [sys.executable, "-m", "brson", "scan", str(TINY), "-o", str(parent / "index")]
         try:
-            subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
+            if SCAN_IN_PROCESS:
+                from brson.scan import engine
+
+                engine.scan([TINY], index)
+            else:
+                command = [sys.executable, "-m", "brson", "scan", str(TINY), "-o", str(index)]
+                subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
         except BaseException:
             remove_index()
             raise

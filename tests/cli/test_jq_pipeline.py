@@ -3,12 +3,18 @@
 ``-0.0`` as ``-0``) and jq 1.7.1 (Debian 13), on every real sample; and edits made with jq keep
 each element's recorded number types (the ``$numbers`` record, docs/json-form.md).
 
+The edits go through the pipeline as the README writes it (a shell, two brson processes and
+jq, pipes between them); the sweep over every sample and the exact doubles run brson's two
+commands in this process around the real jq (what a case changes is the JSON form, not the
+processes; two brson processes were about 1 s of CPU a case).
+
 jq 1.6 is ``jq`` on PATH; jq 1.7 is ``$BRSON_JQ17`` or the wrapper ``scripts/ensure-jq.sh``
 writes (``make test`` runs it).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -20,6 +26,7 @@ import pytest
 from bson.int64 import Int64
 
 import brson
+from brson.cli.app import main
 from brson.container import unpack
 from brson.document import bsondoc
 from brson.ops.diff import diff
@@ -31,7 +38,7 @@ SAMPLE_FILES = sorted(
 )
 STANDIN = "orange3134_loading_standin.brson"
 
-# A subprocess sweep: two brson processes and a jq per case, about 1.4 s of CPU each.
+# A sweep of jq processes, and three pipelines of two brson processes and a jq each.
 pytestmark = pytest.mark.slow
 
 
@@ -65,23 +72,46 @@ def pipeline(jq: str, src: Path, out: Path, program: str = ".") -> subprocess.Co
     )
 
 
+def pipeline_in_process(
+    jq: str,
+    src: Path,
+    out: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> str:
+    """The pipeline with ``to-json`` and ``from-json -`` run by the CLI's entry point in this
+    process, jq a real process between them; returns from-json's standard error."""
+    assert main(["to-json", str(src)]) == 0
+    form = capsys.readouterr().out
+    printed = subprocess.run([jq, "."], input=form.encode(), capture_output=True, check=True)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(printed.stdout)))
+    code = main(["from-json", "-", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    return err
+
+
 def bson_of(path: Path) -> bytes:
     return brson.load(path).to_bson()
 
 
 @pytest.mark.parametrize("version", ["1.6", "1.7"])
 @pytest.mark.parametrize("src", SAMPLE_FILES, ids=[p.name for p in SAMPLE_FILES])
-def test_readme_pipeline_is_byte_identical(src: Path, version: str, tmp_path: Path) -> None:
+def test_readme_pipeline_is_byte_identical(
+    src: Path,
+    version: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     jq = jq_binary(version)
     out = tmp_path / ("y.brson" if src.suffix != ".7zbson" else "y.7zbson")
-    done = pipeline(jq, src, out)
-    assert done.returncode == 0, done.stderr
+    err = pipeline_in_process(jq, src, out, capsys, monkeypatch)
     assert unpack(out.read_bytes(), out.name)[1] == bson_of(src)
-    # (in process: the pipeline's own two brson processes are what this test is about)
     changes = list(diff(brson.load(src), brson.load(out)).lines())
     assert not changes, changes[:20]
     if version == "1.6":  # the jq that drops '.0' says what was restored
-        assert "restored as doubles from $numbers" in done.stderr
+        assert "restored as doubles from $numbers" in err
 
 
 def _member(doc: dict, ident: str) -> dict:
@@ -142,7 +172,12 @@ def test_jq_edit_keeps_the_elements_types(samples_dir: Path, tmp_path: Path, ver
 
 
 @pytest.mark.parametrize("version", ["1.6", "1.7"])
-def test_exact_doubles_through_jq(tmp_path: Path, version: str) -> None:
+def test_exact_doubles_through_jq(
+    tmp_path: Path,
+    version: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """-0.0, integral doubles small and past 1e17, the smallest subnormal and int32/int64
     edges, as jq prints them, come back with their types and bits."""
     jq = jq_binary(version)
@@ -157,8 +192,7 @@ def test_exact_doubles_through_jq(tmp_path: Path, version: str) -> None:
     src = tmp_path / "x.bson"
     brson.dump(doc, src)
     out = tmp_path / "y.bson"
-    done = pipeline(jq, src, out)
-    assert done.returncode == 0, done.stderr
+    pipeline_in_process(jq, src, out, capsys, monkeypatch)
     assert out.read_bytes() == src.read_bytes()
 
 
@@ -181,12 +215,12 @@ def test_added_and_ambiguous_elements_are_reported(samples_dir: Path, tmp_path: 
     assert [type(x) for x in written["Object"]["Children"][0]["Data"]] == [int, int]
 
 
-def test_record_is_plain_json_that_jq_keeps(samples_dir: Path) -> None:
+def test_record_is_plain_json_that_jq_keeps(
+    samples_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The record is the form's last key, strings only: nothing for a JSON tool to re-print."""
-    done = subprocess.run(
-        [BRSON, "to-json", str(samples_dir / STANDIN)], capture_output=True, text=True, check=True
-    )
-    form = json.loads(done.stdout)
+    assert main(["to-json", str(samples_dir / STANDIN)]) == 0
+    form = json.loads(capsys.readouterr().out)
     assert next(iter(form)) == "$container" and list(form)[-1] == "$numbers"
     record = form["$numbers"]
     assert set(record) == {"root", "elements"}

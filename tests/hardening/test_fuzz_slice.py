@@ -44,9 +44,11 @@ def seeds(name: str) -> list[bytes]:
     return targets.TARGETS[name].seeds()
 
 
-#: The tests that query the sql target's index, which a process makes once (a scan in a
-#: child: over a second of CPU): one pytest-xdist worker runs them all.
+#: The tests that query the sql target's index, which a process makes once: one pytest-xdist
+#: worker runs them all.  The scan runs in this process (DuckDB and pyarrow are imported
+#: here already; a child scanning was about 3 s of CPU).
 SQL = pytest.mark.xdist_group("fuzz-sql")
+inputs.SCAN_IN_PROCESS = True
 
 
 @pytest.fixture(scope="session", autouse=True)

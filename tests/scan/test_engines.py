@@ -37,8 +37,8 @@ def test_dask_local_cluster_identical(corpus: Path, clean_index: Path, tmp_path:
     # the set restores the config as it was, and would drop the defaults loaded inside it
 
     # Worker processes forked from a server, as Dask's own test suite starts them: the one
-    # the clean index's scan started, with brson and pyarrow imported, instead of a fresh
-    # interpreter importing Dask, brson and pyarrow for each (about 1.5 s of CPU a worker).
+    # the clean index's fixture started, with brson, pyarrow and Dask imported
+    # (tests/scan/conftest.py), instead of a fresh interpreter importing them for each.
     with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
         summary = engine.scan(
             [corpus], tmp_path / "dask", options=OPTIONS, workers=2, engine="dask", batch=128
