@@ -26,6 +26,7 @@ from brson.codecs import Codec
 from brson.container import Container, unpack
 from brson.ops.validate import Severity, validate
 from brson.package import load_package
+from tests.tiers import EXHAUSTIVE
 
 from .conftest import CORPUS, Check
 from .oracle import View, file_view, type_table_problems, view
@@ -87,6 +88,15 @@ def document_seen_before(name: str) -> bool:
             return digest in seen
         seen.add(digest)
     return False
+
+
+def tree_checked_before(path: Path) -> bool:
+    """Whether the default run gives this input the operation's one main run only: an earlier
+    file holds its document (:func:`document_seen_before`), and that file's cell ran every
+    variation of the operation on it, which depends on the tree alone; what this file adds is
+    its container, read and written by the main run.  BRSON_EXHAUSTIVE=1: every variation
+    again."""
+    return not EXHAUSTIVE and document_seen_before(path.name)
 
 
 def archive_suffix(path: Path) -> str:

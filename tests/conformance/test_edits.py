@@ -1,5 +1,8 @@
 """The conformance matrix's edits on every file: rename, move, set, delete, import, renumber and
-set-var, each output checked against its input (see :mod:`conformance.checks`).
+set-var, each output checked against its input (see :mod:`conformance.checks`).  A file holding
+a document an earlier file holds (a package's main tree, a headerless copy) gets each edit's
+main run, which reads and writes its container, not the variations that depend on the tree
+alone (:func:`conformance.checks.tree_checked_before`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from .checks import (
     run,
     slots_untouched,
     source_view,
+    tree_checked_before,
     untouched,
 )
 from .conftest import CORPUS, Check
@@ -86,7 +90,7 @@ def test_move(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFi
     check([c.id for c in changes.slots_moved] == [leaf], "diff: that one move")
     # Reorder: the root's last child first.
     children = [sid for sid in src.slot_order if src.slots[sid][1] == root]
-    if len(children) > 1:
+    if len(children) > 1 and not tree_checked_before(path):
         reordered = edited(path, tmp_path, "reordered")
         code, _, err = run(capsys, "move", path, children[-1], "--index", "0", "-o", reordered)
         check(code == OK, f"--index 0: exit {code}: {err}")
@@ -124,7 +128,9 @@ def test_set(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFix
     src = source_view(path)
     tree = brson.load(path)
     by_id = {c.id: c for c in tree.components()}
-    for n, (cid, key, kind, text) in enumerate(_settable(src)):
+    settable = _settable(src)
+    once = tree_checked_before(path)  # then one kind, when there is one
+    for n, (cid, key, kind, text) in enumerate(settable[:1] if once else settable):
         component = by_id[cid]
         slot = component.slot
         assert slot is not None
@@ -137,6 +143,8 @@ def test_set(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFix
         new = dict(data_fields(v.components[cid][2].typed))[key]
         check(new[0] == kind, f"{key}: a {kind} stays a {kind} (now {new[0]})")
         untouched(check, src, v, skip={cid})
+    if once and settable:
+        return
     slot_id = picks(src)["leaf"]
     out = edited(path, tmp_path, "setpos")
     code, _, err = run(capsys, "set", path, f"{slot_id}.Position", "1,2,3", "-o", out)
@@ -174,6 +182,8 @@ def test_delete(
         )
         check(not [x for x in v.values if x in gone], "references to it nulled")
         untouched(check, src, v, skip={c for c in src.components if _refers(src, c, gone)})
+        if tree_checked_before(path):  # the variations below depend on the tree alone
+            return
         left_unused.append(
             _pruned(check, capsys, path, tmp_path, _unused(v) - _unused(src), src, leaf)
         )
@@ -338,8 +348,9 @@ def test_renumber(
     a, b = edited(path, tmp_path, "renumbered-a"), edited(path, tmp_path, "renumbered-b")
     code, stdout, err = run(capsys, "renumber", path, "-o", a)
     check(code == OK, f"exit {code}: {err}")
-    run(capsys, "renumber", path, "-o", b)
-    check(bson_of(a) == bson_of(b), "deterministic")
+    if not tree_checked_before(path):  # the IDs a tree is given depend on the tree alone
+        run(capsys, "renumber", path, "-o", b)
+        check(bson_of(a) == bson_of(b), "deterministic")
     v = output_ok(check, path, a)
     check(len(v.defined) == len(src.defined), "as many IDs")
     check(
