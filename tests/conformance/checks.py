@@ -76,18 +76,24 @@ def source_view(path: Path) -> View:
     return file_view(path)
 
 
-@functools.cache
 def document_seen_before(name: str) -> bool:
     """Whether a file before this one in the matrix holds the same document (a package and
     its main tree, an archive and the package holding it, a headerless or Brotli-settings
     copy): what an operation does with the tree alone, that file's cell did already."""
+    return name in _documents_seen_before()
+
+
+@functools.cache
+def _documents_seen_before() -> frozenset[str]:
+    """The names :func:`document_seen_before` is true of: every document read once a process."""
     seen: set[bytes] = set()
+    found: set[str] = set()
     for sample in CORPUS:
         digest = hashlib.sha256(document_bson(sample)).digest()
-        if sample.name == name:
-            return digest in seen
+        if digest in seen:
+            found.add(sample.name)
         seen.add(digest)
-    return False
+    return frozenset(found)
 
 
 def tree_checked_before(path: Path) -> bool:
