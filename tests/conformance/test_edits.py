@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import brson
+from brson.model.numbering import renumber
 from brson.ops.diff import diff
 from tests.tiers import EXHAUSTIVE
 
@@ -357,12 +358,13 @@ def test_renumber(
     path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
 ) -> None:
     src = source_view(path)
-    a, b = edited(path, tmp_path, "renumbered-a"), edited(path, tmp_path, "renumbered-b")
+    a = edited(path, tmp_path, "renumbered")
     code, stdout, err = run(capsys, "renumber", path, "-o", a)
     check(code == OK, f"exit {code}: {err}")
     if not tree_checked_before(path):  # the IDs a tree is given depend on the tree alone
-        run(capsys, "renumber", path, "-o", b)
-        check(bson_of(a) == bson_of(b), "deterministic")
+        # A second run on a second reading, through the API the command calls: the same BSON
+        # (no second compression of the whole tree to compare what was compressed).
+        check(bson_of(a) == renumber(brson.load(path)).to_bson(), "deterministic")
     v = output_ok(check, path, a)
     check(len(v.defined) == len(src.defined), "as many IDs")
     check(
