@@ -26,6 +26,7 @@ from brson.codecs import Codec
 from brson.container import Container, unpack
 from brson.ops.validate import Severity, validate
 from brson.package import load_package
+from tests.tiers import EXHAUSTIVE
 
 from .conftest import CORPUS, Check
 from .oracle import View, file_view, type_table_problems, view
@@ -75,18 +76,33 @@ def source_view(path: Path) -> View:
     return file_view(path)
 
 
-@functools.cache
 def document_seen_before(name: str) -> bool:
     """Whether a file before this one in the matrix holds the same document (a package and
     its main tree, an archive and the package holding it, a headerless or Brotli-settings
     copy): what an operation does with the tree alone, that file's cell did already."""
+    return name in _documents_seen_before()
+
+
+@functools.cache
+def _documents_seen_before() -> frozenset[str]:
+    """The names :func:`document_seen_before` is true of: every document read once a process."""
     seen: set[bytes] = set()
+    found: set[str] = set()
     for sample in CORPUS:
         digest = hashlib.sha256(document_bson(sample)).digest()
-        if sample.name == name:
-            return digest in seen
+        if digest in seen:
+            found.add(sample.name)
         seen.add(digest)
-    return False
+    return frozenset(found)
+
+
+def tree_checked_before(path: Path) -> bool:
+    """Whether the default run gives this input the operation's one main run only: an earlier
+    file holds its document (:func:`document_seen_before`), and that file's cell ran every
+    variation of the operation on it, which depends on the tree alone; what this file adds is
+    its container, read and written by the main run.  BRSON_EXHAUSTIVE=1: every variation
+    again."""
+    return not EXHAUSTIVE and document_seen_before(path.name)
 
 
 def archive_suffix(path: Path) -> str:

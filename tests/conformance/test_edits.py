@@ -1,5 +1,8 @@
 """The conformance matrix's edits on every file: rename, move, set, delete, import, renumber and
-set-var, each output checked against its input (see :mod:`conformance.checks`).
+set-var, each output checked against its input (see :mod:`conformance.checks`).  A file holding
+a document an earlier file holds (a package's main tree, a headerless copy) gets each edit's
+main run, which reads and writes its container, not the variations that depend on the tree
+alone (:func:`conformance.checks.tree_checked_before`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from typing import Any
 import pytest
 
 import brson
+from brson.model.numbering import renumber
 from brson.ops.diff import diff
+from tests.tiers import EXHAUSTIVE
 
 from .checks import (
     BAD,
@@ -27,6 +32,7 @@ from .checks import (
     run,
     slots_untouched,
     source_view,
+    tree_checked_before,
     untouched,
 )
 from .conftest import CORPUS, Check
@@ -86,7 +92,7 @@ def test_move(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFi
     check([c.id for c in changes.slots_moved] == [leaf], "diff: that one move")
     # Reorder: the root's last child first.
     children = [sid for sid in src.slot_order if src.slots[sid][1] == root]
-    if len(children) > 1:
+    if len(children) > 1 and not tree_checked_before(path):
         reordered = edited(path, tmp_path, "reordered")
         code, _, err = run(capsys, "move", path, children[-1], "--index", "0", "-o", reordered)
         check(code == OK, f"--index 0: exit {code}: {err}")
@@ -120,11 +126,24 @@ def _settable(src: View) -> list[tuple[str, str, str, Any]]:
     return list(wanted.values())
 
 
-def test_set(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]) -> None:
+#: The files on which set writes every kind of value found: the real files and the variant
+#: whose convention is the values' width.  On the other writer variants the convention is the
+#: document's shape, its keys or its type names, which the set reads the same whatever the
+#: value's kind: the first kind found (and Position) there, every kind with BRSON_EXHAUSTIVE=1.
+EVERY_KIND = ("", "main tree", "int64")
+
+
+def test_set(
+    path: Path, sample: Sample, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = source_view(path)
     tree = brson.load(path)
     by_id = {c.id: c for c in tree.components()}
-    for n, (cid, key, kind, text) in enumerate(_settable(src)):
+    settable = _settable(src)
+    once = tree_checked_before(path)  # then one kind, when there is one, and no Position
+    if once or not (EXHAUSTIVE or sample.variant in EVERY_KIND):
+        settable = settable[:1]
+    for n, (cid, key, kind, text) in enumerate(settable):
         component = by_id[cid]
         slot = component.slot
         assert slot is not None
@@ -137,6 +156,8 @@ def test_set(path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFix
         new = dict(data_fields(v.components[cid][2].typed))[key]
         check(new[0] == kind, f"{key}: a {kind} stays a {kind} (now {new[0]})")
         untouched(check, src, v, skip={cid})
+    if once and settable:
+        return
     slot_id = picks(src)["leaf"]
     out = edited(path, tmp_path, "setpos")
     code, _, err = run(capsys, "set", path, f"{slot_id}.Position", "1,2,3", "-o", out)
@@ -174,6 +195,8 @@ def test_delete(
         )
         check(not [x for x in v.values if x in gone], "references to it nulled")
         untouched(check, src, v, skip={c for c in src.components if _refers(src, c, gone)})
+        if tree_checked_before(path):  # the variations below depend on the tree alone
+            return
         left_unused.append(
             _pruned(check, capsys, path, tmp_path, _unused(v) - _unused(src), src, leaf)
         )
@@ -335,11 +358,13 @@ def test_renumber(
     path: Path, tmp_path: Path, check: Check, capsys: pytest.CaptureFixture[str]
 ) -> None:
     src = source_view(path)
-    a, b = edited(path, tmp_path, "renumbered-a"), edited(path, tmp_path, "renumbered-b")
+    a = edited(path, tmp_path, "renumbered")
     code, stdout, err = run(capsys, "renumber", path, "-o", a)
     check(code == OK, f"exit {code}: {err}")
-    run(capsys, "renumber", path, "-o", b)
-    check(bson_of(a) == bson_of(b), "deterministic")
+    if not tree_checked_before(path):  # the IDs a tree is given depend on the tree alone
+        # A second run on a second reading, through the API the command calls: the same BSON
+        # (no second compression of the whole tree to compare what was compressed).
+        check(bson_of(a) == renumber(brson.load(path)).to_bson(), "deterministic")
     v = output_ok(check, path, a)
     check(len(v.defined) == len(src.defined), "as many IDs")
     check(

@@ -15,7 +15,7 @@ import pytest
 import brson
 from brson.ops.validate import Severity, validate
 
-from .checks import FINDINGS, OK, edited, picks, run, source_bson, source_view
+from .checks import FINDINGS, OK, picks, run, source_bson, source_view, tree_checked_before
 from .conftest import Check
 from .writers import Sample
 
@@ -167,10 +167,12 @@ def test_validate(
             + "; ".join(str(f) for f in errors + warnings)[:600],
         )
         outputs = []
-        for suffix in (".lz4bson", ".7zbson", ".bson", ".brson"):
+        # Converted and extracted archives depend on the tree alone: once a document.
+        again = tree_checked_before(path)
+        for suffix in () if again else (".lz4bson", ".7zbson", ".bson", ".brson"):
             outputs.append(tmp_path / f"converted{suffix}")
             run(capsys, "convert", path, outputs[-1])
-        for mode in ("null", "keep"):
+        for mode in () if again else ("null", "keep"):
             outputs.append(tmp_path / f"extracted-{mode}.brson")
             middle = picks(source_view(path))["middle"]
             run(capsys, "extract", path, "--slot", middle, "--external", mode, "-o", outputs[-1])
@@ -212,7 +214,7 @@ def test_diff(
     run(capsys, "convert", path, other)
     code, out, err = run(capsys, "diff", "--json", path, other)
     check(code == OK and json.loads(out)["equal"], f"codec makes no difference: {out[:300]} {err}")
-    renamed = edited(path, tmp_path, "r")
+    renamed = tmp_path / "r.lz4bson"  # LZ4: the codec makes no difference (checked above)
     slot = picks(source_view(path))["leaf"]
     run(capsys, "rename", path, slot, "Another name", "-o", renamed)
     code, out, err = run(capsys, "diff", "--json", path, renamed)

@@ -339,7 +339,9 @@ def test_edit_changes_only_that_and_undo_restores_bytes(path: Path, edit: int) -
     assert edited != original
     assert bson.decode(edited) == expected, what
     assert bson.encode(expected) == edited, what  # widths and key order too
-    again = brson.loads(brson.dumps(tree))
+    # LZ4: the edit is in the BSON, whatever the codec (each codec's own writes of the whole
+    # tree are the round-trip tests' and the conformance matrix's).
+    again = brson.loads(brson.dumps(tree, codec="lz4"))
     assert again.to_bson() == edited
     undo()
     assert tree.to_bson() == original, what

@@ -78,7 +78,9 @@ def test_random_edits_keep_the_archive_whole(
     ids = FreshIds.for_tree(tree, random.Random(0))
     for step in script:
         apply(tree, step, ids)
-    out = brson.loads(brson.dumps(tree), name=name)
+    # LZ4: the archive's codec is not what the edits change (each codec's own compression
+    # of the whole tree, the sample's LZMA most of all, was most of this test's time).
+    out = brson.loads(brson.dumps(tree, codec="lz4"), name=name)
     index = out.ids
     assert not index.duplicates
     assert [v for _, v in index.values if v not in index.defined] == []
