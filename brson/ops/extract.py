@@ -13,14 +13,14 @@ import contextlib
 import hashlib
 import random
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
 from brson.model import Component, DataTree, Slot, elements
 from brson.model.ids.forms import DEFINITION_BYTES, REFERENCE_BYTES
-from brson.model.ids.locate import Location, described, locate_many
+from brson.model.ids.locate import Location, locate_many
 from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes
 from brson.model.node import Node
 from brson.model.numbering import (
@@ -31,26 +31,18 @@ from brson.model.numbering import (
 )
 from brson.model.spans import ASSETS, ComponentSpans
 from brson.ops.extractbytes import SlotLayout, TypePlan, copy_component
-from brson.ops.extractcopies import HOLDER_NAME, CopiedComponent, CopyRecords, Referrers
+from brson.ops.extractcopies import (
+    HOLDER_NAME,
+    CopiedComponent,
+    CopyRecords,
+    ExternalPlaces,
+    ExternalReference,
+    Referrers,
+    target_kinds,
+)
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")
-
-
-@dataclass(frozen=True)
-class ExternalReference:
-    """A value in the result naming an element that did not come along."""
-
-    #: The value's path in the result (``Avatar/Body:MeshRenderer.Materials[0]``).
-    where: str
-    target: str
-    #: The target's path in the source; None when the source does not define it.
-    target_path: str | None
-    #: ``slot`` (a slot outside the subtree or one of its fields), ``component`` (not copied:
-    #: ``copy_dependencies=False``) or ``missing`` (not in the file: world, users…).
-    kind: str
-    #: ``kept`` or ``nulled``.
-    action: str
 
 
 @dataclass
@@ -100,7 +92,7 @@ class ExtractReport:
             "types_dropped": list(self.types_dropped),
             "type_versions_dropped": list(self.type_versions_dropped),
             "copied": [c.to_dict() for c in self.copied],
-            "external": [asdict(e) for e in self.external],
+            "external": [e.to_dict() for e in self.external],
             "new_ids": list(self.new_ids),
             "external_by_kind": self.external_by_kind(),
             "closure_warning": self.closure_warning,
@@ -212,24 +204,18 @@ def extract(
     outside = _undefined_values(staged, leaving)
     targets = [leaving[value] for _, value in outside]
     del leaving
-    there = _described(deps.spans or ComponentSpans(tree), [o for o in targets if o is not None])
-    here = _described(ComponentSpans(staged), [offset for offset, _ in outside])
-    for (offset, value), target in zip(outside, targets, strict=True):
-        kind, target_path = "missing", None
-        found = there.get(target) if target is not None else None
-        if found is not None:
-            target_path = found[0]
-            kind = "component" if found[1] else "slot"
-        report.external.append(
-            ExternalReference(
-                here[offset][0] if offset in here else "<unknown>",
-                value,
-                target_path,
-                kind,
-                "nulled" if external == "null" else "kept",
-            )
-        )
-    del there, here, targets
+    # Kinds from the spans; the texts of where each value is and where its target lies
+    # are described only when read (the summary counts them).
+    spans = deps.spans
+    if spans is None and any(target is not None for target in targets):
+        spans = ComponentSpans(tree)
+    places = ExternalPlaces(spans, targets, [offset for offset, _ in outside], staged)
+    action = "nulled" if external == "null" else "kept"
+    report.external = [
+        ExternalReference("", value, None, kind, action, places=places, n=n)
+        for n, ((_, value), kind) in enumerate(zip(outside, target_kinds(spans, targets)))
+    ]
+    del spans, targets
     if external == "fail" and report.external:
         listing = "; ".join(
             f"{e.where} -> {e.target_path or e.target}" for e in report.external[:20]
@@ -249,6 +235,7 @@ def extract(
 
     phase(PHASES[4])
     if external == "null":
+        places.read()  # before the nulls move the result's bytes
         nulls = locate_many(staged, [offset for offset, _ in outside])
         for location in nulls.values():
             _null_at(location)
@@ -265,6 +252,8 @@ def extract(
     report.slots = data.count(b"\x04Children\x00")
     result = DataTree(data, source=tree.source)
     referrers.result = result
+    if places.result is not None:  # the same bytes as the staged tree
+        places.result = result
     return ExtractResult(result, report)
 
 
@@ -285,12 +274,6 @@ def _undefined_values(staged: DataTree, leaving: Iterable[str]) -> list[tuple[in
                 if value is not None:
                     out.append((match.start(), value))
     return out
-
-
-def _described(spans: ComponentSpans, offsets: list[int]) -> dict[int, tuple[str, bool]]:
-    """Offset -> (:meth:`Location.describe`, whether a component holds it) of each element
-    start in ``spans``' tree that leads somewhere (:func:`brson.model.ids.locate.described`)."""
-    return {offset: (text, component) for offset, text, component in described(spans, offsets)}
 
 
 def _stage(
