@@ -64,6 +64,7 @@ assemble = raw.assemble
 #: :data:`assemble`'s pieces, not yet joined (documents nested, copied once).
 document_parts = raw.document_parts
 string_value = raw.string_value
+int32_bytes = raw.int32_bytes
 
 
 def without_children(slot: Node) -> bytes:

@@ -514,22 +514,25 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> S
     count = layout.id_count
     drawn = ids.take(count * (1 + len(groups)))
     view = memoryview(buf)
-    span = spans.span
+    span, apply = spans.span, types.apply
+    # Each copy's Type index rewritten in its own bytes (a copy of the others' is never made).
     named: list[tuple[str, list[bytes | memoryview]]] = [
-        (spans.slot_name(n), [view[s:e] for s, e in map(span, numbers)])
+        (spans.slot_name(n), [apply(view[s:e]) for s, e in map(span, numbers)])
         for n, numbers in groups.items()
     ]
-    kids = [types.apply(kid) for kid in layout.slots(named, drawn[count:])]
-    del named
-    if "Children" in layout.keys:
-        # The holder written whole, its children in place: a node per child (tens of
-        # thousands on a big closure) was most of what assembling the result cost.
-        data = layout.slot(HOLDER_NAME, drawn[:count], [], kids)
-        return Slot(data, 0, len(data))
-    data = layout.slot(HOLDER_NAME, drawn[:count], [])
-    holder = Slot(data, 0, len(data))
-    holder.set("Children", [Slot(kid, 0, len(kid)) for kid in kids])
-    return holder
+    # The holder written whole, its children in place: a node per child (tens of thousands
+    # on a big closure) was most of what assembling the result cost.
+    data = layout.holder(HOLDER_NAME, drawn, named)
+    if data is None:
+        kids = layout.slots(named, drawn[count:])
+        if "Children" in layout.keys:
+            data = layout.slot(HOLDER_NAME, drawn[:count], [], kids)
+        else:
+            data = layout.slot(HOLDER_NAME, drawn[:count], [])
+            holder = Slot(data, 0, len(data))
+            holder.set("Children", [Slot(kid, 0, len(kid)) for kid in kids])
+            return holder
+    return Slot(data, 0, len(data))
 
 
 # -- edits on the staged tree ---------------------------------------------------------------
