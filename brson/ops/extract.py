@@ -341,7 +341,8 @@ class _Closure:
         self.enabled = enabled
         #: What the subtree defines.
         self.sub_defined: set[str] = set()
-        self.pending: list[str] = []
+        #: Values not seen before the last fragments were read: what the next round looks up.
+        self.pending: set[str] = set()
         #: Every ID-shaped value of the subtree and the copies, for :meth:`leaving`.
         self.values: set[str] = set()
         #: Copied components (numbers in :attr:`spans`).
@@ -379,8 +380,12 @@ class _Closure:
     def _add(self, found: FragmentsValues) -> None:
         """Fragments' :func:`fragments_values`: their values are looked up next."""
         defined, values, sequential, highest = found
-        self.pending += values
-        self.values.update(values)
+        # Each value is looked up once, the first time it is met (a value many copies name
+        # was looked up again in every round that met it).
+        fresh = set(values)
+        fresh -= self.values
+        self.values |= fresh
+        self.pending |= fresh
         if defined:
             self._seen = True
             self._sequential = self._sequential and sequential
@@ -438,8 +443,10 @@ class _Closure:
         buf = self.tree.buffer
         taken = self.taken
         while self.pending:
-            wanted = [v for v in dict.fromkeys(self.pending) if v not in self.sub_defined]
-            self.pending = []
+            # In any order: the closure, the copies' order (sorted below) and every answer
+            # are the same whatever order a round looks its values up in.
+            wanted = list(self.pending.difference(self.sub_defined))
+            self.pending = set()
             if not wanted or not self.enabled:
                 continue
             table = self.table
