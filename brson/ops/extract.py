@@ -211,11 +211,12 @@ def extract(
         spans = ComponentSpans(tree)
     places = ExternalPlaces(spans, targets, [offset for offset, _ in outside], staged)
     action = "nulled" if external == "null" else "kept"
+    kinds = target_kinds(spans, targets)
     report.external = [
         ExternalReference("", value, None, kind, action, places=places, n=n)
-        for n, ((_, value), kind) in enumerate(zip(outside, target_kinds(spans, targets)))
+        for n, ((_, value), kind) in enumerate(zip(outside, kinds, strict=True))
     ]
-    del spans, targets
+    del spans, targets, kinds
     if external == "fail" and report.external:
         listing = "; ".join(
             f"{e.where} -> {e.target_path or e.target}" for e in report.external[:20]

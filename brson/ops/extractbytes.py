@@ -169,14 +169,14 @@ class SlotLayout:
             row[1::2] = ids
             if name_at is not None:
                 row[2 * name_at + 1] = name_element(ids[name_at], name)
-            array = [b""] * (2 * len(components))
+            array: list[bytes | memoryview] = [b""] * (2 * len(components))
             array[0::2] = headers[: len(components)]
             array[1::2] = components
             listed = sum(map(len, array)) + 5
             own = ids[place]
+            whole = int32(frame + len(own) + listed)
             row[member] = b"".join(
-                (_COMPONENTS_HEADER, int32(frame + len(own) + listed), head, own, tail)
-                + (data_head, int32(listed))
+                (_COMPONENTS_HEADER, whole, head, own, tail, data_head, int32(listed))
             )
             # The child's length: its row, the items, the two terminators (the array's,
             # the member's) and its own frame.
