@@ -264,6 +264,11 @@ COMPONENT_TYPE_INDEX = re.compile(
 COMPONENT_TYPE_NAME = re.compile(
     rb"Type\x00(?<=\x02Type\x00).{4}([^\x00]*)\x00\x03Data\x00", re.DOTALL
 )
+#: What joins documents scanned together by both patterns, each document's matches the ones
+#: it has alone: no match crosses it (the index pattern's 4 or 8 free bytes are fewer, the
+#: name pattern's free run stops at the NUL ending every document, and neither's literal
+#: ``\x03Data\x00`` holds the byte).
+COMPONENT_TYPE_JOIN = b"\xff" * 16
 
 
 def component_type_indices(data: bytes | memoryview) -> list[tuple[int, int, int]]:

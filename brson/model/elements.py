@@ -53,6 +53,7 @@ decode_doc = raw.decode_doc
 # -- component type indices in serialized bytes (the scan of a subtree's components) ----------
 COMPONENT_TYPE_INDEX = raw.COMPONENT_TYPE_INDEX
 COMPONENT_TYPE_NAME = raw.COMPONENT_TYPE_NAME
+COMPONENT_TYPE_JOIN = raw.COMPONENT_TYPE_JOIN
 component_type_indices = raw.component_type_indices
 type_index_values = raw.type_index_values
 set_type_index = raw.set_type_index
@@ -64,6 +65,7 @@ assemble = raw.assemble
 #: :data:`assemble`'s pieces, not yet joined (documents nested, copied once).
 document_parts = raw.document_parts
 string_value = raw.string_value
+int32_bytes = raw.int32_bytes
 
 
 def without_children(slot: Node) -> bytes:

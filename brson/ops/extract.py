@@ -13,14 +13,14 @@ import contextlib
 import hashlib
 import random
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
 from brson.model import Component, DataTree, Slot, elements
 from brson.model.ids.forms import DEFINITION_BYTES, REFERENCE_BYTES
-from brson.model.ids.locate import Location, described, locate_many
+from brson.model.ids.locate import Location, locate_many
 from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes
 from brson.model.node import Node
 from brson.model.numbering import (
@@ -31,26 +31,18 @@ from brson.model.numbering import (
 )
 from brson.model.spans import ASSETS, ComponentSpans
 from brson.ops.extractbytes import SlotLayout, TypePlan, copy_component
-from brson.ops.extractcopies import HOLDER_NAME, CopiedComponent, CopyRecords, Referrers
+from brson.ops.extractcopies import (
+    HOLDER_NAME,
+    CopiedComponent,
+    CopyRecords,
+    ExternalPlaces,
+    ExternalReference,
+    Referrers,
+    target_kinds,
+)
 
 External = Literal["keep", "null", "fail"]
 EXTERNAL_POLICIES: tuple[str, ...] = ("keep", "null", "fail")
-
-
-@dataclass(frozen=True)
-class ExternalReference:
-    """A value in the result naming an element that did not come along."""
-
-    #: The value's path in the result (``Avatar/Body:MeshRenderer.Materials[0]``).
-    where: str
-    target: str
-    #: The target's path in the source; None when the source does not define it.
-    target_path: str | None
-    #: ``slot`` (a slot outside the subtree or one of its fields), ``component`` (not copied:
-    #: ``copy_dependencies=False``) or ``missing`` (not in the file: world, users…).
-    kind: str
-    #: ``kept`` or ``nulled``.
-    action: str
 
 
 @dataclass
@@ -100,7 +92,7 @@ class ExtractReport:
             "types_dropped": list(self.types_dropped),
             "type_versions_dropped": list(self.type_versions_dropped),
             "copied": [c.to_dict() for c in self.copied],
-            "external": [asdict(e) for e in self.external],
+            "external": [e.to_dict() for e in self.external],
             "new_ids": list(self.new_ids),
             "external_by_kind": self.external_by_kind(),
             "closure_warning": self.closure_warning,
@@ -212,24 +204,19 @@ def extract(
     outside = _undefined_values(staged, leaving)
     targets = [leaving[value] for _, value in outside]
     del leaving
-    there = _described(deps.spans or ComponentSpans(tree), [o for o in targets if o is not None])
-    here = _described(ComponentSpans(staged), [offset for offset, _ in outside])
-    for (offset, value), target in zip(outside, targets, strict=True):
-        kind, target_path = "missing", None
-        found = there.get(target) if target is not None else None
-        if found is not None:
-            target_path = found[0]
-            kind = "component" if found[1] else "slot"
-        report.external.append(
-            ExternalReference(
-                here[offset][0] if offset in here else "<unknown>",
-                value,
-                target_path,
-                kind,
-                "nulled" if external == "null" else "kept",
-            )
-        )
-    del there, here, targets
+    # Kinds from the spans; the texts of where each value is and where its target lies
+    # are described only when read (the summary counts them).
+    spans = deps.spans
+    if spans is None and any(target is not None for target in targets):
+        spans = ComponentSpans(tree)
+    places = ExternalPlaces(spans, targets, [offset for offset, _ in outside], staged)
+    action = "nulled" if external == "null" else "kept"
+    kinds = target_kinds(spans, targets)
+    report.external = [
+        ExternalReference("", value, None, kind, action, places=places, n=n)
+        for n, ((_, value), kind) in enumerate(zip(outside, kinds, strict=True))
+    ]
+    del spans, targets, kinds
     if external == "fail" and report.external:
         listing = "; ".join(
             f"{e.where} -> {e.target_path or e.target}" for e in report.external[:20]
@@ -249,6 +236,7 @@ def extract(
 
     phase(PHASES[4])
     if external == "null":
+        places.read()  # before the nulls move the result's bytes
         nulls = locate_many(staged, [offset for offset, _ in outside])
         for location in nulls.values():
             _null_at(location)
@@ -259,12 +247,15 @@ def extract(
     data = staged.to_bson()
     del staged, outside, deps
     drop_cycles()
-    report.components = sum(1 for _ in elements.COMPONENT_TYPE_INDEX.finditer(data)) + sum(
-        1 for _ in elements.COMPONENT_TYPE_NAME.finditer(data)
+    # Counted from the lists (a match object each was most of the count).
+    report.components = len(elements.COMPONENT_TYPE_INDEX.findall(data)) + len(
+        elements.COMPONENT_TYPE_NAME.findall(data)
     )
     report.slots = data.count(b"\x04Children\x00")
     result = DataTree(data, source=tree.source)
     referrers.result = result
+    if places.result is not None:  # the same bytes as the staged tree
+        places.result = result
     return ExtractResult(result, report)
 
 
@@ -285,12 +276,6 @@ def _undefined_values(staged: DataTree, leaving: Iterable[str]) -> list[tuple[in
                 if value is not None:
                     out.append((match.start(), value))
     return out
-
-
-def _described(spans: ComponentSpans, offsets: list[int]) -> dict[int, tuple[str, bool]]:
-    """Offset -> (:meth:`Location.describe`, whether a component holds it) of each element
-    start in ``spans``' tree that leads somewhere (:func:`brson.model.ids.locate.described`)."""
-    return {offset: (text, component) for offset, text, component in described(spans, offsets)}
 
 
 def _stage(
@@ -357,7 +342,8 @@ class _Closure:
         self.enabled = enabled
         #: What the subtree defines.
         self.sub_defined: set[str] = set()
-        self.pending: list[str] = []
+        #: Values not seen before the last fragments were read: what the next round looks up.
+        self.pending: set[str] = set()
         #: Every ID-shaped value of the subtree and the copies, for :meth:`leaving`.
         self.values: set[str] = set()
         #: Copied components (numbers in :attr:`spans`).
@@ -395,8 +381,12 @@ class _Closure:
     def _add(self, found: FragmentsValues) -> None:
         """Fragments' :func:`fragments_values`: their values are looked up next."""
         defined, values, sequential, highest = found
-        self.pending += values
-        self.values.update(values)
+        # Each value is looked up once, the first time it is met (a value many copies name
+        # was looked up again in every round that met it).
+        fresh = set(values)
+        fresh -= self.values
+        self.values |= fresh
+        self.pending |= fresh
         if defined:
             self._seen = True
             self._sequential = self._sequential and sequential
@@ -454,8 +444,10 @@ class _Closure:
         buf = self.tree.buffer
         taken = self.taken
         while self.pending:
-            wanted = [v for v in dict.fromkeys(self.pending) if v not in self.sub_defined]
-            self.pending = []
+            # In any order: the closure, the copies' order (sorted below) and every answer
+            # are the same whatever order a round looks its values up in.
+            wanted = list(self.pending.difference(self.sub_defined))
+            self.pending = set()
             if not wanted or not self.enabled:
                 continue
             table = self.table
@@ -489,11 +481,11 @@ class _Closure:
             (n for n in ordered if slot_of(n) != ASSETS), key=lambda n: slot_start(slot_of(n))
         )
 
-    def pieces(self, sub_bytes: memoryview) -> Iterator[bytes | memoryview]:
+    def pieces(self, sub_bytes: memoryview) -> Iterator[memoryview]:
         """The bytes the result is made of: the subtree, then each copied component."""
         yield sub_bytes
         if self.spans is not None:
-            buf = self.tree.buffer
+            buf = memoryview(self.tree.buffer)
             for number in sorted(self.taken):
                 start, end = self.spans.span(number)
                 yield buf[start:end]
@@ -531,22 +523,25 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> S
     count = layout.id_count
     drawn = ids.take(count * (1 + len(groups)))
     view = memoryview(buf)
-    span = spans.span
+    span, apply = spans.span, types.apply
+    # Each copy's Type index rewritten in its own bytes (a copy of the others' is never made).
     named: list[tuple[str, list[bytes | memoryview]]] = [
-        (spans.slot_name(n), [view[s:e] for s, e in map(span, numbers)])
+        (spans.slot_name(n), [apply(view[s:e]) for s, e in map(span, numbers)])
         for n, numbers in groups.items()
     ]
-    kids = [types.apply(kid) for kid in layout.slots(named, drawn[count:])]
-    del named
-    if "Children" in layout.keys:
-        # The holder written whole, its children in place: a node per child (tens of
-        # thousands on a big closure) was most of what assembling the result cost.
-        data = layout.slot(HOLDER_NAME, drawn[:count], [], kids)
-        return Slot(data, 0, len(data))
-    data = layout.slot(HOLDER_NAME, drawn[:count], [])
-    holder = Slot(data, 0, len(data))
-    holder.set("Children", [Slot(kid, 0, len(kid)) for kid in kids])
-    return holder
+    # The holder written whole, its children in place: a node per child (tens of thousands
+    # on a big closure) was most of what assembling the result cost.
+    data = layout.holder(HOLDER_NAME, drawn, named)
+    if data is None:
+        kids = layout.slots(named, drawn[count:])
+        if "Children" in layout.keys:
+            data = layout.slot(HOLDER_NAME, drawn[:count], [], kids)
+        else:
+            data = layout.slot(HOLDER_NAME, drawn[:count], [])
+            holder = Slot(data, 0, len(data))
+            holder.set("Children", [Slot(kid, 0, len(kid)) for kid in kids])
+            return holder
+    return Slot(data, 0, len(data))
 
 
 # -- edits on the staged tree ---------------------------------------------------------------

@@ -106,8 +106,7 @@ class SlotLayout:
         after the previous one's, the template looked up once for all of them (a big
         holder writes tens of thousands)."""
         count = self.id_count
-        width = len(drawn[0]) if drawn else 0
-        template = self._template(width) if set(map(len, drawn)) == {width} else None
+        template = self._fitting(drawn)
         if template is None:
             return [
                 elements.assemble(
@@ -115,40 +114,118 @@ class SlotLayout:
                 )
                 for at, (name, components) in enumerate(named)
             ]
-        out: list[bytes | memoryview] = [b""] * (2 * count + 1)
-        out[0::2] = template.fixed
-        # Pieces spliced into a slot's (the Components member, the Children array), last
-        # first: each document's bytes copied once, when the slot is joined.
-        splices: list[tuple[int, list[bytes | memoryview]]] = []
-        if children is not None and template.children is not None:
-            part, start, end = template.children
-            text = template.fixed[part]
-            pieces = [text[:start], *array_parts("Children", children), text[end:]]
-            splices.append((2 * part, pieces))
-        name_at, components_at = template.name, template.components
-        member_at = -1 if components_at is None else 2 * components_at + 1
-        head, tail = template.id_element
-        header = elements.element_header(elements.DOCUMENT, "Components")
+        kids = array_parts("Children", children) if children is not None else None
         values = list(map(str.encode, drawn))
-        made: list[bytes] = []
-        at = 0
-        for name, components in named:
+        return [
+            elements.assemble(self._row(template, values[at : at + count], name, parts, kids))
+            for at, (name, parts) in zip(range(0, len(values), count), named, strict=False)
+        ]
+
+    def holder(
+        self, name: str, drawn: list[str], named: list[tuple[str, list[bytes | memoryview]]]
+    ) -> bytes | None:
+        """:meth:`slot` ``name`` (the first ``id_count`` IDs ``drawn``) whose ``Children``
+        are :meth:`slots` of ``named`` (the IDs after), in one join: each child's and each
+        component's bytes copied once (the children joined one by one, then the holder
+        around them, copied a big closure twice).  None when the byte template does not
+        apply or the layout has no ``Children`` or ``Components`` (then :meth:`slots`)."""
+        template = self._fitting(drawn)
+        if template is None or template.children is None or template.components is None:
+            return None
+        values = list(map(str.encode, drawn))
+        count = self.id_count
+        items = self._children(template, values[count:], named)
+        children = [elements.element_header(elements.ARRAY, "Children"), *items]
+        return elements.assemble(self._row(template, values[:count], name, [], children))
+
+    def _children(
+        self,
+        template: SlotTemplate,
+        values: list[bytes],
+        named: list[tuple[str, list[bytes | memoryview]]],
+    ) -> list[bytes | memoryview]:
+        """The ``Children`` array of :meth:`slots` of ``named`` as pieces still to join (its
+        length first): each child's fixed parts, IDs, name and component pieces appended in
+        place, its length summed from theirs (a call per piece of each child's documents was
+        most of a big holder's time)."""
+        count, name_at, place = self.id_count, template.name, template.components
+        assert place is not None
+        head, tail = template.id_element
+        headers = item_headers(max((len(parts) for _, parts in named), default=0))
+        data_head = elements.element_header(elements.ARRAY, "Data")
+        # The Components member's length but its ID's and its Data array's.
+        frame = 4 + len(head) + len(tail) + len(data_head) + 1
+        int32, member = elements.int32_bytes, 2 * place + 1
+        row: list[bytes | memoryview] = [b""] * (2 * count + 1)
+        row[0::2] = template.fixed
+        # Few pieces a child (the join's cost is per piece): its head up to the Data
+        # array's items joined, the components' views and their headers, its rest joined.
+        items: list[bytes | memoryview] = [b""]
+        size = 0
+        for at, kid_header, (name, components) in zip(
+            range(0, len(values), count), item_headers(len(named)), named, strict=False
+        ):
             ids = values[at : at + count]
-            at += count
-            row = out.copy()
             row[1::2] = ids
             if name_at is not None:
                 row[2 * name_at + 1] = name_element(ids[name_at], name)
-            if components_at is not None:
-                own = head + ids[components_at] + tail
-                member = elements.document_parts([own, *array_parts("Data", components)])
-                splices.append((member_at, [header, *member]))
-            for where, pieces in sorted(splices, key=_first, reverse=True):
-                row[where : where + 1] = pieces
-            if components_at is not None:
-                splices.pop()
-            made.append(elements.assemble(row))
-        return made
+            array: list[bytes | memoryview] = [b""] * (2 * len(components))
+            array[0::2] = headers[: len(components)]
+            array[1::2] = components
+            listed = sum(map(len, array)) + 5
+            own = ids[place]
+            whole = int32(frame + len(own) + listed)
+            row[member] = b"".join(
+                (_COMPONENTS_HEADER, whole, head, own, tail, data_head, int32(listed))
+            )
+            # The child's length: its row, the items, the two terminators (the array's,
+            # the member's) and its own frame.
+            length = sum(map(len, row)) + listed + 2
+            items.append(b"".join([kid_header, int32(length), *row[: member + 1]]))
+            items += array
+            items.append(b"".join([b"\x00\x00", *row[member + 1 :], b"\x00"]))
+            size += len(kid_header) + length
+        items[0] = int32(size + 5)
+        items.append(b"\x00")
+        return items
+
+    def _fitting(self, drawn: list[str]) -> SlotTemplate | None:
+        """The byte template for IDs as wide as every one ``drawn`` (None: widths differ,
+        or no template)."""
+        width = len(drawn[0]) if drawn else 0
+        return self._template(width) if set(map(len, drawn)) == {width} else None
+
+    @staticmethod
+    def _row(
+        template: SlotTemplate,
+        ids: list[bytes],
+        name: str,
+        components: list[bytes | memoryview],
+        children: list[bytes | memoryview] | None = None,
+    ) -> list[bytes | memoryview]:
+        """One slot's elements as pieces still to join: the template's fixed parts with
+        ``ids`` between them, the ``Name`` and ``Components`` members written around their
+        IDs, and ``children`` (an array element's pieces) in place of the empty
+        ``Children``."""
+        row: list[bytes | memoryview] = [b""] * (2 * len(ids) + 1)
+        row[0::2] = template.fixed
+        row[1::2] = ids
+        if template.name is not None:
+            row[2 * template.name + 1] = name_element(ids[template.name], name)
+        # Spliced last first, so the earlier place stays where it was.
+        splices: list[tuple[int, list[bytes | memoryview]]] = []
+        if template.components is not None:
+            head, tail = template.id_element
+            own = head + ids[template.components] + tail
+            member = elements.document_parts([own, *array_parts("Data", components)])
+            splices.append((2 * template.components + 1, [_COMPONENTS_HEADER, *member]))
+        if children is not None and template.children is not None:
+            part, start, end = template.children
+            text = template.fixed[part]
+            splices.append((2 * part, [text[:start], *children, text[end:]]))
+        for where, pieces in sorted(splices, key=_first, reverse=True):
+            row[where : where + 1] = pieces
+        return row
 
     def _template(self, width: int) -> SlotTemplate | None:
         """The slot's elements for IDs of ``width`` characters, from :meth:`elements` with
@@ -235,10 +312,12 @@ class SlotLayout:
         return elements.encode_element(key, value)
 
 
-#: A member document's ``ID`` and ``Data`` string elements' headers, and ``Name``'s.
+#: A member document's ``ID`` and ``Data`` string elements' headers, ``Name``'s and a slot's
+#: ``Components``'.
 _ID_HEADER = elements.element_header(elements.STRING, "ID")
 _DATA_HEADER = elements.element_header(elements.STRING, "Data")
 _NAME_HEADER = elements.element_header(elements.DOCUMENT, "Name")
+_COMPONENTS_HEADER = elements.element_header(elements.DOCUMENT, "Components")
 
 
 def _first(splice: tuple[int, Any]) -> int:
@@ -255,11 +334,10 @@ def name_element(element_id: bytes, name: str) -> bytes:
         text = b"\x00"
     if b"\x00" in text:
         return elements.encode_element("Name", {"ID": element_id.decode(), "Data": name})
-    member = [
-        _ID_HEADER + elements.string_value(element_id),
-        _DATA_HEADER + elements.string_value(text),
-    ]
-    return _NAME_HEADER + elements.assemble(member)
+    body = (
+        _ID_HEADER + elements.string_value(element_id) + _DATA_HEADER + elements.string_value(text)
+    )
+    return _NAME_HEADER + elements.int32_bytes(len(body) + 5) + body + b"\x00"
 
 
 def array_element(key: str, documents: list[bytes] | list[bytes | memoryview]) -> bytes:
@@ -292,6 +370,28 @@ def item_headers(count: int) -> list[bytes]:
 
 B = TypeVar("B", bytes, memoryview)
 
+#: How many bytes of pieces :func:`_joined` joins for one scan.
+_SCAN_CHUNK = 1 << 22
+
+
+def _joined(pieces: Iterable[bytes | memoryview]) -> Iterator[bytes | memoryview]:
+    """The pieces for the component type patterns: each large one as it is, the others
+    joined by :data:`~brson.model.elements.COMPONENT_TYPE_JOIN` (which no match crosses)
+    about :data:`_SCAN_CHUNK` bytes at a time."""
+    chunk: list[bytes | memoryview] = []
+    size = 0
+    for piece in pieces:
+        if len(piece) >= _SCAN_CHUNK:
+            yield piece
+            continue
+        chunk.append(piece)
+        size += len(piece)
+        if size >= _SCAN_CHUNK:
+            yield elements.COMPONENT_TYPE_JOIN.join(chunk)
+            chunk, size = [], 0
+    if chunk:
+        yield elements.COMPONENT_TYPE_JOIN.join(chunk)
+
 
 class TypePlan:
     """The result's type table: ``Types`` trimmed to the entries its components use (in the
@@ -317,11 +417,13 @@ class TypePlan:
         self.type_versions_dropped: list[str] = []
         found: set[tuple[bytes, bytes]] = set()
         named: set[str] = set()
-        for piece in pieces:
-            found.update(elements.COMPONENT_TYPE_INDEX.findall(piece))
+        # Small pieces (a closure's components) scanned joined, a few MiB at a time: two
+        # scans a piece were most of the plan's time.
+        for data in _joined(pieces):
+            found.update(elements.COMPONENT_TYPE_INDEX.findall(data))
             named.update(
                 m.group(1).decode("utf-8", "replace")
-                for m in elements.COMPONENT_TYPE_NAME.finditer(piece)
+                for m in elements.COMPONENT_TYPE_NAME.finditer(data)
             )
         used_indices = elements.type_index_values(found)
         #: Root keys whose values change: ``Types``, ``TypeVersions``.

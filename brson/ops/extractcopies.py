@@ -1,9 +1,10 @@
-"""The report's records of the components :func:`brson.ops.extract.extract` copies along.
+"""The report's records of :func:`brson.ops.extract.extract`: the components it copies
+along and the references that leave the result.
 
-Each record's ID, type and places are read from the source, and the values pointing into it
-from the result, on first use and for every copy at once: the summary a user sees by default
-only counts them, and reading each copy's bytes for it was a tenth of an extract whose
-closure is most of a world.
+Each copy's ID, type and places are read from the source, and the values pointing into it
+from the result, on first use and for every copy at once; so are the places of the references
+that leave: the summary a user sees by default only counts them, and describing each one was
+a tenth of an extract whose closure is most of a world.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from brson.model import Component, DataTree
 from brson.model.component import leading_data_id
 from brson.model.ids.index import IdIndex
-from brson.model.ids.locate import TypeLabels, located
+from brson.model.ids.locate import TypeLabels, described, located
 from brson.model.ids.scan import ids_in_bytes
 from brson.model.spans import ASSETS, ComponentSpans
 
@@ -231,4 +232,155 @@ class Referrers:
         return lists
 
 
-__all__ = ["HOLDER_NAME", "CopiedComponent", "CopyRecords", "Referrers"]
+class ExternalReference:
+    """A value in the result naming an element that did not come along.
+
+    ``where`` and ``target_path`` are described on first use, for every such value of an
+    extract at once (:class:`ExternalPlaces`); ``kind`` is known from the spans alone.
+    """
+
+    __slots__ = ("_n", "_places", "_target_path", "_where", "action", "kind", "target")
+
+    def __init__(
+        self,
+        where: str,
+        target: str,
+        target_path: str | None,
+        kind: str,
+        action: str,
+        *,
+        places: ExternalPlaces | None = None,
+        n: int = 0,
+    ) -> None:
+        self._where = where
+        self.target = target
+        self._target_path = target_path
+        #: ``slot`` (a slot outside the subtree or one of its fields), ``component`` (not
+        #: copied: ``copy_dependencies=False``) or ``missing`` (not in the file: world,
+        #: users…).
+        self.kind = kind
+        #: ``kept`` or ``nulled``.
+        self.action = action
+        #: The places this one is described with (its row ``n``), until it is read.
+        self._places = places
+        self._n = n
+
+    def _read(self) -> None:
+        places = self._places
+        if places is not None:
+            self._places = None
+            self._where, self._target_path = places.row(self._n)
+
+    @property
+    def where(self) -> str:
+        """The value's path in the result (``Avatar/Body:MeshRenderer.Materials[0]``)."""
+        self._read()
+        return self._where
+
+    @property
+    def target_path(self) -> str | None:
+        """The target's path in the source; None when the source does not define it."""
+        self._read()
+        return self._target_path
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "where": self.where,
+            "target": self.target,
+            "target_path": self.target_path,
+            "kind": self.kind,
+            "action": self.action,
+        }
+
+    def _key(self) -> tuple[str, str, str | None, str, str]:
+        return (self.where, self.target, self.target_path, self.kind, self.action)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ExternalReference):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"ExternalReference(where={self.where!r}, target={self.target!r}, "
+            f"target_path={self.target_path!r}, kind={self.kind!r}, action={self.action!r})"
+        )
+
+
+def target_kinds(spans: ComponentSpans | None, targets: list[int | None]) -> list[str]:
+    """:attr:`ExternalReference.kind` of each target (the offset of its definition in the
+    source, None: not in the file): held by a component, by a slot, or missing; by bisection
+    over the spans, with no description."""
+    numbers = spans.numbers_at(targets) if spans is not None else [None] * len(targets)
+    kinds: list[str] = []
+    for target, number in zip(targets, numbers, strict=True):
+        if target is None or spans is None:
+            kinds.append("missing")
+        elif number is not None:
+            kinds.append("component")
+        else:
+            kinds.append("slot" if spans.slot_at(target) is not None else "missing")
+    return kinds
+
+
+class ExternalPlaces:
+    """Where each reference leaving an extract's result lies (offsets in ``result``, a tree
+    over the result's bytes) and where its target is defined (offsets in the source's
+    ``spans``, None: nowhere), described on first use of any, for all at once."""
+
+    def __init__(
+        self,
+        spans: ComponentSpans | None,
+        targets: list[int | None],
+        offsets: list[int],
+        result: DataTree,
+    ) -> None:
+        self._unread: tuple[ComponentSpans | None, list[int | None], list[int]] | None = (
+            spans,
+            targets,
+            offsets,
+        )
+        #: The tree the offsets are in (set again when the result is made over the same bytes).
+        self.result: DataTree | None = result
+        self._rows: list[tuple[str, str | None]] = []
+
+    def row(self, n: int) -> tuple[str, str | None]:
+        self.read()
+        return self._rows[n]
+
+    def read(self) -> None:
+        """Describe every place now (before an edit moves the result's bytes)."""
+        if self._unread is None:
+            return
+        spans, targets, offsets = self._unread
+        assert self.result is not None
+        self._unread = None
+        there = (
+            _described(spans, [o for o in targets if o is not None]) if spans is not None else {}
+        )
+        here = _described(ComponentSpans(self.result), offsets)
+        self.result = None
+        for offset, target in zip(offsets, targets, strict=True):
+            found = there.get(target) if target is not None else None
+            where = here[offset][0] if offset in here else "<unknown>"
+            self._rows.append((where, found[0] if found is not None else None))
+
+
+def _described(spans: ComponentSpans, offsets: list[int]) -> dict[int, tuple[str, bool]]:
+    """Offset -> (:meth:`Location.describe`, whether a component holds it) of each element
+    start in ``spans``' tree that leads somewhere (:func:`brson.model.ids.locate.described`)."""
+    return {offset: (text, component) for offset, text, component in described(spans, offsets)}
+
+
+__all__ = [
+    "HOLDER_NAME",
+    "CopiedComponent",
+    "CopyRecords",
+    "ExternalPlaces",
+    "ExternalReference",
+    "Referrers",
+    "target_kinds",
+]

@@ -40,10 +40,12 @@ class ImportReport:
     feature_flags_missing: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        # Copies describe themselves (their referrers are worked out on first use).
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "copied"}
-        out = asdict(type(self)(**{**out, "copied": []}))
+        # Copies and references describe themselves (worked out on first use).
+        lazy = ("copied", "external")
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in lazy}
+        out = asdict(type(self)(**out, copied=[], external=[]))  # the same key order
         out["copied"] = [c.to_dict() for c in self.copied]
+        out["external"] = [e.to_dict() for e in self.external]
         return out
 
 

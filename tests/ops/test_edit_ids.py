@@ -219,3 +219,13 @@ def test_take_is_repeated_next(taken: list[str], sequential: bool) -> None:
     assert a.take(0) == []
     assert a.take(6) + a.take(2) == [next(b) for _ in range(8)]
     assert a.issued == b.issued and a.next == b.next
+
+
+@pytest.mark.parametrize("start", [0, 0x0FFFFFF0, 0xFFFFFF00, 0xFFFFFFF8])
+def test_take_in_bulk_is_repeated_next(start: int) -> None:
+    """Sequential IDs drawn in bulk (the counters' hex, split) are the ones drawn one by one,
+    up to the top of the narrow form and across it."""
+    a, b = FreshIds((), True), FreshIds((), True)
+    a.next = b.next = start
+    assert a.take(300) == [next(b) for _ in range(300)]
+    assert a.issued == b.issued and a.next == b.next == start + 300

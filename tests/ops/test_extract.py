@@ -483,3 +483,28 @@ def test_holder_slot_names_written_as_pymongo_writes_them() -> None:
                 name_element(element_id.encode(), name)
         else:
             assert name_element(element_id.encode(), name) == expected, repr(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["mar_AimConstraint.pg.brson", "redx_5ce7cdf5.7zbson", "orange3134_loading_standin.brson"],
+)
+def test_type_plan_scans_joined_pieces_as_each_alone(name: str) -> None:
+    """The type plan joins a closure's components for its scans: each piece's type indices
+    and names are the ones it has alone (int32 and int64 indices, NeosVR type names), and a
+    piece ending in a type's first bytes finds no match across the join."""
+    from brson.model.spans import ComponentSpans
+    from brson.ops.extractbytes import _joined
+
+    tree = brson.load(SAMPLES / name)
+    spans = ComponentSpans(tree)
+    view = memoryview(tree.buffer)
+    pieces: list[bytes | memoryview] = [view[slice(*spans.span(n))] for n in range(len(spans))]
+    pieces += [b"\x00\x10Type\x00", b"\x01\x00\x00\x00\x03Data\x00\x00", b"\x02Type\x00ab"]
+    found = 0
+    for pattern in (elements.COMPONENT_TYPE_INDEX, elements.COMPONENT_TYPE_NAME):
+        alone = sorted(m for piece in pieces for m in pattern.findall(piece))
+        joined = sorted(m for data in _joined(pieces) for m in pattern.findall(data))
+        assert joined == alone
+        found += len(alone)
+    assert found >= len(spans) > 0
