@@ -197,22 +197,23 @@ gltf-tools:
 # (CI=true fails when one is not built).
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
-# machine with no other job of ours, before the phases (setup and the warm-up one after the
-# other, then every step at once): 6 min 16 s to 6 min 44 s wall and 632-674 s of CPU in three
-# runs (user + sys of every process it waits for; Chromium's and the scan's pool workers are
-# not all counted), over the 5-minute aim; the machine's speed varies by about a fifth between
-# runs. Setup and the warm-up collection took the first 60 s with one CPU idle; then, side by
-# side: suite 6,123 tests in 315-336 s wall (the critical path; ~416 s of CPU, 238 s wall
-# alone; the conformance matrix runs its covering design, 515 cells, BRSON_EXHAUSTIVE=1 the
-# 1,260), sanitize 109 tests in 132 s, pure 97 tests in 117 s (one process), wheel-check 42 s
-# of CPU. A `brson` process costs 0.3 s before it reads a byte, and the CLI, engine and
+# machine with no other job of ours: 5 min 44 s wall, 609 s of CPU (user + sys of every process
+# it waits for; Chromium's and the scan's pool workers are not all counted), over the 5-minute
+# aim; 6 min 19 s and 663 s in a run before the tools and the ASan build were niced (the
+# machine's speed varies by about a fifth between runs). Phase 1 took 43 s (pip), phase 2 23 s;
+# then side by side: suite 6,134 tests in 275 s wall (the critical path; the conformance matrix
+# runs its covering design, 515 cells, BRSON_EXHAUSTIVE=1 the 1,260), sanitize 109 tests in
+# 104 s, pure 97 tests in 84 s (one process), wheel-check 32 s of CPU (its dependencies' venv
+# kept in ~/.cache/brson: on a fresh machine about 10 s more). A `brson` process costs 0.3 s before it reads a byte, and the CLI, engine and
 # pipeline tests start hundreds; each engine (Blender, Godot 3 and 4, Chromium, the validator)
 # starts once per session where it checks many files, its tests kept on one worker (`--dist
 # loadgroup`; pytest is pinned below 9.2, which stopped honouring the groups).
 # Each step's CPU alone (user + sys, children included) at load average 5-10 from other jobs:
-# fuzz-short 22-30 s (one process forks every target; 44-56 s a process a target), setup on a
-# fresh clone 42 s (pip installed once, nothing byte-compiled at install; the old recipe 69 s),
-# sanitize-build 24 s, wheel-check 42 s, typecheck 15 s with mypy's cache removed (under 1 s
+# fuzz-short 24-27 s (one process instruments what the targets import and forks every target;
+# 44-56 s a process a target), setup on a fresh clone 42 s (pip installed once, nothing
+# byte-compiled at install; the old recipe 69 s), sanitize-build 20-24 s (the 8 compiles),
+# sanitize's tests 52 s (of which 21-25 s is pytest's start and collection under ASan with
+# PYTHONMALLOC=malloc), wheel-check 37-44 s, typecheck 15 s with mypy's cache removed (under 1 s
 # from the one in ~/.cache/brson when the tree is unchanged), vendor-check 4 s (npm ci
 # included), lint 2 s.
 test: $(THREE)
@@ -303,8 +304,8 @@ typecheck: $(STAMP)
 # The edit-test loop: lint, types and the fast tier side by side (the aim: under 90 s wall on
 # 2 idle CPUs). Sweeps that repeat one path (mutations, every slot, generated examples) are
 # `slow` and run in `make test`; each area keeps its real-sample, error-path and API tests here.
-# Measured on the 2-CPU machine at load average under 1: 74 s wall, 129 s of CPU (3,581 fast
-# tests in 73 s) with mypy's cache warm; with it removed, about 20 s more of CPU.
+# Measured on the 2-CPU machine at load average under 1: 71 s wall, 122 s of CPU (3,592 fast
+# tests in 69 s) with mypy's cache warm; with it removed, about 20 s more of CPU.
 check: $(STAMP)
 	$(MAKE) -j --output-sync=target lint typecheck fast
 
@@ -387,7 +388,9 @@ fuzz: $(STAMP)
 # and forks a libFuzzer child a target (a process a target cost 44-56 s of CPU in all; the
 # coverage each target reaches, libFuzzer's `cov:` over seeds 1-4, the same within its spread
 # between seeds, less the import-time lines of modules a target used to import mid-run).
-# Measured on a fresh clone's corpora: 22-30 s of CPU (user + sys) at load average 5-10.
+# The parent instruments only the brson modules the targets can import (106 of 159; a module
+# it misses is instrumented in the child that imports it). Measured on a fresh clone's corpora:
+# 24-27 s of CPU (user + sys) at load average 5-10 over seeds 1-3.
 FUZZ_SHORT ?= loads:400 validate:1000 godot3:2000 godot4:2000 package:300 gltf:200 \
   meshx:2000 patch:400 folders:300 sql:20
 fuzz-short: $(STAMP)
