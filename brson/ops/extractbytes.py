@@ -5,6 +5,7 @@ table, applied to each piece while it is written."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from bson.int64 import Int64
@@ -223,7 +224,7 @@ class SlotLayout:
             part, start, end = template.children
             text = template.fixed[part]
             splices.append((2 * part, [text[:start], *children, text[end:]]))
-        for where, pieces in sorted(splices, key=_first, reverse=True):
+        for where, pieces in sorted(splices, key=itemgetter(0), reverse=True):
             row[where : where + 1] = pieces
         return row
 
@@ -318,10 +319,6 @@ _ID_HEADER = elements.element_header(elements.STRING, "ID")
 _DATA_HEADER = elements.element_header(elements.STRING, "Data")
 _NAME_HEADER = elements.element_header(elements.DOCUMENT, "Name")
 _COMPONENTS_HEADER = elements.element_header(elements.DOCUMENT, "Components")
-
-
-def _first(splice: tuple[int, Any]) -> int:
-    return splice[0]
 
 
 def name_element(element_id: bytes, name: str) -> bytes:

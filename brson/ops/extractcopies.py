@@ -364,15 +364,15 @@ class ExternalPlaces:
         here = _described(ComponentSpans(self.result), offsets)
         self.result = None
         for offset, target in zip(offsets, targets, strict=True):
-            found = there.get(target) if target is not None else None
-            where = here[offset][0] if offset in here else "<unknown>"
-            self._rows.append((where, found[0] if found is not None else None))
+            where = here.get(offset, "<unknown>")
+            self._rows.append((where, there.get(target) if target is not None else None))
 
 
-def _described(spans: ComponentSpans, offsets: list[int]) -> dict[int, tuple[str, bool]]:
-    """Offset -> (:meth:`Location.describe`, whether a component holds it) of each element
-    start in ``spans``' tree that leads somewhere (:func:`brson.model.ids.locate.described`)."""
-    return {offset: (text, component) for offset, text, component in described(spans, offsets)}
+def _described(spans: ComponentSpans, offsets: list[int]) -> dict[int, str]:
+    """Offset -> :meth:`Location.describe` of each element start in ``spans``' tree that
+    leads somewhere (:func:`brson.model.ids.locate.described`; the kinds come from
+    :func:`target_kinds`)."""
+    return {offset: text for offset, text, _ in described(spans, offsets)}
 
 
 __all__ = [
