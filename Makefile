@@ -204,11 +204,11 @@ gltf-tools:
 # took 41-43 s (pip), phase 2 23 s; then side by side: suite 6,134 tests in 254-275 s wall (the
 # critical path; the conformance matrix runs its covering design, 515 cells, BRSON_EXHAUSTIVE=1
 # the 1,260), sanitize 109 tests in 103-104 s, pure 97 tests in 82-84 s (one process),
-# wheel-check 32-33 s of CPU (its dependencies' venv
-# kept in ~/.cache/brson: on a fresh machine about 10 s more). A `brson` process costs 0.3 s before it reads a byte, and the CLI, engine and
-# pipeline tests start hundreds; each engine (Blender, Godot 3 and 4, Chromium, the validator)
-# starts once per session where it checks many files, its tests kept on one worker (`--dist
-# loadgroup`; pytest is pinned below 9.2, which stopped honouring the groups).
+# wheel-check 32-33 s of CPU (its dependencies' venv kept in ~/.cache/brson: on a fresh
+# machine about 10 s more). A `brson` process costs 0.3 s before it reads a byte, and the CLI,
+# engine and pipeline tests start hundreds; each engine (Blender, Godot 3 and 4, Chromium, the
+# validator) starts once per session where it checks many files, its tests kept on one worker
+# (`--dist loadgroup`; pytest is pinned below 9.2, which stopped honouring the groups).
 # Each step's CPU alone (user + sys, children included) at load average 5-10 from other jobs:
 # fuzz-short 24-27 s (one process instruments what the targets import and forks every target;
 # 44-56 s a process a target), setup on a fresh clone 42 s (pip installed once, nothing
@@ -237,21 +237,17 @@ test-tools:
 	  true; } > $(TESTTMP)/godot4
 
 # ASan + UBSan build of the C, with the interpreter the venv is made from (only the headers).
-# Both niced: pip, the phase's longest step, runs first whenever it can (the compiles beside it
-# at the same priority made it 10 s slower).
+# Niced, as test-tools is: pip, the phase's longest step, runs first whenever it can (the
+# compiles beside it at the same priority made it 10 s slower).
 sanitize-build:
 	PY=$(PYTHON) nice sh scripts/sanitize.sh --build $(TESTTMP)/sanitize
 
 # The warm-up collection first, beside the steps that collect no tests; the rest after it.
 test-steps: test-suite test-sanitize test-pure test-wheel-check fuzz-short typecheck vendor-check lint
-test-suite: warm
-	@$(MAKE) --no-print-directory suite
+test-suite test-pure test-wheel-check: warm
+	@$(MAKE) --no-print-directory $(@:test-%=%)
 test-sanitize: warm
 	SANITIZE_DIR=$(TESTTMP)/sanitize sh scripts/sanitize.sh
-test-pure: warm
-	@$(MAKE) --no-print-directory pure
-test-wheel-check: warm
-	@$(MAKE) --no-print-directory wheel-check
 
 .PHONY: suite pure fast warm test-exhaustive
 # `make test` with every sweep in full (BRSON_EXHAUSTIVE=1; tests/tiers.py): extract on every
@@ -296,8 +292,9 @@ lint: $(STAMP)
 # mypy's incremental cache lives outside the checkout, so that a fresh clone starts from it:
 # mypy rechecks every module whose source hash differs from the cached one, and those that
 # depend on it (each module's entry is checked against its source's hash when the mtime
-# differs, whatever the checkout's path), so the result is a full check's. Measured at load average 8-13: 20.5 s of CPU cold, 0.7 s
-# in a fresh clone of the same tree. MYPY_CACHE= (empty) checks with the checkout's own.
+# differs, whatever the checkout's path), so the result is a full check's. Measured at load
+# average 8-13: 20.5 s of CPU cold, 0.7 s in a fresh clone of the same tree. MYPY_CACHE=
+# (empty) checks with the checkout's own.
 MYPY_CACHE ?= $(HOME)/.cache/brson/mypy
 typecheck: $(STAMP)
 	$(BIN)/mypy $(if $(MYPY_CACHE),--cache-dir $(MYPY_CACHE)) brson
