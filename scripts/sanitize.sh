@@ -46,6 +46,7 @@ else
 fi
 REPORTS="$WORK/reports"
 COPY="$WORK/brson"
+DIR="$COPY/brson/_speedups"
 finish() {
     status=$?
     # pytest captures fd 2, and a halted process never hands it back: reports go to files
@@ -67,7 +68,6 @@ if [ -z "${SANITIZE_DIR:-}" ] || [ -n "$BUILD_ONLY" ]; then
         --exclude=fuzz/findings --exclude='fuzz/corpus-*' \
         brson tests fixtures fuzz scripts pyproject.toml | tar -xf - -C "$COPY"
     [ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$WORK/shared"
-    DIR="$COPY/brson/_speedups"
     for source in "$DIR"/_*.c; do
         module="${source%.c}$SUFFIX"
         echo "sanitize: $CC $SANITIZE ${source#"$COPY"/}"
@@ -80,7 +80,6 @@ if [ -z "${SANITIZE_DIR:-}" ] || [ -n "$BUILD_ONLY" ]; then
     done
 fi
 [ -z "$BUILD_ONLY" ] || exit 0
-DIR="$COPY/brson/_speedups"
 [ -d "$DIR" ] || { echo "sanitize: $WORK holds no build (sh scripts/sanitize.sh --build DIR)" >&2; exit 1; }
 cd "$COPY"
 export PYTHONPATH="$COPY"
