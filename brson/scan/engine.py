@@ -194,15 +194,19 @@ def _run(runner: _Runner, root: Path, batches: Batches, options: Options) -> Ite
         fill()
 
 
+#: Imported once in the local pool's forkserver, which every worker is forked from:
+#: pyarrow.parquet (each worker writes its shards with it) would cost every new worker ~0.4 s
+#: of CPU.
+FORKSERVER_PRELOAD = ("brson.scan.shards", "pyarrow.parquet")
+
+
 @contextmanager
 def _local(workers: int, _scheduler: str | None) -> Iterator[_Runner]:
     """A process pool, two batches per worker in flight (``scan`` refused a scheduler)."""
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if "forkserver" in methods:
-        # Imported once in the server, which every worker is forked from: pyarrow.parquet (each
-        # worker writes its shards with it) would cost every new worker ~0.4 s of CPU.
-        context.set_forkserver_preload(["brson.scan.shards", "pyarrow.parquet"])
+        context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
 
     def result(future: Future[BatchResult], tasks: list[Task]) -> BatchResult:
         try:

@@ -58,8 +58,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-#: What the scan's own forkserver preloads (brson.scan.engine), and Dask's worker code.
-FORKSERVER_PRELOAD = ["brson.scan.shards", "pyarrow.parquet", "distributed"]
+#: What the scan's own forkserver preloads, and Dask's worker code.
+FORKSERVER_PRELOAD = [*engine.FORKSERVER_PRELOAD, "distributed"]
 #: The test whose Dask worker processes fork from this process's forkserver.
 DASK_WORKERS_TEST = "test_dask_local_cluster_identical"
 
