@@ -197,14 +197,14 @@ gltf-tools:
 # (CI=true fails when one is not built).
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
-# machine with no other job of ours: 5 min 21 s and 5 min 44 s wall, 565 and 609 s of CPU in two
+# machine with no other job of ours: 5 min 04 s to 5 min 44 s wall, 542-609 s of CPU in three
 # runs (user + sys of every process it waits for; Chromium's and the scan's pool workers are not
 # all counted), over the 5-minute aim; 6 min 19 s and 663 s in a run before the tools and the
 # ASan build were niced (the machine's speed varies by about a fifth between runs). Phase 1
-# took 41-43 s (pip), phase 2 23 s; then side by side: suite 6,134 tests in 254-275 s wall (the
-# critical path; the conformance matrix runs its covering design, 515 cells, BRSON_EXHAUSTIVE=1
-# the 1,260), sanitize 109 tests in 103-104 s, pure 97 tests in 82-84 s (one process),
-# wheel-check 32-33 s of CPU (its dependencies' venv kept in ~/.cache/brson: on a fresh
+# took 37-43 s (pip), phase 2 20-23 s; then side by side: suite 6,134 tests in 243-275 s wall
+# (the critical path; the conformance matrix runs its covering design, 515 cells,
+# BRSON_EXHAUSTIVE=1 the 1,260), sanitize 109 tests in 93-104 s, pure 97 tests in 74-84 s (one
+# process), wheel-check 30-33 s of CPU (its dependencies' venv kept in ~/.cache/brson: on a fresh
 # machine about 10 s more). A `brson` process costs 0.3 s before it reads a byte, and the CLI,
 # engine and pipeline tests start hundreds; each engine (Blender, Godot 3 and 4, Chromium, the
 # validator) starts once per session where it checks many files, its tests kept on one worker
