@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.text import Text
 
 from brson import api
 from brson.cli.common import (
@@ -123,6 +122,8 @@ def info(
 
 
 def _print_info(row: dict[str, Any]) -> None:
+    from rich.text import Text  # only info prints through rich: not at the other commands' start
+
     # Names and paths are data: a slot called "[/]" must not be read as rich markup.
     stdout.print(Text(str(row["file"]), style="bold"))
     for key, value in row.items():

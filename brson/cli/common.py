@@ -12,10 +12,9 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TextIO, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TextIO, TypeVar, cast
 
 import typer
-from rich.console import Console
 
 from brson import api
 from brson.codecs import Codec, limits
@@ -35,6 +34,7 @@ from brson.fileio import (
 from brson.model.tree import DataTree
 
 if TYPE_CHECKING:  # the modules a command start does not need are imported where used
+    from rich.console import Console
     from rich.progress import Progress
 
     from brson.package import Package
@@ -45,8 +45,51 @@ P = ParamSpec("P")
 #: Exit codes: success, findings (validate/diff), bad input or usage.
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
-stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class _LazyConsole:
+    """A rich Console made at its first use, with the ``--color`` setting :func:`set_color`
+    recorded.  Why: importing rich's console is a sizeable part of a command's start, and the
+    commands that write their data themselves (``show --textconv`` as git's textconv, ``convert``,
+    ``merge`` as git's merge driver) print nothing through it when they succeed."""
+
+    def __init__(self, *, to_stderr: bool) -> None:
+        self._settings: dict[str, Any] = {
+            "stderr": to_stderr,
+            "highlight": False,
+            "soft_wrap": True,
+        }
+        self._made: Console | None = None
+
+    @property
+    def console(self) -> Console:
+        if self._made is None:
+            from rich.console import Console
+
+            self._made = Console(**self._settings)
+        return self._made
+
+    def configure(self, **settings: Any) -> None:
+        """The console's settings; one already made is set up again in place (commands
+        imported it by name)."""
+        self._settings.update(settings)
+        if self._made is not None:
+            self._made.__init__(**self._settings)  # type: ignore[misc]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.console, name)
+
+    # rich's own classes (a progress bar's live display) use a console as a context manager,
+    # which attribute lookup does not reach.
+    def __enter__(self) -> Console:
+        return self.console.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.console.__exit__(*exc)
+
+
+_stdout, _stderr = _LazyConsole(to_stderr=False), _LazyConsole(to_stderr=True)
+#: The command's consoles (each a :class:`_LazyConsole`, used as the Console it makes).
+stdout, stderr = cast("Console", _stdout), cast("Console", _stderr)
 
 
 #: ``--assets DIR`` (repeatable), for every command that reads asset files beside a tree.
@@ -152,11 +195,8 @@ def set_color(mode: ColorMode) -> None:
     wins over ``NO_COLOR`` (as no-color.org says); ``never`` colours nothing."""
     force = True if mode is ColorMode.ALWAYS else None
     no_color = True if mode is ColorMode.NEVER else (False if force else None)
-    for console, to_stderr in ((stdout, False), (stderr, True)):
-        console.__init__(  # type: ignore[misc]
-            stderr=to_stderr,
-            highlight=False,
-            soft_wrap=True,
+    for console in (_stdout, _stderr):
+        console.configure(
             force_terminal=force,
             no_color=no_color,
             color_system="standard" if force else "auto",

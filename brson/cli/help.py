@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import copy
 import inspect
+import re
 from typing import Any
 
 import typer
-from rich.markup import escape
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from brson.cli.common import QUIET_VERBOSE, State
@@ -42,6 +42,23 @@ _OPTION_METAVARS = {
 }
 #: Fallbacks by typer's type label.
 _TYPE_METAVARS = {"path": "PATH", "str": "TEXT", "int": "N", "float": "NUMBER"}
+
+#: What :func:`rich.markup.escape` rewrites: its own pattern of a tag (``[`` and a letter, ``#``,
+#: ``/`` or ``@``), or a trailing backslash.
+_MARKUP = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
+
+
+def escape(text: str) -> str:
+    """:func:`rich.markup.escape` of ``text``, calling it only for text it changes.  Why: every
+    run polishes the commands it builds, and importing rich's markup (its text and console
+    machinery with it) was a sizeable part of the start of a command that prints nothing
+    through rich (``show --textconv``)."""
+    if not _MARKUP.search(text) and not text.endswith("\\"):
+        return text
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
 
 #: ``brson COMMAND --help`` examples, one command line each, with what it does.
 EXAMPLES: dict[str, list[tuple[str, str]]] = {
