@@ -73,3 +73,43 @@ def test_help_text_is_literal(capsys: pytest.CaptureFixture[str]) -> None:
     """Brackets in help are text, not rich markup (``FIELD[i]`` used to lose its ``[i]``)."""
     assert "FIELD[i]" in help_text(capsys, "set")
     assert "Type[n]" in help_text(capsys, "delete")
+
+
+def raw_texts() -> list[str]:
+    """Every help text as the commands declare it (before :func:`polish`), and the examples."""
+    command = typer.main.get_command(root.assembled())
+    texts = []
+    for sub in [command, *command.commands.values()]:  # type: ignore[attr-defined]
+        texts += [sub.help or "", sub.epilog or ""]
+        texts += [getattr(param, "help", None) or "" for param in sub.params]
+    texts += [text for rows in EXAMPLES.values() for row in rows for text in row]
+    return texts
+
+
+#: The forms rich's markup pattern names (a tag opens with a letter, ``#``, ``/`` or ``@``; a
+#: trailing backslash escapes what follows), and text it leaves alone.
+MARKUP_FORMS = [
+    "FIELD[i]",
+    "[/]",
+    "[b]x[/b]",
+    "\\[x]",
+    "[#fff]",
+    "[@click]",
+    "a\\",
+    "a\\\\",
+    "[1]",
+    "[",
+]
+
+
+def test_escape_is_riches() -> None:
+    """brson.cli.help.escape calls rich only where rich would change the text: on every help
+    text and on each form of rich's pattern it gives what rich.markup.escape gives."""
+    from rich.markup import escape as rich_escape
+
+    from brson.cli.help import escape
+
+    texts = raw_texts()
+    assert any("[" in text for text in texts)  # the help does hold brackets
+    for text in [*MARKUP_FORMS, *texts]:
+        assert escape(text) == rich_escape(text), text
