@@ -188,7 +188,7 @@ class ColorMode(enum.StrEnum):
 
 
 def set_color(mode: ColorMode) -> None:
-    """``--color``: the two consoles set up again in place (commands imported them by name).
+    """``--color``: the two consoles' colour settings (:meth:`_LazyConsole.configure`).
 
     ``auto`` colours a terminal unless ``NO_COLOR`` is set (rich reads it, and
     ``FORCE_COLOR``); ``always`` colours pipes too and, being asked for on the command line,
