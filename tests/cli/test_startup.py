@@ -145,6 +145,17 @@ def test_a_command_loads_nothing_it_does_not_use(command: str, out: str, tmp_pat
     assert not heavy(modules, UNUSED)
 
 
+def test_textconv_loads_no_rich() -> None:
+    """git runs ``show --textconv`` once per file version it shows, and it writes its lines
+    itself: rich stays unloaded (its consoles are made at their first use, and help text is
+    escaped through rich only where it holds markup)."""
+    modules, out = loaded_after(
+        "from brson.cli.app import run\nrun()", "show", "--textconv", str(STANDIN)
+    )
+    assert "LoadingStandin" in out
+    assert not heavy(modules, ("rich",))
+
+
 def test_editing_shortcut_stays_in_the_model() -> None:
     """Editing is the model's own (brson.model.edit, imported by the first shortcut): it
     reaches no layer above the model, by name or otherwise."""
