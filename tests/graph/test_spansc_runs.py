@@ -45,7 +45,8 @@ needs_c = pytest.mark.skipif(_spansc is None, reason="the C walk is not built")
 
 #: The trees of each sweep below besides the samples (:func:`covering`): the other trees'
 #: cases reach no line or branch of the C runs, their Python references or this module that
-#: these do not (the rest run in the kinds modes in test_runs_checked_widely).
+#: these do not (the rest run in the kinds modes in test_runs_checked_widely; with the cases
+#: scripts/sanitize-tests.txt names).
 EVERY_MODE = covering(
     CHANGED,
     [
@@ -65,11 +66,14 @@ MUTATED = covering(
         "BR301_type_index_out_of_range.brson",
         "BR401_duplicate_id.brson",
         "BR402_dangling_reference.brson",
+        "BR403_external_guid.brson",
         "BR501_nan_position.brson",
         "BR503_rotation_not_unit.brson",
         "BR701_input_reads_a_field_owner.brson",
         "BR703_node_in_assets.brson",
+        "BR704_proxy_of_another_slot.brson",
         "misnamed_frdt.lz4bson",
+        "multichunk.lz4bson",
         "neos_legacy.bson",
         "neos_legacy_unknown_size.7zbson",
         "synthetic 1",
