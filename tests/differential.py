@@ -118,11 +118,12 @@ def part_trees_bson() -> dict[str, bytes]:
 
 @functools.cache
 def loaded_buffers() -> tuple[tuple[Path, bytes], ...]:
-    """Every input file (no size limit) ``brson.load`` reads, with its tree's buffer."""
+    """Every input file (of any size) ``brson.load`` reads, with its tree's buffer: trees up
+    to :data:`MAX_SIZE`, which refuses the bombs before they decompress to the default limit."""
     found: list[tuple[Path, bytes]] = []
     for path in input_files(max_size=None):
         try:
-            found.append((path, brson.load(path).buffer))
+            found.append((path, brson.load(path, max_size=MAX_SIZE).buffer))
         except Exception:  # any refusal: these tests compare two readers of what loads
             continue
     return tuple(found)
