@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
@@ -27,6 +28,7 @@ from brson.api import to_bson
 from brson.errors import BrsonError
 from brson.model import DataTree
 from tests.conftest import FIXTURES, SAMPLES
+from tests.tiers import EXHAUSTIVE
 
 #: Larger files would only slow the tests down (every real input is far smaller).  It bounds
 #: what a file decompresses to as well: the fixtures' bombs, refused either way, would each
@@ -43,6 +45,26 @@ def check_built(extension: ModuleType | None, accelerated: bool, dotted: str) ->
         assert accelerated is not PURE_PYTHON
         return
     pytest.skip(f"{dotted} is not built (pip install -e . compiles it)")
+
+
+def covering(names: Iterable[str], chosen: Iterable[str]) -> list[str]:
+    """The inputs a sweep of mutated copies runs on, of ``names`` (sorted): every real
+    sample's, and of the fixtures and synthetic worlds those ``chosen`` by coverage (C by
+    gcov, Python by coverage.py, line and branch, case by case: the other fixtures' cases
+    reach nothing these do not; most are one tree with one thing changed, or one tree in
+    another container); every input with BRSON_EXHAUSTIVE=1.  A new sample joins with no
+    change; a chosen name that is gone fails collection, so the cover cannot shrink
+    unnoticed."""
+    names = sorted(names)
+    chosen = frozenset(chosen)
+    missing = chosen.difference(names)
+    assert not missing, f"chosen inputs not found: {sorted(missing)}"
+    samples = {p.name for p in SAMPLES.iterdir()} if SAMPLES.is_dir() else set()
+
+    def is_sample(name: str) -> bool:
+        return name.split(":")[0].removesuffix(" (BSON)") in samples
+
+    return [n for n in names if EXHAUSTIVE or n in chosen or is_sample(n)]
 
 
 def input_files(max_size: int | None = MAX_SIZE) -> list[Path]:
@@ -96,11 +118,12 @@ def part_trees_bson() -> dict[str, bytes]:
 
 @functools.cache
 def loaded_buffers() -> tuple[tuple[Path, bytes], ...]:
-    """Every input file (no size limit) ``brson.load`` reads, with its tree's buffer."""
+    """Every input file (of any size) ``brson.load`` reads, with its tree's buffer: trees up
+    to :data:`MAX_SIZE`, which refuses the bombs before they decompress to the default limit."""
     found: list[tuple[Path, bytes]] = []
     for path in input_files(max_size=None):
         try:
-            found.append((path, brson.load(path).buffer))
+            found.append((path, brson.load(path, max_size=MAX_SIZE).buffer))
         except Exception:  # any refusal: these tests compare two readers of what loads
             continue
     return tuple(found)
