@@ -187,10 +187,10 @@ def metadata_lines(meta: Any, godot: int = 4) -> list[str]:
 @GODOT
 @pytest.mark.parametrize("name", SLOTS_CHECKED)
 def test_slots_of_real_files(name: str, godot: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each slot's metadata lines through C equal the Python path's; C answers most."""
+    """Each slot's metadata lines C answers equal the Python path's, and so do its errors (that
+    C answers the engine's own files is test_c_answers_real_samples's check)."""
     monkeypatch.setattr(export, "_tscnc", TSCNC)  # also under BRSON_PURE_PYTHON
     tree = TREES[name]
-    answered = 0
     for slot in tree.walk():
         try:
             fast = slot_metadata_text(slot, godot)
@@ -200,7 +200,6 @@ def test_slots_of_real_files(name: str, godot: int, monkeypatch: pytest.MonkeyPa
             continue
         if fast is None:
             continue
-        answered += 1
         expected = metadata_lines(slot_metadata(slot), godot)
         assert metadata_lines(fast, godot) == expected, slot.path
 
