@@ -49,7 +49,7 @@ COPY="$WORK/brson"
 DIR="$COPY/brson/_speedups"
 finish() {
     status=$?
-    # pytest captures fd 2, and a halted process never hands it back: reports go to files
+    # ASan's reports go to files (UBSan's to fd 2, which pytest leaves alone below)
     for report in "$REPORTS"/*; do
         [ -f "$report" ] && head -n 40 "$report" >&2
     done
@@ -137,5 +137,7 @@ set -- @scripts/sanitize-tests.txt "$@"
 # --assert=plain: the test modules imported from the build's byte code, not rewritten first
 # (pytest's rewrite walks each module's syntax tree in Python, slow under ASan); an assert
 # fails the same, its message without the compared values (the suite's run shows them).
+# --capture=sys: fd 2 stays the terminal's, because UBSan writes its report there (it ignores
+# log_path when libasan is preloaded) and a halted process never hands a captured fd back.
 "$PY" -m pytest -q -p no:cacheprovider -x -n "${SANITIZE_WORKERS:-0}" --max-worker-restart=0 \
-    --assert=plain "$@"
+    --assert=plain --capture=sys "$@"
