@@ -142,19 +142,18 @@ class IdScan:
     def offsets(self, element_ids: Iterable[str]) -> list[int | None]:
         """:meth:`offset` of each ID (a Python call per lookup was most of the time a big
         closure spent on its hundreds of thousands)."""
-        table = self._table
-        if table is None or _idscanc is None:
-            return [self.offset(element_id) for element_id in element_ids]
-        lookup, buf = _idscanc.lookup, self._buf
-        out: list[int | None] = []
-        for element_id in element_ids:
-            text = element_id.encode()
-            found = lookup(buf, table, text, _PREFIX)
-            if found is None:
-                out.append(self._python_offset(text))
-            else:
-                out.append(None if found < 0 else found)
-        return out
+        ids = list(element_ids)
+        found = None
+        if self._table is not None and _idscanc is not None:
+            found = _idscanc.lookups(self._buf, self._table, ids, _PREFIX)
+        if found is None:
+            return [self.offset(element_id) for element_id in ids]
+        if -1 in found:  # what C was unsure of
+            return [
+                self._python_offset(ids[n].encode()) if offset == -1 else offset
+                for n, offset in enumerate(found)
+            ]
+        return found
 
     def _python_offset(self, text: bytes) -> int | None:
         if self._packed is None:
