@@ -127,7 +127,14 @@ class ComponentSpans:
         return at
 
     def numbers_at(self, offsets: Iterable[int | None]) -> list[int | None]:
-        """:meth:`at` of each offset (None for None), in one loop."""
+        """:meth:`at` of each offset (None for None), in one call to C when it was built, else
+        in one loop (:meth:`numbers_at_py`)."""
+        listed = list(offsets)
+        found = _spansc.numbers_at(self._starts, self._ends, listed) if ACCELERATED else None
+        return self.numbers_at_py(listed) if found is None else found
+
+    def numbers_at_py(self, offsets: Iterable[int | None]) -> list[int | None]:
+        """The reference of the compiled :meth:`numbers_at`."""
         starts, ends = self._starts, self._ends
         out: list[int | None] = []
         for offset in offsets:
