@@ -145,6 +145,20 @@ class ComponentSpans:
             out.append(at if at >= 0 and offset < ends[at] else None)
         return out
 
+    def placed(self, numbers: Iterable[int]) -> tuple[list[int], list[int]]:
+        """Components ``numbers`` where a copy of them goes: those on slots by their slot's
+        start, then number (a slot's components in its order, slots in walk order); the
+        root's assets by number."""
+        slot_of, slot_starts = self._slot_of, self._slot_starts
+        ordered = sorted(numbers)
+        assets = [number for number in ordered if slot_of[number] == ASSETS]
+        on_slots = [number for number in ordered if slot_of[number] != ASSETS]
+        # A stable sort of the numbers in order by one key list (a key call per number was
+        # most of the sort's time on a big closure).
+        keys = [slot_starts[slot_of[number]] for number in on_slots]
+        by_slot = sorted(range(len(on_slots)), key=keys.__getitem__)
+        return [on_slots[at] for at in by_slot], assets
+
     def span(self, number: int) -> tuple[int, int]:
         return self._starts[number], self._ends[number]
 
