@@ -20,9 +20,9 @@ from typing import Any, Literal
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
 from brson.model import Component, DataTree, Slot, elements
-from brson.model.ids.forms import DEFINITION_BYTES, REFERENCE_BYTES
+from brson.model.ids.forms import DEFINITION_BYTES
 from brson.model.ids.locate import Location, locate_many
-from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes
+from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes, references_to
 from brson.model.node import Node
 from brson.model.numbering import (
     FragmentsValues,
@@ -265,18 +265,7 @@ def _undefined_values(staged: DataTree, leaving: Iterable[str]) -> list[tuple[in
     (defined nowhere in it), in byte order: the values :attr:`DataTree.ids` lists
     (references; a ``ParentReference`` repeating a definition names what is defined, so it
     never counts), found by one scan of the bytes without indexing the rest."""
-    buf = staged.buffer
-    # Looked up by their bytes (an ID-shaped value is ASCII): most values found do not leave,
-    # and decoding each one first was most of the loop.
-    wanted = {value.encode(): value for value in leaving if value.isascii()}.get
-    out: list[tuple[int, str]] = []
-    with paused_gc():
-        for lo, hi in id_spans(staged):
-            for match in REFERENCE_BYTES.finditer(buf, lo, hi):
-                value = wanted(match[2])
-                if value is not None:
-                    out.append((match.start(), value))
-    return out
+    return references_to(staged.buffer, id_spans(staged), leaving)
 
 
 def _stage(

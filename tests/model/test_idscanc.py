@@ -71,8 +71,25 @@ def same(buf: bytes, spans: list[tuple[int, int]], sample: int = 1000) -> None:
         assert c.offset(element_id) == py.offset(element_id), element_id
     assert c.offsets(asked) == [py.offset(element_id) for element_id in asked]
     same_definitions(buf, spans, sample, asked)
+    same_references_to(buf, spans, asked[::2] + STRANGERS)
     same_fragment(buf)
     same_fragments(buf, [lo for lo, _ in spans] + [len(buf) // 3, len(buf) // 2 + 1])
+
+
+def same_references_to(buf: bytes, spans: list[tuple[int, int]], wanted: list[str]) -> None:
+    """The references naming some of the IDs (extract's check of what leaves the result): C
+    and the pattern, the same values (the str asked about itself, not a copy); C leaves what
+    is not a str to Python."""
+    assert _idscanc is not None
+    shape = (idscan._PREFIX, idscan._NAMES, idscan._SUFFIX)
+    expected = idscan.references_to_py(buf, spans, wanted)
+    found = _idscanc.references_to(buf, list(spans), wanted, *shape)
+    assert found == expected
+    last = {value: value for value in wanted}  # a repeat: the last, as the pattern's dict
+    assert found is not None and all(value is last[value] for _, value in found)
+    assert idscan.references_to(buf, spans, wanted) == expected
+    assert _idscanc.references_to(buf, list(spans), [*wanted, b"x" * 36], *shape) is None
+    assert _idscanc.references_to(buf, [*spans, (0,)], wanted, *shape) is None
 
 
 def same_fragment(buf: bytes) -> None:

@@ -202,6 +202,35 @@ def numbered_id_elements(
     return _idscanc.elements(data, _PREFIX, _NAMES, _SUFFIX, _TAIL)
 
 
+def references_to(buf: bytes, spans: Spans, wanted: Iterable[str]) -> list[tuple[int, str]]:
+    """``(offset, ID)`` of every element :data:`REFERENCE_BYTES` matches in the spans of
+    ``buf`` whose ID is one of ``wanted`` (the str of ``wanted`` itself), in byte order: by
+    the C scan, which makes no object for the references not asked about (most of them),
+    else by :func:`references_to_py`."""
+    ids = list(wanted)
+    if ACCELERATED and type(buf) is bytes:
+        spans = _clamped(buf, spans)
+        found = _idscanc.references_to(buf, spans, ids, _PREFIX, _NAMES, _SUFFIX)
+        if found is not None:
+            return found
+    return references_to_py(buf, spans, ids)
+
+
+def references_to_py(buf: bytes, spans: Spans, wanted: Iterable[str]) -> list[tuple[int, str]]:
+    """:func:`references_to` by the forms pattern (the reference C is tested against)."""
+    # Looked up by their bytes (an ID-shaped value is ASCII): most values found are not
+    # wanted, and decoding each one first was most of the loop.
+    named = {value.encode(): value for value in wanted if value.isascii()}.get
+    out: list[tuple[int, str]] = []
+    with paused_gc():
+        for lo, hi in spans:
+            for match in REFERENCE_BYTES.finditer(buf, lo, hi):
+                value = named(match[2])
+                if value is not None:
+                    out.append((match.start(), value))
+    return out
+
+
 #: A byte no ID element holds (not a key's printable character, a type byte, a prefix, GUID
 #: or terminating NUL byte): fragments joined by it scan as each alone, no match across a join.
 FRAGMENT_JOIN = b"\xff"
