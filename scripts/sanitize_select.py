@@ -61,6 +61,7 @@ CANDIDATES = [
     "tests/test_speedups.py",
     "tests/document/test_rawc.py",
     "tests/model/test_idscanc.py",
+    "tests/model/test_bulk_lookups.py",
     "tests/ops/test_fieldsc.py",
     "tests/ops/test_slotpass.py",
     "tests/ops/test_fluxnodes.py",

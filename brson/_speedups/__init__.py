@@ -10,8 +10,10 @@ every call when the extension is missing or ``BRSON_PURE_PYTHON`` is set:
 
 - ``_rawc``: the BSON element indexer's byte loops (:mod:`brson.document.raw`) and the framing
   check before pymongo's decoder (:mod:`brson.document.framing`);
-- ``_idscanc``: the one-pass ID scan and its definition table (:mod:`brson.model.ids.scan`);
-- ``_spansc``: the walk that finds every component's byte span (:mod:`brson.model.spans`);
+- ``_idscanc``: the one-pass ID scan, its definition table and the table's lookups, and the
+  references naming given IDs (:mod:`brson.model.ids.scan`);
+- ``_spansc``: the walk that finds every component's byte span, and the components holding
+  many offsets (:mod:`brson.model.spans`);
 - ``_fieldsc``: validate's per-field loop (:mod:`brson.ops.validate.context`), its pass over
   the slot table and its read of ProtoFlux nodes (:mod:`brson.ops.validate.slotpass`, twin
   :func:`brson.flux.model.connectable`);

@@ -14,6 +14,18 @@ def scan(
 ) -> tuple[int, bool, list[str], list[tuple[int, str]], dict[str, int], bytes] | None: ...
 def probes() -> int: ...
 def lookup(buf: bytes, table: bytes, guid: bytes, prefix: bytes) -> int | None: ...
+def references_to(
+    buf: bytes,
+    spans: list[tuple[int, int]],
+    wanted: list[str],
+    prefix: bytes,
+    names: tuple[bytes, ...],
+    suffix: bytes,
+    /,
+) -> list[tuple[int, str]] | None: ...
+def lookups(
+    buf: bytes, table: bytes, ids: list[str], prefix: bytes, /
+) -> list[int | None] | None: ...
 @overload
 def elements(
     buf: bytes, prefix: bytes, names: tuple[bytes, ...], suffix: bytes, /

@@ -27,6 +27,9 @@
  * anchor, each with paths()'s rows, and in the kinds modes model/ids/kinds.py's answers read
  * from the elements on each path (see runs below); ComponentSpans.runs_py and kinds.py are
  * its references.
+ *
+ * numbers_at(starts, ends, offsets): ComponentSpans.at of many offsets in one call (extract's
+ * closure, a round's definitions); ComponentSpans.numbers_at_py is its reference.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -345,6 +348,67 @@ static PyObject *table(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* numbers_at(starts, ends, offsets) -> [number or None] or None: ComponentSpans.at of each
+ * item of the list `offsets` (an int, or None for None), over its int64 columns of component
+ * starts and ends (a Python bisection per offset was most of a big closure's rounds).  None
+ * when the columns are not two int64 arrays of one length or an item is neither None nor an
+ * int64 (Python answers). */
+static PyObject *numbers_at(PyObject *self, PyObject *args) {
+    PyObject *given[2], *offsets;
+    if (!PyArg_ParseTuple(args, "OOO", &given[0], &given[1], &offsets))
+        return NULL;
+    if (!PyList_CheckExact(offsets))
+        Py_RETURN_NONE;
+    Py_buffer views[2];
+    int held = 0;
+    PyObject *out = NULL;
+    for (; held < 2; held++)
+        if (PyObject_GetBuffer(given[held], &views[held], PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+            PyErr_Clear();
+            goto unsure;
+        }
+    for (int i = 0; i < 2; i++)
+        if (views[i].format == NULL || strcmp(views[i].format, "q") != 0 ||
+            views[i].itemsize != 8 || views[i].len != views[0].len)
+            goto unsure;
+    const int64_t *starts = views[0].buf, *ends = views[1].buf;
+    Py_ssize_t n = views[0].len / 8, count = PyList_GET_SIZE(offsets);
+    out = PyList_New(count);
+    if (out == NULL)
+        goto done;
+    /* No Python code runs in the loop (an int is not tracked by the collector, so making one
+     * never collects), so the list stays as it was. */
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyList_GET_ITEM(offsets, i);
+        Py_ssize_t at = -1;
+        if (item != Py_None) {
+            if (!PyLong_CheckExact(item))
+                goto unsure;
+            int overflow;
+            long long offset = PyLong_AsLongLongAndOverflow(item, &overflow);
+            if (overflow)
+                goto unsure;
+            at = last_at_or_before(starts, n, offset);
+            if (at >= 0 && offset >= ends[at])
+                at = -1;
+        }
+        PyObject *number = at < 0 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(at);
+        if (number == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, number);
+    }
+    goto done;
+unsure:
+    Py_XDECREF(out);
+    out = Py_NewRef(Py_None);
+done:
+    for (int i = 0; i < held; i++)
+        PyBuffer_Release(&views[i]);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"walk", walk, METH_VARARGS,
      "walk(buf, start, end) -> (components, slots) int64 triples, or None: Python decides."},
@@ -354,6 +418,8 @@ static PyMethodDef methods[] = {
      "runs(buf, columns, offsets, mode, first, stop) -> [(number, slot, type, lo, hi, rows)]"},
     {"table", table, METH_VARARGS,
      "table(buf, start, end) -> (slot columns, component columns, names), or None."},
+    {"numbers_at", numbers_at, METH_VARARGS,
+     "numbers_at(starts, ends, offsets) -> [component number or None], or None."},
     {NULL, NULL, 0, NULL},
 };
 

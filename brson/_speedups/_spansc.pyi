@@ -13,6 +13,9 @@ def paths(
     /,
 ) -> list[tuple[int, tuple[str | int, ...], tuple[tuple[int, int, int, int], ...]]] | None: ...
 def table(buf: bytes, start: int, end: int, /) -> tuple[bytes, bytes, list[str | None]] | None: ...
+def numbers_at(
+    starts: array[int], ends: array[int], offsets: list[int | None], /
+) -> list[int | None] | None: ...
 def runs(
     buf: bytes,
     columns: tuple[array[int], ...],

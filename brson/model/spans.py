@@ -127,7 +127,14 @@ class ComponentSpans:
         return at
 
     def numbers_at(self, offsets: Iterable[int | None]) -> list[int | None]:
-        """:meth:`at` of each offset (None for None), in one loop."""
+        """:meth:`at` of each offset (None for None), in one call to C when it was built, else
+        in one loop (:meth:`numbers_at_py`)."""
+        listed = list(offsets)
+        found = _spansc.numbers_at(self._starts, self._ends, listed) if ACCELERATED else None
+        return self.numbers_at_py(listed) if found is None else found
+
+    def numbers_at_py(self, offsets: Iterable[int | None]) -> list[int | None]:
+        """The reference of the compiled :meth:`numbers_at`."""
         starts, ends = self._starts, self._ends
         out: list[int | None] = []
         for offset in offsets:
@@ -137,6 +144,20 @@ class ComponentSpans:
             at = bisect_right(starts, offset) - 1
             out.append(at if at >= 0 and offset < ends[at] else None)
         return out
+
+    def placed(self, numbers: Iterable[int]) -> tuple[list[int], list[int]]:
+        """Components ``numbers`` where a copy of them goes: those on slots by their slot's
+        start, then number (a slot's components in its order, slots in walk order); the
+        root's assets by number."""
+        slot_of, slot_starts = self._slot_of, self._slot_starts
+        ordered = sorted(numbers)
+        assets = [number for number in ordered if slot_of[number] == ASSETS]
+        on_slots = [number for number in ordered if slot_of[number] != ASSETS]
+        # A stable sort of the numbers in order by one key list (a key call per number was
+        # most of the sort's time on a big closure).
+        keys = [slot_starts[slot_of[number]] for number in on_slots]
+        by_slot = sorted(range(len(on_slots)), key=keys.__getitem__)
+        return [on_slots[at] for at in by_slot], assets
 
     def span(self, number: int) -> tuple[int, int]:
         return self._starts[number], self._ends[number]

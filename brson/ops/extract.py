@@ -14,14 +14,15 @@ import hashlib
 import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
+from itertools import compress
 from typing import Any, Literal
 
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
 from brson.model import Component, DataTree, Slot, elements
-from brson.model.ids.forms import DEFINITION_BYTES, REFERENCE_BYTES
+from brson.model.ids.forms import DEFINITION_BYTES
 from brson.model.ids.locate import Location, locate_many
-from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes
+from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes, references_to
 from brson.model.node import Node
 from brson.model.numbering import (
     FragmentsValues,
@@ -29,7 +30,7 @@ from brson.model.numbering import (
     fragments_values,
     numbered_ids_in_bytes,
 )
-from brson.model.spans import ASSETS, ComponentSpans
+from brson.model.spans import ComponentSpans
 from brson.ops.extractbytes import SlotLayout, TypePlan, copy_component
 from brson.ops.extractcopies import (
     HOLDER_NAME,
@@ -264,18 +265,7 @@ def _undefined_values(staged: DataTree, leaving: Iterable[str]) -> list[tuple[in
     (defined nowhere in it), in byte order: the values :attr:`DataTree.ids` lists
     (references; a ``ParentReference`` repeating a definition names what is defined, so it
     never counts), found by one scan of the bytes without indexing the rest."""
-    buf = staged.buffer
-    # Looked up by their bytes (an ID-shaped value is ASCII): most values found do not leave,
-    # and decoding each one first was most of the loop.
-    wanted = {value.encode(): value for value in leaving if value.isascii()}.get
-    out: list[tuple[int, str]] = []
-    with paused_gc():
-        for lo, hi in id_spans(staged):
-            for match in REFERENCE_BYTES.finditer(buf, lo, hi):
-                value = wanted(match[2])
-                if value is not None:
-                    out.append((match.start(), value))
-    return out
+    return references_to(staged.buffer, id_spans(staged), leaving)
 
 
 def _stage(
@@ -444,7 +434,7 @@ class _Closure:
         buf = self.tree.buffer
         taken = self.taken
         while self.pending:
-            # In any order: the closure, the copies' order (sorted below) and every answer
+            # In any order: the closure, the copies' order (sorted at the end) and every answer
             # are the same whatever order a round looks its values up in.
             wanted = list(self.pending.difference(self.sub_defined))
             self.pending = set()
@@ -453,33 +443,21 @@ class _Closure:
             table = self.table
             spans = self.spans = self.spans or ComponentSpans(self.tree)
             outside = self._outside = {} if self._outside is None else self._outside
-            new: list[tuple[int, int]] = []
             offsets = table.offsets(wanted)
-            for value, offset, number in zip(
-                wanted, offsets, spans.numbers_at(offsets), strict=True
-            ):
-                if number is None:
-                    # Not defined in the file (None: the world, users), or on a slot: not copied.
-                    outside[value] = offset
-                    continue
-                if number in taken:
-                    continue  # taken already
-                taken.add(number)
-                new.append(spans.span(number))
-            # The round's copies read in one pass (a call per copy was most of its cost).
-            if new:
-                self._add(fragments_values(buf, new))
-        found = self.spans
-        if not taken or found is None:
-            return
-        # Component numbers are byte order, which in an unmodified tree is the source's.
-        slot_of, slot_start = found.slot_of, found.slot_start
-        ordered = sorted(taken)
-        self.on_assets = [n for n in ordered if slot_of(n) == ASSETS]
-        # By their slot's start, then number (a stable sort of numbers in order).
-        self.on_slots = sorted(
-            (n for n in ordered if slot_of(n) != ASSETS), key=lambda n: slot_start(slot_of(n))
-        )
+            numbers = spans.numbers_at(offsets)
+            # Not defined in the file (None: the world, users), or on a slot: not copied.
+            missing = [number is None for number in numbers]
+            outside.update(compress(zip(wanted, offsets, strict=True), missing))
+            fresh = {number for number in numbers if number is not None}
+            fresh -= taken
+            taken |= fresh
+            # The round's copies read in one pass (a call per copy was most of its cost), in
+            # byte order.
+            if fresh:
+                self._add(fragments_values(buf, list(map(spans.span, sorted(fresh)))))
+        if taken and self.spans is not None:
+            # Component numbers are byte order, which in an unmodified tree is the source's.
+            self.on_slots, self.on_assets = self.spans.placed(taken)
 
     def pieces(self, sub_bytes: memoryview) -> Iterator[memoryview]:
         """The bytes the result is made of: the subtree, then each copied component."""

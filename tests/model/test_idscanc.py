@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from itertools import chain, pairwise
 
+import bson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -29,10 +30,17 @@ from brson.model.numbering import (
     numbered_ids_in_bytes,
 )
 from tests.differential import check_built, loaded_buffers
+from tests.regressions.test_issue27_idscan import public_hash
 from tests.tiers import examples, sweep
 
 _idscanc = built("_idscanc")
 needs_c = pytest.mark.skipif(_idscanc is None, reason="the C ID scan is not built")
+
+
+#: Asked of every table besides the file's IDs: ID-shaped but defined nowhere, too short, and
+#: 36 bytes in UTF-8 that are not 36 ASCII characters (C reads a str's characters, Python its
+#: UTF-8 bytes).
+STRANGERS = ["0" * 36, "x", "", "\u00e9" * 18, "\u00e9" + "0" * 34]
 
 
 def test_accelerator_built_in_ci() -> None:
@@ -58,12 +66,30 @@ def same(buf: bytes, spans: list[tuple[int, int]], sample: int = 1000) -> None:
     )
     assert c.referenced() == py.referenced()
     assert list(c.targets().items()) == list(py.targets().items())
-    asked = [value for _, value in c.references[:200]] + c.first[:200] + ["0" * 36, "x"]
+    asked = [value for _, value in c.references[:200]] + c.first[:200] + STRANGERS
     for element_id in asked:
         assert c.offset(element_id) == py.offset(element_id), element_id
+    assert c.offsets(asked) == [py.offset(element_id) for element_id in asked]
     same_definitions(buf, spans, sample, asked)
+    same_references_to(buf, spans, asked[::2] + STRANGERS)
     same_fragment(buf)
     same_fragments(buf, [lo for lo, _ in spans] + [len(buf) // 3, len(buf) // 2 + 1])
+
+
+def same_references_to(buf: bytes, spans: list[tuple[int, int]], wanted: list[str]) -> None:
+    """The references naming some of the IDs (extract's check of what leaves the result): C
+    and the pattern, the same values (the str asked about itself, not a copy); C leaves what
+    is not a str to Python."""
+    assert _idscanc is not None
+    shape = (idscan._PREFIX, idscan._NAMES, idscan._SUFFIX)
+    expected = idscan.references_to_py(buf, spans, wanted)
+    found = _idscanc.references_to(buf, list(spans), wanted, *shape)
+    assert found == expected
+    last = {value: value for value in wanted}  # a repeat: the last, as the pattern's dict
+    assert found is not None and all(value is last[value] for _, value in found)
+    assert idscan.references_to(buf, spans, wanted) == expected
+    assert _idscanc.references_to(buf, list(spans), [*wanted, b"x" * 36], *shape) is None
+    assert _idscanc.references_to(buf, [*spans, (0,)], wanted, *shape) is None
 
 
 def same_fragment(buf: bytes) -> None:
@@ -121,6 +147,7 @@ def same_definitions(
     assert c.targets() == py.targets() == {}
     for element_id in asked:
         assert c.offset(element_id) == py.offset(element_id), element_id
+    assert c.offsets(asked) == [py.offset(element_id) for element_id in asked]
 
 
 @pytest.fixture(scope="module")
@@ -247,3 +274,31 @@ def test_fragments_in_small_chunks(buffers: list[bytes], monkeypatch: pytest.Mon
     for buf in buffers[:40]:
         cuts = sorted(rng.randrange(len(buf) + 1) for _ in range(rng.randint(1, 200)))
         same_fragments(buf, cuts)
+
+
+@needs_c
+def test_lookups_past_the_probe_budget() -> None:
+    """A lookup that runs over its probes on the public hash leaves the answer to Python (C
+    answers None); the bulk lookup marks those IDs and Python answers each, in place among
+    C's answers.  The engine's sequential IDs fill a run of neighbouring slots; IDs whose
+    first group is chosen to start at the run's first slot probe through all of it."""
+    assert _idscanc is not None
+    tail = "-0000-0000-0000-000000000000"
+    run = [f"{n:08x}{tail}" for n in range(1, 201)]
+    start = (1 + public_hash(tail.encode())) & 0xFFFFFFFF
+
+    def aimed(rest: str) -> str:
+        return f"{(start - public_hash(rest.encode())) & 0xFFFFFFFF:08x}{rest}"
+
+    inside, outside = aimed("-1111-1111-1111-111111111111"), aimed("-2222-2222-2222-222222222222")
+    buf = bson.encode({"Object": [{"ID": i, "Target": i} for i in [*run, inside]]})
+    spans = [(0, len(buf))]
+    c = c_scan(buf, spans, 0)
+    py = idscan.scan_ids_py(buf, spans)
+    assert c._table is not None and c._table[-4:] == bytes(4)  # the public hash
+    for element_id in (inside, outside):
+        assert _idscanc.lookup(buf, c._table, element_id.encode(), idscan._PREFIX) is None
+    asked = [*run[:50], inside, *run[50:], outside, *STRANGERS]
+    expected = [py.offset(element_id) for element_id in asked]
+    assert expected[50] is not None and expected[-len(STRANGERS) - 1] is None
+    assert c.offsets(asked) == expected

@@ -142,19 +142,18 @@ class IdScan:
     def offsets(self, element_ids: Iterable[str]) -> list[int | None]:
         """:meth:`offset` of each ID (a Python call per lookup was most of the time a big
         closure spent on its hundreds of thousands)."""
-        table = self._table
-        if table is None or _idscanc is None:
-            return [self.offset(element_id) for element_id in element_ids]
-        lookup, buf = _idscanc.lookup, self._buf
-        out: list[int | None] = []
-        for element_id in element_ids:
-            text = element_id.encode()
-            found = lookup(buf, table, text, _PREFIX)
-            if found is None:
-                out.append(self._python_offset(text))
-            else:
-                out.append(None if found < 0 else found)
-        return out
+        ids = list(element_ids)
+        found = None
+        if self._table is not None and _idscanc is not None:
+            found = _idscanc.lookups(self._buf, self._table, ids, _PREFIX)
+        if found is None:
+            return [self.offset(element_id) for element_id in ids]
+        if -1 in found:  # what C was unsure of
+            return [
+                self._python_offset(ids[n].encode()) if offset == -1 else offset
+                for n, offset in enumerate(found)
+            ]
+        return found
 
     def _python_offset(self, text: bytes) -> int | None:
         if self._packed is None:
@@ -201,6 +200,35 @@ def numbered_id_elements(
     if not ACCELERATED or type(data) is not bytes:
         return None
     return _idscanc.elements(data, _PREFIX, _NAMES, _SUFFIX, _TAIL)
+
+
+def references_to(buf: bytes, spans: Spans, wanted: Iterable[str]) -> list[tuple[int, str]]:
+    """``(offset, ID)`` of every element :data:`REFERENCE_BYTES` matches in the spans of
+    ``buf`` whose ID is one of ``wanted`` (the str of ``wanted`` itself), in byte order: by
+    the C scan, which makes no object for the references not asked about (most of them),
+    else by :func:`references_to_py`."""
+    ids = list(wanted)
+    if ACCELERATED and type(buf) is bytes:
+        spans = _clamped(buf, spans)
+        found = _idscanc.references_to(buf, spans, ids, _PREFIX, _NAMES, _SUFFIX)
+        if found is not None:
+            return found
+    return references_to_py(buf, spans, ids)
+
+
+def references_to_py(buf: bytes, spans: Spans, wanted: Iterable[str]) -> list[tuple[int, str]]:
+    """:func:`references_to` by the forms pattern (the reference C is tested against)."""
+    # Looked up by their bytes (an ID-shaped value is ASCII): most values found are not
+    # wanted, and decoding each one first was most of the loop.
+    named = {value.encode(): value for value in wanted if value.isascii()}.get
+    out: list[tuple[int, str]] = []
+    with paused_gc():
+        for lo, hi in spans:
+            for match in REFERENCE_BYTES.finditer(buf, lo, hi):
+                value = named(match[2])
+                if value is not None:
+                    out.append((match.start(), value))
+    return out
 
 
 #: A byte no ID element holds (not a key's printable character, a type byte, a prefix, GUID
