@@ -458,6 +458,8 @@ static PyObject *c_first_overrun(PyObject *self, PyObject *const *args, Py_ssize
 }
 
 /* -- extract's holder slot (brson/ops/extractbytes.py holder_bytes) ----------------------- */
+/* A writer, not a reader: it has no fallback registered; for any argument it is not sure of it
+ * returns None and extractbytes.py writes with holder_bytes (which raises what it raises). */
 
 /* The little-endian int32 of n at p; n <= INT32_MAX (the caller checked). */
 static inline unsigned char *put32(unsigned char *p, Py_ssize_t n) {
