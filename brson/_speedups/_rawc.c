@@ -457,6 +457,256 @@ static PyObject *c_first_overrun(PyObject *self, PyObject *const *args, Py_ssize
     return found == -3 ? NULL : PyLong_FromSsize_t(found);
 }
 
+/* -- extract's holder slot (brson/ops/extractbytes.py holder_bytes) ----------------------- */
+/* A writer, not a reader: it has no fallback registered; for any argument it is not sure of it
+ * returns None and extractbytes.py writes with holder_bytes (which raises what it raises). */
+
+/* The little-endian int32 of n at p; n <= INT32_MAX (the caller checked). */
+static inline unsigned char *put32(unsigned char *p, Py_ssize_t n) {
+    uint32_t u = (uint32_t)n;
+    p[0] = (unsigned char)u;
+    p[1] = (unsigned char)(u >> 8);
+    p[2] = (unsigned char)(u >> 16);
+    p[3] = (unsigned char)(u >> 24);
+    return p + 4;
+}
+
+static inline unsigned char *put_bytes(unsigned char *p, PyObject *o) {
+    Py_ssize_t n = PyBytes_GET_SIZE(o);
+    memcpy(p, PyBytes_AS_STRING(o), (size_t)n);
+    return p + n;
+}
+
+/* An array item's element header ("\x03", the index in decimal, NUL) at p. */
+static unsigned char *put_item(unsigned char *p, Py_ssize_t index) {
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%zd", index);
+    *p++ = 0x03;
+    memcpy(p, digits, (size_t)n);
+    p += n;
+    *p++ = 0;
+    return p;
+}
+
+static inline Py_ssize_t item_size(Py_ssize_t index) {
+    Py_ssize_t n = 3;
+    for (; index >= 10; index /= 10)
+        n++;
+    return n;
+}
+
+/* Every argument as holder_bytes takes it, read once; 0 when one is not (then Python). */
+typedef struct {
+    PyObject *prefix, *suffix, *fixed, *parts[6], *ids, *names, *counts, *comps;
+    Py_ssize_t count, name_at, place, width, kids, *held, *lens;
+} Holder;
+
+static int holder_args(PyObject *const *args, Py_ssize_t nargs, Holder *h) {
+    if (nargs != 10 || !PyBytes_CheckExact(args[0]) || !PyBytes_CheckExact(args[1]) ||
+        !PyTuple_CheckExact(args[2]) || !PyLong_CheckExact(args[3]) ||
+        !PyLong_CheckExact(args[4]) || !PyTuple_CheckExact(args[5]) ||
+        PyTuple_GET_SIZE(args[5]) != 6 || !PyBytes_CheckExact(args[6]) ||
+        !PyList_CheckExact(args[7]) || !PyList_CheckExact(args[8]) ||
+        !PyList_CheckExact(args[9]) || PyBytes_GET_SIZE(args[0]) < 4)
+        return 0;
+    h->prefix = args[0], h->suffix = args[1], h->fixed = args[2], h->ids = args[6];
+    h->names = args[7], h->counts = args[8], h->comps = args[9];
+    h->count = PyTuple_GET_SIZE(h->fixed) - 1;
+    h->name_at = PyLong_AsSsize_t(args[3]);
+    h->place = PyLong_AsSsize_t(args[4]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    h->kids = PyList_GET_SIZE(h->names);
+    if (h->count < 1 || h->place < 0 || h->place >= h->count || h->name_at < -1 ||
+        h->name_at >= h->count || h->name_at == h->place || PyList_GET_SIZE(h->counts) != h->kids)
+        return 0;
+    for (Py_ssize_t k = 0; k <= h->count; k++)
+        if (!PyBytes_CheckExact(PyTuple_GET_ITEM(h->fixed, k)))
+            return 0;
+    for (int k = 0; k < 6; k++) {
+        h->parts[k] = PyTuple_GET_ITEM(args[5], k);
+        if (!PyBytes_CheckExact(h->parts[k]))
+            return 0;
+    }
+    Py_ssize_t all = PyBytes_GET_SIZE(h->ids);
+    h->width = h->kids ? all / (h->count * h->kids) : 0;
+    return h->width * h->count * h->kids == all && (h->kids == 0 || h->width > 0);
+}
+
+/* The components' lengths (h->lens) and each child's count (h->held): 0 when a count or a
+ * component is not what holder_bytes takes (bytes, a contiguous memoryview), -1 on error. */
+static int holder_pieces(Holder *h) {
+    Py_ssize_t total = PyList_GET_SIZE(h->comps), used = 0;
+    h->held = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(h->kids + 1));
+    h->lens = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(total + 1));
+    if (h->held == NULL || h->lens == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < h->kids; k++) {
+        PyObject *n = PyList_GET_ITEM(h->counts, k), *name = PyList_GET_ITEM(h->names, k);
+        if (!PyLong_CheckExact(n) || !PyBytes_CheckExact(name))
+            return 0;
+        h->held[k] = PyLong_AsSsize_t(n);
+        if (h->held[k] == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (h->held[k] < 0 || h->held[k] > total - used)
+            return 0;
+        used += h->held[k];
+    }
+    if (used != total)
+        return 0;
+    for (Py_ssize_t j = 0; j < total; j++) {
+        PyObject *o = PyList_GET_ITEM(h->comps, j);
+        if (PyBytes_CheckExact(o)) {
+            h->lens[j] = PyBytes_GET_SIZE(o);
+            continue;
+        }
+        Py_buffer view;
+        if (!Py_IS_TYPE(o, &PyMemoryView_Type) || PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        h->lens[j] = view.len;
+        PyBuffer_Release(&view);
+    }
+    return 1;
+}
+
+#define FITS(n) ((n) <= INT32_MAX)
+
+/* The size of the holder holder_bytes writes, or 0 when a length would not fit its int32
+ * (then Python, which refuses it). */
+static Py_ssize_t holder_size(const Holder *h) {
+    Py_ssize_t fixed = 0, w = h->width, comp = 0;
+    for (Py_ssize_t k = 0; k <= h->count; k++)
+        fixed += PyBytes_GET_SIZE(PyTuple_GET_ITEM(h->fixed, k));
+    Py_ssize_t head = PyBytes_GET_SIZE(h->parts[1]), tail = PyBytes_GET_SIZE(h->parts[2]);
+    Py_ssize_t array = PyBytes_GET_SIZE(h->parts[5]);
+    /* The Components member but its array's items; a child's row but its name's text. */
+    Py_ssize_t member = PyBytes_GET_SIZE(h->parts[4]) + 4 + head + w + tail + array + 4;
+    Py_ssize_t row = fixed + (h->count - 1 - (h->name_at >= 0)) * w + member;
+    Py_ssize_t size = 0;
+    for (Py_ssize_t k = 0; k < h->kids; k++) {
+        Py_ssize_t listed = 5;
+        for (Py_ssize_t j = 0; j < h->held[k]; j++)
+            listed += item_size(j) + h->lens[comp++];
+        Py_ssize_t length = row + listed + 2;
+        if (h->name_at >= 0) {
+            Py_ssize_t text = PyBytes_GET_SIZE(PyList_GET_ITEM(h->names, k)) + 1;
+            Py_ssize_t body = head + w + tail + PyBytes_GET_SIZE(h->parts[3]) + 4 + text;
+            if (!FITS(body + 5))
+                return 0;
+            length += PyBytes_GET_SIZE(h->parts[0]) + 4 + body + 1;
+        }
+        if (!FITS(length) || !FITS(listed + w + 4 + head + tail + array + 1))
+            return 0;
+        size += item_size(k) + length;
+    }
+    size += 5;
+    Py_ssize_t total = PyBytes_GET_SIZE(h->prefix) + size + PyBytes_GET_SIZE(h->suffix);
+    return FITS(size) && FITS(total) ? total : 0;
+}
+
+/* The holder written into p (holder_size bytes, the arguments checked); -1 when a component
+ * changed under it (then Python). */
+static int holder_write(const Holder *h, unsigned char *p, Py_ssize_t total) {
+    unsigned char *start = p;
+    Py_ssize_t w = h->width, comp = 0;
+    const char *ids = PyBytes_AS_STRING(h->ids);
+    Py_ssize_t head = PyBytes_GET_SIZE(h->parts[1]), tail = PyBytes_GET_SIZE(h->parts[2]);
+    Py_ssize_t frame = 4 + head + tail + PyBytes_GET_SIZE(h->parts[5]) + 1;
+    p = put_bytes(p, h->prefix);
+    put32(start, total); /* the holder's length, which prefix gave without its children */
+    unsigned char *children = p;
+    p += 4;
+    for (Py_ssize_t k = 0; k < h->kids; k++) {
+        p = put_item(p, k);
+        unsigned char *kid = p;
+        p += 4;
+        for (Py_ssize_t at = 0; at < h->count; at++, ids += w) {
+            p = put_bytes(p, PyTuple_GET_ITEM(h->fixed, at));
+            if (at == h->name_at) {
+                PyObject *name = PyList_GET_ITEM(h->names, k);
+                Py_ssize_t text = PyBytes_GET_SIZE(name);
+                p = put_bytes(p, h->parts[0]);
+                p = put32(p, head + w + tail + PyBytes_GET_SIZE(h->parts[3]) + 4 + text + 1 + 5);
+                p = put_bytes(p, h->parts[1]);
+                memcpy(p, ids, (size_t)w);
+                p = put_bytes(p + w, h->parts[2]);
+                p = put32(put_bytes(p, h->parts[3]), text + 1);
+                p = put_bytes(p, name);
+                *p++ = 0;
+                *p++ = 0;
+            } else if (at == h->place) {
+                p = put_bytes(p, h->parts[4]);
+                unsigned char *member = p;
+                p = put_bytes(p + 4, h->parts[1]);
+                memcpy(p, ids, (size_t)w);
+                p = put_bytes(put_bytes(p + w, h->parts[2]), h->parts[5]);
+                unsigned char *array = p;
+                p += 4;
+                for (Py_ssize_t j = 0; j < h->held[k]; j++, comp++) {
+                    p = put_item(p, j);
+                    PyObject *o = PyList_GET_ITEM(h->comps, comp);
+                    Py_buffer view;
+                    if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) {
+                        PyErr_Clear();
+                        return -1;
+                    }
+                    int same = view.len == h->lens[comp];
+                    if (same)
+                        memcpy(p, view.buf, (size_t)view.len);
+                    PyBuffer_Release(&view);
+                    if (!same)
+                        return -1;
+                    p += h->lens[comp];
+                }
+                *p++ = 0;
+                put32(array, p - array);
+                put32(member, frame + w + (p - array));
+                *p++ = 0;
+            } else {
+                memcpy(p, ids, (size_t)w);
+                p += w;
+            }
+        }
+        p = put_bytes(p, PyTuple_GET_ITEM(h->fixed, h->count));
+        *p++ = 0;
+        put32(kid, p - kid);
+    }
+    *p++ = 0;
+    put32(children, p - children);
+    p = put_bytes(p, h->suffix);
+    return p - start == total ? 0 : -1;
+}
+
+/* holder_bytes(prefix, suffix, fixed, name_at, place, parts, ids, names, counts, components)
+ * in one buffer sized first; None when unsure of an argument (then Python). */
+static PyObject *c_holder(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Holder h = {0};
+    PyObject *out = NULL;
+    if (!holder_args(args, nargs, &h))
+        Py_RETURN_NONE;
+    int ok = holder_pieces(&h);
+    Py_ssize_t total = ok > 0 ? holder_size(&h) : 0;
+    if (ok >= 0 && total > 0) {
+        out = PyBytes_FromStringAndSize(NULL, total);
+        if (out != NULL &&
+            holder_write(&h, (unsigned char *)PyBytes_AS_STRING(out), total) < 0)
+            Py_SETREF(out, Py_NewRef(Py_None));
+    } else if (ok >= 0) {
+        out = Py_NewRef(Py_None);
+    }
+    PyMem_Free(h.held);
+    PyMem_Free(h.lens);
+    return out;
+}
+
 /* A METH_FASTCALL entry for c_<name>. */
 #define FAST(name, doc) {#name, (PyCFunction)(void (*)(void))c_##name, METH_FASTCALL, doc}
 
@@ -468,6 +718,8 @@ static PyMethodDef methods[] = {
     FAST(array_items, "array_items(buf, start, end): raw.array_items in C."),
     FAST(component_index, "component_index(buf, start, end): raw.component_index in C."),
     FAST(set_fallbacks, "Register the pure-Python functions that answer what C does not."),
+    FAST(holder, "holder(prefix, suffix, fixed, name_at, place, parts, ids, names, counts, "
+                 "components): extractbytes.holder_bytes in C."),
     FAST(first_overrun, "first_overrun(buf, max_depth): framing.first_overrun_py in C."),
     {"deferred", c_deferred, METH_NOARGS,
      "How many calls C handed to the pure-Python functions so far."},

@@ -1,4 +1,5 @@
-"""Types of the C accelerator (brson/_speedups/_rawc.c); raw.py's functions of the same names."""
+"""Types of the C accelerator (brson/_speedups/_rawc.c); raw.py's functions of the same names,
+and ``holder``, extractbytes.py's ``holder_bytes``."""
 
 Element = tuple[int, int, int, int]
 Layout = tuple[tuple[bytes, str, int], ...]
@@ -9,6 +10,19 @@ def member_data(buf: bytes, start: int, end: int) -> Element | None: ...
 def member_index(buf: bytes, start: int, end: int) -> dict[str, Element]: ...
 def array_items(buf: bytes, start: int, end: int) -> list[Element]: ...
 def component_index(buf: bytes, start: int, end: int) -> dict[str, Element]: ...
+def holder(
+    prefix: bytes,
+    suffix: bytes,
+    fixed: tuple[bytes, ...],
+    name_at: int,
+    place: int,
+    parts: tuple[bytes, bytes, bytes, bytes, bytes, bytes],
+    ids: bytes,
+    names: list[bytes],
+    counts: list[int],
+    components: list[bytes | memoryview],
+    /,
+) -> bytes | None: ...
 def first_overrun(buf: bytes, max_depth: int, /) -> int: ...
 def set_fallbacks(*functions: object) -> None: ...
 def deferred() -> int: ...

@@ -14,7 +14,7 @@ import hashlib
 import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from itertools import compress
+from itertools import compress, groupby
 from typing import Any, Literal
 
 from brson.collector import drop_cycles, paused_gc
@@ -491,26 +491,34 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> S
     is a document nothing edits afterwards."""
     spans = deps.spans
     assert spans is not None
-    buf = deps.tree.buffer
-    groups: dict[int, list[int]] = {}
-    slot_of = spans.slot_of
-    for number in deps.on_slots:
-        groups.setdefault(slot_of(number), []).append(number)
+    # The copies come grouped by slot (see _Closure.run): a run of numbers per slot.
+    slots: list[int] = []
+    counts: list[int] = []
+    for slot, run in groupby(map(spans.slot_of, deps.on_slots)):
+        slots.append(slot)
+        counts.append(sum(1 for _ in run))
     layout = SlotLayout(template)
     # Every slot's IDs in one go, in the order one draw per slot gives them.
     count = layout.id_count
-    drawn = ids.take(count * (1 + len(groups)))
-    view = memoryview(buf)
-    span, apply = spans.span, types.apply
+    drawn = ids.take(count * (1 + len(slots)))
+    view = memoryview(deps.tree.buffer)
     # Each copy's Type index rewritten in its own bytes (a copy of the others' is never made).
-    named: list[tuple[str, list[bytes | memoryview]]] = [
-        (spans.slot_name(n), [apply(view[s:e]) for s, e in map(span, numbers)])
-        for n, numbers in groups.items()
-    ]
+    spanned = map(spans.span, deps.on_slots)
+    pieces: list[bytes | memoryview] = (
+        [types.apply(view[start:end]) for start, end in spanned]
+        if types.remap
+        else [view[start:end] for start, end in spanned]
+    )
+    names = [spans.slot_name(slot) for slot in slots]
     # The holder written whole, its children in place: a node per child (tens of thousands
     # on a big closure) was most of what assembling the result cost.
-    data = layout.holder(HOLDER_NAME, drawn, named)
+    data = layout.holder(HOLDER_NAME, drawn, names, counts, pieces)
     if data is None:
+        named = []
+        first = 0
+        for slot_name, held in zip(names, counts, strict=True):
+            named.append((slot_name, pieces[first : first + held]))
+            first += held
         kids = layout.slots(named, drawn[count:])
         if "Children" in layout.keys:
             data = layout.slot(HOLDER_NAME, drawn[:count], [], kids)

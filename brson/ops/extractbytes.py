@@ -6,12 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bson.int64 import Int64
 
+from brson._speedups import load
 from brson.errors import ModelError
 from brson.model import Component, DataTree, Slot, elements
+
+if TYPE_CHECKING:
+    from brson._speedups import _rawc
+else:
+    _rawc = load("_rawc")
+#: Whether :meth:`SlotLayout.holder` writes with ``_rawc.holder`` (the extension built and
+#: BRSON_PURE_PYTHON unset); it answers as :func:`holder_bytes` (tests/ops/test_extractbytes.py).
+ACCELERATED: bool = _rawc is not None
 
 
 def copy_component(component: Component) -> Component:
@@ -123,72 +132,64 @@ class SlotLayout:
         ]
 
     def holder(
-        self, name: str, drawn: list[str], named: list[tuple[str, list[bytes | memoryview]]]
+        self,
+        name: str,
+        drawn: list[str],
+        names: list[str],
+        counts: list[int],
+        components: list[bytes | memoryview],
     ) -> bytes | None:
         """:meth:`slot` ``name`` (the first ``id_count`` IDs ``drawn``) whose ``Children``
-        are :meth:`slots` of ``named`` (the IDs after), in one join: each child's and each
-        component's bytes copied once (the children joined one by one, then the holder
-        around them, copied a big closure twice).  None when the byte template does not
-        apply or the layout has no ``Children`` or ``Components`` (then :meth:`slots`)."""
+        are :meth:`slots` of ``names`` (the IDs after), child ``k`` holding the next
+        ``counts[k]`` of ``components``, written in one buffer by :func:`holder_bytes` (a
+        node, or a few joins, per child was most of what a big closure's holder cost).  None
+        when :meth:`holder_arguments` is (then :meth:`slots`)."""
+        args = self.holder_arguments(name, drawn, names, counts, components)
+        if args is None:
+            return None
+        written = _rawc.holder(*args) if ACCELERATED else None
+        return written if written is not None else holder_bytes(*args)
+
+    def holder_arguments(
+        self,
+        name: str,
+        drawn: list[str],
+        names: list[str],
+        counts: list[int],
+        components: list[bytes | memoryview],
+    ) -> HolderArguments | None:
+        """:func:`holder_bytes`' arguments for :meth:`holder`; None when the byte template
+        does not apply, the layout has no ``Children`` or ``Components``, or a name is not
+        plain UTF-8 without NUL (:meth:`slots` writes such names as pymongo does)."""
         template = self._fitting(drawn)
         if template is None or template.children is None or template.components is None:
             return None
-        values = list(map(str.encode, drawn))
+        try:
+            texts = [text.encode() for text in names]
+        except UnicodeEncodeError:
+            return None
         count = self.id_count
-        items = self._children(template, values[count:], named)
-        children = [elements.element_header(elements.ARRAY, "Children"), *items]
-        return elements.assemble(self._row(template, values[:count], name, [], children))
-
-    def _children(
-        self,
-        template: SlotTemplate,
-        values: list[bytes],
-        named: list[tuple[str, list[bytes | memoryview]]],
-    ) -> list[bytes | memoryview]:
-        """The ``Children`` array of :meth:`slots` of ``named`` as pieces still to join (its
-        length first): each child's fixed parts, IDs, name and component pieces appended in
-        place, its length summed from theirs (a call per piece of each child's documents was
-        most of a big holder's time)."""
-        count, name_at, place = self.id_count, template.name, template.components
-        assert place is not None
-        head, tail = template.id_element
-        headers = item_headers(max((len(parts) for _, parts in named), default=0))
-        data_head = elements.element_header(elements.ARRAY, "Data")
-        # The Components member's length but its ID's and its Data array's.
-        frame = 4 + len(head) + len(tail) + len(data_head) + 1
-        int32, member = elements.int32_bytes, 2 * place + 1
-        row: list[bytes | memoryview] = [b""] * (2 * count + 1)
-        row[0::2] = template.fixed
-        # Few pieces a child (the join's cost is per piece): its head up to the Data
-        # array's items joined, the components' views and their headers, its rest joined.
-        items: list[bytes | memoryview] = [b""]
-        size = 0
-        for at, kid_header, (name, components) in zip(
-            range(0, len(values), count), item_headers(len(named)), named, strict=False
-        ):
-            ids = values[at : at + count]
-            row[1::2] = ids
-            if name_at is not None:
-                row[2 * name_at + 1] = name_element(ids[name_at], name)
-            array: list[bytes | memoryview] = [b""] * (2 * len(components))
-            array[0::2] = headers[: len(components)]
-            array[1::2] = components
-            listed = sum(map(len, array)) + 5
-            own = ids[place]
-            whole = int32(frame + len(own) + listed)
-            row[member] = b"".join(
-                (_COMPONENTS_HEADER, whole, head, own, tail, data_head, int32(listed))
-            )
-            # The child's length: its row, the items, the two terminators (the array's,
-            # the member's) and its own frame.
-            length = sum(map(len, row)) + listed + 2
-            items.append(b"".join([kid_header, int32(length), *row[: member + 1]]))
-            items += array
-            items.append(b"".join([b"\x00\x00", *row[member + 1 :], b"\x00"]))
-            size += len(kid_header) + length
-        items[0] = int32(size + 5)
-        items.append(b"\x00")
-        return items
+        ids = "".join(drawn[count:]).encode()
+        if b"\x00" in b"".join(texts) or len(ids) != len(drawn[count:]) * len(drawn[0]):
+            return None
+        hole = memoryview(b"")  # where the children's array goes (found by identity)
+        kids: list[bytes | memoryview] = [elements.element_header(elements.ARRAY, "Children"), hole]
+        own = [value.encode() for value in drawn[:count]]
+        pieces = elements.document_parts(self._row(template, own, name, [], kids))
+        at = next(n for n, piece in enumerate(pieces) if piece is hole)
+        head, id_tail = template.id_element
+        return (
+            b"".join(pieces[:at]),
+            b"".join(pieces[at + 1 :]),
+            tuple(template.fixed),
+            -1 if template.name is None else template.name,
+            template.components,
+            (_NAME_HEADER, head, id_tail, _DATA_HEADER, _COMPONENTS_HEADER, _DATA_ARRAY),
+            ids,
+            texts,
+            counts,
+            components,
+        )
 
     def _fitting(self, drawn: list[str]) -> SlotTemplate | None:
         """The byte template for IDs as wide as every one ``drawn`` (None: widths differ,
@@ -319,6 +320,93 @@ _ID_HEADER = elements.element_header(elements.STRING, "ID")
 _DATA_HEADER = elements.element_header(elements.STRING, "Data")
 _NAME_HEADER = elements.element_header(elements.DOCUMENT, "Name")
 _COMPONENTS_HEADER = elements.element_header(elements.DOCUMENT, "Components")
+
+
+_DATA_ARRAY = elements.element_header(elements.ARRAY, "Data")
+
+
+#: :func:`holder_bytes`' arguments.
+HolderArguments = tuple[
+    bytes,
+    bytes,
+    tuple[bytes, ...],
+    int,
+    int,
+    tuple[bytes, bytes, bytes, bytes, bytes, bytes],
+    bytes,
+    list[bytes],
+    list[int],
+    list[bytes | memoryview],
+]
+
+
+def holder_bytes(
+    prefix: bytes,
+    suffix: bytes,
+    fixed: tuple[bytes, ...],
+    name_at: int,
+    place: int,
+    parts: tuple[bytes, bytes, bytes, bytes, bytes, bytes],
+    ids: bytes,
+    names: list[bytes],
+    counts: list[int],
+    components: list[bytes | memoryview],
+) -> bytes:
+    """A slot document ``prefix + children + suffix`` (its length at the start of
+    ``prefix`` rewritten), ``children`` the array of one slot per name: ``fixed`` with
+    ``len(fixed) - 1`` IDs of ``ids`` between them (all of one width, each child's after the
+    previous one's), the one at ``name_at`` (-1: none) written as ``Name: {ID, Data: name}``
+    and the one at ``place`` as ``Components: {ID, Data: [the child's components]}``.
+    ``parts`` are the element headers around them: ``Name``, an ``ID`` string's head (its
+    length too) and tail, a ``Data`` string's, ``Components``, a ``Data`` array's.
+
+    The reference of ``brson._speedups._rawc.holder``; names are plain UTF-8 without NUL
+    (:meth:`SlotLayout.holder` checks)."""
+    name_header, id_head, id_tail, text_header, member_header, array_header = parts
+    count = len(fixed) - 1
+    width = len(ids) // (count * len(names)) if names else 0
+    values = [ids[at : at + width] for at in range(0, len(ids), width or 1)]
+    int32 = elements.int32_bytes
+    headers = item_headers(max(counts, default=0))
+    # The Components member's length but its ID's and its Data array's.
+    frame = 4 + len(id_head) + len(id_tail) + len(array_header) + 1
+    member = 2 * place + 1
+    row: list[bytes | memoryview] = [b""] * (2 * count + 1)
+    row[0::2] = fixed
+    # Few pieces a child (the join's cost is per piece): its head up to the Data array's
+    # items joined, the components' views and their headers, its rest joined.
+    items: list[bytes | memoryview] = [b"", b""]
+    size = 0
+    first = 0
+    for at, kid_header, text, held in zip(
+        range(0, len(values), count), item_headers(len(names)), names, counts, strict=False
+    ):
+        own = values[at : at + count]
+        row[1::2] = own
+        if name_at >= 0:
+            body = id_head + own[name_at] + id_tail + text_header + elements.string_value(text)
+            row[2 * name_at + 1] = name_header + int32(len(body) + 5) + body + b"\x00"
+        array: list[bytes | memoryview] = [b""] * (2 * held)
+        array[0::2] = headers[:held]
+        array[1::2] = components[first : first + held]
+        first += held
+        listed = sum(map(len, array)) + 5
+        whole = int32(frame + width + listed)
+        row[member] = b"".join(
+            (member_header, whole, id_head, own[place], id_tail, array_header, int32(listed))
+        )
+        # The child's length: its row, the items, the two terminators (the array's, the
+        # member's) and its own frame.
+        length = sum(map(len, row)) + listed + 2
+        items.append(b"".join([kid_header, int32(length), *row[: member + 1]]))
+        items += array
+        items.append(b"".join([b"\x00\x00", *row[member + 1 :], b"\x00"]))
+        size += len(kid_header) + length
+    items[1] = int32(size + 5)
+    items.append(b"\x00")
+    items.append(suffix)
+    items[0] = int32(len(prefix) + size + 5 + len(suffix)) + prefix[4:]
+    return b"".join(items)
 
 
 def name_element(element_id: bytes, name: str) -> bytes:
