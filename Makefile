@@ -36,9 +36,10 @@ CSRC   := $(wildcard brson/_speedups/*.c brson/_speedups/*.h)
 #: twin lines: the main suite runs them with C. tests/model/test_bulk_lookups.py runs whole
 #: (the closure's bulk lookups against one call an item, on the twins). Two of the JSON form's
 #: property tests (the in-place reader, the number record streamed and whole) and validate's
-#: mutation sweep are the main suite's alone: a from-json round trip, a patch's fallback and
-#: one file each through the stream reader and the indexer reach every twin line they did
-#: (and the stream reader's own), for a fraction of their CPU.
+#: mutation sweep are the main suite's alone, and the Godot 3 every-slot export: a from-json
+#: round trip, a patch's fallback, one file each through the stream reader and the indexer
+#: and two of the Godot writer's direct checks reach every twin line they did (and the stream
+#: reader's own), for a fraction of their CPU.
 PURE_TESTS := 'tests/cli/test_json_container.py::test_round_trip_restores_the_container[back.out-orange3134_AvatarRootIdentification.brson]' \
   tests/document/test_formreadc.py::test_reader_built_in_ci \
   'tests/document/test_formstreamc.py::test_every_sample_and_fixture[tiny.bson]' \
@@ -57,11 +58,12 @@ PURE_TESTS := 'tests/cli/test_json_container.py::test_round_trip_restores_the_co
   tests/document/test_rawc.py::test_pure_python_forced \
   tests/godot/test_export.py::test_bad_transform_is_one_clear_error \
   tests/godot/test_export.py::test_cli_subtree_godot4_and_notes \
-  'tests/godot/test_export.py::test_every_slot_becomes_one_node_and_nothing_is_dropped[3]' \
   tests/godot/test_export.py::test_refuses_what_godot_cannot_hold \
   tests/godot/test_export.py::test_scene_text_format2_and_format3 \
   tests/godot/test_export.py::test_values_without_a_godot_type_become_extended_json \
   tests/godot/test_export.py::test_writers_refuse_unknown_values_without_default \
+  tests/godot/test_tscnc.py::test_head_negative_component_types \
+  'tests/godot/test_tscnc.py::test_math_literals_with_and_without_c[3]' \
   tests/godot/test_tscnc.py::test_writer_built_in_ci \
   tests/graph/test_refs.py::test_described_by_spans_on_long_paths \
   'tests/graph/test_refs.py::test_described_by_spans_on_samples[samples/orange3134_AvatarRootIdentification.resonitepackage]' \
