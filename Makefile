@@ -278,8 +278,8 @@ suite: $(STAMP)
 
 # PURE_TESTS with BRSON_PURE_PYTHON=1: every C accelerator's Python twin, through its callers.
 # One process: two xdist workers would each start and collect for a short run, and the other
-# steps of `make test` use the second CPU. Measured at load average 7-14: 22.5 s of CPU (27.4 s
-# on two workers; the 331 tests of the list before on two workers: 41.9 s).
+# steps of `make test` use the second CPU. Measured at load average 1.3-1.6: 10 s of CPU for the
+# 99 tests, of which the complexity guards (kept whole) about 6 s and the start 1 s.
 pure: $(STAMP)
 	BRSON_PURE_PYTHON=1 $(BIN)/python -m pytest -q -p no:cacheprovider -n 0 $(PURE_TESTS)
 
@@ -318,11 +318,13 @@ check: $(STAMP)
 # left alone, so the rest of `make test` runs meanwhile), then, in one process at the sanitized
 # depth (BRSON_SANITIZE=1, tests/tiers.py), the tests of scripts/sanitize-tests.txt: chosen by
 # C line coverage from the differential tests, the decoder hand-off, the ID scan's guards and
-# the fuzz slice's C targets, at the least CPU found, they reach every one of the 4,569 lines
-# of C those reach (109 tests of 1,905); any report fails (scripts/sanitize.sh; gcc's libasan,
+# the fuzz slice's C targets, at the least CPU found, they reach every one of the 4,710 lines
+# of C those reach (112 tests of 1,147); any report fails (scripts/sanitize.sh; gcc's libasan,
 # Debian's gcc). A read planted one byte past a document's end in _rawc.c's indexer fails it
-# (heap-buffer-overflow, exit 86). Measured alone at load average 8-13: 72 s of CPU (user +
-# sys; the 410 tests of the list before: 80 s), of which the tests' own under 40 s.
+# (heap-buffer-overflow, exit 86), and so does a planted signed overflow (UBSan's report on the
+# terminal). Built at -Og -g1 (a third of -O1 -g's compile CPU, the same run time, and
+# -Wmaybe-uninitialized still an error, which -O0 drops). Measured at load average 3-8: the
+# build 7-8 s of CPU, the tests 24-25 s.
 sanitize: $(STAMP)
 	sh scripts/sanitize.sh
 
