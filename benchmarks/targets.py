@@ -201,6 +201,6 @@ def _evaluate(results: list[dict[str, Any]], family: str) -> list[dict[str, Any]
                     entry["value"] = round(row["time_s"] / smaller["time_s"], 2)
                     entry["note"] = f"{min(checked):,} -> {size:,} slots"
             if entry["value"] is not None:
-                entry["met"] = entry["value"] <= limit
+                entry["met"] = entry["value"] <= entry["limit"]
             out.append(entry)
     return out
