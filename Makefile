@@ -204,24 +204,24 @@ gltf-tools:
 # (CI=true fails when one is not built).
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
-# machine with no other job of ours: 5 min 04 s to 5 min 44 s wall, 542-609 s of CPU in three
-# runs (user + sys of every process it waits for; Chromium's and the scan's pool workers are not
-# all counted), over the 5-minute aim; 6 min 19 s and 663 s in a run before the tools and the
-# ASan build were niced (the machine's speed varies by about a fifth between runs). Phase 1
-# took 37-43 s (pip), phase 2 20-23 s; then side by side: suite 6,134 tests in 243-275 s wall
-# (the critical path; the conformance matrix runs its covering design, 515 cells,
-# BRSON_EXHAUSTIVE=1 the 1,260), sanitize 109 tests in 93-104 s, pure 97 tests in 74-84 s (one
-# process), wheel-check 30-33 s of CPU (its dependencies' venv kept in ~/.cache/brson: on a fresh
-# machine about 10 s more). A `brson` process costs 0.3 s before it reads a byte, and the CLI,
-# engine and pipeline tests start hundreds; each engine (Blender, Godot 3 and 4, Chromium, the
+# machines with no other job of ours (user + sys of every process it waits for; Chromium's and
+# the scan's pool workers are not all counted): on an Intel Xeon 3 min 47 s wall, 395 s of CPU,
+# the same before and after the last cuts to the side steps (within the run-to-run spread); on
+# an AMD EPYC 5 min 04 s to 5 min 44 s and 542-609 s for the tree before them. Phase 1 took
+# 37 s (pip), phase 2 16 s; then side by side (Xeon): suite 5,763 tests in 174 s wall (the
+# critical path; the conformance matrix runs its covering design, 515 cells,
+# BRSON_EXHAUSTIVE=1 the 1,260), sanitize 112 tests in 58 s, pure 99 tests in 46 s (one
+# process), wheel-check 22 s of CPU (its dependencies' venv kept in ~/.cache/brson: on a fresh
+# machine about 10 s more). A `brson` process costs 0.04-0.3 s of CPU before it reads a byte
+# (typer; rich only where it prints), and the suite starts about a hundred; each engine (Blender, Godot 3 and 4, Chromium, the
 # validator) starts once per session where it checks many files, its tests kept on one worker
 # (`--dist loadgroup`; pytest is pinned below 9.2, which stopped honouring the groups).
 # Each step's CPU alone (user + sys, children included) at load average 5-10 from other jobs:
 # fuzz-short 24-27 s (one process instruments what the targets import and forks every target;
 # 44-56 s a process a target), setup on a fresh clone 42 s (pip installed once, nothing
-# byte-compiled at install; the old recipe 69 s), sanitize-build 20-24 s (the 8 compiles),
-# sanitize's tests 52 s (of which 21-25 s is pytest's start and collection under ASan with
-# PYTHONMALLOC=malloc), wheel-check 37-44 s, typecheck 15 s with mypy's cache removed (under 1 s
+# byte-compiled at install; the old recipe 69 s), sanitize-build 7-8 s (the 8 compiles at -Og
+# -g1, the copy byte-compiled beside them), sanitize's tests 24-25 s (under ASan with
+# PYTHONMALLOC=malloc, asserts not rewritten), wheel-check 16-22 s, typecheck 15 s with mypy's cache removed (under 1 s
 # from the one in ~/.cache/brson when the tree is unchanged), vendor-check 4 s (npm ci
 # included), lint 2 s.
 test: $(THREE)
