@@ -205,13 +205,14 @@ gltf-tools:
 # Side by side, the wall time is the CPU time over two CPUs, so each step's CPU is what counts.
 # Measured on a fresh clone's `.ci/run` (this target, CI=true, every engine) on the 2-CPU
 # machines with no other job of ours (user + sys of every process it waits for; Chromium's and
-# the scan's pool workers are not all counted): on an Intel Xeon 3 min 47 s wall, 395 s of CPU,
-# the same before and after the last cuts to the side steps (within the run-to-run spread); on
-# an AMD EPYC 5 min 04 s to 5 min 44 s and 542-609 s for the tree before them. Phase 1 took
-# 37 s (pip), phase 2 16 s; then side by side (Xeon): suite 5,763 tests in 174 s wall (the
-# critical path; the conformance matrix runs its covering design, 515 cells,
-# BRSON_EXHAUSTIVE=1 the 1,260), sanitize 112 tests in 58 s, pure 99 tests in 46 s (one
-# process), wheel-check 22 s of CPU (its dependencies' venv kept in ~/.cache/brson: on a fresh
+# the scan's pool workers are not all counted): on an Intel Xeon 2 min 51 s to 3 min 47 s wall,
+# 289-395 s of CPU (the tree before the last cuts to the sweeps and side steps, in runs
+# interleaved with these: 3 min 11 s to 3 min 47 s, 335-395 s); on an AMD EPYC 5 min 04 s to
+# 5 min 44 s and 542-609 s for that earlier tree. Phase 1 took 31-37 s (pip), phase 2 16 s;
+# then side by side (Xeon): suite 5,767 tests in 128-174 s wall (the critical path; the
+# conformance matrix runs its covering design, 515 cells, BRSON_EXHAUSTIVE=1 the 1,260),
+# sanitize 112 tests in 41-58 s, pure 99 tests in 36-46 s (one process), wheel-check 15-22 s
+# of CPU (its dependencies' venv kept in ~/.cache/brson: on a fresh
 # machine about 10 s more). A `brson` process costs 0.04-0.3 s of CPU before it reads a byte
 # (typer; rich only where it prints), and the suite starts about a hundred; each engine (Blender, Godot 3 and 4, Chromium, the
 # validator) starts once per session where it checks many files, its tests kept on one worker
