@@ -1,8 +1,9 @@
-/* BSON's wire framing, shared by brson's C accelerators that read BSON bytes (_rawc.c,
- * _spansc.c, _jsonformc.c, _tscnc.c, _fieldsc.c): one C statement of rules whose Python
- * statement is brson/document/raw.py (the differential tests hold both to them). Header-only: each
- * extension is its own module. Parsing only: what a caller does with a refusal (defer to
- * Python, return None) stays the caller's. Include after <Python.h>. */
+/* BSON's wire framing, shared by brson's C accelerators that read or write BSON bytes (_rawc.c,
+ * _spansc.c, _jsonformc.c, _tscnc.c, _fieldsc.c, _formstreamc.c): one C statement of rules
+ * whose Python statement is brson/document/raw.py (the differential tests hold both to them).
+ * Header-only: each extension is its own module. Parsing, and the little-endian writers the
+ * readers mirror: what a caller does with a refusal (defer to Python, return None) stays the
+ * caller's. Include after <Python.h>. */
 #ifndef BRSON_BSONWIRE_H
 #define BRSON_BSONWIRE_H
 
@@ -15,6 +16,24 @@ static inline int32_t i32(const unsigned char *p) {
     uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
                  ((uint32_t)p[3] << 24);
     return (int32_t)u;
+}
+
+/* v written at p as the little-endian int32 i32 reads (every length a writer back-patches);
+ * the caller has room for 4 bytes. */
+static inline void put_i32(void *at, int32_t v) {
+    unsigned char *p = at;
+    uint32_t u = (uint32_t)v;
+    p[0] = (unsigned char)u;
+    p[1] = (unsigned char)(u >> 8);
+    p[2] = (unsigned char)(u >> 16);
+    p[3] = (unsigned char)(u >> 24);
+}
+
+/* u written at p as the little-endian 8 bytes i64 reads (an int64 value, a double's bits). */
+static inline void put_u64(void *at, uint64_t u) {
+    unsigned char *p = at;
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(u >> (8 * i));
 }
 
 /* The little-endian int64 at p (an int64 value, a double's bits); the caller has checked that

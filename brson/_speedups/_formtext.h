@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "_bsonwire.h"
 #include "_grow.h"
 
 /* JSON nesting (objects, arrays, tag wrappers) read here; deeper goes to the Python path,
@@ -112,19 +113,6 @@ static int reserve(State *s, Py_ssize_t n) {
     s->buf = PyBytes_AS_STRING(s->out);
     s->cap = cap;
     return 0;
-}
-
-static void put_i32(char *at, int32_t v) {
-    uint32_t u = (uint32_t)v;
-    at[0] = (char)(u & 0xff);
-    at[1] = (char)((u >> 8) & 0xff);
-    at[2] = (char)((u >> 16) & 0xff);
-    at[3] = (char)((u >> 24) & 0xff);
-}
-
-static void put_u64(char *at, uint64_t u) {
-    for (int i = 0; i < 8; i++)
-        at[i] = (char)((u >> (8 * i)) & 0xff);
 }
 
 static int emit(State *s, const void *bytes, Py_ssize_t n) {

@@ -461,13 +461,9 @@ static PyObject *c_first_overrun(PyObject *self, PyObject *const *args, Py_ssize
 /* A writer, not a reader: it has no fallback registered; for any argument it is not sure of it
  * returns None and extractbytes.py writes with holder_bytes (which raises what it raises). */
 
-/* The little-endian int32 of n at p; n <= INT32_MAX (the caller checked). */
+/* put_i32 of n at p, and the place after it; n <= INT32_MAX (the caller checked). */
 static inline unsigned char *put32(unsigned char *p, Py_ssize_t n) {
-    uint32_t u = (uint32_t)n;
-    p[0] = (unsigned char)u;
-    p[1] = (unsigned char)(u >> 8);
-    p[2] = (unsigned char)(u >> 16);
-    p[3] = (unsigned char)(u >> 24);
+    put_i32(p, (int32_t)n);
     return p + 4;
 }
 
