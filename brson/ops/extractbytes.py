@@ -314,14 +314,12 @@ class SlotLayout:
         return elements.encode_element(key, value)
 
 
-#: A member document's ``ID`` and ``Data`` string elements' headers, ``Name``'s and a slot's
-#: ``Components``'.
+#: A member document's ``ID`` and ``Data`` string elements' headers, ``Name``'s, a slot's
+#: ``Components``' and a ``Data`` array's.
 _ID_HEADER = elements.element_header(elements.STRING, "ID")
 _DATA_HEADER = elements.element_header(elements.STRING, "Data")
 _NAME_HEADER = elements.element_header(elements.DOCUMENT, "Name")
 _COMPONENTS_HEADER = elements.element_header(elements.DOCUMENT, "Components")
-
-
 _DATA_ARRAY = elements.element_header(elements.ARRAY, "Data")
 
 

@@ -314,10 +314,11 @@ def target_kinds(spans: ComponentSpans | None, targets: list[int | None]) -> lis
     """:attr:`ExternalReference.kind` of each target (the offset of its definition in the
     source, None: not in the file): held by a component, by a slot, or missing; by bisection
     over the spans, with no description."""
-    numbers = spans.numbers_at(targets) if spans is not None else [None] * len(targets)
+    if spans is None:
+        return ["missing"] * len(targets)
     kinds: list[str] = []
-    for target, number in zip(targets, numbers, strict=True):
-        if target is None or spans is None:
+    for target, number in zip(targets, spans.numbers_at(targets), strict=True):
+        if target is None:
             kinds.append("missing")
         elif number is not None:
             kinds.append("component")
