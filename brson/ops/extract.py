@@ -12,14 +12,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import random
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from itertools import compress, groupby
+from itertools import compress
 from typing import Any, Literal
 
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
-from brson.model import Component, DataTree, Slot, elements
+from brson.model import Component, DataTree, Slot
 from brson.model.ids.forms import DEFINITION_BYTES
 from brson.model.ids.locate import Location, locate_many
 from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes, references_to
@@ -178,17 +179,22 @@ def extract(
     leaving = deps.leaving()
     deps.done_looking_up()
     holder = None
+    holder_slots = 0
     parent_reference = None
     if deps.on_slots or deps.on_assets or relink:
         # Random-style IDs come from a generator seeded by the subtree: same input, same bytes.
         seed = random.Random(hashlib.sha256(sub_bytes).digest())
         ids = deps.fresh_ids(sub_bytes, default=not tree.legacy, rng=seed)
         if deps.on_slots:
-            holder = _holder(Slot(tree.buffer, sub_start, sub_end), deps, ids, types)
+            holder, holder_slots = _holder(Slot(tree.buffer, sub_start, sub_end), deps, ids, types)
         parent_reference = next(ids) if relink else None
         report.new_ids = ids.issued
         del ids
     assets = [types.component(deps.component(n)) for n in deps.on_assets]
+    # What the result holds is what went into it (a scan of the result for components and
+    # slots read every byte of it again).
+    report.components = report.subtree_components + len(deps.on_slots) + len(deps.on_assets)
+    report.slots = report.subtree_slots + holder_slots
     patched = types.apply(sub_bytes)
     root = (
         Slot(tree.buffer, sub_start, sub_end)
@@ -248,11 +254,6 @@ def extract(
     data = staged.to_bson()
     del staged, outside, deps
     drop_cycles()
-    # Counted from the lists (a match object each was most of the count).
-    report.components = len(elements.COMPONENT_TYPE_INDEX.findall(data)) + len(
-        elements.COMPONENT_TYPE_NAME.findall(data)
-    )
-    report.slots = data.count(b"\x04Children\x00")
     result = DataTree(data, source=tree.source)
     referrers.result = result
     if places.result is not None:  # the same bytes as the staged tree
@@ -484,19 +485,19 @@ class _Closure:
 
 
 # -- new slots ------------------------------------------------------------------------------
-def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> Slot:
-    """``Extracted Dependencies`` with one child per source slot, in the source's order.
+def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> tuple[Slot, int]:
+    """``Extracted Dependencies`` with one child per source slot, in the source's order, and
+    how many slots it is (itself and its children).
 
     Written as bytes (each copied component's bytes as they lie in the source), not nodes: it
     is a document nothing edits afterwards."""
     spans = deps.spans
     assert spans is not None
-    # The copies come grouped by slot (see _Closure.run): a run of numbers per slot.
-    slots: list[int] = []
-    counts: list[int] = []
-    for slot, run in groupby(map(spans.slot_of, deps.on_slots)):
-        slots.append(slot)
-        counts.append(sum(1 for _ in run))
+    # The copies come grouped by slot (see _Closure.run), each slot's in one run: counted in
+    # order of first appearance, which is the runs' order.
+    held = Counter(map(spans.slot_of, deps.on_slots))
+    slots = list(held)
+    counts = list(held.values())
     layout = SlotLayout(template)
     # Every slot's IDs in one go, in the order one draw per slot gives them.
     count = layout.id_count
@@ -509,7 +510,7 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> S
         if types.remap
         else [view[start:end] for start, end in spanned]
     )
-    names = [spans.slot_name(slot) for slot in slots]
+    names = spans.slot_names(slots)
     # The holder written whole, its children in place: a node per child (tens of thousands
     # on a big closure) was most of what assembling the result cost.
     data = layout.holder(HOLDER_NAME, drawn, names, counts, pieces)
@@ -526,8 +527,8 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> S
             data = layout.slot(HOLDER_NAME, drawn[:count], [])
             holder = Slot(data, 0, len(data))
             holder.set("Children", [Slot(kid, 0, len(kid)) for kid in kids])
-            return holder
-    return Slot(data, 0, len(data))
+            return holder, 1 + len(slots)
+    return Slot(data, 0, len(data)), 1 + len(slots)
 
 
 # -- edits on the staged tree ---------------------------------------------------------------
