@@ -21,6 +21,7 @@ from brson.model.typename import TypeName, is_type_name
 if TYPE_CHECKING:
     from brson.model.documents import DataTreeDoc
     from brson.model.ids.index import IdIndex
+    from brson.model.ids.scan import DefinitionTable
     from brson.model.spans import SlotTable
 
 
@@ -241,16 +242,19 @@ class DataTree(Node):
             yield from slot.components
         yield from self.assets
 
-    def find_all(self, selector: str) -> list[Slot]:
+    def find_all(self, selector: str, *, definitions: DefinitionTable | None = None) -> list[Slot]:
         """Slots matching a selector: an ID, a path (``Root/Body/Head``) or a name, exactly;
         else loosely (rich-text tags removed, a path below the root, the start of an ID).  The
         first tier that matches decides: :mod:`brson.model.slotmatch` has the order.
 
         An ID defined more than once (a broken file) matches every slot holding it, so
-        :meth:`find` reports it as ambiguous instead of silently picking the first."""
+        :meth:`find` reports it as ambiguous instead of silently picking the first.
+
+        ``definitions``, a table of this tree's definitions a caller builds anyway, answers
+        an ID without a search of the bytes where it shows no ID is defined twice."""
         if is_guid(selector):
             if not self.modified:
-                found = self._slot_with_id(selector)
+                found = self._slot_with_id(selector, definitions)
                 if found is not None:
                     return found
             if selector in self.ids.duplicates:
@@ -264,29 +268,38 @@ class DataTree(Node):
             or slotmatch.loose_matches(root, selector)
         )
 
-    def _slot_with_id(self, element_id: str) -> list[Slot] | None:
+    def _slot_with_id(
+        self, element_id: str, definitions: DefinitionTable | None = None
+    ) -> list[Slot] | None:
         """The slots an ID names, answered from the bytes when its ``ID`` element occurs at
-        most once (one C search instead of building the whole ID index); None when the index
-        must decide (a repeated ID)."""
+        most once (one C search instead of building the whole ID index; none with a table of
+        definitions that holds no repeat and has the element); None when the index must
+        decide (a repeated ID)."""
         from brson.model.ids.locate import Location, element_at
 
         head = ID_HEAD + element_id.encode() + b"\x00"
         buf = self._buf
-        at = buf.find(head)  # then on from there: one pass over the bytes, not count + find
+        at = -1
+        if definitions is not None and not definitions.repeated:
+            found = definitions.offset(element_id)
+            if found is not None and buf.startswith(head, found):
+                at = found
         if at < 0:
-            return []
-        if buf.find(head, at + 1) >= 0:  # (``head`` cannot overlap itself: one 0x02, first)
-            return None
+            at = buf.find(head)  # then on from there: one pass over the bytes, not count + find
+            if at < 0:
+                return []
+            if buf.find(head, at + 1) >= 0:  # (``head`` cannot overlap itself: one 0x02, first)
+                return None
         element = element_at(Location(tree=self, offset=at))
         if element is None:
             return None  # the bytes were inside some string value: let the index decide
         return [element] if isinstance(element, Slot) else []
 
-    def find(self, selector: str) -> Slot | None:
+    def find(self, selector: str, *, definitions: DefinitionTable | None = None) -> Slot | None:
         """The one slot a selector names, or ``None`` when none does (a lookup: test the
         result); SelectorError when several do.  :meth:`select` raises instead of returning
         ``None``, with the names that come close."""
-        found = self.find_all(selector)
+        found = self.find_all(selector, definitions=definitions)
         if len(found) > 1:
             listing = "; ".join(f"{s.path} ({s.id})" for s in found[:10])
             more = f" and {len(found) - 10} more" if len(found) > 10 else ""
@@ -298,7 +311,9 @@ class DataTree(Node):
             raise SelectorError(f"{selector!r} matches {len(found)} slots: {listing}{more}; {hint}")
         return found[0] if found else None
 
-    def select(self, slot_or_selector: Slot | str) -> Slot:
+    def select(
+        self, slot_or_selector: Slot | str, *, definitions: DefinitionTable | None = None
+    ) -> Slot:
         """The one slot a selector (name, ID, path) names; SelectorError when none does (with
         "did you mean" and the paths of slots whose names come close) or several do.  What
         ``extract``, the edit commands and every ``--slot`` option use; a Slot given is
@@ -307,7 +322,8 @@ class DataTree(Node):
             if slot_or_selector.tree is not self:
                 raise ModelError("that slot belongs to another tree")
             return slot_or_selector
-        slot = self.find(slot_or_selector)  # SelectorError listing candidates when ambiguous
+        # SelectorError listing candidates when ambiguous
+        slot = self.find(slot_or_selector, definitions=definitions)
         if slot is None:
             hint = _selector_hint(self, slot_or_selector)
             raise SelectorError(f"no slot matches {slot_or_selector!r}{hint}")

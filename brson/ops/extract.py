@@ -21,7 +21,7 @@ from typing import Any, Literal
 from brson.collector import drop_cycles, paused_gc
 from brson.errors import GraphError, ModelError
 from brson.model import Component, DataTree, Slot
-from brson.model.ids.forms import DEFINITION_BYTES
+from brson.model.ids.forms import DEFINITION_BYTES, is_guid
 from brson.model.ids.locate import Location, locate_many
 from brson.model.ids.scan import DefinitionTable, id_spans, ids_in_bytes, references_to
 from brson.model.node import Node
@@ -140,7 +140,17 @@ def extract(
         raise ValueError(f"external must be one of {', '.join(EXTERNAL_POLICIES)}")
     phase = progress or (lambda _: None)
     phase(PHASES[0])
-    slot = tree.select(slot_or_selector)
+    # An ID is found in the closure's definition table, which it builds anyway (a search of
+    # the bytes for it was a whole pass more).
+    table = (
+        DefinitionTable(tree)
+        if copy_dependencies
+        and not tree.modified
+        and isinstance(slot_or_selector, str)
+        and is_guid(slot_or_selector)
+        else None
+    )
+    slot = tree.select(slot_or_selector, definitions=table)
     if tree.modified:  # the closure reads the bytes: extract from what the edits amount to
         tree, slot = _as_written(tree, slot)
     report = ExtractReport(slot=slot.path, slot_id=slot.id)
@@ -157,7 +167,7 @@ def extract(
     # The result is assembled with the source's type table and indexed from its bytes; what
     # it references but does not define decides what else comes along.
     phase(PHASES[1])
-    deps = _Closure(tree, copy_dependencies)
+    deps = _Closure(tree, copy_dependencies, table)
     # What the subtree defines and references, by the index's rules, from its bytes (an
     # index of a staged tree kept a location per value: a tenth of the run's peak memory).
     deps.add_subtree(numbered_ids_in_bytes(bytes(sub_bytes)))
@@ -328,7 +338,7 @@ class _Closure:
     closure has millions), with the ID-shaped values :meth:`leaving` needs (:attr:`values`).
     """
 
-    def __init__(self, tree: DataTree, enabled: bool) -> None:
+    def __init__(self, tree: DataTree, enabled: bool, table: DefinitionTable | None = None) -> None:
         self.tree = tree
         self.enabled = enabled
         #: What the subtree defines.
@@ -344,7 +354,7 @@ class _Closure:
         self.on_slots: list[int] = []
         self.on_assets: list[int] = []
         self.spans: ComponentSpans | None = None
-        self._table: DefinitionTable | None = None
+        self._table = table
         #: What :meth:`run` looked up and found defined outside every copy (on a slot, or
         #: not in the file: None), with the offset of its definition; None when it looked
         #: nothing up (dependencies off).
@@ -495,9 +505,9 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> t
     assert spans is not None
     # The copies come grouped by slot (see _Closure.run), each slot's in one run: counted in
     # order of first appearance, which is the runs' order.
-    held = Counter(map(spans.slot_of, deps.on_slots))
-    slots = list(held)
-    counts = list(held.values())
+    per_slot = Counter(map(spans.slot_of, deps.on_slots))
+    slots = list(per_slot)
+    counts = list(per_slot.values())
     layout = SlotLayout(template)
     # Every slot's IDs in one go, in the order one draw per slot gives them.
     count = layout.id_count

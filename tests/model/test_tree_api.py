@@ -15,6 +15,7 @@ from bson.int64 import Int64
 import brson
 from brson.errors import ModelError, SelectorError
 from brson.model import Component, DataTree, DataTreeDoc, IdRef, Member, Slot
+from brson.model.ids.scan import DefinitionTable
 
 from .support import (
     LEGACY,
@@ -307,6 +308,26 @@ def test_duplicate_ids_are_reported(edited: bool) -> None:
     with pytest.raises(SelectorError, match=r"matches 2 slots.*defined more than once"):
         tree.find(twice)
     assert tree.find(walked[1].path) is walked[1]  # a path still tells them apart
+    # A definition table shows the repeat: still ambiguous, not the table's first.
+    table = DefinitionTable(tree) if not edited else None
+    assert [s.path for s in tree.find_all(twice, definitions=table)] == [
+        walked[1].path,
+        walked[2].path,
+    ]
+
+
+def test_definition_table_finds_what_the_bytes_do(path: Path) -> None:
+    """Every slot's ID (and a component's, and one defined nowhere) found through a
+    definition table names what a search of the bytes names, on every sample."""
+    tree = brson.load(path)
+    table = DefinitionTable(tree)
+    slots = list(tree.walk())
+    asked = [s.id for s in slots if s.id is not None]
+    asked += [c.id for s in slots[:50] for c in s.components if c.id is not None]
+    asked.append("00000000-dead-beef-0000-000000000000")
+    for element_id in asked:
+        plain = [s.span for s in tree.find_all(element_id)]
+        assert [s.span for s in tree.find_all(element_id, definitions=table)] == plain
 
 
 def test_assets_components_resolve_and_are_counted() -> None:

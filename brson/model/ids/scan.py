@@ -419,6 +419,12 @@ class DefinitionTable:
         """:meth:`offset` of each ID."""
         return self._scan.offsets(element_ids)
 
+    @property
+    def repeated(self) -> bool:
+        """Whether some ID may be defined twice: when not, :meth:`offset` is an ID's only
+        definition.  (Only the compiled scan counts them: True without it.)"""
+        return self._scan.repeated if ACCELERATED else True
+
 
 def ids_in_bytes(data: bytes) -> tuple[set[str], list[str]]:
     """``(IDs defined, other ID-shaped values)`` in a BSON fragment (a component's bytes), by
