@@ -58,6 +58,9 @@ def _same(data: bytes) -> None:
     # The set extract's type plan takes from findall's groups: the same indices.
     found = raw.COMPONENT_TYPE_INDEX.findall(data)
     assert raw.type_index_values(found) == {i for _, _, i in raw.component_type_indices(data)}
+    # Extract's one scan for both, where the bytes lie (here the whole): the same answers.
+    named = set(raw.COMPONENT_TYPE_NAME.findall(data))
+    assert raw.component_types(data, [(0, len(data))]) == (raw.type_index_values(found), named)
 
 
 @pytest.mark.slow
@@ -65,6 +68,17 @@ def _same(data: bytes) -> None:
 @given(st.lists(st.one_of(PIECES, st.binary(max_size=6)), max_size=40))
 def test_generated_bytes(parts: list[bytes]) -> None:
     _same(b"".join(parts))
+
+
+def test_name_inside_a_wide_index() -> None:
+    """A type name can start inside an int64 index's free bytes: the one scan looks for
+    names there too (the index match hides the name's start from its name branch)."""
+    data = b"\x12Type\x00" + b"!\x02Type\x00!" + b"\x03Data\x00" + b"\x03Data\x00"
+    assert raw.COMPONENT_TYPE_NAME.findall(data) == [b"ta"]
+    assert len(raw.COMPONENT_TYPE_INDEX.findall(data)) == 1
+    _same(data)
+    # Narrow indices leave no room: their free bytes and ``\x03Data`` hold no name's NUL.
+    _same(b"\x10Type\x00" + b"\x02Typ" + b"\x03Data\x00" + b"\x03Data\x00")
 
 
 def test_files() -> None:
