@@ -278,32 +278,41 @@ def component_types(data: bytes, spans: Iterable[tuple[int, int]]) -> tuple[set[
     """The ``Type`` indices (:func:`type_index_values`) and names (raw) that
     :data:`COMPONENT_TYPE_INDEX` and :data:`COMPONENT_TYPE_NAME` find in the documents
     ``data[start:end]``, each scanned alone, where it lies (copying a closure's hundreds of
-    MB of pieces to scan them cost more than the scan).
+    MB of pieces to scan them cost more than the scan); the indices by :func:`type_scan_py`
+    (in C when built), the names only where it saw that one may start."""
+    listed = list(spans)
+    scanned = _rawc.type_scan(data, listed) if _rawc is not None else None
+    indices, maybe_named = scanned if scanned is not None else type_scan_py(data, listed)
+    names: set[bytes] = set()
+    if maybe_named:
+        find = COMPONENT_TYPE_NAME.findall
+        names.update(chain.from_iterable(find(data, start + 1, end) for start, end in listed))
+    return indices, names
+
+
+def type_scan_py(data: bytes, spans: list[tuple[int, int]]) -> tuple[set[int], bool]:
+    """The ``Type`` indices :data:`COMPONENT_TYPE_INDEX` finds in the documents
+    ``data[start:end]``, each scanned alone, and whether :data:`COMPONENT_TYPE_NAME` may
+    find a name in them (False: it finds none), in one scan.  The reference of
+    ``brson._speedups._rawc.type_scan``.
 
     Alone: a scan from ``start + 1`` to ``end`` is the scan of the slice, because no match
     starts at a slice's first byte (its look-behind has no byte before it), and a match from
     the next one on reads no byte before ``start``.
 
-    The name scan runs only where the index scan saw that a name may start.  Its extra
-    branch takes ``Type\x00`` only, which holds no second ``T``: it hides no index match
-    (each starts at a ``Type\x00``), and the branches' look-behinds exclude each other, so
-    the index matches are the same.  A name match starts at a ``\x02Type\x00``: where no
-    index match covers it, the extra branch matches there; inside an index match its ``T`` is
-    one of the index's free bytes and its NUL four bytes on, which only 8 free bytes leave
-    room for (the ``\x03Data`` after 4 holds none), so a wide index runs the name scan too."""
-    starts, ends = [], []
-    for start, end in spans:
-        starts.append(start + 1)
-        ends.append(end)
+    One scan: the extra branch takes ``Type\x00`` only, which holds no second ``T``: it hides
+    no index match (each starts at a ``Type\x00``), and the branches' look-behinds exclude
+    each other, so the index matches are the same.  A name match starts at a
+    ``\x02Type\x00``: where no index match covers it, the extra branch matches there; inside
+    an index match its ``T`` is one of the index's free bytes and its NUL four bytes on,
+    which only 8 free bytes leave room for (the ``\x03Data`` after 4 holds none), so a wide
+    index may hide a name too."""
+    starts = [start + 1 for start, _ in spans]
+    ends = [end for _, end in spans]
     found = set(chain.from_iterable(map(_TYPE_INDEX_OR_NAME.findall, repeat(data), starts, ends)))
     maybe_named = _NO_INDEX in found
     found.discard(_NO_INDEX)
-    names: set[bytes] = set()
-    if maybe_named or any(wide for _, wide in found):
-        names.update(
-            chain.from_iterable(map(COMPONENT_TYPE_NAME.findall, repeat(data), starts, ends))
-        )
-    return type_index_values(found), names
+    return type_index_values(found), maybe_named or any(wide for _, wide in found)
 
 
 def component_type_indices(data: bytes | memoryview) -> list[tuple[int, int, int]]:
