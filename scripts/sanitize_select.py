@@ -60,6 +60,7 @@ CANDIDATES = [
     " and not mutated_queries and not key_rule",
     "tests/test_speedups.py",
     "tests/document/test_rawc.py",
+    "tests/document/test_component_type_scan.py",
     "tests/model/test_idscanc.py",
     "tests/model/test_bulk_lookups.py",
     "tests/ops/test_fieldsc.py",

@@ -8,9 +8,9 @@ shipped beside it.  Each answers exactly as a pure-Python function of the module
 it; that function stays the reference, the path of whatever C is unsure of, and the path of
 every call when the extension is missing or ``BRSON_PURE_PYTHON`` is set:
 
-- ``_rawc``: the BSON element indexer's byte loops (:mod:`brson.document.raw`), the framing
-  check before pymongo's decoder (:mod:`brson.document.framing`) and extract's holder writer
-  (:mod:`brson.ops.extractbytes`);
+- ``_rawc``: the BSON element indexer's byte loops and the scan for component ``Type``
+  indices (:mod:`brson.document.raw`), the framing check before pymongo's decoder
+  (:mod:`brson.document.framing`) and extract's holder writer (:mod:`brson.ops.extractbytes`);
 - ``_idscanc``: the one-pass ID scan, its definition table and the table's lookups, and the
   references naming given IDs (:mod:`brson.model.ids.scan`);
 - ``_spansc``: the walk that finds every component's byte span, and the components holding

@@ -703,6 +703,93 @@ static PyObject *c_holder(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return out;
 }
 
+/* -- component Type indices in documents where they lie (raw.py type_scan_py) ------------ */
+/* Like holder: no fallback; None for anything it is not sure of (then Python). */
+
+static const unsigned char TYPE_KEY[5] = {'T', 'y', 'p', 'e', 0x00};
+static const unsigned char DATA_DOC[6] = {0x03, 'D', 'a', 't', 'a', 0x00};
+
+/* The matches _TYPE_INDEX_OR_NAME.findall(buf, start + 1, end) finds, in its order of trying:
+ * the leftmost "Type\0" from q that fits, its look-behind byte choosing the branch; a branch
+ * that fails moves one byte on, a match past its end. Each index into found; *named set at a
+ * name branch or a wide index. 0, or -1 with a Python error set. */
+static int type_scan_span(const unsigned char *b, Py_ssize_t start, Py_ssize_t end,
+                          PyObject *found, int *named) {
+    Py_ssize_t q = start + 1;
+    while (end - q >= 5) {
+        const unsigned char *t = memchr(b + q, 'T', (size_t)(end - q - 4));
+        if (t == NULL)
+            return 0;
+        Py_ssize_t m = t - b;
+        if (memcmp(t, TYPE_KEY, 5) != 0) {
+            q = m + 1;
+            continue;
+        }
+        unsigned char kind = b[m - 1]; /* m > start >= 0 */
+        Py_ssize_t width = kind == 0x10 ? 4 : kind == 0x12 ? 8 : 0;
+        if (width && end - m >= 11 + width && memcmp(t + 5 + width, DATA_DOC, 6) == 0) {
+            PyObject *value = width == 4 ? PyLong_FromLong(i32(t + 5))
+                                         : PyLong_FromLongLong(i64(t + 5));
+            if (value == NULL || PySet_Add(found, value) < 0) {
+                Py_XDECREF(value);
+                return -1;
+            }
+            Py_DECREF(value);
+            *named |= width == 8;
+            q = m + 11 + width;
+        } else if (kind == 0x02) {
+            *named = 1;
+            q = m + 5;
+        } else {
+            q = m + 1;
+        }
+    }
+    return 0;
+}
+
+/* type_scan(buf, spans): raw.type_scan_py in C; None when unsure (spans not a list of
+ * (start, end) int pairs within the buffer). */
+static PyObject *c_type_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_CheckExact(args[1]))
+        Py_RETURN_NONE;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *spans = args[1], *found = PySet_New(NULL), *out = NULL;
+    int named = 0, sure = found != NULL;
+    for (Py_ssize_t i = 0; sure && i < PyList_GET_SIZE(spans); i++) {
+        PyObject *span = PyList_GET_ITEM(spans, i);
+        if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2 ||
+            !PyLong_CheckExact(PyTuple_GET_ITEM(span, 0)) ||
+            !PyLong_CheckExact(PyTuple_GET_ITEM(span, 1))) {
+            sure = 0;
+            break;
+        }
+        Py_ssize_t start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
+        Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            sure = 0;
+        } else if (start < 0 || start > end || end > view.len) {
+            sure = 0;
+        } else if (type_scan_span(view.buf, start, end, found, &named) < 0) {
+            Py_CLEAR(found);
+        }
+        sure = sure && found != NULL;
+    }
+    PyBuffer_Release(&view);
+    if (found == NULL)
+        return NULL;
+    if (sure)
+        out = Py_BuildValue("(OO)", found, named ? Py_True : Py_False);
+    else
+        out = Py_NewRef(Py_None);
+    Py_DECREF(found);
+    return out;
+}
+
 /* A METH_FASTCALL entry for c_<name>. */
 #define FAST(name, doc) {#name, (PyCFunction)(void (*)(void))c_##name, METH_FASTCALL, doc}
 
@@ -716,6 +803,7 @@ static PyMethodDef methods[] = {
     FAST(set_fallbacks, "Register the pure-Python functions that answer what C does not."),
     FAST(holder, "holder(prefix, suffix, fixed, name_at, place, parts, ids, names, counts, "
                  "components): extractbytes.holder_bytes in C."),
+    FAST(type_scan, "type_scan(buf, spans): raw.type_scan_py in C."),
     FAST(first_overrun, "first_overrun(buf, max_depth): framing.first_overrun_py in C."),
     {"deferred", c_deferred, METH_NOARGS,
      "How many calls C handed to the pure-Python functions so far."},

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Iterable, Sequence
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 import bson as _bson
@@ -258,17 +259,60 @@ else:
 #: Each starts with the literal key and checks the element type behind it, so the matcher
 #: skips to ``Type\x00`` at memchr speed (8x faster over a world than a leading type byte,
 #: which it tries at every offset); a match starts at the key, the groups are the same.
-COMPONENT_TYPE_INDEX = re.compile(
-    rb"Type\x00(?:(?<=\x10Type\x00)(.{4})|(?<=\x12Type\x00)(.{8}))\x03Data\x00", re.DOTALL
-)
+#: The index's two widths, each behind its element type (groups 1 and 2).
+_TYPE_INDEX = rb"(?<=\x10Type\x00)(.{4})|(?<=\x12Type\x00)(.{8})"
+COMPONENT_TYPE_INDEX = re.compile(rb"Type\x00(?:" + _TYPE_INDEX + rb")\x03Data\x00", re.DOTALL)
 COMPONENT_TYPE_NAME = re.compile(
     rb"Type\x00(?<=\x02Type\x00).{4}([^\x00]*)\x00\x03Data\x00", re.DOTALL
 )
-#: What joins documents scanned together by both patterns, each document's matches the ones
-#: it has alone: no match crosses it (the index pattern's 4 or 8 free bytes are fewer, the
-#: name pattern's free run stops at the NUL ending every document, and neither's literal
-#: ``\x03Data\x00`` holds the byte).
-COMPONENT_TYPE_JOIN = b"\xff" * 16
+#: :data:`COMPONENT_TYPE_INDEX`'s matches, the same ones (see :func:`component_types`), and
+#: ``(b"", b"")`` at each ``\x02Type\x00`` none of them covers, where a name may start: the
+#: name pattern's scan is skipped where none does.
+_TYPE_INDEX_OR_NAME = re.compile(
+    rb"Type\x00(?:(?:" + _TYPE_INDEX + rb")\x03Data\x00|(?<=\x02Type\x00))", re.DOTALL
+)
+_NO_INDEX = (b"", b"")
+
+
+def component_types(data: bytes, spans: Iterable[tuple[int, int]]) -> tuple[set[int], set[bytes]]:
+    """The ``Type`` indices (:func:`type_index_values`) and names (raw) that
+    :data:`COMPONENT_TYPE_INDEX` and :data:`COMPONENT_TYPE_NAME` find in the documents
+    ``data[start:end]``, each scanned alone, where it lies (copying a closure's hundreds of
+    MB of pieces to scan them cost more than the scan); the indices by :func:`type_scan_py`
+    (in C when built), the names only where it saw that one may start."""
+    listed = list(spans)
+    scanned = _rawc.type_scan(data, listed) if _rawc is not None else None
+    indices, maybe_named = scanned if scanned is not None else type_scan_py(data, listed)
+    names: set[bytes] = set()
+    if maybe_named:
+        find = COMPONENT_TYPE_NAME.findall
+        names.update(chain.from_iterable(find(data, start + 1, end) for start, end in listed))
+    return indices, names
+
+
+def type_scan_py(data: bytes, spans: list[tuple[int, int]]) -> tuple[set[int], bool]:
+    """The ``Type`` indices :data:`COMPONENT_TYPE_INDEX` finds in the documents
+    ``data[start:end]``, each scanned alone, and whether :data:`COMPONENT_TYPE_NAME` may
+    find a name in them (False: it finds none), in one scan.  The reference of
+    ``brson._speedups._rawc.type_scan``.
+
+    Alone: a scan from ``start + 1`` to ``end`` is the scan of the slice, because no match
+    starts at a slice's first byte (its look-behind has no byte before it), and a match from
+    the next one on reads no byte before ``start``.
+
+    One scan: the extra branch takes ``Type\x00`` only, which holds no second ``T``: it hides
+    no index match (each starts at a ``Type\x00``), and the branches' look-behinds exclude
+    each other, so the index matches are the same.  A name match starts at a
+    ``\x02Type\x00``: where no index match covers it, the extra branch matches there; inside
+    an index match its ``T`` is one of the index's free bytes and its NUL four bytes on,
+    which only 8 free bytes leave room for (the ``\x03Data`` after 4 holds none), so a wide
+    index may hide a name too."""
+    starts = [start + 1 for start, _ in spans]
+    ends = [end for _, end in spans]
+    found = set(chain.from_iterable(map(_TYPE_INDEX_OR_NAME.findall, repeat(data), starts, ends)))
+    maybe_named = _NO_INDEX in found
+    found.discard(_NO_INDEX)
+    return type_index_values(found), maybe_named or any(wide for _, wide in found)
 
 
 def component_type_indices(data: bytes | memoryview) -> list[tuple[int, int, int]]:

@@ -53,9 +53,10 @@ decode_doc = raw.decode_doc
 # -- component type indices in serialized bytes (the scan of a subtree's components) ----------
 COMPONENT_TYPE_INDEX = raw.COMPONENT_TYPE_INDEX
 COMPONENT_TYPE_NAME = raw.COMPONENT_TYPE_NAME
-COMPONENT_TYPE_JOIN = raw.COMPONENT_TYPE_JOIN
 component_type_indices = raw.component_type_indices
 type_index_values = raw.type_index_values
+#: The indices and names the two patterns find in documents, each scanned where it lies.
+component_types = raw.component_types
 set_type_index = raw.set_type_index
 
 # -- writing: documents from element bytes ------------------------------------------------------

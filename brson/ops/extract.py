@@ -181,7 +181,7 @@ def extract(
         old = (slot.parent_reference or "").encode()
         if sum(1 for m in DEFINITION_BYTES.finditer(sub_bytes) if m[2] == old) == 1:
             deps.undefine(old.decode())
-    types = TypePlan(tree, deps.pieces(sub_bytes), type_names, report.slot)
+    types = TypePlan(tree, deps.spans_of((sub_start, sub_end)), type_names, report.slot)
     report.types, report.types_dropped = types.types, types.types_dropped
     report.type_versions_dropped = types.type_versions_dropped
     # The IDs that references leave the result for, and where the source defines each, are
@@ -469,6 +469,13 @@ class _Closure:
         if taken and self.spans is not None:
             # Component numbers are byte order, which in an unmodified tree is the source's.
             self.on_slots, self.on_assets = self.spans.placed(taken)
+
+    def spans_of(self, sub_span: tuple[int, int]) -> list[tuple[int, int]]:
+        """Where the result's pieces lie in the source: the subtree at ``sub_span``, then
+        each copied component."""
+        if self.spans is None:
+            return [sub_span]
+        return [sub_span, *map(self.spans.span, sorted(self.taken))]
 
     def pieces(self, sub_bytes: memoryview) -> Iterator[memoryview]:
         """The bytes the result is made of: the subtree, then each copied component."""

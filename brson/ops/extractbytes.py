@@ -453,28 +453,6 @@ def item_headers(count: int) -> list[bytes]:
 
 B = TypeVar("B", bytes, memoryview)
 
-#: How many bytes of pieces :func:`_joined` joins for one scan.
-_SCAN_CHUNK = 1 << 22
-
-
-def _joined(pieces: Iterable[bytes | memoryview]) -> Iterator[bytes | memoryview]:
-    """The pieces for the component type patterns: each large one as it is, the others
-    joined by :data:`~brson.model.elements.COMPONENT_TYPE_JOIN` (which no match crosses)
-    about :data:`_SCAN_CHUNK` bytes at a time."""
-    chunk: list[bytes | memoryview] = []
-    size = 0
-    for piece in pieces:
-        if len(piece) >= _SCAN_CHUNK:
-            yield piece
-            continue
-        chunk.append(piece)
-        size += len(piece)
-        if size >= _SCAN_CHUNK:
-            yield elements.COMPONENT_TYPE_JOIN.join(chunk)
-            chunk, size = [], 0
-    if chunk:
-        yield elements.COMPONENT_TYPE_JOIN.join(chunk)
-
 
 class TypePlan:
     """The result's type table: ``Types`` trimmed to the entries its components use (in the
@@ -490,25 +468,18 @@ class TypePlan:
     def __init__(
         self,
         source: DataTree,
-        pieces: Iterable[bytes | memoryview],
+        spans: Iterable[tuple[int, int]],
         type_names: list[str] | None,
         slot: str,
     ) -> None:
+        """The plan for a result made of the documents at ``spans`` in ``source``'s bytes
+        (the subtree, then each copied component)."""
         #: What the report says of the table: entries kept, entries and versions dropped.
         self.types = 0
         self.types_dropped: list[str] = []
         self.type_versions_dropped: list[str] = []
-        found: set[tuple[bytes, bytes]] = set()
-        named: set[str] = set()
-        # Small pieces (a closure's components) scanned joined, a few MiB at a time: two
-        # scans a piece were most of the plan's time.
-        for data in _joined(pieces):
-            found.update(elements.COMPONENT_TYPE_INDEX.findall(data))
-            named.update(
-                m.group(1).decode("utf-8", "replace")
-                for m in elements.COMPONENT_TYPE_NAME.finditer(data)
-            )
-        used_indices = elements.type_index_values(found)
+        used_indices, names = elements.component_types(source.buffer, spans)
+        named = {name.decode("utf-8", "replace") for name in names}
         #: Root keys whose values change: ``Types``, ``TypeVersions``.
         self.changes: dict[str, Any] = {}
         self.remap: dict[int, int] = {}

@@ -489,22 +489,31 @@ def test_holder_slot_names_written_as_pymongo_writes_them() -> None:
     "name",
     ["mar_AimConstraint.pg.brson", "redx_5ce7cdf5.7zbson", "orange3134_loading_standin.brson"],
 )
-def test_type_plan_scans_joined_pieces_as_each_alone(name: str) -> None:
-    """The type plan joins a closure's components for its scans: each piece's type indices
-    and names are the ones it has alone (int32 and int64 indices, NeosVR type names), and a
-    piece ending in a type's first bytes finds no match across the join."""
+def test_type_plan_scans_pieces_where_they_lie_as_each_alone(name: str) -> None:
+    """The type plan scans each of a closure's components where it lies in the source: its
+    type indices and names are the ones it has alone (int32 and int64 indices, NeosVR type
+    names), whatever bytes lie around it (here: a piece ending in a type's first bytes, one
+    whose type element starts right before it, each next to the other)."""
     from brson.model.spans import ComponentSpans
-    from brson.ops.extractbytes import _joined
 
     tree = brson.load(SAMPLES / name)
     spans = ComponentSpans(tree)
     view = memoryview(tree.buffer)
     pieces: list[bytes | memoryview] = [view[slice(*spans.span(n))] for n in range(len(spans))]
     pieces += [b"\x00\x10Type\x00", b"\x01\x00\x00\x00\x03Data\x00\x00", b"\x02Type\x00ab"]
-    found = 0
-    for pattern in (elements.COMPONENT_TYPE_INDEX, elements.COMPONENT_TYPE_NAME):
-        alone = sorted(m for piece in pieces for m in pattern.findall(piece))
-        joined = sorted(m for data in _joined(pieces) for m in pattern.findall(data))
-        assert joined == alone
-        found += len(alone)
-    assert found >= len(spans) > 0
+    pieces += [b"\x00\x02", b"Type\x00\x05\x00\x00\x00abcd\x00\x03Data\x00\x00", b"\x10"]
+    pieces += [b"Type\x00\x01\x00\x00\x00\x03Data\x00"]
+    data = b"".join(pieces)
+    places, at = [], 0
+    for piece in pieces:
+        places.append((at, at + len(piece)))
+        at += len(piece)
+    indices, names = elements.component_types(data, places)
+    alone = [m for piece in pieces for m in elements.COMPONENT_TYPE_INDEX.findall(piece)]
+    named = [m for piece in pieces for m in elements.COMPONENT_TYPE_NAME.findall(piece)]
+    assert indices == elements.type_index_values(alone)
+    assert names == set(named)
+    assert len(alone) + len(named) >= len(spans) > 0
+    # Scanned whole, the last pieces' neighbours make matches the pieces do not have.
+    whole = elements.component_types(data, [(0, len(data))])
+    assert whole != (indices, names)
