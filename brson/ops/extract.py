@@ -144,9 +144,6 @@ def extract(
     if tree.modified:  # the closure reads the bytes: extract from what the edits amount to
         tree, slot = _as_written(tree, slot)
     report = ExtractReport(slot=slot.path, slot_id=slot.id)
-    for sub in slot.walk():
-        report.subtree_slots += 1
-        report.subtree_components += len(sub.components)
     # The subtree is read where it lies in the source (a copy of a tenth of a big world
     # was held until the result was assembled).
     sub_start, sub_end = slot.span
@@ -163,6 +160,7 @@ def extract(
     deps.add_subtree(numbered_ids_in_bytes(bytes(sub_bytes)))
     phase(PHASES[2])
     deps.run()
+    report.subtree_slots, report.subtree_components = _subtree_counts(slot, deps.spans)
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
     # left behind (and make references to that slot look resolved), so it gets its own.
     relink = slot.parent is not None and slot.parent_reference == slot.parent.id
@@ -219,11 +217,9 @@ def extract(
     places = ExternalPlaces(spans, targets, [offset for offset, _ in outside], staged)
     action = "nulled" if external == "null" else "kept"
     kinds = target_kinds(spans, targets)
-    report.external = [
-        ExternalReference("", value, None, kind, action, places=places, n=n)
-        for n, ((_, value), kind) in enumerate(zip(outside, kinds, strict=True))
-    ]
-    del spans, targets, kinds
+    values = [value for _, value in outside]
+    report.external = ExternalReference.described_later(values, kinds, action, places)
+    del spans, targets, kinds, values
     if external == "fail" and report.external:
         listing = "; ".join(
             f"{e.where} -> {e.target_path or e.target}" for e in report.external[:20]
@@ -259,6 +255,19 @@ def extract(
     if places.result is not None:  # the same bytes as the staged tree
         places.result = result
     return ExtractResult(result, report)
+
+
+def _subtree_counts(slot: Slot, spans: ComponentSpans | None) -> tuple[int, int]:
+    """How many slots and components the subtree holds: from the closure's spans of the
+    tree when it made them (a walk made a node per slot and component of the subtree), else
+    by a walk."""
+    if spans is not None:
+        return spans.counts_within(*slot.span)
+    slots = components = 0
+    for sub in slot.walk():
+        slots += 1
+        components += len(sub.components)
+    return slots, components
 
 
 def _undefined_values(staged: DataTree, leaving: Iterable[str]) -> list[tuple[int, str]]:
