@@ -180,9 +180,7 @@ def extract(
     holder_slots = 0
     parent_reference = None
     if deps.on_slots or deps.on_assets or relink:
-        # Random-style IDs come from a generator seeded by the subtree: same input, same bytes.
-        seed = random.Random(hashlib.sha256(sub_bytes).digest())
-        ids = deps.fresh_ids(sub_bytes, default=not tree.legacy, rng=seed)
+        ids = deps.fresh_ids(sub_bytes, default=not tree.legacy)
         if deps.on_slots:
             holder, holder_slots = _holder(Slot(tree.buffer, sub_start, sub_end), deps, ids, types)
         parent_reference = next(ids) if relink else None
@@ -207,17 +205,19 @@ def extract(
 
     phase(PHASES[3])
     outside = _undefined_values(staged, leaving)
-    targets = [leaving[value] for _, value in outside]
+    offsets = [offset for offset, _ in outside]
+    values = [value for _, value in outside]
+    del outside  # a pair per reference (the collections below would traverse each)
+    targets = [leaving[value] for value in values]
     del leaving
     # Kinds from the spans; the texts of where each value is and where its target lies
     # are described only when read (the summary counts them).
     spans = deps.spans
     if spans is None and any(target is not None for target in targets):
         spans = ComponentSpans(tree)
-    places = ExternalPlaces(spans, targets, [offset for offset, _ in outside], staged)
+    places = ExternalPlaces(spans, targets, offsets, staged)
     action = "nulled" if external == "null" else "kept"
     kinds = target_kinds(spans, targets)
-    values = [value for _, value in outside]
     report.external = ExternalReference.described_later(values, kinds, action, places)
     del spans, targets, kinds, values
     if external == "fail" and report.external:
@@ -240,7 +240,7 @@ def extract(
     phase(PHASES[4])
     if external == "null":
         places.read()  # before the nulls move the result's bytes
-        nulls = locate_many(staged, [offset for offset, _ in outside])
+        nulls = locate_many(staged, offsets)
         for location in nulls.values():
             _null_at(location)
         del nulls
@@ -248,7 +248,7 @@ def extract(
     # Every node over the staged bytes is dropped (a node over them, the root's name,
     # would keep them alive): on a big closure the result is hundreds of MB.
     data = staged.to_bson()
-    del staged, outside, deps
+    del staged, offsets, deps
     drop_cycles()
     result = DataTree(data, source=tree.source)
     referrers.result = result
@@ -478,13 +478,16 @@ class _Closure:
                 start, end = self.spans.span(number)
                 yield buf[start:end]
 
-    def fresh_ids(self, sub_bytes: memoryview, default: bool, rng: random.Random) -> FreshIds:
+    def fresh_ids(self, sub_bytes: memoryview, default: bool) -> FreshIds:
         """IDs for the holder slots in the result's style: sequential ones above every
-        number in it (nothing can collide), else random ones avoiding every ID in it."""
+        number in it (nothing can collide), else random ones avoiding every ID in it, drawn
+        from a generator seeded by the subtree (same input, same bytes; a hash of the subtree
+        only where they are drawn)."""
         if self._sequential and (self._seen or default):
-            fresh = FreshIds((), True, rng)
+            fresh = FreshIds((), True)
             fresh.next = self._highest + 1
             return fresh
+        rng = random.Random(hashlib.sha256(sub_bytes).digest())
         taken: set[str] = set()
         for piece in self.pieces(sub_bytes):
             defined, values = ids_in_bytes(bytes(piece))
