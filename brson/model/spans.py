@@ -192,6 +192,21 @@ class ComponentSpans:
             slot = parents[slot]
         return None if slot == ASSETS else slot
 
+    def in_slots(self, offset: int) -> bool:
+        """Whether some slot's bytes hold ``offset`` (:meth:`slot_at` is not None): the root
+        slot's do, since every other slot lies inside it (no search of the slots)."""
+        starts = self._slot_starts
+        return bool(starts) and starts[0] <= offset < self._slot_ends[0]
+
+    def counts_within(self, start: int, end: int) -> tuple[int, int]:
+        """How many slots and components start in ``[start, end)``: for a slot's span, the
+        slots of its subtree (slots nest or are disjoint) and their components (a component
+        lies in its slot's bytes, outside its children's), as a walk of its nodes counts
+        them."""
+        components = bisect_left(self._starts, end) - bisect_left(self._starts, start)
+        slots = sum(start <= at < end for at in self._slot_starts)
+        return slots, components
+
     def _slot_order(self) -> array[int]:
         """Slot numbers by start (and ``_sorted_starts``, those starts), made on first use."""
         order = self._by_start

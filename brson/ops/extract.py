@@ -154,9 +154,6 @@ def extract(
     if tree.modified:  # the closure reads the bytes: extract from what the edits amount to
         tree, slot = _as_written(tree, slot)
     report = ExtractReport(slot=slot.path, slot_id=slot.id)
-    for sub in slot.walk():
-        report.subtree_slots += 1
-        report.subtree_components += len(sub.components)
     # The subtree is read where it lies in the source (a copy of a tenth of a big world
     # was held until the result was assembled).
     sub_start, sub_end = slot.span
@@ -173,6 +170,7 @@ def extract(
     deps.add_subtree(numbered_ids_in_bytes(bytes(sub_bytes)))
     phase(PHASES[2])
     deps.run()
+    report.subtree_slots, report.subtree_components = _subtree_counts(slot, deps.spans)
     # Some generators write the parent's ID as ParentReference; kept, it would name a slot
     # left behind (and make references to that slot look resolved), so it gets its own.
     relink = slot.parent is not None and slot.parent_reference == slot.parent.id
@@ -192,9 +190,7 @@ def extract(
     holder_slots = 0
     parent_reference = None
     if deps.on_slots or deps.on_assets or relink:
-        # Random-style IDs come from a generator seeded by the subtree: same input, same bytes.
-        seed = random.Random(hashlib.sha256(sub_bytes).digest())
-        ids = deps.fresh_ids(sub_bytes, default=not tree.legacy, rng=seed)
+        ids = deps.fresh_ids(sub_bytes, default=not tree.legacy)
         if deps.on_slots:
             holder, holder_slots = _holder(Slot(tree.buffer, sub_start, sub_end), deps, ids, types)
         parent_reference = next(ids) if relink else None
@@ -219,21 +215,21 @@ def extract(
 
     phase(PHASES[3])
     outside = _undefined_values(staged, leaving)
-    targets = [leaving[value] for _, value in outside]
+    offsets = [offset for offset, _ in outside]
+    values = [value for _, value in outside]
+    del outside  # a pair per reference (the collections below would traverse each)
+    targets = [leaving[value] for value in values]
     del leaving
     # Kinds from the spans; the texts of where each value is and where its target lies
     # are described only when read (the summary counts them).
     spans = deps.spans
     if spans is None and any(target is not None for target in targets):
         spans = ComponentSpans(tree)
-    places = ExternalPlaces(spans, targets, [offset for offset, _ in outside], staged)
+    places = ExternalPlaces(spans, targets, offsets, staged)
     action = "nulled" if external == "null" else "kept"
     kinds = target_kinds(spans, targets)
-    report.external = [
-        ExternalReference("", value, None, kind, action, places=places, n=n)
-        for n, ((_, value), kind) in enumerate(zip(outside, kinds, strict=True))
-    ]
-    del spans, targets, kinds
+    report.external = ExternalReference.described_later(values, kinds, action, places)
+    del spans, targets, kinds, values
     if external == "fail" and report.external:
         listing = "; ".join(
             f"{e.where} -> {e.target_path or e.target}" for e in report.external[:20]
@@ -254,7 +250,7 @@ def extract(
     phase(PHASES[4])
     if external == "null":
         places.read()  # before the nulls move the result's bytes
-        nulls = locate_many(staged, [offset for offset, _ in outside])
+        nulls = locate_many(staged, offsets)
         for location in nulls.values():
             _null_at(location)
         del nulls
@@ -262,13 +258,26 @@ def extract(
     # Every node over the staged bytes is dropped (a node over them, the root's name,
     # would keep them alive): on a big closure the result is hundreds of MB.
     data = staged.to_bson()
-    del staged, outside, deps
+    del staged, offsets, deps
     drop_cycles()
     result = DataTree(data, source=tree.source)
     referrers.result = result
     if places.result is not None:  # the same bytes as the staged tree
         places.result = result
     return ExtractResult(result, report)
+
+
+def _subtree_counts(slot: Slot, spans: ComponentSpans | None) -> tuple[int, int]:
+    """How many slots and components the subtree holds: from the closure's spans of the
+    tree when it made them (a walk made a node per slot and component of the subtree), else
+    by a walk."""
+    if spans is not None:
+        return spans.counts_within(*slot.span)
+    slots = components = 0
+    for sub in slot.walk():
+        slots += 1
+        components += len(sub.components)
+    return slots, components
 
 
 def _undefined_values(staged: DataTree, leaving: Iterable[str]) -> list[tuple[int, str]]:
@@ -486,13 +495,16 @@ class _Closure:
                 start, end = self.spans.span(number)
                 yield buf[start:end]
 
-    def fresh_ids(self, sub_bytes: memoryview, default: bool, rng: random.Random) -> FreshIds:
+    def fresh_ids(self, sub_bytes: memoryview, default: bool) -> FreshIds:
         """IDs for the holder slots in the result's style: sequential ones above every
-        number in it (nothing can collide), else random ones avoiding every ID in it."""
+        number in it (nothing can collide), else random ones avoiding every ID in it, drawn
+        from a generator seeded by the subtree (same input, same bytes; a hash of the subtree
+        only where they are drawn)."""
         if self._sequential and (self._seen or default):
-            fresh = FreshIds((), True, rng)
+            fresh = FreshIds((), True)
             fresh.next = self._highest + 1
             return fresh
+        rng = random.Random(hashlib.sha256(sub_bytes).digest())
         taken: set[str] = set()
         for piece in self.pieces(sub_bytes):
             defined, values = ids_in_bytes(bytes(piece))

@@ -58,6 +58,24 @@ class CopiedComponent:
             self._referrers = _given(referenced_by)
             self._n = 0
 
+    @classmethod
+    def read_later(
+        cls, records: CopyRecords, referrers: Referrers, count: int
+    ) -> list[CopiedComponent]:
+        """Rows ``0 .. count - 1`` of ``records``, each read on first use of any: made
+        without :meth:`__init__`'s arguments (a big closure copies hundreds of thousands of
+        components, and the summary only counts them)."""
+        new = cls.__new__
+        out: list[CopiedComponent] = []
+        append = out.append
+        for n in range(count):
+            record = new(cls)
+            record._n = n  # noqa: SLF001  (its own class)
+            record._pending = records  # noqa: SLF001  (its own class)
+            record._referrers = referrers  # noqa: SLF001  (its own class)
+            append(record)
+        return out
+
     def _read(self) -> None:
         pending = self._pending
         if pending is not None:
@@ -142,10 +160,7 @@ class CopyRecords:
         self._numbers = numbers
         self._root_name = root_name
         self._rows: list[Row] = []
-        self.records = [
-            CopiedComponent(None, "", "", "", referrers=referrers, n=n, records=self)
-            for n in range(len(numbers))
-        ]
+        self.records = CopiedComponent.read_later(self, referrers, len(numbers))
 
     def row(self, n: int) -> Row:
         if self._unread is not None:
@@ -265,6 +280,26 @@ class ExternalReference:
         self._places = places
         self._n = n
 
+    @classmethod
+    def described_later(
+        cls, targets: list[str], kinds: list[str], action: str, places: ExternalPlaces
+    ) -> list[ExternalReference]:
+        """One per target, in order (row ``n`` of ``places``), each described on first use of
+        any: made without :meth:`__init__`'s arguments (a big closure leaves tens of
+        thousands, and the summary only counts them)."""
+        new = cls.__new__
+        out: list[ExternalReference] = []
+        append = out.append
+        for n, (target, kind) in enumerate(zip(targets, kinds, strict=True)):
+            reference = new(cls)
+            reference.target = target
+            reference.kind = kind
+            reference.action = action
+            reference._places = places  # noqa: SLF001  (its own class)
+            reference._n = n  # noqa: SLF001  (its own class)
+            append(reference)
+        return out
+
     def _read(self) -> None:
         places = self._places
         if places is not None:
@@ -316,15 +351,17 @@ def target_kinds(spans: ComponentSpans | None, targets: list[int | None]) -> lis
     over the spans, with no description."""
     if spans is None:
         return ["missing"] * len(targets)
-    kinds: list[str] = []
-    for target, number in zip(targets, spans.numbers_at(targets), strict=True):
-        if target is None:
-            kinds.append("missing")
-        elif number is not None:
-            kinds.append("component")
-        else:
-            kinds.append("slot" if spans.slot_at(target) is not None else "missing")
-    return kinds
+    in_slots = spans.in_slots
+    return [
+        "missing"
+        if target is None
+        else "component"
+        if number is not None
+        else "slot"
+        if in_slots(target)
+        else "missing"
+        for target, number in zip(targets, spans.numbers_at(targets), strict=True)
+    ]
 
 
 class ExternalPlaces:

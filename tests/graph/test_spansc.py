@@ -398,3 +398,27 @@ def test_negative_leading_type() -> None:
     for start, index in read.items():
         if start in by_start:
             assert by_start[start] == (index if index >= 0 else -1)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_subtree_counts_and_slot_membership(name: str) -> None:
+    """What extract's report reads from the spans: the slots and components in a slot's span
+    are those a walk of its nodes meets; ``in_slots`` answers as ``slot_at`` does, at every
+    slot's and component's edges and across the bytes."""
+    tree = DataTree(tree_bytes(name))
+    spans = ComponentSpans(tree)
+    try:
+        slots = list(tree.walk())
+    except BrsonError:
+        pytest.skip("the model cannot walk this tree")
+    for slot in slots[:: max(1, len(slots) // 100)]:
+        walked = list(slot.walk())
+        counted = (len(walked), sum(len(sub.components) for sub in walked))
+        assert spans.counts_within(*slot.span) == counted, slot.path
+    buf = tree.buffer
+    edges = [at for number in range(len(spans)) for at in spans.span(number)]
+    edges += [at for slot in range(len(slots)) for at in spans.slot_span(slot)]
+    offsets = {at + step for at in edges for step in (-1, 0, 1)}
+    offsets.update(range(0, len(buf), max(1, len(buf) // 1000)))
+    for offset in sorted(offsets):
+        assert spans.in_slots(offset) == (spans.slot_at(offset) is not None), offset
