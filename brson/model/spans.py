@@ -162,6 +162,13 @@ class ComponentSpans:
     def span(self, number: int) -> tuple[int, int]:
         return self._starts[number], self._ends[number]
 
+    def spans(self, numbers: Iterable[int]) -> list[tuple[int, int]]:
+        """:meth:`span` of each number, in one pass (a call per number was a tenth of a
+        big closure's rounds)."""
+        listed = numbers if isinstance(numbers, list) else list(numbers)
+        starts, ends = self._starts.__getitem__, self._ends.__getitem__
+        return list(zip(map(starts, listed), map(ends, listed), strict=True))
+
     def slot_of(self, number: int) -> int:
         """The number of the slot holding component ``number`` (:data:`ASSETS` for a root
         asset)."""

@@ -474,7 +474,7 @@ class _Closure:
             # The round's copies read in one pass (a call per copy was most of its cost), in
             # byte order.
             if fresh:
-                self._add(fragments_values(buf, list(map(spans.span, sorted(fresh)))))
+                self._add(fragments_values(buf, spans.spans(sorted(fresh))))
         if taken and self.spans is not None:
             # Component numbers are byte order, which in an unmodified tree is the source's.
             self.on_slots, self.on_assets = self.spans.placed(taken)
@@ -484,7 +484,7 @@ class _Closure:
         each copied component."""
         if self.spans is None:
             return [sub_span]
-        return [sub_span, *map(self.spans.span, sorted(self.taken))]
+        return [sub_span, *self.spans.spans(sorted(self.taken))]
 
     def pieces(self, sub_bytes: memoryview) -> Iterator[memoryview]:
         """The bytes the result is made of: the subtree, then each copied component."""
@@ -533,7 +533,7 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> t
     drawn = ids.take(count * (1 + len(slots)))
     view = memoryview(deps.tree.buffer)
     # Each copy's Type index rewritten in its own bytes (a copy of the others' is never made).
-    spanned = map(spans.span, deps.on_slots)
+    spanned = spans.spans(deps.on_slots)
     pieces: list[bytes | memoryview] = (
         [types.apply(view[start:end]) for start, end in spanned]
         if types.remap

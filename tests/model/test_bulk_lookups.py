@@ -1,6 +1,7 @@
 """The bulk lookups extract's closure makes a round at a time answer as one call per item
-does: :meth:`DefinitionTable.offsets` as :meth:`DefinitionTable.offset` of each ID, and
-:meth:`ComponentSpans.numbers_at` as :meth:`ComponentSpans.at` of each offset (None kept)."""
+does: :meth:`DefinitionTable.offsets` as :meth:`DefinitionTable.offset` of each ID,
+:meth:`ComponentSpans.numbers_at` as :meth:`ComponentSpans.at` of each offset (None kept), and
+:meth:`ComponentSpans.spans` as :meth:`ComponentSpans.span` of each number."""
 
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ def _check(tree: DataTree) -> None:
     offsets += table.offsets(ids)
     expected = [None if o is None else spans.at(o) for o in offsets]
     assert spans.numbers_at(offsets) == spans.numbers_at_py(offsets) == expected
+    numbers = list(range(len(spans)))
+    assert spans.spans(numbers[::-1]) == [spans.span(number) for number in numbers[::-1]]
+    assert spans.spans(iter(numbers)) == [spans.span(number) for number in numbers]
     if _spansc is not None:  # C answers a list of ints and None, and leaves the rest to Python
         assert _spansc.numbers_at(spans._starts, spans._ends, offsets) == expected
         for odd in (True, 1 << 64, -(1 << 64)):
