@@ -10,10 +10,12 @@
  * answers or raises the precise error, so errors have one source.  Every read is checked
  * against the span it lies in before it is made.
  *
- * walk(buf: bytes, start, end) -> (components, slots) | None: ``components`` the int64
- * triples (value start, value end, slot number) sorted by start; ``slots`` the int64 triples
- * (start, end, parent number) in walk order (a stack: the last child pushed is walked first,
- * as the Python walk pops them).
+ * walk(buf: bytes, start, end[, names]) -> (components, slots[, names]) | None: ``components``
+ * the int64 triples (value start, value end, slot number) sorted by start; ``slots`` the int64
+ * triples (start, end, parent number) in walk order (a stack: the last child pushed is walked
+ * first, as the Python walk pops them); with ``names`` true, each slot's name as int64 triples
+ * (start, size, 0) of its UTF-8 bytes, start -1 where table's name is None (a reader of many
+ * slots' names decodes them from there without a second walk).
  *
  * table(buf: bytes, start, end) -> (slot columns, component columns, names) | None: the same
  * walk as brson/model/spans.py's SlotTable holds it (DataTree.walk makes every slot's children
@@ -195,12 +197,15 @@ static int run(const unsigned char *buf, Py_ssize_t start, Py_ssize_t end, Tripl
     return result;
 }
 
-/* walk's and table's arguments (buf: bytes, start, end): 1 with the bytes, 0 where they are
- * not bytes or the span lies outside them (the caller answers None), -1 on a Python error. */
+/* walk's and table's arguments (buf: bytes, start, end, and walk's optional flag ``names``
+ * where ``names`` is given a place): 1 with the bytes, 0 where they are not bytes or the span
+ * lies outside them (the caller answers None), -1 on a Python error. */
 static int span_args(PyObject *args, const unsigned char **buf, Py_ssize_t *start,
-                     Py_ssize_t *end) {
+                     Py_ssize_t *end, int *names) {
     PyObject *data;
-    if (!PyArg_ParseTuple(args, "Onn", &data, start, end)) return -1;
+    if (names == NULL ? !PyArg_ParseTuple(args, "Onn", &data, start, end)
+                      : !PyArg_ParseTuple(args, "Onn|p", &data, start, end, names))
+        return -1;
     if (!PyBytes_CheckExact(data)) return 0;
     if (*start < 0 || *end > PyBytes_GET_SIZE(data) || *end - *start < 5) return 0;
     *buf = (const unsigned char *)PyBytes_AS_STRING(data);
@@ -210,12 +215,13 @@ static int span_args(PyObject *args, const unsigned char **buf, Py_ssize_t *star
 static PyObject *walk(PyObject *self, PyObject *args) {
     const unsigned char *buf;
     Py_ssize_t start, end;
-    int given = span_args(args, &buf, &start, &end);
+    int with_names = 0;
+    int given = span_args(args, &buf, &start, &end, &with_names);
     if (given <= 0) return given < 0 ? NULL : Py_NewRef(Py_None);
-    Triples found = {NULL, 0, 0}, slots = {NULL, 0, 0};
+    Triples found = {NULL, 0, 0}, slots = {NULL, 0, 0}, names = {NULL, 0, 0};
     int done;
     Py_BEGIN_ALLOW_THREADS
-    done = run(buf, start, end, &found, &slots, NULL);
+    done = run(buf, start, end, &found, &slots, with_names ? &names : NULL);
     if (done == 1 && found.count > 1)
         qsort(found.items, (size_t)found.count, sizeof(Triple), by_start);
     Py_END_ALLOW_THREADS
@@ -228,13 +234,17 @@ static PyObject *walk(PyObject *self, PyObject *args) {
     } else {
         /* y# makes None of a NULL pointer: an empty list of triples is b"". */
         const char *none = "";
-        out = Py_BuildValue("(y#y#)", found.items ? (const char *)found.items : none,
+        out = Py_BuildValue(with_names ? "(y#y#y#)" : "(y#y#)",
+                            found.items ? (const char *)found.items : none,
                             found.count * (Py_ssize_t)sizeof(Triple),
                             slots.items ? (const char *)slots.items : none,
-                            slots.count * (Py_ssize_t)sizeof(Triple));
+                            slots.count * (Py_ssize_t)sizeof(Triple),
+                            names.items ? (const char *)names.items : none,
+                            names.count * (Py_ssize_t)sizeof(Triple));
     }
     PyMem_RawFree(found.items);
     PyMem_RawFree(slots.items);
+    PyMem_RawFree(names.items);
     return out;
 }
 
@@ -307,7 +317,7 @@ static PyObject *slot_names(const unsigned char *buf, const Triples *names) {
 static PyObject *table(PyObject *self, PyObject *args) {
     const unsigned char *buf;
     Py_ssize_t start, end;
-    int given = span_args(args, &buf, &start, &end);
+    int given = span_args(args, &buf, &start, &end, NULL);
     if (given <= 0) return given < 0 ? NULL : Py_NewRef(Py_None);
     Triples found = {NULL, 0, 0}, slots = {NULL, 0, 0}, names = {NULL, 0, 0};
     int64_t *per_slot = NULL, *per_component = NULL;
@@ -411,7 +421,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"walk", walk, METH_VARARGS,
-     "walk(buf, start, end) -> (components, slots) int64 triples, or None: Python decides."},
+     "walk(buf, start, end[, names]) -> (components, slots[, names]) int64 triples, or None: "
+     "Python decides."},
     {"paths", paths, METH_VARARGS,
      "paths(buf, start, end, offsets, chains, slot) -> [(offset, path, chain)] or None."},
     {"runs", runs, METH_VARARGS,

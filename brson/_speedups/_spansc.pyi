@@ -2,7 +2,7 @@
 
 from array import array
 
-def walk(buf: bytes, start: int, end: int, /) -> tuple[bytes, bytes] | None: ...
+def walk(buf: bytes, start: int, end: int, names: bool = False, /) -> tuple[bytes, ...] | None: ...
 def paths(
     buf: bytes,
     start: int,

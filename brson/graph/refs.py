@@ -652,8 +652,7 @@ def _scan_listing(tree: DataTree, scan: ReferenceScan, kinds: bool) -> _Listed[A
     :data:`RecordParts`, in one pass over the runs of their anchors
     (:func:`~brson.model.ids.locate.runs`): a value that leads to no element is
     ``<unknown>``, as the graph describes it; None when a definition does not resolve."""
-    spans = ComponentSpans(tree)
-    spans.read_names()
+    spans = ComponentSpans(tree)  # slots' names from its walk, decoded when asked
     targets = _targets(spans, scan, kinds)
     if targets is None:
         return None

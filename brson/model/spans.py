@@ -71,13 +71,15 @@ class ComponentSpans:
             if assets is not None and assets[0] == elements.ARRAY
             else []
         )
-        walked = slot_walk(buf, top) if top is not None else None
+        walked = named_slot_walk(buf, top) if top is not None else None
         self._layout: elements.Layout = ()
+        #: Each slot's name as (start, size, 0) in ``buf`` where the compiled walk read one.
+        self._name_spans: array[int] | None = None
         if walked is not None and top is not None:
             # The compiled walk (the Python one below was ~6 us a slot: the largest piece
             # of extract after the ID scan); the root's assets lie wholly before or after
             # the Object, so joining the two keeps byte order.
-            components, slots = walked
+            components, slots, self._name_spans = walked
             starts = array("q", [start for start, _ in held])
             ends = array("q", [end for _, end in held])
             on = array("q", [ASSETS]) * len(held)
@@ -349,22 +351,13 @@ class ComponentSpans:
         """Where slot ``slot`` starts (slots in walk order compare by it: parents first)."""
         return self._slot_starts[slot]
 
-    def read_names(self) -> None:
-        """Read every slot's name now, in one compiled pass where C is sure of them
-        (:func:`table_columns`' names, which number the slots as this walk does), for a
-        reader that names most slots (a reference listing); the others are read as asked."""
-        top = self._tree.element_index().get("Object")
-        columns = table_columns(self._buf, top) if top is not None else None
-        if columns is None or len(columns[2]) != len(self._slot_starts):
-            return
-        names = self._names
-        for slot, name in enumerate(columns[2]):
-            if name is not None and slot not in names:
-                names[slot] = name
-
     def slot_name(self, slot: int) -> str:
         """The slot's name as :attr:`Slot.path` uses it (a name that is not a string: "")."""
         name = self._names.get(slot)
+        if name is None and self._name_spans is not None:
+            name = self._walked_name(slot)
+            if name is not None:
+                self._names[slot] = name
         if name is None:
             buf, start, end = self._buf, self._slot_starts[slot], self._slot_ends[slot]
             # The engine's layout (a Name member holding a string) read from the bytes, as
@@ -385,12 +378,19 @@ class ComponentSpans:
         return name
 
     def slot_names(self, slots: list[int]) -> list[str]:
-        """:meth:`slot_name` of each slot; when they are most of the tree's, every name is
-        read in the one compiled pass of :meth:`read_names` first (a read per slot costs
-        about twice as much a slot)."""
-        if 3 * len(slots) > len(self._slot_starts):
-            self.read_names()
-        return [self.slot_name(slot) for slot in slots]
+        """:meth:`slot_name` of each slot."""
+        return list(map(self.slot_name, slots))
+
+    def _walked_name(self, slot: int) -> str | None:
+        """The name the compiled walk found for the slot (None: none, or not UTF-8)."""
+        assert self._name_spans is not None
+        at = self._name_spans[3 * slot]
+        if at < 0:
+            return None
+        try:
+            return self._buf[at : at + self._name_spans[3 * slot + 1]].decode()
+        except UnicodeDecodeError:
+            return None
 
     def slot_path(self, slot: int) -> str:
         """The slot's :attr:`Slot.path` (names from the root down, joined by "/"); short
@@ -471,15 +471,31 @@ def slot_walk(buf: bytes, obj: elements.Element) -> tuple[array[int], array[int]
     parent number)`` triples in walk order (the root first, parent -1), value spans; None
     without C or where it is unsure (an array holding anything but documents...).  For a
     reader of bytes that is not a tree (a diff of two documents' BSON)."""
+    walked = _walked(buf, obj, False)
+    return None if walked is None else (walked[0], walked[1])
+
+
+def named_slot_walk(
+    buf: bytes, obj: elements.Element
+) -> tuple[array[int], array[int], array[int]] | None:
+    """:func:`slot_walk` with each slot's name where :func:`table_columns` reads one, as
+    ``(start, size, 0)`` triples of its UTF-8 bytes (start -1: the model reads it)."""
+    walked = _walked(buf, obj, True)
+    return None if walked is None else (walked[0], walked[1], walked[2])
+
+
+def _walked(buf: bytes, obj: elements.Element, names: bool) -> list[array[int]] | None:
     if not ACCELERATED or type(buf) is not bytes or obj[0] != elements.DOCUMENT:
         return None
-    walked = _spansc.walk(buf, obj[2], obj[3])
+    walked = _spansc.walk(buf, obj[2], obj[3], names)
     if walked is None:
         return None
-    components, slots = array("q"), array("q")
-    components.frombytes(walked[0])
-    slots.frombytes(walked[1])
-    return components, slots
+    columns = []
+    for part in walked:
+        column = array("q")
+        column.frombytes(part)
+        columns.append(column)
+    return columns
 
 
 #: :func:`anchor_paths`' rows: (offset, key path, the elements on the way or ()).

@@ -91,6 +91,24 @@ def same(buf: bytes, start: int, end: int, *, sure: bool = False) -> None:
     if c is not None:
         assert c == py
         assert table == spans_module.table_columns_py(buf, start, end)
+    named = _spansc.walk(buf, start, end, True)
+    assert (named is None) is (c is None)
+    if named is not None and table is not None:
+        assert named[:2] == _spansc.walk(buf, start, end)
+        assert _walked_names(buf, named[2]) == table[2]
+
+
+def _walked_names(buf: bytes, triples: bytes) -> list[str | None]:
+    """The walk's name triples read as ``table`` reads them: the UTF-8 text, or None."""
+    spans = array("q")
+    spans.frombytes(triples)
+    out: list[str | None] = []
+    for at, size in zip(spans[0::3], spans[1::3], strict=True):
+        try:
+            out.append(buf[at : at + size].decode() if at >= 0 else None)
+        except UnicodeDecodeError:
+            out.append(None)
+    return out
 
 
 def object_span(buf: bytes) -> tuple[int, int] | None:
@@ -230,6 +248,9 @@ def test_mutated_and_truncated(name: str) -> None:
         same(buf, start, cut)
         same(buf[:cut], start, min(end, cut))
     assert _spansc is not None
+    assert _spansc.walk(buf, -1, end, True) is None
+    with pytest.raises(TypeError):
+        _spansc.table(buf, start, end, True)  # type: ignore[call-arg]
     for run in (_spansc.walk, _spansc.table):
         assert run(buf, -1, end) is None
         assert run(buf, start, len(buf) + 1) is None
