@@ -524,7 +524,7 @@ def _holder(template: Slot, deps: _Closure, ids: FreshIds, types: TypePlan) -> t
     assert spans is not None
     # The copies come grouped by slot (see _Closure.run), each slot's in one run: counted in
     # order of first appearance, which is the runs' order.
-    per_slot = Counter(map(spans.slot_of, deps.on_slots))
+    per_slot = Counter(spans.slots_of(deps.on_slots))
     slots = list(per_slot)
     counts = list(per_slot.values())
     layout = SlotLayout(template)

@@ -1,7 +1,8 @@
 """The bulk lookups extract's closure makes a round at a time answer as one call per item
 does: :meth:`DefinitionTable.offsets` as :meth:`DefinitionTable.offset` of each ID,
 :meth:`ComponentSpans.numbers_at` as :meth:`ComponentSpans.at` of each offset (None kept), and
-:meth:`ComponentSpans.spans` as :meth:`ComponentSpans.span` of each number."""
+:meth:`ComponentSpans.spans` and :meth:`ComponentSpans.slots_of` as :meth:`ComponentSpans.span`
+and :meth:`ComponentSpans.slot_of` of each number."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ def _check(tree: DataTree) -> None:
     numbers = list(range(len(spans)))
     assert spans.spans(numbers[::-1]) == [spans.span(number) for number in numbers[::-1]]
     assert spans.spans(iter(numbers)) == [spans.span(number) for number in numbers]
+    assert list(spans.slots_of(numbers)) == [spans.slot_of(number) for number in numbers]
     if _spansc is not None:  # C answers a list of ints and None, and leaves the rest to Python
         assert _spansc.numbers_at(spans._starts, spans._ends, offsets) == expected
         for odd in (True, 1 << 64, -(1 << 64)):
