@@ -41,22 +41,15 @@ class CopiedComponent:
         source: str,
         target: str,
         referenced_by: list[str] | None = None,
-        *,
-        referrers: Referrers | None = None,
-        n: int = 0,
-        records: CopyRecords | None = None,
     ) -> None:
         self._id = id
         self._type = type
         self._source: str | tuple[str] = source
         self._target: str | tuple[str, str] = target
-        self._referrers = referrers
-        self._n = n
-        #: The records this one is read with (its row ``n``), until it is read.
-        self._pending = records
-        if referenced_by is not None:
-            self._referrers = _given(referenced_by)
-            self._n = 0
+        self._referrers = _given(referenced_by) if referenced_by is not None else None
+        #: Its row in the records it is read with (:meth:`read_later`), until it is read.
+        self._n = 0
+        self._pending: CopyRecords | None = None
 
     @classmethod
     def read_later(
@@ -263,9 +256,6 @@ class ExternalReference:
         target_path: str | None,
         kind: str,
         action: str,
-        *,
-        places: ExternalPlaces | None = None,
-        n: int = 0,
     ) -> None:
         self._where = where
         self.target = target
@@ -276,9 +266,10 @@ class ExternalReference:
         self.kind = kind
         #: ``kept`` or ``nulled``.
         self.action = action
-        #: The places this one is described with (its row ``n``), until it is read.
-        self._places = places
-        self._n = n
+        #: The places this one is described with (its row ``_n``, :meth:`described_later`),
+        #: until it is read.
+        self._places: ExternalPlaces | None = None
+        self._n = 0
 
     @classmethod
     def described_later(
