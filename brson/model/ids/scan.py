@@ -252,7 +252,8 @@ def definition_lookups(buf: bytes, spans: Spans) -> IdScan:
     definitions on its first call and a Python scan would find and sort them for nothing."""
     if ACCELERATED:
         return scan_ids(buf, spans, references=False)
-    return IdScan(buf, _clamped(buf, spans), 0, False, [], [], None, None, None)
+    # Nothing scanned: whether an ID repeats is not known (so it may).
+    return IdScan(buf, _clamped(buf, spans), 0, True, [], [], None, None, None)
 
 
 def scan_ids_py(buf: bytes, spans: Spans, sample: int = 0, references: bool = True) -> IdScan:
@@ -422,8 +423,8 @@ class DefinitionTable:
     @property
     def repeated(self) -> bool:
         """Whether some ID may be defined twice: when not, :meth:`offset` is an ID's only
-        definition.  (Only the compiled scan counts them: True without it.)"""
-        return self._scan.repeated if ACCELERATED else True
+        definition."""
+        return self._scan.repeated
 
 
 def ids_in_bytes(data: bytes) -> tuple[set[str], list[str]]:
